@@ -1,0 +1,110 @@
+//! `PromptBuilder`: the options of an assembly.
+
+use std::borrow::Cow;
+
+use super::prompt::AssembledPrompt;
+use super::render::Plan;
+use super::session::PromptSession;
+use crate::context::Context;
+use crate::layer::{AssemblyPath, PromptMode, Stability};
+use crate::pipeline::Pipeline;
+
+/// The separator between layer outputs unless [`PromptBuilder::separator`] sets another.
+pub const DEFAULT_SEPARATOR: &str = "\n\n";
+
+/// Assembles prompts from a pipeline.
+///
+/// ```
+/// use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render};
+///
+/// #[prompt_layer(priority = 100, stability = Stable, paths = [Basic, Cached], text = "You are terse.", pipeline = "doc")]
+/// struct Persona;
+///
+/// /// The working directory, a per-call fact.
+/// struct Cwd(&'static str);
+///
+/// #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Basic, Cached], pipeline = "doc")]
+/// struct Where;
+///
+/// impl Render for Where {
+///     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+///         if let Some(Cwd(dir)) = input.get::<Cwd>() {
+///             out.push_str("cwd: ");
+///             out.push_str(dir);
+///         }
+///     }
+/// }
+///
+/// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Persona), LayerEntry::of(Where)]).unwrap();
+/// let prompt = PromptBuilder::new(&pipeline)
+///     .build_cached(&Context::new(), &Context::new().with(Cwd("/repo")));
+/// assert_eq!(prompt.stable(), "You are terse.");
+/// assert_eq!(prompt.dynamic(), "cwd: /repo");
+/// assert_eq!(prompt.text(), "You are terse.\n\ncwd: /repo");
+/// ```
+#[derive(Debug, Clone)]
+pub struct PromptBuilder<'p> {
+    pipeline: &'p Pipeline,
+    mode: PromptMode,
+    separator: Cow<'static, str>,
+}
+
+impl<'p> PromptBuilder<'p> {
+    /// A builder for `pipeline` in [`PromptMode::Full`] with separator `"\n\n"`.
+    pub fn new(pipeline: &'p Pipeline) -> Self {
+        Self {
+            pipeline,
+            mode: PromptMode::Full,
+            separator: Cow::Borrowed(DEFAULT_SEPARATOR),
+        }
+    }
+
+    /// Assemble in `mode`: only layers that list it speak.
+    #[must_use]
+    pub fn mode(mut self, mode: PromptMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Join non-empty layer outputs with `separator`.
+    #[must_use]
+    pub fn separator(mut self, separator: impl Into<Cow<'static, str>>) -> Self {
+        self.separator = separator.into();
+        self
+    }
+
+    /// A cached prompt: `[stable {cache: true}, dynamic {cache: false}]`.
+    pub fn build_cached(&self, session: &Context, turn: &Context) -> AssembledPrompt {
+        self.build(AssemblyPath::Cached, session, turn)
+    }
+
+    /// A basic prompt: one part with every layer on the Basic path.
+    pub fn build_basic(&self, session: &Context, turn: &Context) -> AssembledPrompt {
+        self.build(AssemblyPath::Basic, session, turn)
+    }
+
+    /// A session that renders its Stable layers once and reuses them for every turn.
+    pub fn session(self, session: Context) -> PromptSession<'p> {
+        PromptSession::new(self, session)
+    }
+
+    /// The pipeline being assembled.
+    pub fn pipeline(&self) -> &'p Pipeline {
+        self.pipeline
+    }
+
+    pub(crate) fn plan(&self) -> Plan<'_> {
+        Plan {
+            pipeline: self.pipeline,
+            mode: self.mode,
+            separator: &self.separator,
+        }
+    }
+
+    fn build(&self, path: AssemblyPath, session: &Context, turn: &Context) -> AssembledPrompt {
+        let plan = self.plan();
+        let stable = plan.render(path, Stability::Stable, session, turn);
+        let dynamic = plan.render(path, Stability::Dynamic, session, turn);
+        plan.assemble(path, &stable, &dynamic)
+    }
+}

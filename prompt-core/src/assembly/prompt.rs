@@ -1,0 +1,84 @@
+//! The assembled prompt and its parts.
+
+use serde::Serialize;
+
+use super::trace::AssemblyTrace;
+use crate::layer::AssemblyPath;
+
+/// One block of a system prompt, as providers take it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SystemPromptPart {
+    /// The text.
+    pub content: String,
+    /// Whether a provider should put a cache breakpoint after this block.
+    pub cache: bool,
+}
+
+/// The result of one assembly.
+///
+/// A Cached assembly has two parts, `[stable {cache: true}, dynamic {cache:
+/// false}]` (either may be empty); a Basic assembly has one part
+/// `{cache: false}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AssembledPrompt {
+    parts: Vec<SystemPromptPart>,
+    separator: String,
+    trace: AssemblyTrace,
+}
+
+impl AssembledPrompt {
+    pub(crate) fn new(parts: Vec<SystemPromptPart>, separator: String, trace: AssemblyTrace) -> Self {
+        Self {
+            parts,
+            separator,
+            trace,
+        }
+    }
+
+    /// The parts, in order.
+    pub fn parts(&self) -> &[SystemPromptPart] {
+        &self.parts
+    }
+
+    /// The cacheable prefix: the cached part's text. Empty on the Basic path,
+    /// which caches nothing.
+    pub fn stable(&self) -> &str {
+        self.parts
+            .iter()
+            .find(|p| p.cache)
+            .map_or("", |p| p.content.as_str())
+    }
+
+    /// The uncached text: the dynamic suffix on the Cached path, the whole
+    /// prompt on the Basic path.
+    pub fn dynamic(&self) -> &str {
+        self.parts
+            .iter()
+            .find(|p| !p.cache)
+            .map_or("", |p| p.content.as_str())
+    }
+
+    /// The whole prompt as one string: the non-empty parts joined with the
+    /// separator. For layers on both paths, a Cached prompt's `text()` equals
+    /// the Basic prompt.
+    pub fn text(&self) -> String {
+        let mut text = String::new();
+        for part in self.parts.iter().filter(|p| !p.content.is_empty()) {
+            if !text.is_empty() {
+                text.push_str(&self.separator);
+            }
+            text.push_str(&part.content);
+        }
+        text
+    }
+
+    /// The path this prompt was assembled on.
+    pub fn path(&self) -> AssemblyPath {
+        self.trace.path
+    }
+
+    /// What the assembly did.
+    pub fn trace(&self) -> &AssemblyTrace {
+        &self.trace
+    }
+}

@@ -1,0 +1,74 @@
+//! `PromptSession`: one session's context, with its stable prefix rendered once.
+
+use std::sync::OnceLock;
+
+use super::builder::PromptBuilder;
+use super::prompt::AssembledPrompt;
+use super::render::LayerOutput;
+use crate::context::Context;
+use crate::layer::{AssemblyPath, Stability};
+
+/// A [`PromptBuilder`] bound to one session's context.
+///
+/// Stable layers see only the session context, so their output cannot change
+/// within a session: a `PromptSession` renders them once per path and reuses
+/// the bytes for every turn. Only Dynamic layers run per call.
+///
+/// ```
+/// use prompt_core::{prompt_layer, Context, LayerEntry, Pipeline, PromptBuilder};
+///
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "Rules.", pipeline = "doc")]
+/// struct Rules;
+///
+/// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Rules)]).unwrap();
+/// let session = PromptBuilder::new(&pipeline).session(Context::new());
+/// let first = session.build_cached(&Context::new());
+/// let second = session.build_cached(&Context::new());
+/// assert_eq!(first.trace().stable_fingerprint, second.trace().stable_fingerprint);
+/// ```
+#[derive(Debug)]
+pub struct PromptSession<'p> {
+    builder: PromptBuilder<'p>,
+    session: Context,
+    /// Stable outputs per path: index 0 Basic, 1 Cached.
+    stable: [OnceLock<Vec<LayerOutput>>; 2],
+}
+
+impl<'p> PromptSession<'p> {
+    pub(crate) fn new(builder: PromptBuilder<'p>, session: Context) -> Self {
+        Self {
+            builder,
+            session,
+            stable: [OnceLock::new(), OnceLock::new()],
+        }
+    }
+
+    /// A cached prompt for one turn.
+    pub fn build_cached(&self, turn: &Context) -> AssembledPrompt {
+        self.build(AssemblyPath::Cached, turn)
+    }
+
+    /// A basic prompt for one turn.
+    pub fn build_basic(&self, turn: &Context) -> AssembledPrompt {
+        self.build(AssemblyPath::Basic, turn)
+    }
+
+    /// The session context.
+    pub fn context(&self) -> &Context {
+        &self.session
+    }
+
+    fn build(&self, path: AssemblyPath, turn: &Context) -> AssembledPrompt {
+        let plan = self.builder.plan();
+        let slot = match path {
+            AssemblyPath::Basic => &self.stable[0],
+            AssemblyPath::Cached => &self.stable[1],
+        };
+        // Stable layers never see the turn context, so an empty one renders them identically.
+        let stable = slot.get_or_init(|| {
+            plan.render(path, Stability::Stable, &self.session, &Context::new())
+        });
+        let dynamic = plan.render(path, Stability::Dynamic, &self.session, turn);
+        plan.assemble(path, stable, &dynamic)
+    }
+}

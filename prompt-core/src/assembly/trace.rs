@@ -1,0 +1,80 @@
+//! What an assembly did, layer by layer.
+
+use serde::Serialize;
+
+use crate::fingerprint::Fingerprint;
+use crate::layer::{AssemblyPath, PromptMode, Stability};
+
+/// One layer's part in one assembly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayerTrace {
+    /// The layer's name.
+    pub name: &'static str,
+    /// Its priority.
+    pub priority: u32,
+    /// Its stability.
+    pub stability: Stability,
+    /// Bytes it wrote (0 when silent).
+    pub bytes: usize,
+    /// Whether it wrote nothing this time.
+    pub silent: bool,
+}
+
+/// The record of one assembly: which layers spoke, how much, and the stable
+/// prefix's fingerprint. Also emitted as a `tracing` event (target
+/// `prompt_core::assembly`), so `RUST_LOG=prompt_core=debug` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AssemblyTrace {
+    /// The pipeline assembled.
+    pub pipeline: String,
+    /// The path assembled.
+    pub path: AssemblyPath,
+    /// The mode assembled.
+    pub mode: PromptMode,
+    /// Every layer that was on the path and in the mode, in render order.
+    pub layers: Vec<LayerTrace>,
+    /// Bytes of the stable prefix (the Stable layers' joined output).
+    pub stable_bytes: usize,
+    /// Bytes of the dynamic suffix (the Dynamic layers' joined output).
+    pub dynamic_bytes: usize,
+    /// Fingerprint of the stable prefix.
+    pub stable_fingerprint: Fingerprint,
+}
+
+impl AssemblyTrace {
+    /// Names of the layers that wrote nothing, in render order.
+    pub fn silent(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.layers.iter().filter(|l| l.silent).map(|l| l.name)
+    }
+
+    /// The trace of the layer called `name`, if it took part.
+    pub fn layer(&self, name: &str) -> Option<&LayerTrace> {
+        self.layers.iter().find(|l| l.name == name)
+    }
+
+    pub(crate) fn emit(&self) {
+        tracing::debug!(
+            target: "prompt_core::assembly",
+            pipeline = %self.pipeline,
+            path = %self.path,
+            mode = %self.mode,
+            layers = self.layers.len(),
+            silent = ?self.silent().collect::<Vec<_>>(),
+            stable_bytes = self.stable_bytes,
+            dynamic_bytes = self.dynamic_bytes,
+            stable_fingerprint = %self.stable_fingerprint.short(),
+            "assembled system prompt",
+        );
+        for layer in &self.layers {
+            tracing::trace!(
+                target: "prompt_core::assembly",
+                layer = layer.name,
+                priority = layer.priority,
+                stability = %layer.stability,
+                bytes = layer.bytes,
+                silent = layer.silent,
+                "layer rendered",
+            );
+        }
+    }
+}

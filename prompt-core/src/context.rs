@@ -1,0 +1,176 @@
+//! Typed per-session and per-turn values, and what a layer may see of them.
+
+use std::any::{Any, TypeId};
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::layer::{AssemblyPath, LayerSpec, PromptMode, Stability};
+
+/// A bag of typed values, one per type.
+///
+/// Assembly takes two: the *session* context (stable for a session: config,
+/// memory files, project docs, skills, tools) and the *turn* context (per
+/// call: time, cwd, model, budgets).
+///
+/// ```
+/// use prompt_core::Context;
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Model(&'static str);
+///
+/// let ctx = Context::new().with(Model("opus"));
+/// assert_eq!(ctx.get::<Model>(), Some(&Model("opus")));
+/// assert_eq!(ctx.get::<String>(), None);
+/// ```
+#[derive(Default)]
+pub struct Context {
+    values: BTreeMap<TypeId, Entry>,
+}
+
+struct Entry {
+    type_name: &'static str,
+    value: Box<dyn Any + Send + Sync>,
+}
+
+impl Context {
+    /// An empty context.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Returns the context with `value` stored, replacing any value of the same type.
+    #[must_use]
+    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Self {
+        self.insert(value);
+        self
+    }
+
+    /// Stores `value`, returning the value of the same type it replaces.
+    pub fn insert<T: Any + Send + Sync>(&mut self, value: T) -> Option<T> {
+        let entry = Entry {
+            type_name: std::any::type_name::<T>(),
+            value: Box::new(value),
+        };
+        self.values
+            .insert(TypeId::of::<T>(), entry)
+            .and_then(|old| old.value.downcast::<T>().ok())
+            .map(|boxed| *boxed)
+    }
+
+    /// The stored value of type `T`, if any.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|entry| entry.value.downcast_ref::<T>())
+    }
+
+    /// Removes and returns the stored value of type `T`.
+    pub fn remove<T: Any>(&mut self) -> Option<T> {
+        self.values
+            .remove(&TypeId::of::<T>())
+            .and_then(|entry| entry.value.downcast::<T>().ok())
+            .map(|boxed| *boxed)
+    }
+
+    /// Whether a value of type `T` is stored.
+    pub fn contains<T: Any>(&self) -> bool {
+        self.values.contains_key(&TypeId::of::<T>())
+    }
+
+    /// How many values are stored.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no value is stored.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names: Vec<&str> = self.values.values().map(|e| e.type_name).collect();
+        names.sort_unstable();
+        f.debug_struct("Context").field("types", &names).finish()
+    }
+}
+
+/// What one layer sees during one assembly.
+///
+/// A [`Stable`](Stability::Stable) layer's [`get`](LayerInput::get) reads the
+/// session context only, so it cannot put a per-call fact into the cached
+/// prefix. A [`Dynamic`](Stability::Dynamic) layer reads the turn context
+/// first, then the session context.
+#[derive(Debug, Clone, Copy)]
+pub struct LayerInput<'a> {
+    spec: &'a LayerSpec,
+    session: &'a Context,
+    turn: &'a Context,
+    path: AssemblyPath,
+    mode: PromptMode,
+}
+
+impl<'a> LayerInput<'a> {
+    /// The input `spec`'s layer sees for one assembly.
+    pub fn new(
+        spec: &'a LayerSpec,
+        session: &'a Context,
+        turn: &'a Context,
+        path: AssemblyPath,
+        mode: PromptMode,
+    ) -> Self {
+        Self {
+            spec,
+            session,
+            turn,
+            path,
+            mode,
+        }
+    }
+
+    /// The value of type `T` visible to this layer.
+    ///
+    /// ```
+    /// use prompt_core::{AssemblyPath, Context, LayerInput, LayerSpec, PromptMode, Stability};
+    ///
+    /// struct Clock(&'static str);
+    ///
+    /// # fn spec(stability: Stability) -> LayerSpec {
+    /// #     LayerSpec { name: "x", priority: 1, stability, paths: &[AssemblyPath::Cached],
+    /// #         modes: PromptMode::ALL, pipeline: "default", silent: None, type_name: "X",
+    /// #         file: file!(), line: line!() }
+    /// # }
+    /// let session = Context::new();
+    /// let turn = Context::new().with(Clock("12:00"));
+    /// let stable = spec(Stability::Stable);
+    /// let dynamic = spec(Stability::Dynamic);
+    ///
+    /// let seen_by_stable = LayerInput::new(&stable, &session, &turn, AssemblyPath::Cached, PromptMode::Full);
+    /// assert!(seen_by_stable.get::<Clock>().is_none());
+    ///
+    /// let seen_by_dynamic = LayerInput::new(&dynamic, &session, &turn, AssemblyPath::Cached, PromptMode::Full);
+    /// assert_eq!(seen_by_dynamic.get::<Clock>().map(|c| c.0), Some("12:00"));
+    /// ```
+    pub fn get<T: Any>(&self) -> Option<&'a T> {
+        match self.spec.stability {
+            Stability::Stable => self.session.get::<T>(),
+            Stability::Dynamic => self.turn.get::<T>().or_else(|| self.session.get::<T>()),
+        }
+    }
+
+    /// The spec of the layer being rendered.
+    pub fn spec(&self) -> &'a LayerSpec {
+        self.spec
+    }
+
+    /// The assembly path being built.
+    pub fn path(&self) -> AssemblyPath {
+        self.path
+    }
+
+    /// The mode being built.
+    pub fn mode(&self) -> PromptMode {
+        self.mode
+    }
+}

@@ -1,0 +1,74 @@
+//! The runtime second net: the structural rules the attribute also checks at compile time.
+
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
+
+use super::error::{LayerRef, Problem};
+use crate::layer::LayerSpec;
+
+/// Whether `name` is snake_case: `[a-z][a-z0-9_]*`.
+pub(crate) fn is_snake_case(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    matches!(bytes.next(), Some(b'a'..=b'z'))
+        && bytes.all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_'))
+}
+
+/// Every problem with `specs` as pipeline `pipeline`, in a stable order.
+/// `specs` must already be sorted by (priority, name).
+pub(crate) fn problems(pipeline: &str, specs: &[&'static LayerSpec]) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut by_name: BTreeMap<&str, &LayerSpec> = BTreeMap::new();
+    let mut previous: Option<&LayerSpec> = None;
+
+    for &spec in specs {
+        let layer = LayerRef::from(spec);
+        if spec.pipeline != pipeline {
+            problems.push(Problem::WrongPipeline {
+                layer: layer.clone(),
+                declared: spec.pipeline,
+                expected: pipeline.to_owned(),
+            });
+        }
+        if !is_snake_case(spec.name) {
+            problems.push(Problem::BadName {
+                layer: layer.clone(),
+            });
+        }
+        if !spec.stability.admits(spec.priority) {
+            problems.push(Problem::OutOfBand {
+                layer: layer.clone(),
+                priority: spec.priority,
+                stability: spec.stability,
+            });
+        }
+        if spec.paths.is_empty() {
+            problems.push(Problem::NoPaths {
+                layer: layer.clone(),
+            });
+        }
+        if spec.modes.is_empty() {
+            problems.push(Problem::NoModes {
+                layer: layer.clone(),
+            });
+        }
+        if let Some(prev) = previous.filter(|p| p.priority == spec.priority) {
+            problems.push(Problem::DuplicatePriority {
+                first: prev.into(),
+                second: layer.clone(),
+                priority: spec.priority,
+            });
+        }
+        match by_name.entry(spec.name) {
+            Entry::Occupied(first) => problems.push(Problem::DuplicateName {
+                first: (*first.get()).into(),
+                second: layer,
+                name: spec.name,
+            }),
+            Entry::Vacant(slot) => {
+                slot.insert(spec);
+            }
+        }
+        previous = Some(spec);
+    }
+    problems
+}
