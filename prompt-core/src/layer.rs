@@ -92,7 +92,8 @@ pub enum PromptMode {
 
 impl PromptMode {
     /// Every mode, in order. The default of the attribute's `modes` key.
-    pub const ALL: &'static [PromptMode] = &[PromptMode::Full, PromptMode::Compact, PromptMode::Minimal];
+    pub const ALL: &'static [PromptMode] =
+        &[PromptMode::Full, PromptMode::Compact, PromptMode::Minimal];
 
     /// The lowercase name, as in serde and the manifest.
     pub const fn as_str(self) -> &'static str {

@@ -64,11 +64,14 @@ mod registry;
 pub mod __private;
 
 pub use assembly::{
-    AssembledPrompt, AssemblyTrace, DEFAULT_SEPARATOR, LayerTrace, PromptBuilder, PromptSession, SystemPromptPart,
+    AssembledPrompt, AssemblyTrace, DEFAULT_SEPARATOR, LayerTrace, PromptBuilder, PromptSession,
+    SystemPromptPart,
 };
 pub use context::{Context, LayerInput};
 pub use fingerprint::Fingerprint;
-pub use layer::{AssemblyPath, LayerSpec, ParseEnumError, PromptLayer, PromptMode, Render, Stability};
+pub use layer::{
+    AssemblyPath, LayerSpec, ParseEnumError, PromptLayer, PromptMode, Render, Stability,
+};
 pub use pipeline::{DEFAULT_PIPELINE, LayerEntry, LayerRef, Pipeline, PipelineError, Problem};
 pub use registry::pipeline_names;
 

@@ -4,9 +4,9 @@
 pub use core;
 pub use inventory;
 
+pub use crate::context::LayerInput;
 pub use crate::layer::{AssemblyPath, LayerSpec, PromptLayer, PromptMode, Render, Stability};
 pub use crate::registry::Registration;
-pub use crate::context::LayerInput;
 
 /// Boxes a layer value for the registry.
 pub fn boxed<T: Render + Send + Sync + 'static>(value: T) -> Box<dyn Render + Send + Sync> {

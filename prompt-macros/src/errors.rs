@@ -31,6 +31,9 @@ impl Errors {
 
     /// Every error as `compile_error!` invocations.
     pub(crate) fn into_compile_errors(self) -> TokenStream {
-        self.errors.into_iter().map(|e| e.to_compile_error()).collect()
+        self.errors
+            .into_iter()
+            .map(|e| e.to_compile_error())
+            .collect()
     }
 }

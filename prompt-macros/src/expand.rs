@@ -90,7 +90,10 @@ fn expand(item: &ItemStruct, layer: &Layer) -> TokenStream {
     let band = band_check(layer, &p);
     let order = order_checks(layer, &p);
     let unique = unique_symbols(layer);
-    let render = layer.content.as_ref().map(|content| render_impl(ident, content, &p));
+    let render = layer
+        .content
+        .as_ref()
+        .map(|content| render_impl(ident, content, &p));
     let construct = match layer.construct {
         Construct::Unit => quote!(#ident),
         Construct::EmptyBraces => quote!(#ident {}),
@@ -132,7 +135,7 @@ fn band_check(layer: &Layer, p: &TokenStream) -> TokenStream {
     quote_spanned! {layer.priority.span()=>
         const _: () = {
             if !#p::Stability::#stability.admits(<#ident as #p::PromptLayer>::SPEC.priority) {
-                #p::core::panic!(#message);
+                ::core::panic!(#message);
             }
         };
     }
@@ -176,10 +179,10 @@ fn order_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
                     let me = <#ident as #p::PromptLayer>::SPEC;
                     let other = <#other as #p::PromptLayer>::SPEC;
                     if !#p::str_eq(me.pipeline, other.pipeline) {
-                        #p::core::panic!(#pipeline_message);
+                        ::core::panic!(#pipeline_message);
                     }
                     if !(#holds) {
-                        #p::core::panic!(#order_message);
+                        ::core::panic!(#order_message);
                     }
                 };
             }
@@ -188,27 +191,43 @@ fn order_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
 }
 
 /// Exported symbols named after (pipeline, name) and, for a literal priority,
-/// (pipeline, priority): a second layer with the same one fails to link,
-/// and the linker's "multiple definition" names the clash.
+/// (pipeline, priority): a second layer with the same one fails to build (same
+/// crate: "symbol ... is already defined", at the second layer's key) or to link
+/// (another crate: "multiple definition of ..."), and the symbol says what clashed.
 fn unique_symbols(layer: &Layer) -> TokenStream {
     let pipeline = &layer.pipeline;
-    let mut symbols = vec![format!(
-        "prompt_layer: pipeline `{pipeline}` has two layers named `{}`",
-        layer.name
+    let name_span = layer.name_span;
+    let mut symbols = vec![(
+        format!(
+            "prompt_layer: pipeline \"{pipeline}\" has two layers named \"{}\"; rename one with name = \"...\"",
+            layer.name
+        ),
+        name_span,
     )];
     if let Some(priority) = literal_priority(&layer.priority) {
-        symbols.push(format!(
-            "prompt_layer: pipeline `{pipeline}` has two layers with priority {priority}"
+        symbols.push((
+            format!(
+                "prompt_layer: pipeline \"{pipeline}\" has two layers with priority {priority}; give one another priority"
+            ),
+            layer.priority.span(),
         ));
     }
-    let statics = symbols.iter().map(|symbol| {
-        quote! {
-            #[used]
-            #[unsafe(export_name = #symbol)]
-            static SLOT: u8 = 0;
-        }
-    });
-    quote! { #( const _: () = { #statics }; )* }
+    symbols
+        .into_iter()
+        .map(|(symbol, span)| {
+            // The item's name carries the user's span, so the clash is reported
+            // at the offending key; the attributes keep the macro's own span,
+            // so a crate's `unsafe_code` lint does not count them as its own.
+            let slot = syn::Ident::new("SLOT", span);
+            quote! {
+                const _: () = {
+                    #[used]
+                    #[unsafe(export_name = #symbol)]
+                    static #slot: u8 = 0;
+                };
+            }
+        })
+        .collect()
 }
 
 fn literal_priority(expr: &Expr) -> Option<u32> {
@@ -227,7 +246,10 @@ fn literal_priority(expr: &Expr) -> Option<u32> {
 fn render_impl(ident: &syn::Ident, content: &Content, p: &TokenStream) -> TokenStream {
     let (text, span) = match content {
         Content::Text(lit) => (lit.to_token_stream(), lit.span()),
-        Content::File(lit, abs) => (quote_spanned!(lit.span()=> #p::core::include_str!(#abs)), lit.span()),
+        Content::File(lit, abs) => (
+            quote_spanned!(lit.span()=> #p::core::include_str!(#abs)),
+            lit.span(),
+        ),
     };
     quote_spanned! {span=>
         impl #p::Render for #ident {
@@ -274,4 +296,3 @@ fn path_name(path: &Path) -> String {
         .collect::<Vec<_>>()
         .join("::")
 }
-

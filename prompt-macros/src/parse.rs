@@ -12,8 +12,18 @@ use crate::errors::Errors;
 
 /// Every key the attribute takes, in the order the docs list them.
 pub(crate) const KEYS: &[&str] = &[
-    "priority", "stability", "paths", "modes", "name", "pipeline", "after", "before", "silent",
-    "text", "file", "crate",
+    "priority",
+    "stability",
+    "paths",
+    "modes",
+    "name",
+    "pipeline",
+    "after",
+    "before",
+    "silent",
+    "text",
+    "file",
+    "crate",
 ];
 
 /// A bracketed list of bare identifiers, e.g. `[Basic, Cached]`.
@@ -39,8 +49,16 @@ pub(crate) struct Args {
     pub(crate) text: Option<LitStr>,
     pub(crate) file: Option<LitStr>,
     pub(crate) krate: Option<Path>,
-    /// The keys read so far, to reject a repeated one.
+    /// The keys read so far, well-formed or not: to reject a repeated one,
+    /// and to not call an ill-formed key missing.
     seen: Vec<String>,
+}
+
+impl Args {
+    /// Whether `key` was written, well-formed or not.
+    pub(crate) fn wrote(&self, key: &str) -> bool {
+        self.seen.iter().any(|k| k == key)
+    }
 }
 
 /// Reads `args`, recording every problem in `errors`. `layer` is the struct's
@@ -55,13 +73,21 @@ pub(crate) fn parse(args: TokenStream, layer: &str, errors: &mut Errors) -> Args
 }
 
 impl Args {
-    fn key(&mut self, meta: ParseNestedMeta<'_>, layer: &str, errors: &mut Errors) -> syn::Result<()> {
+    fn key(
+        &mut self,
+        meta: ParseNestedMeta<'_>,
+        layer: &str,
+        errors: &mut Errors,
+    ) -> syn::Result<()> {
         let key = match meta.path.get_ident() {
             Some(ident) => ident.to_string(),
             None => {
                 errors.at(
                     &meta.path,
-                    format!("layer `{layer}`: expected a key, one of: {}", KEYS.join(", ")),
+                    format!(
+                        "layer `{layer}`: expected a key, one of: {}",
+                        KEYS.join(", ")
+                    ),
                 );
                 skip_value(&meta)?;
                 return Ok(());
@@ -72,7 +98,9 @@ impl Args {
                 &meta.path,
                 format!(
                     "layer `{layer}`: unknown key `{key}`{}; the keys are: {}",
-                    suggest(&key).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default(),
+                    suggest(&key)
+                        .map(|s| format!(" (did you mean `{s}`?)"))
+                        .unwrap_or_default(),
                     KEYS.join(", ")
                 ),
             );
@@ -221,7 +249,11 @@ fn ident_list(
                 elem,
                 format!(
                     "layer `{layer}`: `{key}` lists only {}",
-                    variants.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+                    variants
+                        .iter()
+                        .map(|v| format!("`{v}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ),
         }

@@ -34,6 +34,8 @@ pub(crate) struct Layer {
     pub(crate) ident: Ident,
     pub(crate) krate: Path,
     pub(crate) name: String,
+    /// The `name = ".."` literal, or the struct's name when the name is derived.
+    pub(crate) name_span: Span,
     pub(crate) pipeline: String,
     pub(crate) priority: Expr,
     pub(crate) stability: Ident,
@@ -97,10 +99,15 @@ pub(crate) fn validate(item: &ItemStruct, args: Args, errors: &mut Errors) -> Op
             format!("layer `{layer}` is missing `{key}`: add `{example}`{why}"),
         );
     };
-    if args.priority.is_none() {
-        missing(errors, "priority", "priority = 100", " (Stable: 0..10_000, Dynamic: 10_000..20_000)");
+    if !args.wrote("priority") {
+        missing(
+            errors,
+            "priority",
+            "priority = 100",
+            " (Stable: 0..10_000, Dynamic: 10_000..20_000)",
+        );
     }
-    if args.stability.is_none() {
+    if !args.wrote("stability") {
         missing(
             errors,
             "stability",
@@ -108,8 +115,13 @@ pub(crate) fn validate(item: &ItemStruct, args: Args, errors: &mut Errors) -> Op
             " or `stability = Dynamic`; there is no default, so that nothing per-call lands in the cached prefix by accident",
         );
     }
-    if args.paths.is_none() {
-        missing(errors, "paths", "paths = [Basic, Cached]", " (or just one of them)");
+    if !args.wrote("paths") {
+        missing(
+            errors,
+            "paths",
+            "paths = [Basic, Cached]",
+            " (or just one of them)",
+        );
     }
 
     let non_empty = |errors: &mut Errors, list: &Option<IdentList>, key: &str, all: &str| {
@@ -189,7 +201,9 @@ pub(crate) fn validate(item: &ItemStruct, args: Args, errors: &mut Errors) -> Op
             }
             Some(Content::Text(text.clone()))
         }
-        (None, Some(file)) => resolve_file(file, &layer, errors).map(|abs| Content::File(file.clone(), abs)),
+        (None, Some(file)) => {
+            resolve_file(file, &layer, errors).map(|abs| Content::File(file.clone(), abs))
+        }
         (None, None) => None,
     };
 
@@ -203,13 +217,19 @@ pub(crate) fn validate(item: &ItemStruct, args: Args, errors: &mut Errors) -> Op
     if !errors.is_empty() {
         return None;
     }
-    let (Some(priority), Some(stability), Some(paths)) = (args.priority, args.stability, args.paths) else {
+    let (Some(priority), Some(stability), Some(paths)) =
+        (args.priority, args.stability, args.paths)
+    else {
         return None;
     };
     Some(Layer {
         ident: item.ident.clone(),
         krate,
         name,
+        name_span: args
+            .name
+            .as_ref()
+            .map_or_else(|| item.ident.span(), LitStr::span),
         pipeline,
         priority,
         stability,

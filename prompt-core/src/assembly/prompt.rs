@@ -27,7 +27,11 @@ pub struct AssembledPrompt {
 }
 
 impl AssembledPrompt {
-    pub(crate) fn new(parts: Vec<SystemPromptPart>, separator: String, trace: AssemblyTrace) -> Self {
+    pub(crate) fn new(
+        parts: Vec<SystemPromptPart>,
+        separator: String,
+        trace: AssemblyTrace,
+    ) -> Self {
         Self {
             parts,
             separator,

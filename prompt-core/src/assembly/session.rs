@@ -65,9 +65,8 @@ impl<'p> PromptSession<'p> {
             AssemblyPath::Cached => &self.stable[1],
         };
         // Stable layers never see the turn context, so an empty one renders them identically.
-        let stable = slot.get_or_init(|| {
-            plan.render(path, Stability::Stable, &self.session, &Context::new())
-        });
+        let stable = slot
+            .get_or_init(|| plan.render(path, Stability::Stable, &self.session, &Context::new()));
         let dynamic = plan.render(path, Stability::Dynamic, &self.session, turn);
         plan.assemble(path, stable, &dynamic)
     }

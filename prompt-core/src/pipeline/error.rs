@@ -52,7 +52,11 @@ impl From<&LayerSpec> for LayerRef {
 
 impl fmt::Display for LayerRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` ({} at {})", self.name, self.type_name, self.location)
+        write!(
+            f,
+            "`{}` ({} at {})",
+            self.name, self.type_name, self.location
+        )
     }
 }
 
@@ -84,7 +88,9 @@ pub enum Problem {
         stability: Stability,
     },
     /// Two layers share a priority, so their order is undefined.
-    #[error("layers {first} and {second} both have priority {priority}; give one of them another priority")]
+    #[error(
+        "layers {first} and {second} both have priority {priority}; give one of them another priority"
+    )]
     DuplicatePriority {
         /// The first layer.
         first: LayerRef,
@@ -94,7 +100,9 @@ pub enum Problem {
         priority: u32,
     },
     /// Two layers share a name, so traces and manifests are ambiguous.
-    #[error("layers {first} and {second} are both named `{name}`; rename one with `name = \"...\"`")]
+    #[error(
+        "layers {first} and {second} are both named `{name}`; rename one with `name = \"...\"`"
+    )]
     DuplicateName {
         /// The first layer.
         first: LayerRef,
@@ -104,25 +112,33 @@ pub enum Problem {
         name: &'static str,
     },
     /// A layer that renders on no path.
-    #[error("layer {layer} has no assembly path, so it never renders; list at least one of Basic, Cached in `paths`")]
+    #[error(
+        "layer {layer} has no assembly path, so it never renders; list at least one of Basic, Cached in `paths`"
+    )]
     NoPaths {
         /// The layer.
         layer: LayerRef,
     },
     /// A layer that speaks in no mode.
-    #[error("layer {layer} has no mode, so it never renders; list at least one of Full, Compact, Minimal in `modes` or drop the key")]
+    #[error(
+        "layer {layer} has no mode, so it never renders; list at least one of Full, Compact, Minimal in `modes` or drop the key"
+    )]
     NoModes {
         /// The layer.
         layer: LayerRef,
     },
     /// A layer whose name is not snake_case.
-    #[error("layer {layer} has a name that is not snake_case (lowercase ASCII letters, digits, `_`, starting with a letter); rename it")]
+    #[error(
+        "layer {layer} has a name that is not snake_case (lowercase ASCII letters, digits, `_`, starting with a letter); rename it"
+    )]
     BadName {
         /// The layer.
         layer: LayerRef,
     },
     /// A layer handed to a pipeline it does not declare.
-    #[error("layer {layer} declares pipeline `{declared}`; give it `pipeline = \"{expected}\"` or build it into `{declared}`")]
+    #[error(
+        "layer {layer} declares pipeline `{declared}`; give it `pipeline = \"{expected}\"` or build it into `{declared}`"
+    )]
     WrongPipeline {
         /// The layer.
         layer: LayerRef,

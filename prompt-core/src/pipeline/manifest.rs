@@ -21,7 +21,9 @@ impl Pipeline {
             self.len(),
             if self.len() == 1 { "" } else { "s" }
         );
-        out.push_str("| # | name | priority | stability | paths | modes | silent unless | source |\n");
+        out.push_str(
+            "| # | name | priority | stability | paths | modes | silent unless | source |\n",
+        );
         out.push_str("|---|---|---|---|---|---|---|---|\n");
         for (i, spec) in self.specs().enumerate() {
             let _ = writeln!(

@@ -98,7 +98,10 @@ impl Pipeline {
     /// The default pipeline, collected once per process and then shared.
     pub fn global() -> Result<&'static Self, PipelineError> {
         static GLOBAL: OnceLock<Result<Pipeline, PipelineError>> = OnceLock::new();
-        GLOBAL.get_or_init(Self::collect).as_ref().map_err(Clone::clone)
+        GLOBAL
+            .get_or_init(Self::collect)
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// A pipeline from explicit entries, sorted and validated like a collected one.

@@ -1,0 +1,6 @@
+use prompt_core::prompt_layer;
+
+#[prompt_layer(priority = 100, stability = Stable, priority = 200, paths = [Basic], text = "Hi.")]
+pub struct Persona;
+
+fn main() {}
