@@ -1,0 +1,193 @@
+//! Assembly: what each layer sees, how outputs are joined, parts, sessions and traces.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use prompt_core::{
+    AssemblyPath, Context, Fingerprint, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render,
+    Stability, SystemPromptPart,
+};
+use prompt_tests::{fixed, spec};
+
+/// A per-turn fact.
+#[derive(Debug, PartialEq)]
+struct Clock(&'static str);
+/// A per-session fact.
+#[derive(Debug, PartialEq)]
+struct Project(&'static str);
+
+/// Writes what it can see of `Clock` and `Project`.
+struct Probe;
+
+impl Render for Probe {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        let clock = input.get::<Clock>().map_or("-", |c| c.0);
+        let project = input.get::<Project>().map_or("-", |p| p.0);
+        out.push_str(&format!("clock={clock} project={project}"));
+    }
+}
+
+fn probe_pipeline() -> Pipeline {
+    Pipeline::from_layers(
+        "test",
+        [
+            LayerEntry::new(spec("stable_probe", 1, Stability::Stable), Probe),
+            LayerEntry::new(spec("dynamic_probe", 10_001, Stability::Dynamic), Probe),
+        ],
+    )
+    .unwrap()
+}
+
+#[test]
+fn stable_layers_see_only_the_session_context() {
+    let pipeline = probe_pipeline();
+    let session = Context::new().with(Project("acme"));
+    // The clock is only in the turn context: the stable layer must not see it.
+    let turn = Context::new().with(Clock("12:00"));
+    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn);
+    assert_eq!(prompt.stable(), "clock=- project=acme");
+    assert_eq!(prompt.dynamic(), "clock=12:00 project=acme");
+}
+
+#[test]
+fn a_stable_layer_does_not_see_a_value_even_when_only_the_turn_has_it() {
+    let pipeline = probe_pipeline();
+    let turn = Context::new().with(Clock("12:00")).with(Project("from-turn"));
+    let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &turn);
+    assert_eq!(prompt.stable(), "clock=- project=-");
+    assert_eq!(prompt.dynamic(), "clock=12:00 project=from-turn");
+}
+
+#[test]
+fn for_a_dynamic_layer_the_turn_context_wins() {
+    let pipeline = probe_pipeline();
+    let session = Context::new().with(Project("session")).with(Clock("session-clock"));
+    let turn = Context::new().with(Project("turn"));
+    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn);
+    assert_eq!(prompt.dynamic(), "clock=session-clock project=turn");
+    assert_eq!(prompt.stable(), "clock=session-clock project=session");
+}
+
+#[test]
+fn context_stores_one_value_per_type() {
+    let mut ctx = Context::new().with(Project("a"));
+    assert_eq!(ctx.insert(Project("b")), Some(Project("a")));
+    assert_eq!(ctx.get::<Project>(), Some(&Project("b")));
+    assert!(ctx.contains::<Project>() && !ctx.contains::<Clock>());
+    assert_eq!(ctx.len(), 1);
+    assert_eq!(ctx.remove::<Project>(), Some(Project("b")));
+    assert!(ctx.is_empty());
+    assert_eq!(ctx.get::<Project>(), None);
+}
+
+
+#[test]
+fn empty_outputs_are_skipped_and_recorded_as_silent() {
+    let pipeline = fixed(&[
+        ("a", 1, Stability::Stable, "A"),
+        ("b", 2, Stability::Stable, ""),
+        ("c", 3, Stability::Stable, "C"),
+        ("d", 10_000, Stability::Dynamic, ""),
+        ("e", 10_001, Stability::Dynamic, "E"),
+        ("f", 10_002, Stability::Dynamic, ""),
+    ]);
+    let (s, t) = (Context::new(), Context::new());
+    let cached = PromptBuilder::new(&pipeline).build_cached(&s, &t);
+    assert_eq!(cached.stable(), "A\n\nC");
+    assert_eq!(cached.dynamic(), "E");
+    assert_eq!(cached.text(), "A\n\nC\n\nE");
+    assert_eq!(cached.trace().silent().collect::<Vec<_>>(), ["b", "d", "f"]);
+    let b = cached.trace().layer("b").unwrap();
+    assert!(b.silent && b.bytes == 0);
+    assert_eq!(cached.trace().layer("c").unwrap().bytes, 1);
+}
+
+#[test]
+fn cached_text_equals_basic_text() {
+    let pipeline = fixed(&[
+        ("persona", 1, Stability::Stable, "You are careful."),
+        ("silent", 2, Stability::Stable, ""),
+        ("docs", 3, Stability::Stable, "# Project context\nRead AGENTS.md."),
+        ("clock", 10_000, Stability::Dynamic, "It is noon."),
+    ]);
+    let (s, t) = (Context::new(), Context::new());
+    for separator in ["\n\n", "\n---\n", ""] {
+        let builder = PromptBuilder::new(&pipeline).separator(separator);
+        let cached = builder.build_cached(&s, &t);
+        let basic = builder.build_basic(&s, &t);
+        assert_eq!(cached.text(), basic.text(), "separator {separator:?}");
+        assert_eq!(basic.parts().len(), 1);
+        assert_eq!(basic.dynamic(), basic.text());
+        assert_eq!(basic.stable(), "");
+    }
+}
+
+#[test]
+fn cached_prompts_have_a_cached_stable_part_then_an_uncached_dynamic_part() {
+    let pipeline = fixed(&[
+        ("persona", 1, Stability::Stable, "P"),
+        ("clock", 10_000, Stability::Dynamic, "T"),
+    ]);
+    let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new());
+    assert_eq!(
+        prompt.parts(),
+        [
+            SystemPromptPart { content: "P".into(), cache: true },
+            SystemPromptPart { content: "T".into(), cache: false },
+        ]
+    );
+    assert_eq!(prompt.trace().stable_fingerprint, Fingerprint::of("P"));
+    assert_eq!((prompt.trace().stable_bytes, prompt.trace().dynamic_bytes), (1, 1));
+    // With only dynamic text there is nothing to cache, and the text has no leading separator.
+    let only_dynamic = fixed(&[("clock", 10_000, Stability::Dynamic, "T")]);
+    let prompt = PromptBuilder::new(&only_dynamic).build_cached(&Context::new(), &Context::new());
+    assert_eq!(prompt.stable(), "");
+    assert_eq!(prompt.text(), "T");
+}
+
+/// Counts its renders.
+struct Counting(&'static AtomicUsize, &'static str);
+
+impl Render for Counting {
+    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        out.push_str(self.1);
+    }
+}
+
+#[test]
+fn a_session_renders_stable_layers_once_and_dynamic_layers_every_turn() {
+    static STABLE: AtomicUsize = AtomicUsize::new(0);
+    static DYNAMIC: AtomicUsize = AtomicUsize::new(0);
+    let pipeline = Pipeline::from_layers(
+        "test",
+        [
+            LayerEntry::new(spec("rules", 1, Stability::Stable), Counting(&STABLE, "rules")),
+            LayerEntry::new(spec("turn", 10_000, Stability::Dynamic), Counting(&DYNAMIC, "turn")),
+        ],
+    )
+    .unwrap();
+    let session = PromptBuilder::new(&pipeline).session(Context::new());
+    let prompts: Vec<_> = (0..3).map(|_| session.build_cached(&Context::new())).collect();
+    assert_eq!(STABLE.load(Ordering::SeqCst), 1);
+    assert_eq!(DYNAMIC.load(Ordering::SeqCst), 3);
+    assert!(prompts.iter().all(|p| p.text() == "rules\n\nturn"));
+    // The basic path renders its own copy once, too.
+    session.build_basic(&Context::new());
+    session.build_basic(&Context::new());
+    assert_eq!(STABLE.load(Ordering::SeqCst), 2);
+    // Same bytes as a one-off build.
+    let one_off = PromptBuilder::new(&pipeline).build_cached(session.context(), &Context::new());
+    assert_eq!(one_off, prompts[0]);
+}
+
+#[test]
+fn the_trace_serializes_for_tools() {
+    let pipeline = fixed(&[("persona", 1, Stability::Stable, "P")]);
+    let prompt = PromptBuilder::new(&pipeline).build_basic(&Context::new(), &Context::new());
+    let json = serde_json::to_value(prompt.trace()).unwrap();
+    assert_eq!(json["path"], "basic");
+    assert_eq!(json["mode"], "full");
+    assert_eq!(json["layers"][0]["stability"], "stable");
+    assert_eq!(json["stable_fingerprint"], Fingerprint::of("P").to_string());
+    assert_eq!(prompt.path(), AssemblyPath::Basic);
+}
