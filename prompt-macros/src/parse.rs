@@ -236,7 +236,7 @@ fn ident_list(
     for elem in &array.elems {
         match single_ident(elem) {
             Some(ident) if variants.iter().any(|v| ident == v) => {
-                if items.iter().any(|seen| *seen == ident) {
+                if items.contains(&ident) {
                     errors.at(
                         &ident,
                         format!("layer `{layer}`: `{ident}` is listed twice in `{key}`; keep one"),

@@ -51,7 +51,9 @@ fn stable_layers_see_only_the_session_context() {
 #[test]
 fn a_stable_layer_does_not_see_a_value_even_when_only_the_turn_has_it() {
     let pipeline = probe_pipeline();
-    let turn = Context::new().with(Clock("12:00")).with(Project("from-turn"));
+    let turn = Context::new()
+        .with(Clock("12:00"))
+        .with(Project("from-turn"));
     let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &turn);
     assert_eq!(prompt.stable(), "clock=- project=-");
     assert_eq!(prompt.dynamic(), "clock=12:00 project=from-turn");
@@ -60,7 +62,9 @@ fn a_stable_layer_does_not_see_a_value_even_when_only_the_turn_has_it() {
 #[test]
 fn for_a_dynamic_layer_the_turn_context_wins() {
     let pipeline = probe_pipeline();
-    let session = Context::new().with(Project("session")).with(Clock("session-clock"));
+    let session = Context::new()
+        .with(Project("session"))
+        .with(Clock("session-clock"));
     let turn = Context::new().with(Project("turn"));
     let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn);
     assert_eq!(prompt.dynamic(), "clock=session-clock project=turn");
@@ -78,7 +82,6 @@ fn context_stores_one_value_per_type() {
     assert!(ctx.is_empty());
     assert_eq!(ctx.get::<Project>(), None);
 }
-
 
 #[test]
 fn empty_outputs_are_skipped_and_recorded_as_silent() {
@@ -106,7 +109,12 @@ fn cached_text_equals_basic_text() {
     let pipeline = fixed(&[
         ("persona", 1, Stability::Stable, "You are careful."),
         ("silent", 2, Stability::Stable, ""),
-        ("docs", 3, Stability::Stable, "# Project context\nRead AGENTS.md."),
+        (
+            "docs",
+            3,
+            Stability::Stable,
+            "# Project context\nRead AGENTS.md.",
+        ),
         ("clock", 10_000, Stability::Dynamic, "It is noon."),
     ]);
     let (s, t) = (Context::new(), Context::new());
@@ -131,12 +139,21 @@ fn cached_prompts_have_a_cached_stable_part_then_an_uncached_dynamic_part() {
     assert_eq!(
         prompt.parts(),
         [
-            SystemPromptPart { content: "P".into(), cache: true },
-            SystemPromptPart { content: "T".into(), cache: false },
+            SystemPromptPart {
+                content: "P".into(),
+                cache: true
+            },
+            SystemPromptPart {
+                content: "T".into(),
+                cache: false
+            },
         ]
     );
     assert_eq!(prompt.trace().stable_fingerprint, Fingerprint::of("P"));
-    assert_eq!((prompt.trace().stable_bytes, prompt.trace().dynamic_bytes), (1, 1));
+    assert_eq!(
+        (prompt.trace().stable_bytes, prompt.trace().dynamic_bytes),
+        (1, 1)
+    );
     // With only dynamic text there is nothing to cache, and the text has no leading separator.
     let only_dynamic = fixed(&[("clock", 10_000, Stability::Dynamic, "T")]);
     let prompt = PromptBuilder::new(&only_dynamic).build_cached(&Context::new(), &Context::new());
@@ -161,13 +178,21 @@ fn a_session_renders_stable_layers_once_and_dynamic_layers_every_turn() {
     let pipeline = Pipeline::from_layers(
         "test",
         [
-            LayerEntry::new(spec("rules", 1, Stability::Stable), Counting(&STABLE, "rules")),
-            LayerEntry::new(spec("turn", 10_000, Stability::Dynamic), Counting(&DYNAMIC, "turn")),
+            LayerEntry::new(
+                spec("rules", 1, Stability::Stable),
+                Counting(&STABLE, "rules"),
+            ),
+            LayerEntry::new(
+                spec("turn", 10_000, Stability::Dynamic),
+                Counting(&DYNAMIC, "turn"),
+            ),
         ],
     )
     .unwrap();
     let session = PromptBuilder::new(&pipeline).session(Context::new());
-    let prompts: Vec<_> = (0..3).map(|_| session.build_cached(&Context::new())).collect();
+    let prompts: Vec<_> = (0..3)
+        .map(|_| session.build_cached(&Context::new()))
+        .collect();
     assert_eq!(STABLE.load(Ordering::SeqCst), 1);
     assert_eq!(DYNAMIC.load(Ordering::SeqCst), 3);
     assert!(prompts.iter().all(|p| p.text() == "rules\n\nturn"));

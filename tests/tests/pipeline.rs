@@ -37,7 +37,13 @@ fn collected_layers_are_in_ascending_priority() {
     let pipeline = Pipeline::collect().unwrap();
     assert_eq!(
         names(&pipeline),
-        ["stable_first", "stable_mid", "stable_last", "dynamic_first", "dynamic_late"]
+        [
+            "stable_first",
+            "stable_mid",
+            "stable_last",
+            "dynamic_first",
+            "dynamic_late"
+        ]
     );
     let priorities: Vec<u32> = pipeline.specs().map(|s| s.priority).collect();
     assert!(priorities.windows(2).all(|w| w[0] < w[1]), "{priorities:?}");
@@ -47,9 +53,20 @@ fn collected_layers_are_in_ascending_priority() {
 fn every_stable_layer_precedes_every_dynamic_layer() {
     let pipeline = Pipeline::collect().unwrap();
     let stabilities: Vec<Stability> = pipeline.specs().map(|s| s.stability).collect();
-    let first_dynamic = stabilities.iter().position(|s| *s == Stability::Dynamic).unwrap();
-    assert!(stabilities[..first_dynamic].iter().all(|s| *s == Stability::Stable));
-    assert!(stabilities[first_dynamic..].iter().all(|s| *s == Stability::Dynamic));
+    let first_dynamic = stabilities
+        .iter()
+        .position(|s| *s == Stability::Dynamic)
+        .unwrap();
+    assert!(
+        stabilities[..first_dynamic]
+            .iter()
+            .all(|s| *s == Stability::Stable)
+    );
+    assert!(
+        stabilities[first_dynamic..]
+            .iter()
+            .all(|s| *s == Stability::Dynamic)
+    );
 }
 
 #[test]
@@ -88,9 +105,18 @@ fn modes_filter_layers() {
             .build_basic(&session, &turn)
             .text()
     };
-    assert_eq!(basic(PromptMode::Full), "stable-first|stable-mid|dynamic-first");
-    assert_eq!(basic(PromptMode::Compact), "stable-first|stable-mid|stable-last");
-    assert_eq!(basic(PromptMode::Minimal), "stable-first|stable-mid|stable-last");
+    assert_eq!(
+        basic(PromptMode::Full),
+        "stable-first|stable-mid|dynamic-first"
+    );
+    assert_eq!(
+        basic(PromptMode::Compact),
+        "stable-first|stable-mid|stable-last"
+    );
+    assert_eq!(
+        basic(PromptMode::Minimal),
+        "stable-first|stable-mid|stable-last"
+    );
     let traced: Vec<&str> = PromptBuilder::new(&pipeline)
         .mode(PromptMode::Compact)
         .build_basic(&session, &turn)
@@ -162,19 +188,34 @@ fn runtime_validation_reports_every_problem_with_its_location() {
         .iter()
         .map(|p| match p {
             Problem::OutOfBand { layer, .. } => layer.name,
-            Problem::NoPaths { layer } | Problem::NoModes { layer } | Problem::BadName { layer } => layer.name,
+            Problem::NoPaths { layer }
+            | Problem::NoModes { layer }
+            | Problem::BadName { layer } => layer.name,
             Problem::WrongPipeline { layer, .. } => layer.name,
-            Problem::DuplicatePriority { second, .. } | Problem::DuplicateName { second, .. } => second.name,
+            Problem::DuplicatePriority { second, .. } | Problem::DuplicateName { second, .. } => {
+                second.name
+            }
             _ => "?",
         })
         .collect();
     assert_eq!(
         kinds,
-        ["clock", "no_paths", "no_modes", "elsewhere", "rules", "persona", "Bad-Name"]
+        [
+            "clock",
+            "no_paths",
+            "no_modes",
+            "elsewhere",
+            "rules",
+            "persona",
+            "Bad-Name"
+        ]
     );
 
     let message = error.to_string();
-    assert!(message.starts_with("pipeline `test` is invalid (7 problems):"), "{message}");
+    assert!(
+        message.starts_with("pipeline `test` is invalid (7 problems):"),
+        "{message}"
+    );
     assert!(
         message.contains("layers `persona` (TestLayer at tests/src/lib.rs:100) and `rules` (TestLayer at tests/src/lib.rs:100) both have priority 100"),
         "{message}"
@@ -183,18 +224,31 @@ fn runtime_validation_reports_every_problem_with_its_location() {
         message.contains("layers `persona` (TestLayer at tests/src/lib.rs:100) and `persona` (TestLayer at tests/src/lib.rs:200) are both named `persona`"),
         "{message}"
     );
-    assert!(message.contains("is Dynamic with priority 5, outside the Dynamic band 10000..20000"), "{message}");
-    assert!(message.contains("declares pipeline `elsewhere`"), "{message}");
+    assert!(
+        message.contains("is Dynamic with priority 5, outside the Dynamic band 10000..20000"),
+        "{message}"
+    );
+    assert!(
+        message.contains("declares pipeline `elsewhere`"),
+        "{message}"
+    );
 }
 
 #[test]
 fn from_layers_accepts_attribute_layers_and_sorts_them() {
     let pipeline = Pipeline::from_layers(
         "default",
-        [LayerEntry::of(DynamicLate), LayerEntry::of(StableFirst), LayerEntry::of(StableMid)],
+        [
+            LayerEntry::of(DynamicLate),
+            LayerEntry::of(StableFirst),
+            LayerEntry::of(StableMid),
+        ],
     )
     .unwrap();
-    assert_eq!(names(&pipeline), ["stable_first", "stable_mid", "dynamic_late"]);
+    assert_eq!(
+        names(&pipeline),
+        ["stable_first", "stable_mid", "dynamic_late"]
+    );
 }
 
 #[test]
@@ -202,10 +256,19 @@ fn the_input_reports_path_and_mode() {
     struct Echo;
     impl Render for Echo {
         fn render(&self, out: &mut String, input: &LayerInput<'_>) {
-            out.push_str(&format!("{}/{}/{}", input.spec().name, input.path(), input.mode()));
+            out.push_str(&format!(
+                "{}/{}/{}",
+                input.spec().name,
+                input.path(),
+                input.mode()
+            ));
         }
     }
-    let pipeline = Pipeline::from_layers("test", [LayerEntry::new(spec("echo", 1, Stability::Stable), Echo)]).unwrap();
+    let pipeline = Pipeline::from_layers(
+        "test",
+        [LayerEntry::new(spec("echo", 1, Stability::Stable), Echo)],
+    )
+    .unwrap();
     let builder = PromptBuilder::new(&pipeline).mode(PromptMode::Minimal);
     let (s, t) = (Context::new(), Context::new());
     assert_eq!(builder.build_basic(&s, &t).text(), "echo/basic/minimal");

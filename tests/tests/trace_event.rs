@@ -7,7 +7,6 @@ use std::sync::Mutex;
 use prompt_core::{Context, Fingerprint, PromptBuilder, Stability};
 use prompt_tests::fixed;
 
-
 /// Captures `tracing` events' fields as text.
 struct Capture(&'static Mutex<Vec<String>>);
 
@@ -53,7 +52,18 @@ fn every_assembly_emits_its_trace_as_a_tracing_event() {
     assert!(summary.starts_with("prompt_core::assembly "), "{summary}");
     assert!(summary.contains("path=cached"), "{summary}");
     assert!(summary.contains("silent=[\"quiet\"]"), "{summary}");
-    assert!(summary.contains(&format!("stable_fingerprint={}", Fingerprint::of("P").short())), "{summary}");
-    assert_eq!(events.iter().filter(|e| e.contains("layer rendered")).count(), 2);
+    assert!(
+        summary.contains(&format!(
+            "stable_fingerprint={}",
+            Fingerprint::of("P").short()
+        )),
+        "{summary}"
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e.contains("layer rendered"))
+            .count(),
+        2
+    );
 }
-

@@ -1,0 +1,16 @@
+//! `prompt-layers` is a dependency of this package, but this binary never
+//! names it, so the linker drops it and its layers with it. This is the
+//! failure the manifest snapshot exists to catch.
+
+use prompt_core::{Pipeline, Problem};
+
+#[test]
+fn layers_of_a_crate_the_binary_does_not_name_are_not_collected() {
+    assert!(prompt_core::pipeline_names().is_empty());
+    let error = Pipeline::collect().unwrap_err();
+    assert_eq!(error.problems, [Problem::Empty { known: vec![] }]);
+    assert!(
+        error.to_string().contains("`use my_layers as _;`"),
+        "the error says how to fix it: {error}"
+    );
+}
