@@ -4,7 +4,7 @@
 //! binary that uses these layers must name this crate, or the linker drops it
 //! and its layers with it:
 //!
-//! ```
+//! ```standalone_crate
 //! use prompt_layers as _;
 //!
 //! let pipeline = prompt_core::Pipeline::collect().unwrap();

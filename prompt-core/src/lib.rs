@@ -8,7 +8,7 @@
 //! [`PromptBuilder`] assembles them into a cacheable stable prefix plus a
 //! dynamic suffix.
 //!
-//! ```
+//! ```standalone_crate
 //! use prompt_core::{prompt_layer, Context, LayerInput, Pipeline, PromptBuilder, Render};
 //!
 //! /// Who the agent is.
@@ -74,6 +74,11 @@ pub use layer::{
 };
 pub use pipeline::{DEFAULT_PIPELINE, LayerEntry, LayerRef, Pipeline, PipelineError, Problem};
 pub use registry::pipeline_names;
+
+/// The README's example, run as a doctest so it cannot drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
 
 /// Declares a prompt layer. See the crate docs and `DESIGN.md` for every key.
 ///
