@@ -234,3 +234,44 @@ pub trait PromptLayer: Send + Sync + 'static {
     /// The layer's static description.
     const SPEC: LayerSpec;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_case_insensitively_and_round_trip() {
+        for mode in PromptMode::ALL {
+            assert_eq!(mode.to_string().parse::<PromptMode>(), Ok(*mode));
+        }
+        assert_eq!("COMPACT".parse::<PromptMode>(), Ok(PromptMode::Compact));
+        assert_eq!("Cached".parse::<AssemblyPath>(), Ok(AssemblyPath::Cached));
+        assert_eq!("dynamic".parse::<Stability>(), Ok(Stability::Dynamic));
+    }
+
+    #[test]
+    fn a_bad_name_says_what_was_expected() {
+        let error = "verbose".parse::<PromptMode>().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "unknown prompt mode `verbose`: expected one of full, compact, minimal"
+        );
+    }
+
+    #[test]
+    fn serde_uses_lowercase_names() {
+        assert_eq!(serde_json::to_string(&PromptMode::Minimal).unwrap(), "\"minimal\"");
+        assert_eq!(serde_json::to_string(&Stability::Stable).unwrap(), "\"stable\"");
+        assert_eq!(serde_json::to_string(&AssemblyPath::Basic).unwrap(), "\"basic\"");
+        let mode: PromptMode = serde_json::from_str("\"compact\"").unwrap();
+        assert_eq!(mode, PromptMode::Compact);
+        assert!(serde_json::from_str::<PromptMode>("\"Compact\"").is_err());
+    }
+
+    #[test]
+    fn bands_are_adjacent_and_disjoint() {
+        assert_eq!(Stability::Stable.band().end, Stability::Dynamic.band().start);
+        assert!(Stability::Stable.admits(9_999) && !Stability::Stable.admits(10_000));
+        assert!(Stability::Dynamic.admits(10_000) && !Stability::Dynamic.admits(20_000));
+    }
+}
