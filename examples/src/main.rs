@@ -1,7 +1,8 @@
 //! `prompt`: render the standard pipeline for a workspace, or print its manifest.
 //!
 //! ```text
-//! prompt render [--workspace DIR] [--path cached|basic] [--mode full|compact|minimal] [--format text|json]
+//! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--path cached|basic]
+//!               [--mode full|compact|minimal] [--format text|json] [--trace] ...
 //! prompt manifest [--pipeline NAME]
 //! ```
 //!
@@ -14,9 +15,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use prompt_core::{AssemblyPath, Context, Pipeline, PromptBuilder, PromptMode};
-// The standard layers register themselves; naming the crate links them in.
-use prompt_layers as _;
+use prompt_core::{AssemblyTrace, Context, Pipeline, PromptBuilder, PromptMode};
+use prompt_layers::sources::Scratchpad;
+use prompt_layers::{SessionConfig, SubAgent, SubAgents, load_session};
 
 #[derive(Parser)]
 #[command(
@@ -46,6 +47,27 @@ struct RenderArgs {
     /// The workspace the agent works in (default: the current directory).
     #[arg(long)]
     workspace: Option<PathBuf>,
+    /// The working directory, at or below the workspace (default: the workspace).
+    #[arg(long)]
+    cwd: Option<PathBuf>,
+    /// The app name: memory, skills and overrides live in `.<app>` folders.
+    #[arg(long, default_value = "agent")]
+    app: String,
+    /// Also read AGENTS.md / CLAUDE.md in each directory from the workspace down to `--cwd`.
+    #[arg(long)]
+    nested_docs: bool,
+    /// The folder `{% include "@shared/..." %}` reads from.
+    #[arg(long)]
+    shared: Option<PathBuf>,
+    /// A directory searched for `system-prompt.md` (repeatable, in order).
+    #[arg(long = "prompt-path")]
+    prompt_path: Vec<PathBuf>,
+    /// A sub-agent, as `NAME=DESCRIPTION` (repeatable); enables the coordinator layer.
+    #[arg(long = "sub-agent", value_parser = parse_sub_agent)]
+    sub_agents: Vec<SubAgent>,
+    /// Print the assembly trace (layers, bytes, notes) to stderr.
+    #[arg(long)]
+    trace: bool,
     /// The pipeline to render.
     #[arg(long, default_value = prompt_core::DEFAULT_PIPELINE)]
     pipeline: String,
@@ -115,26 +137,78 @@ fn render(args: RenderArgs) -> Result<(), String> {
         ));
     }
     let pipeline = Pipeline::named(&args.pipeline).map_err(|e| e.to_string())?;
-    let session = Context::new();
-    let turn = Context::new().with(facts::gather(&workspace, args.date, args.model));
+
+    let mut config = SessionConfig::new(args.app, &workspace);
+    config.cwd = args.cwd.unwrap_or_else(|| workspace.clone());
+    config.home = std::env::var_os("HOME").map(PathBuf::from);
+    config.shared_dir = args.shared;
+    config.prompt_search_path = args.prompt_path;
+    config.project_docs.nested = args.nested_docs;
+    let mut session = load_session(&config);
+    if !args.sub_agents.is_empty() {
+        session.insert(SubAgents(args.sub_agents));
+    }
+
+    let mut turn = Context::new().with(facts::gather(&config.cwd, args.date, args.model));
+    match Scratchpad::load(&config.scratchpad_path()) {
+        Ok(scratchpad) => {
+            turn.insert(scratchpad);
+        }
+        Err(error) => eprintln!("prompt: warning: {error}; rendering without the scratchpad"),
+    }
+
     let builder = PromptBuilder::new(&pipeline).mode(args.mode);
     let prompt = match args.path {
         PathArg::Cached => builder.build_cached(&session, &turn),
         PathArg::Basic => builder.build_basic(&session, &turn),
     };
-    debug_assert_eq!(
-        prompt.path(),
-        match args.path {
-            PathArg::Cached => AssemblyPath::Cached,
-            PathArg::Basic => AssemblyPath::Basic,
-        }
-    );
+    if args.trace {
+        eprint!("{}", trace_summary(prompt.trace()));
+    }
     match args.format {
         Format::Text => print(&(prompt.text() + "\n")),
         Format::Json => {
             let json = serde_json::to_string_pretty(&prompt).map_err(|e| e.to_string())?;
             print(&(json + "\n"))
         }
+    }
+}
+
+/// The trace as lines for a person: one per layer, then its notes.
+fn trace_summary(trace: &AssemblyTrace) -> String {
+    let mut out = format!(
+        "{} {} {}: stable {} B (fingerprint {}), dynamic {} B\n",
+        trace.pipeline,
+        trace.path,
+        trace.mode,
+        trace.stable_bytes,
+        trace.stable_fingerprint.short(),
+        trace.dynamic_bytes
+    );
+    for layer in &trace.layers {
+        let state = if layer.silent {
+            "silent".to_owned()
+        } else {
+            format!("{} B", layer.bytes)
+        };
+        out.push_str(&format!(
+            "  {:>5} {:<18} {state}\n",
+            layer.priority, layer.name
+        ));
+        for note in &layer.notes {
+            out.push_str(&format!("          - {note}\n"));
+        }
+    }
+    out
+}
+
+fn parse_sub_agent(arg: &str) -> Result<SubAgent, String> {
+    match arg.split_once('=') {
+        Some((name, description)) if !name.trim().is_empty() => Ok(SubAgent {
+            name: name.trim().to_owned(),
+            description: description.trim().to_owned(),
+        }),
+        _ => Err(format!("expected NAME=DESCRIPTION, got `{arg}`")),
     }
 }
 

@@ -1,24 +1,47 @@
-//! The standard layer library for `prompt_core`.
+//! The standard layer library for `prompt_core`: a complete coding-agent
+//! prompt from the sources every agent reads.
 //!
-//! Each layer is a `#[prompt_layer]` struct in the `"default"` pipeline. A
-//! binary that uses these layers must name this crate, or the linker drops it
-//! and its layers with it:
+//! | layer | priority | stability | reads |
+//! |---|---|---|---|
+//! | `base_prompt` | 1000 | Stable | [`sources::BasePromptText`] |
+//! | `user_preferences` | 2000 | Stable | [`sources::UserPreferences`] |
+//! | `project_memory` | 3000 | Stable | [`sources::ProjectMemory`] |
+//! | `project_context` | 4000 | Stable | [`sources::ProjectDocs`] |
+//! | `skills_index` | 5000 | Stable | [`sources::SkillIndex`] |
+//! | `facts` | 6000 | Stable | [`sources::Facts`] |
+//! | `episodic_recall` | 7000 | Stable | [`sources::Episodes`] |
+//! | `coordinator` | 8000 | Stable | [`SubAgents`] |
+//! | `runtime_context` | 10000 | Dynamic | [`RuntimeFacts`] |
+//! | `scratchpad` | 11000 | Dynamic | [`sources::Scratchpad`] |
+//!
+//! Every layer is in the `"default"` pipeline. A binary that uses them must
+//! name this crate, or the linker drops it and its layers with it:
 //!
 //! ```standalone_crate
-//! use prompt_layers as _;
+//! use prompt_core::{Context, Pipeline, PromptBuilder};
+//! use prompt_layers::{load_session, RuntimeFacts, SessionConfig};
 //!
-//! let pipeline = prompt_core::Pipeline::collect().unwrap();
-//! assert!(pipeline.spec("base_prompt").is_some());
+//! let workspace = tempfile::tempdir().unwrap();
+//! std::fs::write(workspace.path().join("AGENTS.md"), "Run `make test` before you commit.").unwrap();
+//!
+//! let session = load_session(&SessionConfig::new("agent", workspace.path()));
+//! let turn = Context::new().with(RuntimeFacts { model: Some("opus".into()), ..Default::default() });
+//! let pipeline = Pipeline::collect().unwrap();
+//! let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn);
+//!
+//! assert!(prompt.stable().contains("# Project context\n\n## AGENTS.md\n\nRun `make test`"));
+//! assert!(prompt.dynamic().contains("- Model: opus"));
 //! ```
 //!
-//! Layers read their input from the contexts: the session context for
-//! Stable layers ([`BasePromptText`]), the turn context for Dynamic ones
-//! ([`RuntimeFacts`]). Priorities are in [`priorities`], with room between
-//! them for a user's own layers.
+//! Layers are pure: [`load_session`] and the loaders in [`sources`] do all
+//! the reading, before assembly. Priorities are in [`priorities`], with room
+//! between them for a user's own layers.
 
-mod base;
+mod layers;
 pub mod priorities;
-mod runtime;
+mod session;
+pub mod sources;
 
-pub use base::{BasePrompt, BasePromptText, DEFAULT_BASE_PROMPT};
-pub use runtime::{RuntimeContext, RuntimeFacts};
+pub use layers::*;
+pub use session::{SessionConfig, load_session};
+pub use sources::DEFAULT_BASE_PROMPT;

@@ -1,6 +1,7 @@
 //! Typed per-session and per-turn values, and what a layer may see of them.
 
 use std::any::{Any, TypeId};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -109,6 +110,7 @@ pub struct LayerInput<'a> {
     turn: &'a Context,
     path: AssemblyPath,
     mode: PromptMode,
+    notes: Option<&'a RefCell<Vec<String>>>,
 }
 
 impl<'a> LayerInput<'a> {
@@ -126,6 +128,24 @@ impl<'a> LayerInput<'a> {
             turn,
             path,
             mode,
+            notes: None,
+        }
+    }
+
+    /// The same input, with [`note`](Self::note)s collected into `notes`.
+    #[must_use]
+    pub fn with_notes(mut self, notes: &'a RefCell<Vec<String>>) -> Self {
+        self.notes = Some(notes);
+        self
+    }
+
+    /// Records a note in this layer's trace: why it is silent, what was cut.
+    ///
+    /// Notes never reach the prompt; they are for the developer reading the
+    /// [`AssemblyTrace`](crate::AssemblyTrace).
+    pub fn note(&self, note: impl Into<String>) {
+        if let Some(notes) = self.notes {
+            notes.borrow_mut().push(note.into());
         }
     }
 

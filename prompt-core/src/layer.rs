@@ -260,9 +260,18 @@ mod tests {
 
     #[test]
     fn serde_uses_lowercase_names() {
-        assert_eq!(serde_json::to_string(&PromptMode::Minimal).unwrap(), "\"minimal\"");
-        assert_eq!(serde_json::to_string(&Stability::Stable).unwrap(), "\"stable\"");
-        assert_eq!(serde_json::to_string(&AssemblyPath::Basic).unwrap(), "\"basic\"");
+        assert_eq!(
+            serde_json::to_string(&PromptMode::Minimal).unwrap(),
+            "\"minimal\""
+        );
+        assert_eq!(
+            serde_json::to_string(&Stability::Stable).unwrap(),
+            "\"stable\""
+        );
+        assert_eq!(
+            serde_json::to_string(&AssemblyPath::Basic).unwrap(),
+            "\"basic\""
+        );
         let mode: PromptMode = serde_json::from_str("\"compact\"").unwrap();
         assert_eq!(mode, PromptMode::Compact);
         assert!(serde_json::from_str::<PromptMode>("\"Compact\"").is_err());
@@ -270,7 +279,10 @@ mod tests {
 
     #[test]
     fn bands_are_adjacent_and_disjoint() {
-        assert_eq!(Stability::Stable.band().end, Stability::Dynamic.band().start);
+        assert_eq!(
+            Stability::Stable.band().end,
+            Stability::Dynamic.band().start
+        );
         assert!(Stability::Stable.admits(9_999) && !Stability::Stable.admits(10_000));
         assert!(Stability::Dynamic.admits(10_000) && !Stability::Dynamic.admits(20_000));
     }

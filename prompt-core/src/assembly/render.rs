@@ -1,5 +1,7 @@
 //! The one place layers are run and their outputs joined.
 
+use std::cell::RefCell;
+
 use super::prompt::{AssembledPrompt, SystemPromptPart};
 use super::trace::{AssemblyTrace, LayerTrace};
 use crate::context::{Context, LayerInput};
@@ -12,6 +14,7 @@ use crate::pipeline::Pipeline;
 pub(crate) struct LayerOutput {
     pub(crate) spec: &'static LayerSpec,
     pub(crate) text: String,
+    pub(crate) notes: Vec<String>,
 }
 
 /// What a build needs besides the contexts.
@@ -41,11 +44,16 @@ impl Plan<'_> {
             .map(|entry| {
                 let spec = entry.spec();
                 let mut text = String::new();
+                let notes = RefCell::new(Vec::new());
                 entry.render(
                     &mut text,
-                    &LayerInput::new(spec, session, turn, path, self.mode),
+                    &LayerInput::new(spec, session, turn, path, self.mode).with_notes(&notes),
                 );
-                LayerOutput { spec, text }
+                LayerOutput {
+                    spec,
+                    text,
+                    notes: notes.into_inner(),
+                }
             })
             .collect()
     }
@@ -116,5 +124,6 @@ fn layer_trace(output: &LayerOutput) -> LayerTrace {
         stability: output.spec.stability,
         bytes: output.text.len(),
         silent: output.text.is_empty(),
+        notes: output.notes.clone(),
     }
 }

@@ -18,6 +18,9 @@ pub struct LayerTrace {
     pub bytes: usize,
     /// Whether it wrote nothing this time.
     pub silent: bool,
+    /// What the layer noted: why it is silent, what its sources cut.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// The record of one assembly: which layers spoke, how much, and the stable
@@ -73,6 +76,7 @@ impl AssemblyTrace {
                 stability = %layer.stability,
                 bytes = layer.bytes,
                 silent = layer.silent,
+                notes = ?layer.notes,
                 "layer rendered",
             );
         }

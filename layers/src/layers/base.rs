@@ -1,0 +1,28 @@
+//! The base prompt: who the agent is.
+
+use prompt_core::{LayerInput, Render, prompt_layer};
+
+use crate::priorities;
+use crate::sources::{BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
+
+/// Who the agent is: the session's [`BasePromptText`], or the built-in default.
+#[prompt_layer(priority = priorities::BASE, stability = Stable, paths = [Basic, Cached])]
+pub struct BasePrompt;
+
+impl Render for BasePrompt {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        let Some(base) = input.get::<BasePromptText>() else {
+            out.push_str(DEFAULT_BASE_PROMPT.trim_end());
+            return;
+        };
+        if let Some(problem) = &base.problem {
+            input.note(format!("{problem}; using the built-in base prompt"));
+        }
+        match &base.origin {
+            PromptOrigin::Override(path) => input.note(format!("override {}", path.display())),
+            PromptOrigin::SearchPath(path) => input.note(format!("search path {}", path.display())),
+            PromptOrigin::BuiltIn => {}
+        }
+        out.push_str(base.text.trim_end());
+    }
+}

@@ -1,0 +1,84 @@
+//! `# Facts` and `# Episodic recall`: dated entries, newest first.
+
+use prompt_core::{LayerInput, Render, prompt_layer};
+
+use crate::priorities;
+use crate::sources::{DatedEntries, Episodes, Facts};
+
+/// `# Facts`: remembered facts from [`Facts`], newest first, within their budget.
+#[prompt_layer(
+    priority = priorities::FACTS,
+    stability = Stable,
+    paths = [Basic, Cached],
+    modes = [Full, Compact],
+    name = "facts",
+    silent = "facts.jsonl (global or workspace) has at least one valid entry"
+)]
+pub struct FactsLayer;
+
+impl Render for FactsLayer {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        list(
+            out,
+            input,
+            "# Facts",
+            "facts",
+            input.get::<Facts>().map(|f| &f.0),
+            false,
+        );
+    }
+}
+
+/// `# Episodic recall`: summaries of recent sessions from [`Episodes`], newest first.
+#[prompt_layer(
+    priority = priorities::EPISODIC,
+    stability = Stable,
+    paths = [Cached],
+    modes = [Full],
+    name = "episodic_recall",
+    silent = "episodes.jsonl has at least one valid entry"
+)]
+pub struct EpisodicRecall;
+
+impl Render for EpisodicRecall {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        list(
+            out,
+            input,
+            "# Episodic recall",
+            "episodes",
+            input.get::<Episodes>().map(|e| &e.0),
+            true,
+        );
+    }
+}
+
+fn list(
+    out: &mut String,
+    input: &LayerInput<'_>,
+    header: &str,
+    what: &str,
+    entries: Option<&DatedEntries>,
+    dated: bool,
+) {
+    let Some(entries) = entries else {
+        input.note(format!("no {what} in the session context"));
+        return;
+    };
+    for note in entries.notes(what) {
+        input.note(note);
+    }
+    if entries.entries.is_empty() {
+        input.note(format!("no {what}"));
+        return;
+    }
+    out.push_str(header);
+    out.push('\n');
+    for entry in &entries.entries {
+        out.push_str("\n- ");
+        if dated {
+            out.push_str(&entry.at.strftime("%Y-%m-%d: ").to_string());
+        }
+        out.push_str(&entry.text);
+    }
+}

@@ -1,0 +1,72 @@
+//! `# User preferences` and `# Project memory`.
+
+use prompt_core::{LayerInput, Render, prompt_layer};
+
+use crate::priorities;
+use crate::sources::{MemoryFile, ProjectMemory, UserPreferences};
+
+/// `# User preferences`: how this user likes to work, from [`UserPreferences`].
+#[prompt_layer(
+    priority = priorities::USER_PREFERENCES,
+    stability = Stable,
+    paths = [Basic, Cached],
+    name = "user_preferences",
+    silent = "the session has a non-empty ~/.<app>/memory/user.md"
+)]
+pub struct UserPreferencesLayer;
+
+impl Render for UserPreferencesLayer {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        section(
+            out,
+            input,
+            "# User preferences",
+            input.get::<UserPreferences>().map(|u| &u.0),
+        );
+    }
+}
+
+/// `# Project memory`: what the agent has learned about this project, from [`ProjectMemory`].
+#[prompt_layer(
+    priority = priorities::PROJECT_MEMORY,
+    stability = Stable,
+    paths = [Basic, Cached],
+    modes = [Full, Compact],
+    name = "project_memory",
+    silent = "the session has a non-empty <workspace>/.<app>/memory/project.md"
+)]
+pub struct ProjectMemoryLayer;
+
+impl Render for ProjectMemoryLayer {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        section(
+            out,
+            input,
+            "# Project memory",
+            input.get::<ProjectMemory>().map(|p| &p.0),
+        );
+    }
+}
+
+/// A header and a memory file's text; notes why it is silent or cut.
+fn section(out: &mut String, input: &LayerInput<'_>, header: &str, file: Option<&MemoryFile>) {
+    let Some(file) = file else {
+        input.note("no memory file in the session context");
+        return;
+    };
+    if let Some(problem) = &file.problem {
+        input.note(problem.to_string());
+    }
+    let Some(text) = file.rendered() else {
+        if file.problem.is_none() {
+            input.note(format!("{}: absent or empty", file.path.display()));
+        }
+        return;
+    };
+    if let Some(note) = file.text.as_ref().and_then(|t| t.note()) {
+        input.note(note);
+    }
+    out.push_str(header);
+    out.push_str("\n\n");
+    out.push_str(&text);
+}

@@ -1,0 +1,56 @@
+//! `# Project context`: AGENTS.md and CLAUDE.md.
+
+use prompt_core::{LayerInput, Render, prompt_layer};
+
+use crate::priorities;
+use crate::sources::ProjectDocs;
+
+/// `# Project context`: each [`ProjectDocs`] file under its own `## <path>` header, root first.
+#[prompt_layer(
+    priority = priorities::PROJECT_CONTEXT,
+    stability = Stable,
+    paths = [Basic, Cached],
+    silent = "the workspace has an AGENTS.md, AGENTS.override.md or CLAUDE.md"
+)]
+pub struct ProjectContext;
+
+impl Render for ProjectContext {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        let Some(docs) = input.get::<ProjectDocs>() else {
+            input.note("no project docs in the session context");
+            return;
+        };
+        for problem in &docs.problems {
+            input.note(problem.to_string());
+        }
+        for heading in &docs.over_budget {
+            input.note(format!(
+                "{heading}: left out, the directory-level budget is spent"
+            ));
+        }
+        let docs: Vec<_> = docs
+            .docs
+            .iter()
+            .filter_map(|doc| {
+                Some((
+                    doc,
+                    Some(doc.text.render()).filter(|t| !t.trim().is_empty())?,
+                ))
+            })
+            .collect();
+        if docs.is_empty() {
+            input.note("no AGENTS.md or CLAUDE.md with text");
+            return;
+        }
+        out.push_str("# Project context");
+        for (doc, text) in docs {
+            if let Some(note) = doc.text.note() {
+                input.note(note);
+            }
+            out.push_str("\n\n## ");
+            out.push_str(&doc.heading);
+            out.push_str("\n\n");
+            out.push_str(text.trim_start_matches(['\n', '\r']));
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! `# Available skills`: one line per skill.
+
+use prompt_core::{LayerInput, Render, prompt_layer};
+
+use crate::priorities;
+use crate::sources::SkillIndex;
+
+/// `# Available skills`: `- name: description (location)`, one line per skill in
+/// the session's [`SkillIndex`], sorted by name.
+#[prompt_layer(
+    priority = priorities::SKILLS,
+    stability = Stable,
+    paths = [Basic, Cached],
+    modes = [Full, Compact],
+    name = "skills_index",
+    silent = "the session has at least one skill with valid SKILL.md frontmatter"
+)]
+pub struct SkillsIndex;
+
+impl Render for SkillsIndex {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        let Some(index) = input.get::<SkillIndex>() else {
+            input.note("no skill index in the session context");
+            return;
+        };
+        for problem in &index.problems {
+            input.note(format!("skipped: {problem}"));
+        }
+        if index.skills.is_empty() {
+            input.note("no skills");
+            return;
+        }
+        out.push_str("# Available skills\n\nRead a skill's SKILL.md before you use it.\n");
+        for skill in &index.skills {
+            out.push_str(&format!(
+                "\n- {}: {} ({})",
+                skill.name, skill.description, skill.location
+            ));
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! The base prompt: an override file found upward, else a file on the search
+//! path, else the built-in default. Files are templates.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::{SourceError, Templates, find_upward};
+
+/// The built-in base prompt, used when no file provides one.
+pub const DEFAULT_BASE_PROMPT: &str = include_str!("../../prompts/base.md");
+
+/// Where the base prompt came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PromptOrigin {
+    /// An override file found upward from the working directory.
+    Override(PathBuf),
+    /// A file on the configured search path.
+    SearchPath(PathBuf),
+    /// The default built into the binary.
+    BuiltIn,
+}
+
+/// The base prompt for a session. Read by the `base_prompt` layer.
+#[derive(Debug)]
+pub struct BasePromptText {
+    /// The rendered text.
+    pub text: String,
+    /// Where it came from.
+    pub origin: PromptOrigin,
+    /// A file that was chosen but failed to render: the text is then the
+    /// built-in default, and the layer notes this.
+    pub problem: Option<SourceError>,
+}
+
+impl BasePromptText {
+    /// A base prompt given directly, e.g. by an embedding application.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            origin: PromptOrigin::BuiltIn,
+            problem: None,
+        }
+    }
+}
+
+/// Where base prompt files are looked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BasePromptConfig {
+    /// Looked for upward from the working directory, e.g. `.agent/system-prompt.md`.
+    pub override_file: PathBuf,
+    /// Looked for in each search-path directory, in order.
+    pub file_name: String,
+    /// Directories searched when there is no override.
+    pub search_path: Vec<PathBuf>,
+}
+
+impl BasePromptConfig {
+    /// Override `.<app>/system-prompt.md`, file `system-prompt.md`, no search path.
+    pub fn for_app(app: &str) -> Self {
+        Self {
+            override_file: Path::new(&format!(".{app}")).join("system-prompt.md"),
+            file_name: "system-prompt.md".to_owned(),
+            search_path: Vec::new(),
+        }
+    }
+
+    /// The file that provides the base prompt from `cwd`, and its origin.
+    pub fn locate(&self, cwd: &Path) -> PromptOrigin {
+        if let Some(path) = find_upward(cwd, &self.override_file) {
+            return PromptOrigin::Override(path);
+        }
+        self.search_path
+            .iter()
+            .map(|dir| dir.join(&self.file_name))
+            .find(|path| path.is_file())
+            .map_or(PromptOrigin::BuiltIn, PromptOrigin::SearchPath)
+    }
+
+    /// Locates and renders the base prompt. A file that fails to render falls
+    /// back to the built-in default, keeping the error.
+    pub fn resolve(
+        &self,
+        cwd: &Path,
+        templates: &Templates,
+        vars: &BTreeMap<String, String>,
+    ) -> BasePromptText {
+        let origin = self.locate(cwd);
+        let path = match &origin {
+            PromptOrigin::Override(path) | PromptOrigin::SearchPath(path) => path,
+            PromptOrigin::BuiltIn => return BasePromptText::new(DEFAULT_BASE_PROMPT),
+        };
+        match templates.render_file(path, vars) {
+            Ok(text) => BasePromptText {
+                text,
+                origin,
+                problem: None,
+            },
+            Err(error) => BasePromptText {
+                problem: Some(error),
+                ..BasePromptText::new(DEFAULT_BASE_PROMPT)
+            },
+        }
+    }
+}

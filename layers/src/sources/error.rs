@@ -1,0 +1,121 @@
+//! What can go wrong loading a source. Every variant names the file.
+
+use std::io;
+use std::path::PathBuf;
+
+/// A source that could not be loaded. Each names the file and says what to do;
+/// the layer that would have shown it stays silent and notes the error in the trace.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SourceError {
+    /// The file does not exist.
+    #[error("{}: no such file", path.display())]
+    NotFound {
+        /// The path looked at.
+        path: PathBuf,
+    },
+    /// The path is a directory, not a file.
+    #[error("{}: is a directory, expected a file", path.display())]
+    IsDirectory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The file is not valid UTF-8.
+    #[error("{}: not valid UTF-8 (first bad byte at offset {offset}); save it as UTF-8", path.display())]
+    InvalidUtf8 {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset of the first invalid sequence.
+        offset: usize,
+    },
+    /// Reading failed (permissions, I/O).
+    #[error("{}: cannot read: {source}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: io::Error,
+    },
+    /// A data file (JSON) that does not parse.
+    #[error("{}: malformed: {message}", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line when known.
+        message: String,
+    },
+    /// A SKILL.md whose YAML frontmatter is missing or broken.
+    #[error("{}: bad frontmatter: {message}", path.display())]
+    Frontmatter {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line when known.
+        message: String,
+    },
+    /// A template that does not parse or render.
+    #[error("{}:{line}: template error: {message}", path.display())]
+    Template {
+        /// The template file.
+        path: PathBuf,
+        /// 1-based line of the error (0 when unknown).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// An include that would leave the shared folder.
+    #[error("{}: include \"{include}\" is not allowed: {reason}", path.display())]
+    IncludeRejected {
+        /// The including template.
+        path: PathBuf,
+        /// The include as written.
+        include: String,
+        /// Why it is rejected.
+        reason: String,
+    },
+    /// Templates that include each other.
+    #[error("{}: include cycle: {}", path.display(), chain.join(" -> "))]
+    IncludeCycle {
+        /// The template where the cycle starts.
+        path: PathBuf,
+        /// The includes, in order, back to the start.
+        chain: Vec<String>,
+    },
+}
+
+impl SourceError {
+    /// The file the error is about.
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            SourceError::NotFound { path }
+            | SourceError::IsDirectory { path }
+            | SourceError::InvalidUtf8 { path, .. }
+            | SourceError::Unreadable { path, .. }
+            | SourceError::Malformed { path, .. }
+            | SourceError::Frontmatter { path, .. }
+            | SourceError::Template { path, .. }
+            | SourceError::IncludeRejected { path, .. }
+            | SourceError::IncludeCycle { path, .. } => path,
+        }
+    }
+
+    /// Whether the error is just an absent file (an optional source that is not there).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, SourceError::NotFound { .. })
+    }
+
+    pub(crate) fn io(path: &std::path::Path, error: io::Error) -> Self {
+        match error.kind() {
+            io::ErrorKind::NotFound => SourceError::NotFound {
+                path: path.to_owned(),
+            },
+            io::ErrorKind::IsADirectory => SourceError::IsDirectory {
+                path: path.to_owned(),
+            },
+            _ => SourceError::Unreadable {
+                path: path.to_owned(),
+                source: error,
+            },
+        }
+    }
+}

@@ -1,0 +1,57 @@
+//! Memory files: user preferences and project memory, each a capped Markdown file.
+
+use std::path::{Path, PathBuf};
+
+use super::{CappedText, SourceError, read_capped};
+
+/// One optional, capped memory file, as loaded.
+#[derive(Debug)]
+pub struct MemoryFile {
+    /// Where it was looked for.
+    pub path: PathBuf,
+    /// Its text; `None` when absent or unreadable.
+    pub text: Option<CappedText>,
+    /// Why it could not be read, when it exists but could not be.
+    pub problem: Option<SourceError>,
+}
+
+impl MemoryFile {
+    /// Reads `path` under `cap`, naming it `name`. Absence is not a problem.
+    pub fn load(path: &Path, name: &str, cap: usize) -> Self {
+        let (text, problem) = match read_capped(path, name, cap) {
+            Ok(text) => (Some(text), None),
+            Err(error) if error.is_not_found() => (None, None),
+            Err(error) => (None, Some(error)),
+        };
+        Self {
+            path: path.to_owned(),
+            text,
+            problem,
+        }
+    }
+
+    /// A memory "file" from text in memory, for callers that keep memory elsewhere.
+    pub fn from_text(name: &str, text: &str, cap: usize) -> Self {
+        Self {
+            path: PathBuf::from(name),
+            text: Some(CappedText::from_text(name, text, cap)),
+            problem: None,
+        }
+    }
+
+    /// The text to render (trimmed, with a marker when cut), if there is any.
+    pub fn rendered(&self) -> Option<String> {
+        self.text
+            .as_ref()
+            .map(CappedText::render)
+            .filter(|text| !text.trim().is_empty())
+    }
+}
+
+/// User preferences: `~/.<app>/memory/user.md`. Read by the `user_preferences` layer.
+#[derive(Debug)]
+pub struct UserPreferences(pub MemoryFile);
+
+/// Project memory: `<workspace>/.<app>/memory/project.md`. Read by the `project_memory` layer.
+#[derive(Debug)]
+pub struct ProjectMemory(pub MemoryFile);
