@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests. This crate defines no layer, so
 //! a test binary's pipelines hold only what that binary defines or names.
 
+use std::path::{Path, PathBuf};
+
 use prompt_core::{
     AssemblyPath, LayerEntry, LayerInput, LayerSpec, Pipeline, PromptMode, Render, Stability,
 };
@@ -48,5 +50,83 @@ pub fn fixed(layers: &[(&str, u32, Stability, &str)]) -> Pipeline {
     match Pipeline::from_layers("test", entries) {
         Ok(pipeline) => pipeline,
         Err(error) => panic!("invalid test pipeline: {error}"),
+    }
+}
+
+/// `../shared/fixtures/real/<rel>`: the real public AGENTS.md, CLAUDE.md and SKILL.md files.
+pub fn real_fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures/real")
+        .join(rel)
+}
+
+/// A copy of `tests/fixtures/workspace` in a temporary directory, laid out as
+///
+/// ```text
+/// <tmp>/outer/.agent/system-prompt.md   above the repository root: never found
+/// <tmp>/outer/repo/.git                 the repository root marker (git cannot commit one)
+/// <tmp>/outer/repo/...                  AGENTS.md, CLAUDE.md, .agent/, services/...
+/// <tmp>/home/.agent/...                 user-level memory and skills
+/// <tmp>/shared/                         the templates' shared folder
+/// ```
+pub struct FixtureWorkspace {
+    /// Keeps the directory alive.
+    pub dir: tempfile::TempDir,
+    /// The repository root (the workspace).
+    pub repo: PathBuf,
+    /// The user's home.
+    pub home: PathBuf,
+    /// The shared template folder.
+    pub shared: PathBuf,
+}
+
+impl FixtureWorkspace {
+    /// Copies the fixture.
+    ///
+    /// # Panics
+    /// When the temporary directory cannot be written: the test cannot run.
+    pub fn new() -> Self {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/workspace");
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let root = dir
+            .path()
+            .canonicalize()
+            .expect("temporary directory resolves");
+        let (outer, repo, home, shared) = (
+            root.join("outer"),
+            root.join("outer/repo"),
+            root.join("home"),
+            root.join("shared"),
+        );
+        copy_dir(&fixture.join("outer"), &outer);
+        copy_dir(&fixture.join("repo"), &repo);
+        copy_dir(&fixture.join("home"), &home);
+        copy_dir(&fixture.join("shared"), &shared);
+        std::fs::create_dir_all(repo.join(".git")).expect("create .git");
+        Self {
+            dir,
+            repo,
+            home,
+            shared,
+        }
+    }
+}
+
+impl Default for FixtureWorkspace {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create fixture directory");
+    for entry in std::fs::read_dir(from).expect("read fixture directory") {
+        let entry = entry.expect("fixture entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy fixture file");
+        }
     }
 }

@@ -115,10 +115,17 @@ pub fn parse_skill(path: &Path, text: &str, location: String) -> Result<Skill, S
     }
     let map: BTreeMap<String, serde_yaml_ng::Value> =
         serde_yaml_ng::from_str(&yaml).map_err(|e| {
-            // The YAML starts on line 2 of the file.
+            // The parser counts lines from the YAML's start, which is line 2 of
+            // the file: report the file's line, and drop the parser's own positions.
+            let message = e.to_string();
+            let message = message
+                .split(" at line ")
+                .next()
+                .unwrap_or(&message)
+                .to_owned();
             match e.location() {
-                Some(at) => error(format!("line {}: {e}", at.line() + 1)),
-                None => error(e.to_string()),
+                Some(at) => error(format!("line {}: {message}", at.line() + 1)),
+                None => error(message),
             }
         })?;
     let mut extra = BTreeMap::new();
