@@ -306,7 +306,7 @@ fn facts_merge_newest_first_skip_malformed_lines_and_drop_repeats() {
     // "not JSON", "missing timestamp" and "[1, 2, 3]".
     assert_eq!(facts.malformed, 3);
     assert_eq!(facts.over_budget, 0);
-    assert_eq!(facts.notes("facts"), ["facts: skipped 3 malformed line(s)"]);
+    assert_eq!(facts.notes(), ["skipped 3 malformed line(s)"]);
 }
 
 #[test]

@@ -65,7 +65,7 @@ fn list(
         input.note(format!("no {what} in the session context"));
         return;
     };
-    for note in entries.notes(what) {
+    for note in entries.notes() {
         input.note(note);
     }
     if entries.entries.is_empty() {

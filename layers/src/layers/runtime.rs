@@ -64,7 +64,7 @@ impl Render for RuntimeContext {
         if entries.peek().is_none() {
             return;
         }
-        out.push_str("# Runtime context");
+        out.push_str("# Runtime context\n");
         for (label, value) in entries {
             let _ = write!(out, "\n- {label}: {value}");
         }

@@ -112,17 +112,14 @@ impl DatedEntries {
     }
 
     /// Notes for the trace: skipped and left-out counts, and read problems.
-    pub fn notes(&self, what: &str) -> Vec<String> {
+    pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         if self.malformed > 0 {
-            notes.push(format!(
-                "{what}: skipped {} malformed line(s)",
-                self.malformed
-            ));
+            notes.push(format!("skipped {} malformed line(s)", self.malformed));
         }
         if self.over_budget > 0 {
             notes.push(format!(
-                "{what}: left out {} older entr(ies) over the budget",
+                "left out {} older entr(ies) over the budget",
                 self.over_budget
             ));
         }

@@ -1,0 +1,207 @@
+//! The standard layers on real public AGENTS.md, CLAUDE.md and SKILL.md files
+//! (`../shared/fixtures/real`, byte-exact copies; see SOURCES.md there).
+
+use std::path::Path;
+
+use prompt_core::{Context, LayerEntry, Pipeline, PromptBuilder};
+use prompt_layers::sources::{
+    CappedText, MemoryFile, ProjectDocs, ProjectDocsConfig, SkillIndex, read_capped,
+};
+use prompt_layers::{ProjectContext, SkillsIndex};
+use prompt_tests::real_fixture;
+
+const CAP: usize = 16 * 1024;
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(real_fixture(rel)).unwrap()
+}
+
+/// A workspace holding the given real files under the given names.
+fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (fixture, name) in files {
+        let target = dir.path().join(name);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(real_fixture(fixture), target).unwrap();
+    }
+    dir
+}
+
+/// Renders one layer over `session`.
+fn render(entry: LayerEntry, session: &Context) -> prompt_core::AssembledPrompt {
+    let pipeline = Pipeline::from_layers("default", [entry]).unwrap();
+    PromptBuilder::new(&pipeline).build_cached(session, &Context::new())
+}
+
+#[test]
+fn project_context_from_real_agents_and_claude_files() {
+    // Sentry's AGENTS.md (8 KiB) and a CLAUDE.md that starts with a blank line.
+    let ws = workspace(&[
+        ("agents/getsentry__sentry__AGENTS.md", "AGENTS.md"),
+        ("claude/xerrors__Yuxi-Know__CLAUDE.md", "CLAUDE.md"),
+    ]);
+    let docs = ProjectDocs::load(ws.path(), ws.path(), &ProjectDocsConfig::default());
+    assert!(docs.docs.iter().all(|d| !d.text.is_truncated()));
+    let prompt = render(LayerEntry::of(ProjectContext), &Context::new().with(docs));
+    assert!(prompt.trace().layers[0].notes.is_empty());
+    insta::assert_snapshot!(prompt.stable());
+}
+
+#[test]
+fn files_over_the_cap_are_cut_to_a_prefix_and_marked() {
+    for (fixture, size) in [
+        ("agents/vercel__next.js__AGENTS.md", "20.8 KiB"),
+        ("nested/apache__airflow/AGENTS.md", "23.2 KiB"),
+    ] {
+        let ws = workspace(&[(fixture, "AGENTS.md")]);
+        let docs = ProjectDocs::load(ws.path(), ws.path(), &ProjectDocsConfig::default());
+        let doc = &docs.docs[0].text;
+        let original = read(fixture);
+        assert!(original.len() > CAP);
+        assert!(doc.text.len() <= CAP);
+        assert!(original.starts_with(&doc.text));
+        assert!(original.len() - doc.text.len() > 0);
+        let marker = format!("[…truncated: AGENTS.md is {size}, cap 16 KiB]");
+        assert_eq!(doc.marker().as_deref(), Some(marker.as_str()));
+
+        let prompt = render(LayerEntry::of(ProjectContext), &Context::new().with(docs));
+        assert!(
+            prompt.stable().ends_with(&format!("\n\n{marker}")),
+            "{fixture}"
+        );
+        assert_eq!(
+            prompt.trace().layers[0].notes,
+            [format!("AGENTS.md: cut to 16 KiB of {size} (cap 16 KiB)")]
+        );
+    }
+}
+
+#[test]
+fn a_claude_md_over_the_memory_cap_is_cut_and_marked() {
+    let path = real_fixture("claude/anthropics__claude-code__CLAUDE.md");
+    let memory = MemoryFile::load(&path, "user.md", 8 * 1024);
+    let text = memory.text.as_ref().unwrap();
+    assert_eq!(text.text.len(), 8 * 1024);
+    assert_eq!(text.size, 9124);
+    assert!(
+        memory
+            .rendered()
+            .unwrap()
+            .ends_with("[…truncated: user.md is 8.9 KiB, cap 8 KiB]")
+    );
+}
+
+#[test]
+fn cjk_files_are_cut_on_a_character_boundary() {
+    for fixture in [
+        "agents/openai__codex__AGENTS.md",
+        "claude/halo-dev__halo__CLAUDE.md",
+        "skills/internal-comms/SKILL.md",
+    ] {
+        let original = read(fixture);
+        let path = real_fixture(fixture);
+        // Every cap that falls inside a multi-byte character.
+        let splitting: Vec<usize> = (1..original.len())
+            .filter(|&i| !original.is_char_boundary(i))
+            .collect();
+        assert!(splitting.len() > 100, "{fixture} has multi-byte text");
+        for &cap in splitting.iter().step_by(7) {
+            let capped = read_capped(&path, "f", cap).unwrap();
+            let boundary = (0..=cap)
+                .rev()
+                .find(|&i| original.is_char_boundary(i))
+                .unwrap();
+            assert_eq!(capped.text.len(), boundary, "{fixture} cap {cap}");
+            assert!(original.starts_with(&capped.text));
+            assert_eq!(capped, CappedText::from_text("f", &original, cap));
+        }
+    }
+}
+
+#[test]
+fn nested_airflow_docs_root_first_within_one_budget() {
+    let ws = workspace(&[
+        ("nested/apache__airflow/AGENTS.md", "AGENTS.md"),
+        (
+            "nested/apache__airflow/providers/AGENTS.md",
+            "providers/AGENTS.md",
+        ),
+    ]);
+    let config = ProjectDocsConfig {
+        nested: true,
+        nested_budget: 4 * 1024,
+        ..ProjectDocsConfig::default()
+    };
+    let docs = ProjectDocs::load(ws.path(), &ws.path().join("providers"), &config);
+    let outline: Vec<String> = docs
+        .docs
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} of {} bytes",
+                d.heading,
+                d.text.text.len(),
+                d.text.size
+            )
+        })
+        .collect();
+    assert_eq!(
+        outline,
+        [
+            "AGENTS.md 16384 of 23802 bytes",
+            "providers/AGENTS.md 4096 of 5284 bytes"
+        ]
+    );
+}
+
+#[test]
+fn files_without_a_final_newline_render_like_those_with_one() {
+    let ws = workspace(&[("claude/labring__FastGPT__CLAUDE.md", "CLAUDE.md")]);
+    let docs = ProjectDocs::load(ws.path(), ws.path(), &ProjectDocsConfig::default());
+    let prompt = render(LayerEntry::of(ProjectContext), &Context::new().with(docs));
+    let original = read("claude/labring__FastGPT__CLAUDE.md");
+    assert!(!original.ends_with('\n'));
+    assert_eq!(
+        prompt.stable(),
+        format!(
+            "# Project context\n\n## CLAUDE.md\n\n{}",
+            original.trim_end()
+        )
+    );
+}
+
+#[test]
+fn skills_index_from_real_skill_files() {
+    let root = real_fixture("skills");
+    let index = SkillIndex::load(std::slice::from_ref(&root), |p| {
+        p.strip_prefix(&root).map_or_else(
+            |_| p.display().to_string(),
+            |r| format!("skills/{}", r.display()),
+        )
+    });
+    assert!(index.problems.is_empty(), "{:?}", index.problems);
+    assert_eq!(index.skills.len(), 6);
+    let comms = index
+        .skills
+        .iter()
+        .find(|s| s.name == "internal-comms")
+        .unwrap();
+    assert!(comms.description.starts_with("一组帮助撰写"));
+    assert_eq!(comms.extra["license"], "Complete terms in LICENSE.txt");
+    let branch = index
+        .skills
+        .iter()
+        .find(|s| s.name == "create-branch")
+        .unwrap();
+    assert_eq!(
+        branch.extra["argument-hint"],
+        "[optional description of the work]"
+    );
+    let prompt = render(LayerEntry::of(SkillsIndex), &Context::new().with(index));
+    insta::assert_snapshot!(prompt.stable());
+}
+
+#[test]
+fn the_fixtures_are_where_sources_md_says() {
+    assert!(Path::new(&real_fixture("SOURCES.md")).is_file());
+}

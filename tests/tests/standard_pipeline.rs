@@ -1,0 +1,233 @@
+//! The standard pipeline over the fixture workspace: every layer speaking,
+//! the order stable -> volatile, and the trace saying why a layer is silent.
+
+use prompt_core::{Context, Pipeline, PromptBuilder, PromptMode, Stability};
+use prompt_layers::sources::Scratchpad;
+use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
+use prompt_tests::FixtureWorkspace;
+
+fn config(ws: &FixtureWorkspace) -> SessionConfig {
+    let mut config = SessionConfig::new("agent", &ws.repo);
+    config.cwd = ws.repo.join("services/api/src");
+    config.home = Some(ws.home.clone());
+    config.shared_dir = Some(ws.shared.clone());
+    config.project_docs.nested = true;
+    config
+}
+
+fn sub_agents() -> SubAgents {
+    SubAgents(vec![
+        SubAgent {
+            name: "explorer".into(),
+            description: "Reads code and answers questions about it.".into(),
+        },
+        SubAgent {
+            name: "tester".into(),
+            description: "Runs the test suite and reports failures.".into(),
+        },
+    ])
+}
+
+fn turn(ws: &FixtureWorkspace) -> Context {
+    Context::new()
+        .with(RuntimeFacts {
+            date: Some("2026-11-29".into()),
+            time_zone: Some("UTC".into()),
+            cwd: Some("services/api/src".into()),
+            os: Some("linux".into()),
+            shell: Some("bash".into()),
+            model: Some("claude-opus".into()),
+            git_branch: Some("fix/login".into()),
+        })
+        .with(Scratchpad::load(&ws.repo.join(".agent/scratchpad.json")).unwrap())
+}
+
+/// Absolute temp paths vary per run; the snapshot shows them relative.
+fn relative(ws: &FixtureWorkspace, text: &str) -> String {
+    text.replace(
+        &ws.dir.path().canonicalize().unwrap().display().to_string(),
+        "<tmp>",
+    )
+}
+
+#[test]
+fn every_standard_layer_speaks_over_a_full_workspace() {
+    let ws = FixtureWorkspace::new();
+    let session = load_session(&config(&ws)).with(sub_agents());
+    let pipeline = Pipeline::collect().unwrap();
+    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn(&ws));
+    assert_eq!(prompt.trace().silent().count(), 0, "{:#?}", prompt.trace());
+    insta::assert_snapshot!(format!(
+        "--- stable (cache: true) ---\n{}\n--- dynamic (cache: false) ---\n{}",
+        prompt.stable(),
+        prompt.dynamic()
+    ));
+    let ws = &ws;
+    let notes: Vec<String> = prompt
+        .trace()
+        .layers
+        .iter()
+        .flat_map(|l| {
+            l.notes
+                .iter()
+                .map(move |n| format!("{}: {}", l.name, relative(ws, n)))
+        })
+        .collect();
+    insta::assert_snapshot!(notes.join("\n"));
+}
+
+#[test]
+fn sections_come_in_the_documented_order() {
+    let ws = FixtureWorkspace::new();
+    let session = load_session(&config(&ws)).with(sub_agents());
+    let pipeline = Pipeline::collect().unwrap();
+    let text = PromptBuilder::new(&pipeline)
+        .build_basic(&session, &turn(&ws))
+        .text();
+    let headers = [
+        "# User preferences",
+        "# Project memory",
+        "# Project context",
+        "# Available skills",
+        "# Facts",
+        "# Runtime context",
+    ];
+    let positions: Vec<usize> = headers
+        .iter()
+        .map(|h| text.find(h).unwrap_or_else(|| panic!("{h}")))
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
+    // Basic is for inline prompts: no episodic recall, coordinator or scratchpad.
+    for absent in ["# Episodic recall", "# Sub-agents", "# Scratchpad"] {
+        assert!(!text.contains(absent), "{absent}");
+    }
+}
+
+#[test]
+fn an_empty_workspace_leaves_the_conditional_layers_silent_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = load_session(&SessionConfig::new("agent", dir.path()));
+    let pipeline = Pipeline::collect().unwrap();
+    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &Context::new());
+    assert_eq!(
+        prompt.stable(),
+        prompt_layers::DEFAULT_BASE_PROMPT.trim_end()
+    );
+    assert_eq!(prompt.dynamic(), "");
+    let silent: Vec<&str> = prompt.trace().silent().collect();
+    assert_eq!(
+        silent,
+        [
+            "user_preferences",
+            "project_memory",
+            "project_context",
+            "skills_index",
+            "facts",
+            "episodic_recall",
+            "coordinator",
+            "runtime_context",
+            "scratchpad"
+        ]
+    );
+    for layer in prompt
+        .trace()
+        .layers
+        .iter()
+        .filter(|l| l.silent && l.name != "runtime_context")
+    {
+        assert!(
+            !layer.notes.is_empty(),
+            "{} says why it is silent",
+            layer.name
+        );
+    }
+}
+
+#[test]
+fn the_coordinator_speaks_exactly_when_the_delegate_tool_is_enabled() {
+    let pipeline = Pipeline::collect().unwrap();
+    for session in [
+        Context::new(),
+        Context::new().with(SubAgents(vec![])),
+        Context::new().with(sub_agents()),
+    ] {
+        let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &Context::new());
+        let speaks = !prompt.trace().layer("coordinator").unwrap().silent;
+        let tools = SubAgents::tools_for(&session);
+        assert_eq!(speaks, !tools.is_empty());
+        if speaks {
+            assert!(
+                prompt
+                    .stable()
+                    .contains(&format!("`{}` tool", tools[0].name))
+            );
+            assert_eq!(
+                tools[0].input_schema["properties"]["agent"]["enum"],
+                serde_json::json!(["explorer", "tester"])
+            );
+        }
+    }
+}
+
+#[test]
+fn the_standard_pipeline_is_stable_before_dynamic_and_has_room_between_layers() {
+    let pipeline = Pipeline::collect().unwrap();
+    let specs: Vec<_> = pipeline.specs().collect();
+    assert!(
+        specs
+            .windows(2)
+            .all(|w| w[1].priority - w[0].priority >= 1000)
+    );
+    let dynamic: Vec<&str> = specs
+        .iter()
+        .filter(|s| s.stability == Stability::Dynamic)
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(dynamic, ["runtime_context", "scratchpad"]);
+}
+
+#[test]
+fn minimal_mode_keeps_only_what_the_agent_cannot_work_without() {
+    let ws = FixtureWorkspace::new();
+    let session = load_session(&config(&ws)).with(sub_agents());
+    let pipeline = Pipeline::collect().unwrap();
+    let prompt = PromptBuilder::new(&pipeline)
+        .mode(PromptMode::Minimal)
+        .build_cached(&session, &turn(&ws));
+    let names: Vec<&str> = prompt.trace().layers.iter().map(|l| l.name).collect();
+    assert_eq!(
+        names,
+        ["base_prompt", "user_preferences", "project_context"]
+    );
+}
+
+#[test]
+fn a_source_that_cannot_be_read_silences_its_layer_and_the_trace_names_the_file() {
+    let ws = FixtureWorkspace::new();
+    let user_md = ws.home.join(".agent/memory/user.md");
+    std::fs::write(&user_md, b"caf\xe9 au lait").unwrap();
+    std::fs::remove_file(ws.repo.join(".agent/memory/project.md")).unwrap();
+    std::fs::create_dir(ws.repo.join(".agent/memory/project.md")).unwrap();
+    let session = load_session(&config(&ws));
+    let pipeline = Pipeline::collect().unwrap();
+    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &Context::new());
+    let user = prompt.trace().layer("user_preferences").unwrap();
+    assert!(user.silent);
+    assert_eq!(
+        user.notes,
+        [format!(
+            "{}: not valid UTF-8 (first bad byte at offset 3); save it as UTF-8",
+            user_md.display()
+        )]
+    );
+    let project = prompt.trace().layer("project_memory").unwrap();
+    assert!(project.silent);
+    assert_eq!(
+        project.notes,
+        [format!(
+            "{}: is a directory, expected a file",
+            ws.repo.join(".agent/memory/project.md").display()
+        )]
+    );
+    assert!(!prompt.stable().contains("# User preferences"));
+}
