@@ -146,37 +146,14 @@ pub(crate) fn validate(item: &ItemStruct, args: Args, errors: &mut Errors) -> Op
         }
     }
 
-    let name = match &args.name {
-        Some(lit) => {
-            let value = lit.value();
-            if !is_snake_case(&value) {
-                errors.at(
-                    lit,
-                    format!(
-                        "layer `{layer}`: name \"{value}\" is not snake_case (lowercase ASCII letters, digits and `_`, starting with a letter); try \"{}\"",
-                        value.to_snake_case()
-                    ),
-                );
-            }
-            value
-        }
-        None => default_name(&item.ident),
-    };
-    let pipeline = match &args.pipeline {
-        Some(lit) => {
-            let value = lit.value();
-            if !is_snake_case(&value) {
-                errors.at(
-                    lit,
-                    format!(
-                        "layer `{layer}`: pipeline \"{value}\" is not snake_case (lowercase ASCII letters, digits and `_`, starting with a letter)"
-                    ),
-                );
-            }
-            value
-        }
-        None => "default".to_owned(),
-    };
+    let name = args.name.as_ref().map_or_else(
+        || default_name(&item.ident),
+        |lit| snake_case_value(lit, "name", &layer, errors),
+    );
+    let pipeline = args.pipeline.as_ref().map_or_else(
+        || "default".to_owned(),
+        |lit| snake_case_value(lit, "pipeline", &layer, errors),
+    );
     if let Some(silent) = args.silent.as_ref().filter(|s| s.value().trim().is_empty()) {
         errors.at(
             silent,
@@ -265,6 +242,26 @@ fn resolve_file(file: &LitStr, layer: &str, errors: &mut Errors) -> Option<Strin
         );
         None
     }
+}
+
+/// The literal's value, with an error at it when it is not snake_case.
+fn snake_case_value(lit: &LitStr, key: &str, layer: &str, errors: &mut Errors) -> String {
+    let value = lit.value();
+    if !is_snake_case(&value) {
+        let suggestion = value.to_snake_case();
+        let hint = if is_snake_case(&suggestion) {
+            format!("; try \"{suggestion}\"")
+        } else {
+            String::new()
+        };
+        errors.at(
+            lit,
+            format!(
+                "layer `{layer}`: {key} \"{value}\" is not snake_case (lowercase ASCII letters, digits and `_`, starting with a letter){hint}"
+            ),
+        );
+    }
+    value
 }
 
 fn is_snake_case(name: &str) -> bool {
