@@ -1,0 +1,59 @@
+//! How long loading and assembling the standard prompt takes.
+//!
+//! `cargo bench -p prompt-tests`: the figures go in the closing notes.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use prompt_core::{Context, Pipeline, PromptBuilder};
+use prompt_layers::sources::read_capped;
+use prompt_layers::{RuntimeFacts, SessionConfig, load_session};
+use prompt_tests::{FixtureWorkspace, real_fixture};
+
+fn config(ws: &FixtureWorkspace) -> SessionConfig {
+    let mut config = SessionConfig::new("agent", &ws.repo);
+    config.cwd = ws.repo.join("services/api/src");
+    config.home = Some(ws.home.clone());
+    config.shared_dir = Some(ws.shared.clone());
+    config.project_docs.nested = true;
+    config
+}
+
+fn turn() -> Context {
+    Context::new().with(RuntimeFacts {
+        date: Some("2026-11-29".into()),
+        model: Some("opus".into()),
+        cwd: Some("/repo".into()),
+        ..RuntimeFacts::default()
+    })
+}
+
+fn benches(c: &mut Criterion) {
+    let ws = FixtureWorkspace::new();
+    let config = config(&ws);
+    let pipeline = Pipeline::collect().expect("the standard pipeline is valid");
+
+    c.bench_function("load_session (fixture workspace, every source)", |b| {
+        b.iter(|| load_session(black_box(&config)))
+    });
+
+    let session = load_session(&config);
+    let turn = turn();
+    c.bench_function("build_cached (standard pipeline, one-off)", |b| {
+        let builder = PromptBuilder::new(&pipeline);
+        b.iter(|| builder.build_cached(black_box(&session), black_box(&turn)))
+    });
+
+    let prompt_session = PromptBuilder::new(&pipeline).session(load_session(&config));
+    c.bench_function("PromptSession::build_cached (stable prefix reused)", |b| {
+        b.iter(|| prompt_session.build_cached(black_box(&turn)))
+    });
+
+    let next_js = real_fixture("agents/vercel__next.js__AGENTS.md");
+    c.bench_function("read_capped (20.8 KiB AGENTS.md, 16 KiB cap)", |b| {
+        b.iter(|| read_capped(black_box(&next_js), "AGENTS.md", 16 * 1024))
+    });
+}
+
+criterion_group!(assembly, benches);
+criterion_main!(assembly);
