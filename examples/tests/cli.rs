@@ -13,8 +13,14 @@ fn prompt(args: &[&str], home: &Path) -> Output {
 }
 
 fn real_agents_md() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures/real/agents/vercel__next.js__AGENTS.md")
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures/real/agents/vercel__next.js__AGENTS.md");
+    assert!(
+        path.is_file(),
+        "{} is missing: these tests need the repository checked out beside `shared/`",
+        path.display()
+    );
+    path
 }
 
 #[test]

@@ -54,10 +54,19 @@ pub fn fixed(layers: &[(&str, u32, Stability, &str)]) -> Pipeline {
 }
 
 /// `../shared/fixtures/real/<rel>`: the real public AGENTS.md, CLAUDE.md and SKILL.md files.
+///
+/// # Panics
+/// When the file is not there: the repository must sit beside `shared/`.
 pub fn real_fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/fixtures/real")
-        .join(rel)
+        .join(rel);
+    assert!(
+        path.exists(),
+        "real fixture {} is missing: these tests need the repository checked out beside `shared/`",
+        path.display()
+    );
+    path
 }
 
 /// A copy of `tests/fixtures/workspace` in a temporary directory, laid out as
