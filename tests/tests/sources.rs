@@ -611,3 +611,14 @@ fn capped_text_from_memory_matches_capped_text_from_disk() {
         );
     }
 }
+
+#[test]
+fn a_skills_root_that_is_a_file_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("skills");
+    std::fs::write(&root, "not a directory").unwrap();
+    let index = SkillIndex::load(std::slice::from_ref(&root), |p| p.display().to_string());
+    assert!(index.skills.is_empty());
+    assert_eq!(index.problems.len(), 1);
+    assert_eq!(index.problems[0].path(), root);
+}

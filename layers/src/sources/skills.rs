@@ -34,14 +34,19 @@ pub struct SkillIndex {
 
 impl SkillIndex {
     /// Indexes `<root>/<skill>/SKILL.md` for every root (absent roots are
-    /// skipped). A name found in an earlier root wins over a later one.
+    /// skipped; a root that exists but cannot be listed is reported). A name found in an earlier root wins over a later one.
     /// `display` turns a file path into the location the prompt shows.
     pub fn load(roots: &[PathBuf], display: impl Fn(&Path) -> String) -> Self {
         let mut index = SkillIndex::default();
         let mut by_name: BTreeMap<String, Skill> = BTreeMap::new();
         for root in roots {
-            let Ok(entries) = std::fs::read_dir(root) else {
-                continue;
+            let entries = match std::fs::read_dir(root) {
+                Ok(entries) => entries,
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(error) => {
+                    index.problems.push(SourceError::io(root, error));
+                    continue;
+                }
             };
             let mut dirs: Vec<PathBuf> = entries
                 .filter_map(Result::ok)

@@ -103,7 +103,7 @@ impl<'p> PromptBuilder<'p> {
 
     fn build(&self, path: AssemblyPath, session: &Context, turn: &Context) -> AssembledPrompt {
         let plan = self.plan();
-        let stable = plan.render(path, Stability::Stable, session, turn);
+        let stable = plan.stable_prefix(path, session);
         let dynamic = plan.render(path, Stability::Dynamic, session, turn);
         plan.assemble(path, &stable, &dynamic)
     }

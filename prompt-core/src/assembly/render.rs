@@ -17,6 +17,14 @@ pub(crate) struct LayerOutput {
     pub(crate) notes: Vec<String>,
 }
 
+/// The Stable layers' outputs, joined and fingerprinted once: a session reuses it for every turn.
+#[derive(Debug, Clone)]
+pub(crate) struct StablePrefix {
+    outputs: Vec<LayerOutput>,
+    text: String,
+    fingerprint: Fingerprint,
+}
+
 /// What a build needs besides the contexts.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Plan<'a> {
@@ -58,24 +66,41 @@ impl Plan<'_> {
             .collect()
     }
 
-    /// Joins the outputs into the prompt for `path` and records the trace.
-    /// `stable` and `dynamic` are the outputs of [`render`](Self::render).
+    /// Renders the Stable layers on `path` and joins them into the prefix.
+    pub(crate) fn stable_prefix(&self, path: AssemblyPath, session: &Context) -> StablePrefix {
+        // Stable layers never see the turn context, so an empty one renders them identically.
+        let outputs = self.render(path, Stability::Stable, session, &Context::new());
+        let text = self.join(&outputs);
+        StablePrefix {
+            fingerprint: Fingerprint::of(&text),
+            outputs,
+            text,
+        }
+    }
+
+    /// Joins the prefix and the Dynamic outputs (from [`render`](Self::render))
+    /// into the prompt for `path`, and records the trace.
     pub(crate) fn assemble(
         &self,
         path: AssemblyPath,
-        stable: &[LayerOutput],
+        stable: &StablePrefix,
         dynamic: &[LayerOutput],
     ) -> AssembledPrompt {
-        let stable_text = self.join(stable);
+        let stable_text = stable.text.clone();
         let dynamic_text = self.join(dynamic);
         let trace = AssemblyTrace {
             pipeline: self.pipeline.name().to_owned(),
             path,
             mode: self.mode,
-            layers: stable.iter().chain(dynamic).map(layer_trace).collect(),
+            layers: stable
+                .outputs
+                .iter()
+                .chain(dynamic)
+                .map(layer_trace)
+                .collect(),
             stable_bytes: stable_text.len(),
             dynamic_bytes: dynamic_text.len(),
-            stable_fingerprint: Fingerprint::of(&stable_text),
+            stable_fingerprint: stable.fingerprint,
         };
         trace.emit();
         let parts = match path {

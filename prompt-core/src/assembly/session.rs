@@ -4,7 +4,7 @@ use std::sync::OnceLock;
 
 use super::builder::PromptBuilder;
 use super::prompt::AssembledPrompt;
-use super::render::LayerOutput;
+use super::render::StablePrefix;
 use crate::context::Context;
 use crate::layer::{AssemblyPath, Stability};
 
@@ -31,7 +31,7 @@ pub struct PromptSession<'p> {
     builder: PromptBuilder<'p>,
     session: Context,
     /// Stable outputs per path: index 0 Basic, 1 Cached.
-    stable: [OnceLock<Vec<LayerOutput>>; 2],
+    stable: [OnceLock<StablePrefix>; 2],
 }
 
 impl<'p> PromptSession<'p> {
@@ -64,9 +64,7 @@ impl<'p> PromptSession<'p> {
             AssemblyPath::Basic => &self.stable[0],
             AssemblyPath::Cached => &self.stable[1],
         };
-        // Stable layers never see the turn context, so an empty one renders them identically.
-        let stable = slot
-            .get_or_init(|| plan.render(path, Stability::Stable, &self.session, &Context::new()));
+        let stable = slot.get_or_init(|| plan.stable_prefix(path, &self.session));
         let dynamic = plan.render(path, Stability::Dynamic, &self.session, turn);
         plan.assemble(path, stable, &dynamic)
     }
