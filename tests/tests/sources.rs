@@ -515,6 +515,12 @@ fn a_symlink_out_of_the_shared_folder_is_rejected() {
     )
     .unwrap_err();
     assert!(
+        error
+            .to_string()
+            .starts_with("base.md: include \"@shared/escape.md\" is not allowed"),
+        "{error}"
+    );
+    assert!(
         error.to_string().contains("outside the shared folder"),
         "{error}"
     );
