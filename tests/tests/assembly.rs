@@ -216,3 +216,52 @@ fn the_trace_serializes_for_tools() {
     assert_eq!(json["stable_fingerprint"], Fingerprint::of("P").to_string());
     assert_eq!(prompt.path(), AssemblyPath::Basic);
 }
+
+/// Writes a line and notes why.
+struct Noting;
+
+impl Render for Noting {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        input.note("read 3 files");
+        if input.get::<Project>().is_none() {
+            input.note("no project: silent");
+            return;
+        }
+        out.push_str("project layer");
+    }
+}
+
+#[test]
+fn notes_go_to_the_trace_and_never_into_the_prompt() {
+    let pipeline = Pipeline::from_layers(
+        "test",
+        [LayerEntry::new(
+            spec("noting", 1, Stability::Stable),
+            Noting,
+        )],
+    )
+    .unwrap();
+    let builder = PromptBuilder::new(&pipeline);
+    let silent = builder.build_cached(&Context::new(), &Context::new());
+    assert_eq!(silent.text(), "");
+    assert_eq!(
+        silent.trace().layers[0].notes,
+        ["read 3 files", "no project: silent"]
+    );
+    let speaking = builder.build_cached(&Context::new().with(Project("acme")), &Context::new());
+    assert_eq!(speaking.text(), "project layer");
+    assert_eq!(speaking.trace().layers[0].notes, ["read 3 files"]);
+    // Outside an assembly (no notes collector) a note is dropped, not a panic.
+    let spec = spec("direct", 2, Stability::Stable);
+    let (s, t) = (Context::new(), Context::new());
+    let input = LayerInput::new(
+        spec,
+        &s,
+        &t,
+        AssemblyPath::Basic,
+        prompt_core::PromptMode::Full,
+    );
+    let mut out = String::new();
+    Noting.render(&mut out, &input);
+    assert_eq!(out, "");
+}
