@@ -2,22 +2,17 @@
 //!
 //! `cargo bench -p prompt-tests`: the figures go in the closing notes.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::full_config;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use prompt_core::{Context, Pipeline, PromptBuilder};
 use prompt_layers::sources::read_capped;
-use prompt_layers::{RuntimeFacts, SessionConfig, load_session};
+use prompt_layers::{RuntimeFacts, load_session};
 use prompt_tests::{FixtureWorkspace, real_fixture};
-
-fn config(ws: &FixtureWorkspace) -> SessionConfig {
-    let mut config = SessionConfig::new("agent", &ws.repo);
-    config.cwd = ws.repo.join("services/api/src");
-    config.home = Some(ws.home.clone());
-    config.shared_dir = Some(ws.shared.clone());
-    config.project_docs.nested = true;
-    config
-}
 
 fn turn() -> Context {
     Context::new().with(RuntimeFacts {
@@ -30,7 +25,7 @@ fn turn() -> Context {
 
 fn benches(c: &mut Criterion) {
     let ws = FixtureWorkspace::new();
-    let config = config(&ws);
+    let config = full_config(&ws);
     let pipeline = Pipeline::collect().expect("the standard pipeline is valid");
 
     c.bench_function("load_session (fixture workspace, every source)", |b| {

@@ -1,19 +1,13 @@
 //! The standard pipeline over the fixture workspace: every layer speaking,
 //! the order stable -> volatile, and the trace saying why a layer is silent.
 
+mod common;
+
+use common::full_config;
 use prompt_core::{Context, Pipeline, PromptBuilder, PromptMode, Stability};
 use prompt_layers::sources::Scratchpad;
 use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
 use prompt_tests::FixtureWorkspace;
-
-fn config(ws: &FixtureWorkspace) -> SessionConfig {
-    let mut config = SessionConfig::new("agent", &ws.repo);
-    config.cwd = ws.repo.join("services/api/src");
-    config.home = Some(ws.home.clone());
-    config.shared_dir = Some(ws.shared.clone());
-    config.project_docs.nested = true;
-    config
-}
 
 fn sub_agents() -> SubAgents {
     SubAgents(vec![
@@ -53,7 +47,7 @@ fn relative(ws: &FixtureWorkspace, text: &str) -> String {
 #[test]
 fn every_standard_layer_speaks_over_a_full_workspace() {
     let ws = FixtureWorkspace::new();
-    let session = load_session(&config(&ws)).with(sub_agents());
+    let session = load_session(&full_config(&ws)).with(sub_agents());
     let pipeline = Pipeline::collect().unwrap();
     let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn(&ws));
     assert_eq!(prompt.trace().silent().count(), 0, "{:#?}", prompt.trace());
@@ -79,7 +73,7 @@ fn every_standard_layer_speaks_over_a_full_workspace() {
 #[test]
 fn sections_come_in_the_documented_order() {
     let ws = FixtureWorkspace::new();
-    let session = load_session(&config(&ws)).with(sub_agents());
+    let session = load_session(&full_config(&ws)).with(sub_agents());
     let pipeline = Pipeline::collect().unwrap();
     let text = PromptBuilder::new(&pipeline)
         .build_basic(&session, &turn(&ws))
@@ -189,7 +183,7 @@ fn the_standard_pipeline_is_stable_before_dynamic_and_has_room_between_layers() 
 #[test]
 fn minimal_mode_keeps_only_what_the_agent_cannot_work_without() {
     let ws = FixtureWorkspace::new();
-    let session = load_session(&config(&ws)).with(sub_agents());
+    let session = load_session(&full_config(&ws)).with(sub_agents());
     let pipeline = Pipeline::collect().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .mode(PromptMode::Minimal)
@@ -208,7 +202,7 @@ fn a_source_that_cannot_be_read_silences_its_layer_and_the_trace_names_the_file(
     std::fs::write(&user_md, b"caf\xe9 au lait").unwrap();
     std::fs::remove_file(ws.repo.join(".agent/memory/project.md")).unwrap();
     std::fs::create_dir(ws.repo.join(".agent/memory/project.md")).unwrap();
-    let session = load_session(&config(&ws));
+    let session = load_session(&full_config(&ws));
     let pipeline = Pipeline::collect().unwrap();
     let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &Context::new());
     let user = prompt.trace().layer("user_preferences").unwrap();
