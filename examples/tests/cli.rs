@@ -14,10 +14,10 @@ fn prompt(args: &[&str], home: &Path) -> Output {
 
 fn real_agents_md() -> std::path::PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures/real/agents/vercel__next.js__AGENTS.md");
+        .join("../tests/fixtures/real/agents/vercel__next.js__AGENTS.md");
     assert!(
         path.is_file(),
-        "{} is missing: these tests need the repository checked out beside `shared/`",
+        "{} is missing: it is vendored under tests/fixtures/real (see SOURCES.md there)",
         path.display()
     );
     path

@@ -53,17 +53,18 @@ pub fn fixed(layers: &[(&str, u32, Stability, &str)]) -> Pipeline {
     }
 }
 
-/// `../shared/fixtures/real/<rel>`: the real public AGENTS.md, CLAUDE.md and SKILL.md files.
+/// `tests/fixtures/real/<rel>`: the vendored real public AGENTS.md, CLAUDE.md and
+/// SKILL.md files (byte-exact; origins and licences in `SOURCES.md` there).
 ///
 /// # Panics
-/// When the file is not there: the repository must sit beside `shared/`.
+/// When the file is not there: a fixture was deleted or renamed.
 pub fn real_fixture(rel: &str) -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures/real")
+        .join("fixtures/real")
         .join(rel);
     assert!(
         path.exists(),
-        "real fixture {} is missing: these tests need the repository checked out beside `shared/`",
+        "real fixture {} is missing: it is vendored under tests/fixtures/real (see SOURCES.md there)",
         path.display()
     );
     path

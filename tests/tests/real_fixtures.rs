@@ -1,7 +1,5 @@
 //! The standard layers on real public AGENTS.md, CLAUDE.md and SKILL.md files
-//! (`../shared/fixtures/real`, byte-exact copies; see SOURCES.md there).
-
-use std::path::Path;
+//! (`tests/fixtures/real`, byte-exact vendored copies; see SOURCES.md there).
 
 use prompt_core::{Context, LayerEntry, Pipeline, PromptBuilder};
 use prompt_layers::sources::{
@@ -77,17 +75,20 @@ fn files_over_the_cap_are_cut_to_a_prefix_and_marked() {
 }
 
 #[test]
-fn a_claude_md_over_the_memory_cap_is_cut_and_marked() {
-    let path = real_fixture("claude/anthropics__claude-code__CLAUDE.md");
+fn a_memory_file_over_the_memory_cap_is_cut_and_marked() {
+    // Codex's AGENTS.md (12,209 bytes, Japanese and English) used as a memory file.
+    let fixture = "agents/openai__codex__AGENTS.md";
+    let path = real_fixture(fixture);
     let memory = MemoryFile::load(&path, "user.md", 8 * 1024);
     let text = memory.text.as_ref().unwrap();
     assert_eq!(text.text.len(), 8 * 1024);
-    assert_eq!(text.size, 9124);
+    assert_eq!(text.size, 12209);
+    assert!(read(fixture).starts_with(&text.text));
     assert!(
         memory
             .rendered()
             .unwrap()
-            .ends_with("[…truncated: user.md is 8.9 KiB, cap 8 KiB]")
+            .ends_with("[…truncated: user.md is 11.9 KiB, cap 8 KiB]")
     );
 }
 
@@ -202,6 +203,34 @@ fn skills_index_from_real_skill_files() {
 }
 
 #[test]
-fn the_fixtures_are_where_sources_md_says() {
-    assert!(Path::new(&real_fixture("SOURCES.md")).is_file());
+fn vendored_fixtures_are_byte_exact_by_size() {
+    // Every row of SOURCES.md names a file and its size as published; a copy
+    // re-encoded, re-wrapped or "tidied" (a final newline added) fails here.
+    let sources = read("SOURCES.md");
+    let mut rows = 0;
+    for line in sources.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let rel = cells[1].trim_matches('`');
+        let bytes: u64 = cells[5]
+            .parse()
+            .unwrap_or_else(|_| panic!("bytes of {rel}"));
+        let actual = std::fs::metadata(real_fixture(rel)).unwrap().len();
+        assert_eq!(actual, bytes, "{rel}: SOURCES.md says {bytes} bytes");
+        rows += 1;
+    }
+    // And every vendored file has a row.
+    let mut files = 0;
+    let mut stack = vec![real_fixture("")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name().unwrap() != "SOURCES.md" {
+                files += 1;
+            }
+        }
+    }
+    assert_eq!(rows, 14);
+    assert_eq!(files, rows, "a vendored file without a row in SOURCES.md");
 }
