@@ -105,6 +105,19 @@ impl PromptMode {
     }
 }
 
+/// How a Dynamic layer gives way to a token budget (the attribute's `yields` key).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Yields {
+    /// Removed whole when the prompt is over budget; the default.
+    #[default]
+    Shed,
+    /// Cut on a character boundary, after every `Shed` layer is gone.
+    Truncate,
+    /// Never touched; a prompt over budget with only `Keep` layers left is an error.
+    Keep,
+}
+
 macro_rules! display_and_parse {
     ($ty:ident, $what:literal, [$($variant:ident),+]) => {
         impl fmt::Display for $ty {

@@ -53,6 +53,7 @@
 //! crate in review.
 
 mod assembly;
+pub mod budget;
 mod context;
 mod fingerprint;
 mod layer;
@@ -64,13 +65,13 @@ mod registry;
 pub mod __private;
 
 pub use assembly::{
-    AssembledPrompt, AssemblyTrace, DEFAULT_SEPARATOR, LayerTrace, PromptBuilder, PromptSession,
-    SystemPromptPart,
+    AssembledPrompt, AssemblyError, AssemblyTrace, DEFAULT_SEPARATOR, LayerTrace, PromptBuilder,
+    PromptSession, SystemPromptPart,
 };
 pub use context::{Context, LayerInput};
 pub use fingerprint::Fingerprint;
 pub use layer::{
-    AssemblyPath, LayerSpec, ParseEnumError, PromptLayer, PromptMode, Render, Stability,
+    AssemblyPath, LayerSpec, ParseEnumError, PromptLayer, PromptMode, Render, Stability, Yields,
 };
 pub use pipeline::{DEFAULT_PIPELINE, LayerEntry, LayerRef, Pipeline, PipelineError, Problem};
 pub use registry::pipeline_names;

@@ -1,12 +1,14 @@
 //! Assembly: rendering a pipeline's layers into a prompt.
 
 mod builder;
+mod error;
 mod prompt;
 mod render;
 mod session;
 mod trace;
 
 pub use builder::{DEFAULT_SEPARATOR, PromptBuilder};
+pub use error::AssemblyError;
 pub use prompt::{AssembledPrompt, SystemPromptPart};
 pub use session::PromptSession;
 pub use trace::{AssemblyTrace, LayerTrace};

@@ -1,0 +1,72 @@
+//! Why a build fails.
+
+use crate::budget::{BudgetUnit, LayerSize};
+
+/// Why an assembly produced no prompt.
+///
+/// A build fails only for these reasons; everything else (a silent layer, a
+/// source that could not be read) is recorded in the trace instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AssemblyError {
+    /// The stable prefix alone is over the budget. It is never cut: it is
+    /// what the provider caches.
+    #[error(
+        "the stable prefix alone measures {stable} {unit}, over the budget of {limit} {unit}; \
+         it is never cut (it is what the provider caches). Largest stable layers: {}. \
+         Raise the budget or shrink those layers",
+        list(largest)
+    )]
+    StablePrefixOverBudget {
+        /// The stable prefix's size.
+        stable: usize,
+        /// The budget's limit.
+        limit: usize,
+        /// What both count.
+        unit: BudgetUnit,
+        /// Up to five of the largest Stable layers, largest first.
+        largest: Vec<LayerSize>,
+    },
+    /// Every layer that may yield was shed or cut, and the prompt is still over budget.
+    #[error(
+        "the prompt still measures {total} {unit} after every Dynamic layer that may yield \
+         was shed or cut, over the budget of {limit} {unit}. Layers declared `yields = Keep`: {}. \
+         Raise the budget, or let some of them yield (`yields = Shed` or `yields = Truncate`)",
+        list(largest)
+    )]
+    KeptOverBudget {
+        /// The prompt's size with only the stable prefix and the `Keep` layers.
+        total: usize,
+        /// The budget's limit.
+        limit: usize,
+        /// What both count.
+        unit: BudgetUnit,
+        /// Up to five of the largest `Keep` layers, largest first.
+        largest: Vec<LayerSize>,
+    },
+    /// A layer's `Render` impl panicked. The panic was caught: the pipeline,
+    /// the session and other threads keep working.
+    #[error(
+        "layer `{layer}` ({location}) panicked while rendering: {message}; \
+         fix its `Render` impl (layers must not panic on any input)"
+    )]
+    LayerPanicked {
+        /// The layer's name.
+        layer: &'static str,
+        /// `file:line` of its definition.
+        location: String,
+        /// The panic's message, when it was a string.
+        message: String,
+    },
+}
+
+fn list(layers: &[LayerSize]) -> String {
+    if layers.is_empty() {
+        return "none".to_owned();
+    }
+    layers
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,397 @@
+//! The fitting algorithm: shed, then truncate, then notice; never the stable prefix.
+
+use std::cmp::Reverse;
+use std::fmt::Write as _;
+
+use super::{BudgetTrace, LayerSize, TokenBudget, TruncatedLayer};
+use crate::assembly::AssemblyError;
+use crate::layer::Yields;
+
+/// The marker a truncated layer ends with.
+pub(crate) const CUT_MARKER: &str = "\n[…]";
+
+/// One Dynamic layer's output, as the budget sees it.
+#[derive(Debug)]
+pub(crate) struct Candidate {
+    pub(crate) name: &'static str,
+    pub(crate) priority: u32,
+    pub(crate) yields: Yields,
+    pub(crate) text: String,
+}
+
+/// What [`fit`] leaves: the trace, and the notice to append after the dynamic layers.
+#[derive(Debug)]
+pub(crate) struct Fitted {
+    pub(crate) trace: BudgetTrace,
+}
+
+/// Fits `stable` plus `dynamic` (in render order) into `budget`, editing
+/// `dynamic` in place: a shed layer's text becomes empty, a truncated one is
+/// cut. `stable` is never touched. `measure` counts in the budget's unit.
+pub(crate) fn fit(
+    budget: TokenBudget,
+    measure: &dyn Fn(&str) -> usize,
+    stable: &str,
+    stable_layers: &[(&'static str, &str)],
+    dynamic: &mut [Candidate],
+    separator: &str,
+) -> Result<Fitted, AssemblyError> {
+    let limit = budget.limit();
+    let whole = |dynamic: &[Candidate], notice: Option<&str>| {
+        measure(&compose(stable, dynamic, notice, separator))
+    };
+    let before = whole(dynamic, None);
+    let mut trace = BudgetTrace {
+        budget,
+        before,
+        after: before,
+        shed: Vec::new(),
+        truncated: Vec::new(),
+        notice: None,
+    };
+    if before <= limit {
+        return Ok(Fitted { trace });
+    }
+    let stable_size = measure(stable);
+    if stable_size > limit {
+        return Err(AssemblyError::StablePrefixOverBudget {
+            stable: stable_size,
+            limit,
+            unit: budget.unit(),
+            largest: largest(stable_layers.iter().copied(), measure),
+        });
+    }
+    let mut removed = 0usize;
+
+    // 1. Shed whole layers, least important (highest priority number) first.
+    for i in yielding(dynamic, Yields::Shed) {
+        let text = std::mem::take(&mut dynamic[i].text);
+        removed += measure(&text);
+        trace.shed.push(dynamic[i].name);
+        let notice = notice(&trace, removed, budget);
+        let size = whole(dynamic, Some(&notice));
+        if size <= limit {
+            trace.after = size;
+            trace.notice = Some(notice);
+            return Ok(Fitted { trace });
+        }
+    }
+
+    // 2. Cut Truncate layers on a character boundary, least important first.
+    for i in yielding(dynamic, Yields::Truncate) {
+        let original = std::mem::take(&mut dynamic[i].text);
+        let from = measure(&original);
+        // Every char boundary but the end (the whole text is over budget already).
+        let boundaries: Vec<usize> = original.char_indices().map(|(at, _)| at).collect();
+        let attempt = |dynamic: &mut [Candidate], trace: &mut BudgetTrace, keep: usize| {
+            dynamic[i].text = cut(&original, keep);
+            let to = measure(&dynamic[i].text);
+            trace.truncated.push(TruncatedLayer {
+                name: dynamic[i].name,
+                from,
+                to,
+            });
+            let notice = notice(trace, removed + from.saturating_sub(to), budget);
+            let size = whole(dynamic, Some(&notice));
+            trace.truncated.pop();
+            (size, to, notice)
+        };
+        // The longest cut that fits: binary search over boundaries, then
+        // verify (token counts are not strictly monotone in the cut).
+        let (mut lo, mut hi) = (0usize, boundaries.len());
+        while lo + 1 < hi {
+            let mid = (lo + hi) / 2;
+            if attempt(dynamic, &mut trace, boundaries[mid]).0 <= limit {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut pick = lo;
+        loop {
+            let (size, to, notice) = attempt(dynamic, &mut trace, boundaries[pick]);
+            if size <= limit {
+                trace.truncated.push(TruncatedLayer {
+                    name: dynamic[i].name,
+                    from,
+                    to,
+                });
+                trace.after = size;
+                trace.notice = Some(notice);
+                return Ok(Fitted { trace });
+            }
+            if pick == 0 {
+                break;
+            }
+            pick -= 1;
+        }
+        // Even an empty cut does not fit: the layer goes whole, and the next one is cut.
+        dynamic[i].text.clear();
+        removed += from;
+        trace.truncated.push(TruncatedLayer {
+            name: dynamic[i].name,
+            from,
+            to: 0,
+        });
+    }
+
+    // 3. Only the stable prefix and the Keep layers are left, and they do not fit.
+    let total = whole(dynamic, None);
+    Err(AssemblyError::KeptOverBudget {
+        total,
+        limit,
+        unit: budget.unit(),
+        largest: largest(
+            dynamic
+                .iter()
+                .filter(|c| c.yields == Yields::Keep)
+                .map(|c| (c.name, c.text.as_str())),
+            measure,
+        ),
+    })
+}
+
+/// Indices of non-empty layers that yield by `how`, least important first.
+fn yielding(dynamic: &[Candidate], how: Yields) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..dynamic.len())
+        .filter(|&i| dynamic[i].yields == how && !dynamic[i].text.is_empty())
+        .collect();
+    order.sort_by_key(|&i| Reverse(dynamic[i].priority));
+    order
+}
+
+/// `text` cut to `keep` bytes (a char boundary) with the cut marker; empty when nothing is kept.
+fn cut(text: &str, keep: usize) -> String {
+    if keep == 0 {
+        return String::new();
+    }
+    let mut out = String::with_capacity(keep + CUT_MARKER.len());
+    out.push_str(text[..keep].trim_end());
+    out.push_str(CUT_MARKER);
+    out
+}
+
+/// The notice for the model: what was left out, and that tools can fetch it again.
+fn notice(trace: &BudgetTrace, removed: usize, budget: TokenBudget) -> String {
+    let mut notice = format!(
+        "[Trimmed to fit the prompt budget: {removed} {} left out",
+        budget.unit()
+    );
+    if !trace.shed.is_empty() {
+        let _ = write!(notice, "; omitted: {}", trace.shed.join(", "));
+    }
+    let cut: Vec<&str> = trace
+        .truncated
+        .iter()
+        .filter(|t| t.to > 0)
+        .map(|t| t.name)
+        .collect();
+    let gone: Vec<&str> = trace
+        .truncated
+        .iter()
+        .filter(|t| t.to == 0)
+        .map(|t| t.name)
+        .collect();
+    if !gone.is_empty() {
+        let sep = if trace.shed.is_empty() {
+            "; omitted: "
+        } else {
+            ", "
+        };
+        let _ = write!(notice, "{sep}{}", gone.join(", "));
+    }
+    if !cut.is_empty() {
+        let _ = write!(notice, "; shortened: {}", cut.join(", "));
+    }
+    notice.push_str(". Fetch details again with your tools if you need them.]");
+    notice
+}
+
+/// The prompt as it would be sent: non-empty pieces joined with the separator.
+pub(crate) fn compose(
+    stable: &str,
+    dynamic: &[Candidate],
+    notice: Option<&str>,
+    separator: &str,
+) -> String {
+    let mut out = String::with_capacity(stable.len() + 256);
+    let pieces = std::iter::once(stable)
+        .chain(dynamic.iter().map(|c| c.text.as_str()))
+        .chain(notice);
+    for piece in pieces.filter(|p| !p.is_empty()) {
+        if !out.is_empty() {
+            out.push_str(separator);
+        }
+        out.push_str(piece);
+    }
+    out
+}
+
+/// The five largest layers, largest first (ties by name, for determinism).
+fn largest<'a>(
+    layers: impl Iterator<Item = (&'static str, &'a str)>,
+    measure: &dyn Fn(&str) -> usize,
+) -> Vec<LayerSize> {
+    let mut sizes: Vec<LayerSize> = layers
+        .map(|(name, text)| LayerSize {
+            name,
+            size: measure(text),
+        })
+        .filter(|l| l.size > 0)
+        .collect();
+    sizes.sort_by(|a, b| b.size.cmp(&a.size).then(a.name.cmp(b.name)));
+    sizes.truncate(5);
+    sizes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chars(s: &str) -> usize {
+        s.chars().count()
+    }
+
+    fn layer(name: &'static str, priority: u32, yields: Yields, text: &str) -> Candidate {
+        Candidate {
+            name,
+            priority,
+            yields,
+            text: text.to_owned(),
+        }
+    }
+
+    #[test]
+    fn within_budget_changes_nothing() {
+        let mut dynamic = [layer("a", 10_000, Yields::Shed, "aaaa")];
+        let fitted = fit(
+            TokenBudget::chars(100),
+            &chars,
+            "S",
+            &[],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap();
+        assert_eq!(dynamic[0].text, "aaaa");
+        assert!(!fitted.trace.trimmed());
+        assert_eq!(fitted.trace.before, 7);
+    }
+
+    #[test]
+    fn sheds_highest_priority_first_then_stops() {
+        let mut dynamic = [
+            layer("first", 10_000, Yields::Shed, &"x".repeat(200)),
+            layer("second", 10_100, Yields::Shed, &"y".repeat(200)),
+            layer("third", 10_200, Yields::Shed, &"z".repeat(200)),
+        ];
+        // 612 chars; shedding `third` alone leaves 410 plus the notice.
+        let budget = TokenBudget::chars(560);
+        let fitted = fit(budget, &chars, "stable", &[], &mut dynamic, "\n\n").unwrap();
+        assert_eq!(fitted.trace.shed, ["third"]);
+        assert!(dynamic[2].text.is_empty() && !dynamic[1].text.is_empty());
+        assert!(fitted.trace.after <= 560);
+        let notice = fitted.trace.notice.unwrap();
+        assert!(
+            notice.contains("200 chars left out; omitted: third"),
+            "{notice}"
+        );
+    }
+
+    #[test]
+    fn truncates_on_a_char_boundary_after_shedding() {
+        let mut dynamic = [
+            layer("plan", 10_000, Yields::Truncate, &"計画".repeat(200)),
+            layer("tip", 10_500, Yields::Shed, "a tip"),
+        ];
+        let fitted = fit(
+            TokenBudget::chars(300),
+            &chars,
+            "S",
+            &[],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap();
+        assert_eq!(fitted.trace.shed, ["tip"]);
+        assert_eq!(fitted.trace.truncated.len(), 1);
+        assert!(dynamic[0].text.ends_with(CUT_MARKER));
+        assert!(fitted.trace.after <= 300);
+        // The longest cut that fits: one more character would not.
+        let kept = dynamic[0].text.trim_end_matches(CUT_MARKER).chars().count();
+        assert!(kept > 0);
+        let notice = fitted.trace.notice.clone().unwrap();
+        let mut longer = [layer("plan", 10_000, Yields::Truncate, "")];
+        longer[0].text = format!(
+            "{}{CUT_MARKER}",
+            "計画"
+                .repeat(200)
+                .chars()
+                .take(kept + 1)
+                .collect::<String>()
+        );
+        assert!(chars(&compose("S", &longer, Some(&notice), "\n\n")) > 300);
+    }
+
+    #[test]
+    fn keep_layers_are_never_touched_and_can_fail_the_build() {
+        let mut dynamic = [
+            layer("keep", 10_000, Yields::Keep, &"k".repeat(100)),
+            layer("shed", 10_100, Yields::Shed, "s"),
+        ];
+        let error = fit(
+            TokenBudget::chars(50),
+            &chars,
+            "S",
+            &[],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap_err();
+        assert_eq!(dynamic[0].text.len(), 100);
+        let message = error.to_string();
+        assert!(message.contains("keep (100)"), "{message}");
+    }
+
+    #[test]
+    fn a_stable_prefix_over_budget_is_an_error_naming_the_largest_layers() {
+        let mut dynamic = [layer("d", 10_000, Yields::Shed, "d")];
+        let stable = "aaaaaaaaaa\n\nbbbbb";
+        let error = fit(
+            TokenBudget::chars(5),
+            &chars,
+            stable,
+            &[("big", "aaaaaaaaaa"), ("small", "bbbbb")],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap_err();
+        assert!(matches!(
+            error,
+            AssemblyError::StablePrefixOverBudget {
+                stable: 17,
+                limit: 5,
+                ..
+            }
+        ));
+        assert!(error.to_string().contains("big (10), small (5)"), "{error}");
+    }
+
+    #[test]
+    fn a_zero_budget_is_an_error_not_a_panic() {
+        let mut dynamic = [layer("d", 10_000, Yields::Truncate, "ddd")];
+        assert!(fit(TokenBudget::chars(0), &chars, "", &[], &mut dynamic, "\n\n").is_err());
+        let mut dynamic = [layer("d", 10_000, Yields::Truncate, "ddd")];
+        assert!(
+            fit(
+                TokenBudget::tokens(0),
+                &chars,
+                "S",
+                &[],
+                &mut dynamic,
+                "\n\n"
+            )
+            .is_err()
+        );
+    }
+}
