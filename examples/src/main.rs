@@ -161,7 +161,8 @@ fn render(args: RenderArgs) -> Result<(), String> {
     let prompt = match args.path {
         PathArg::Cached => builder.build_cached(&session, &turn),
         PathArg::Basic => builder.build_basic(&session, &turn),
-    };
+    }
+    .map_err(|e| e.to_string())?;
     if args.trace {
         eprint!("{}", trace_summary(prompt.trace()));
     }

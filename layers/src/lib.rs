@@ -27,7 +27,7 @@
 //! let session = load_session(&SessionConfig::new("agent", workspace.path()));
 //! let turn = Context::new().with(RuntimeFacts { model: Some("opus".into()), ..Default::default() });
 //! let pipeline = Pipeline::collect().unwrap();
-//! let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn);
+//! let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn).unwrap();
 //!
 //! assert!(prompt.stable().contains("# Project context\n\n## AGENTS.md\n\nRun `make test`"));
 //! assert!(prompt.dynamic().contains("- Model: opus"));

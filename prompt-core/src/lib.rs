@@ -39,12 +39,12 @@
 //!
 //! let pipeline = Pipeline::collect()?;
 //! let turn = Context::new().with(Model("opus".into()));
-//! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &turn);
+//! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &turn)?;
 //!
 //! assert_eq!(prompt.stable(), "You are a careful coding agent.");
 //! assert_eq!(prompt.dynamic(), "Model: opus");
 //! assert!(prompt.parts()[0].cache && !prompt.parts()[1].cache);
-//! # Ok::<(), prompt_core::PipelineError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! A crate that defines layers is only linked when something names it: a

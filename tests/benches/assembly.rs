@@ -36,12 +36,16 @@ fn benches(c: &mut Criterion) {
     let turn = turn();
     c.bench_function("build_cached (standard pipeline, one-off)", |b| {
         let builder = PromptBuilder::new(&pipeline);
-        b.iter(|| builder.build_cached(black_box(&session), black_box(&turn)))
+        b.iter(|| {
+            builder
+                .build_cached(black_box(&session), black_box(&turn))
+                .unwrap()
+        })
     });
 
     let prompt_session = PromptBuilder::new(&pipeline).session(load_session(&config));
     c.bench_function("PromptSession::build_cached (stable prefix reused)", |b| {
-        b.iter(|| prompt_session.build_cached(black_box(&turn)))
+        b.iter(|| prompt_session.build_cached(black_box(&turn)).unwrap())
     });
 
     let next_js = real_fixture("agents/vercel__next.js__AGENTS.md");

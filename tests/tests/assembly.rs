@@ -43,7 +43,9 @@ fn stable_layers_see_only_the_session_context() {
     let session = Context::new().with(Project("acme"));
     // The clock is only in the turn context: the stable layer must not see it.
     let turn = Context::new().with(Clock("12:00"));
-    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn);
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&session, &turn)
+        .unwrap();
     assert_eq!(prompt.stable(), "clock=- project=acme");
     assert_eq!(prompt.dynamic(), "clock=12:00 project=acme");
 }
@@ -54,7 +56,9 @@ fn a_stable_layer_does_not_see_a_value_even_when_only_the_turn_has_it() {
     let turn = Context::new()
         .with(Clock("12:00"))
         .with(Project("from-turn"));
-    let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &turn);
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &turn)
+        .unwrap();
     assert_eq!(prompt.stable(), "clock=- project=-");
     assert_eq!(prompt.dynamic(), "clock=12:00 project=from-turn");
 }
@@ -66,7 +70,9 @@ fn for_a_dynamic_layer_the_turn_context_wins() {
         .with(Project("session"))
         .with(Clock("session-clock"));
     let turn = Context::new().with(Project("turn"));
-    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn);
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&session, &turn)
+        .unwrap();
     assert_eq!(prompt.dynamic(), "clock=session-clock project=turn");
     assert_eq!(prompt.stable(), "clock=session-clock project=session");
 }
@@ -94,7 +100,7 @@ fn empty_outputs_are_skipped_and_recorded_as_silent() {
         ("f", 10_002, Stability::Dynamic, ""),
     ]);
     let (s, t) = (Context::new(), Context::new());
-    let cached = PromptBuilder::new(&pipeline).build_cached(&s, &t);
+    let cached = PromptBuilder::new(&pipeline).build_cached(&s, &t).unwrap();
     assert_eq!(cached.stable(), "A\n\nC");
     assert_eq!(cached.dynamic(), "E");
     assert_eq!(cached.text(), "A\n\nC\n\nE");
@@ -120,8 +126,8 @@ fn cached_text_equals_basic_text() {
     let (s, t) = (Context::new(), Context::new());
     for separator in ["\n\n", "\n---\n", ""] {
         let builder = PromptBuilder::new(&pipeline).separator(separator);
-        let cached = builder.build_cached(&s, &t);
-        let basic = builder.build_basic(&s, &t);
+        let cached = builder.build_cached(&s, &t).unwrap();
+        let basic = builder.build_basic(&s, &t).unwrap();
         assert_eq!(cached.text(), basic.text(), "separator {separator:?}");
         assert_eq!(basic.parts().len(), 1);
         assert_eq!(basic.dynamic(), basic.text());
@@ -135,7 +141,9 @@ fn cached_prompts_have_a_cached_stable_part_then_an_uncached_dynamic_part() {
         ("persona", 1, Stability::Stable, "P"),
         ("clock", 10_000, Stability::Dynamic, "T"),
     ]);
-    let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new());
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
     assert_eq!(
         prompt.parts(),
         [
@@ -156,7 +164,9 @@ fn cached_prompts_have_a_cached_stable_part_then_an_uncached_dynamic_part() {
     );
     // With only dynamic text there is nothing to cache, and the text has no leading separator.
     let only_dynamic = fixed(&[("clock", 10_000, Stability::Dynamic, "T")]);
-    let prompt = PromptBuilder::new(&only_dynamic).build_cached(&Context::new(), &Context::new());
+    let prompt = PromptBuilder::new(&only_dynamic)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
     assert_eq!(prompt.stable(), "");
     assert_eq!(prompt.text(), "T");
 }
@@ -191,24 +201,28 @@ fn a_session_renders_stable_layers_once_and_dynamic_layers_every_turn() {
     .unwrap();
     let session = PromptBuilder::new(&pipeline).session(Context::new());
     let prompts: Vec<_> = (0..3)
-        .map(|_| session.build_cached(&Context::new()))
+        .map(|_| session.build_cached(&Context::new()).unwrap())
         .collect();
     assert_eq!(STABLE.load(Ordering::SeqCst), 1);
     assert_eq!(DYNAMIC.load(Ordering::SeqCst), 3);
     assert!(prompts.iter().all(|p| p.text() == "rules\n\nturn"));
     // The basic path renders its own copy once, too.
-    session.build_basic(&Context::new());
-    session.build_basic(&Context::new());
+    session.build_basic(&Context::new()).unwrap();
+    session.build_basic(&Context::new()).unwrap();
     assert_eq!(STABLE.load(Ordering::SeqCst), 2);
     // Same bytes as a one-off build.
-    let one_off = PromptBuilder::new(&pipeline).build_cached(session.context(), &Context::new());
+    let one_off = PromptBuilder::new(&pipeline)
+        .build_cached(session.context(), &Context::new())
+        .unwrap();
     assert_eq!(one_off, prompts[0]);
 }
 
 #[test]
 fn the_trace_serializes_for_tools() {
     let pipeline = fixed(&[("persona", 1, Stability::Stable, "P")]);
-    let prompt = PromptBuilder::new(&pipeline).build_basic(&Context::new(), &Context::new());
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_basic(&Context::new(), &Context::new())
+        .unwrap();
     let json = serde_json::to_value(prompt.trace()).unwrap();
     assert_eq!(json["path"], "basic");
     assert_eq!(json["mode"], "full");
@@ -242,13 +256,17 @@ fn notes_go_to_the_trace_and_never_into_the_prompt() {
     )
     .unwrap();
     let builder = PromptBuilder::new(&pipeline);
-    let silent = builder.build_cached(&Context::new(), &Context::new());
+    let silent = builder
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
     assert_eq!(silent.text(), "");
     assert_eq!(
         silent.trace().layers[0].notes,
         ["read 3 files", "no project: silent"]
     );
-    let speaking = builder.build_cached(&Context::new().with(Project("acme")), &Context::new());
+    let speaking = builder
+        .build_cached(&Context::new().with(Project("acme")), &Context::new())
+        .unwrap();
     assert_eq!(speaking.text(), "project layer");
     assert_eq!(speaking.trace().layers[0].notes, ["read 3 files"]);
     // Outside an assembly (no notes collector) a note is dropped, not a panic.

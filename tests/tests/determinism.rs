@@ -53,7 +53,9 @@ fn render() -> String {
         ("lang", "rust"),
     ]));
     let turn = Context::new().with(Cwd("/repo")).with(Model("opus"));
-    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn);
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&session, &turn)
+        .unwrap();
     format!("{:?}\n{}", prompt.text(), prompt.trace().stable_fingerprint)
 }
 

@@ -32,7 +32,9 @@ fn every_pipeline_in_the_standard_library_has_a_manifest_snapshot() {
 fn standard_prompt_cached() {
     let pipeline = Pipeline::collect().unwrap();
     let turn = Context::new().with(facts());
-    let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &turn);
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &turn)
+        .unwrap();
     insta::assert_snapshot!(format!(
         "--- stable (cache: true) ---\n{}\n--- dynamic (cache: false) ---\n{}",
         prompt.stable(),
@@ -46,7 +48,8 @@ fn standard_prompt_minimal_drops_runtime_facts() {
     let turn = Context::new().with(facts());
     let prompt = PromptBuilder::new(&pipeline)
         .mode(PromptMode::Minimal)
-        .build_basic(&Context::new(), &turn);
+        .build_basic(&Context::new(), &turn)
+        .unwrap();
     assert!(!prompt.text().contains("# Runtime context"));
     assert_eq!(prompt.text(), prompt_layers::DEFAULT_BASE_PROMPT.trim_end());
 }

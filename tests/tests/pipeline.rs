@@ -85,11 +85,11 @@ fn paths_filter_layers() {
     let builder = PromptBuilder::new(&pipeline).separator("|");
     let (session, turn) = (Context::new(), Context::new());
     assert_eq!(
-        builder.build_basic(&session, &turn).text(),
+        builder.build_basic(&session, &turn).unwrap().text(),
         "stable-first|stable-mid|dynamic-first"
     );
     assert_eq!(
-        builder.build_cached(&session, &turn).text(),
+        builder.build_cached(&session, &turn).unwrap().text(),
         "stable-first|stable-mid|dynamic-first|dynamic-late"
     );
 }
@@ -103,6 +103,7 @@ fn modes_filter_layers() {
             .mode(mode)
             .separator("|")
             .build_basic(&session, &turn)
+            .unwrap()
             .text()
     };
     assert_eq!(
@@ -120,6 +121,7 @@ fn modes_filter_layers() {
     let traced: Vec<&str> = PromptBuilder::new(&pipeline)
         .mode(PromptMode::Compact)
         .build_basic(&session, &turn)
+        .unwrap()
         .trace()
         .layers
         .iter()
@@ -271,7 +273,16 @@ fn the_input_reports_path_and_mode() {
     .unwrap();
     let builder = PromptBuilder::new(&pipeline).mode(PromptMode::Minimal);
     let (s, t) = (Context::new(), Context::new());
-    assert_eq!(builder.build_basic(&s, &t).text(), "echo/basic/minimal");
-    assert_eq!(builder.build_cached(&s, &t).stable(), "echo/cached/minimal");
-    assert_eq!(builder.build_cached(&s, &t).path(), AssemblyPath::Cached);
+    assert_eq!(
+        builder.build_basic(&s, &t).unwrap().text(),
+        "echo/basic/minimal"
+    );
+    assert_eq!(
+        builder.build_cached(&s, &t).unwrap().stable(),
+        "echo/cached/minimal"
+    );
+    assert_eq!(
+        builder.build_cached(&s, &t).unwrap().path(),
+        AssemblyPath::Cached
+    );
 }

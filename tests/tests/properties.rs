@@ -90,8 +90,8 @@ proptest! {
         let pipeline = Pipeline::from_layers("test", entries(&layers)).unwrap();
         let builder = PromptBuilder::new(&pipeline).separator(separator.clone());
         let (s, t) = (Context::new(), Context::new());
-        let cached = builder.build_cached(&s, &t);
-        let basic = builder.build_basic(&s, &t);
+        let cached = builder.build_cached(&s, &t).unwrap();
+        let basic = builder.build_basic(&s, &t).unwrap();
 
         let expected = texts.iter().filter(|t| !t.is_empty()).cloned().collect::<Vec<_>>().join(&separator);
         prop_assert_eq!(cached.text(), expected.clone());

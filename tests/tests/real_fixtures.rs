@@ -28,7 +28,9 @@ fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
 /// Renders one layer over `session`.
 fn render(entry: LayerEntry, session: &Context) -> prompt_core::AssembledPrompt {
     let pipeline = Pipeline::from_layers("default", [entry]).unwrap();
-    PromptBuilder::new(&pipeline).build_cached(session, &Context::new())
+    PromptBuilder::new(&pipeline)
+        .build_cached(session, &Context::new())
+        .unwrap()
 }
 
 #[test]

@@ -49,7 +49,9 @@ fn every_standard_layer_speaks_over_a_full_workspace() {
     let ws = FixtureWorkspace::new();
     let session = load_session(&full_config(&ws)).with(sub_agents());
     let pipeline = Pipeline::collect().unwrap();
-    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn(&ws));
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&session, &turn(&ws))
+        .unwrap();
     assert_eq!(prompt.trace().silent().count(), 0, "{:#?}", prompt.trace());
     insta::assert_snapshot!(format!(
         "--- stable (cache: true) ---\n{}\n--- dynamic (cache: false) ---\n{}",
@@ -77,6 +79,7 @@ fn sections_come_in_the_documented_order() {
     let pipeline = Pipeline::collect().unwrap();
     let text = PromptBuilder::new(&pipeline)
         .build_basic(&session, &turn(&ws))
+        .unwrap()
         .text();
     let headers = [
         "# User preferences",
@@ -102,7 +105,9 @@ fn an_empty_workspace_leaves_the_conditional_layers_silent_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let session = load_session(&SessionConfig::new("agent", dir.path()));
     let pipeline = Pipeline::collect().unwrap();
-    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &Context::new());
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&session, &Context::new())
+        .unwrap();
     assert_eq!(
         prompt.stable(),
         prompt_layers::DEFAULT_BASE_PROMPT.trim_end()
@@ -145,7 +150,9 @@ fn the_coordinator_speaks_exactly_when_the_delegate_tool_is_enabled() {
         Context::new().with(SubAgents(vec![])),
         Context::new().with(sub_agents()),
     ] {
-        let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &Context::new());
+        let prompt = PromptBuilder::new(&pipeline)
+            .build_cached(&session, &Context::new())
+            .unwrap();
         let speaks = !prompt.trace().layer("coordinator").unwrap().silent;
         let tools = SubAgents::tools_for(&session);
         assert_eq!(speaks, !tools.is_empty());
@@ -187,7 +194,8 @@ fn minimal_mode_keeps_only_what_the_agent_cannot_work_without() {
     let pipeline = Pipeline::collect().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .mode(PromptMode::Minimal)
-        .build_cached(&session, &turn(&ws));
+        .build_cached(&session, &turn(&ws))
+        .unwrap();
     let names: Vec<&str> = prompt.trace().layers.iter().map(|l| l.name).collect();
     assert_eq!(
         names,
@@ -204,7 +212,9 @@ fn a_source_that_cannot_be_read_silences_its_layer_and_the_trace_names_the_file(
     std::fs::create_dir(ws.repo.join(".agent/memory/project.md")).unwrap();
     let session = load_session(&full_config(&ws));
     let pipeline = Pipeline::collect().unwrap();
-    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &Context::new());
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&session, &Context::new())
+        .unwrap();
     let user = prompt.trace().layer("user_preferences").unwrap();
     assert!(user.silent);
     assert_eq!(

@@ -12,7 +12,9 @@ struct Persona;
 #[test]
 fn text_and_file_layers_render_their_content() {
     let pipeline = Pipeline::collect().unwrap();
-    let prompt = PromptBuilder::new(&pipeline).build_basic(&Context::new(), &Context::new());
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_basic(&Context::new(), &Context::new())
+        .unwrap();
     assert_eq!(
         prompt.text(),
         format!("Answer in English.\n\n{}", include_str!("../ui/persona.md"))

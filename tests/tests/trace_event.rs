@@ -42,7 +42,9 @@ fn every_assembly_emits_its_trace_as_a_tracing_event() {
         ("quiet", 2, Stability::Stable, ""),
     ]);
     tracing::subscriber::with_default(Capture(&EVENTS), || {
-        PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new());
+        PromptBuilder::new(&pipeline)
+            .build_cached(&Context::new(), &Context::new())
+            .unwrap();
     });
     let events = EVENTS.lock().unwrap();
     let summary = events

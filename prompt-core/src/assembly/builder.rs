@@ -2,9 +2,11 @@
 
 use std::borrow::Cow;
 
+use super::error::AssemblyError;
 use super::prompt::AssembledPrompt;
 use super::render::Plan;
 use super::session::PromptSession;
+use crate::budget::TokenBudget;
 use crate::context::Context;
 use crate::layer::{AssemblyPath, PromptMode, Stability};
 use crate::pipeline::Pipeline;
@@ -37,16 +39,18 @@ pub const DEFAULT_SEPARATOR: &str = "\n\n";
 ///
 /// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Persona), LayerEntry::of(Where)]).unwrap();
 /// let prompt = PromptBuilder::new(&pipeline)
-///     .build_cached(&Context::new(), &Context::new().with(Cwd("/repo")));
+///     .build_cached(&Context::new(), &Context::new().with(Cwd("/repo")))?;
 /// assert_eq!(prompt.stable(), "You are terse.");
 /// assert_eq!(prompt.dynamic(), "cwd: /repo");
 /// assert_eq!(prompt.text(), "You are terse.\n\ncwd: /repo");
+/// # Ok::<(), prompt_core::AssemblyError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct PromptBuilder<'p> {
     pipeline: &'p Pipeline,
     mode: PromptMode,
     separator: Cow<'static, str>,
+    budget: Option<TokenBudget>,
 }
 
 impl<'p> PromptBuilder<'p> {
@@ -56,6 +60,7 @@ impl<'p> PromptBuilder<'p> {
             pipeline,
             mode: PromptMode::Full,
             separator: Cow::Borrowed(DEFAULT_SEPARATOR),
+            budget: None,
         }
     }
 
@@ -73,13 +78,38 @@ impl<'p> PromptBuilder<'p> {
         self
     }
 
+    /// Fit every prompt into `budget`, trimming only the dynamic suffix.
+    ///
+    /// See [`budget`](crate::budget) for the order in which Dynamic layers
+    /// yield. Without a budget nothing is measured or trimmed.
+    #[must_use]
+    pub fn budget(mut self, budget: TokenBudget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
     /// A cached prompt: `[stable {cache: true}, dynamic {cache: false}]`.
-    pub fn build_cached(&self, session: &Context, turn: &Context) -> AssembledPrompt {
+    ///
+    /// # Errors
+    /// [`AssemblyError`] when the stable prefix (or it plus the `Keep` layers)
+    /// is over the budget, or a layer panicked while rendering.
+    pub fn build_cached(
+        &self,
+        session: &Context,
+        turn: &Context,
+    ) -> Result<AssembledPrompt, AssemblyError> {
         self.build(AssemblyPath::Cached, session, turn)
     }
 
     /// A basic prompt: one part with every layer on the Basic path.
-    pub fn build_basic(&self, session: &Context, turn: &Context) -> AssembledPrompt {
+    ///
+    /// # Errors
+    /// As [`build_cached`](Self::build_cached).
+    pub fn build_basic(
+        &self,
+        session: &Context,
+        turn: &Context,
+    ) -> Result<AssembledPrompt, AssemblyError> {
         self.build(AssemblyPath::Basic, session, turn)
     }
 
@@ -98,13 +128,19 @@ impl<'p> PromptBuilder<'p> {
             pipeline: self.pipeline,
             mode: self.mode,
             separator: &self.separator,
+            budget: self.budget,
         }
     }
 
-    fn build(&self, path: AssemblyPath, session: &Context, turn: &Context) -> AssembledPrompt {
+    fn build(
+        &self,
+        path: AssemblyPath,
+        session: &Context,
+        turn: &Context,
+    ) -> Result<AssembledPrompt, AssemblyError> {
         let plan = self.plan();
-        let stable = plan.stable_prefix(path, session);
-        let dynamic = plan.render(path, Stability::Dynamic, session, turn);
-        plan.assemble(path, &stable, &dynamic)
+        let stable = plan.stable_prefix(path, session)?;
+        let dynamic = plan.render(path, Stability::Dynamic, session, turn)?;
+        plan.assemble(path, &stable, dynamic)
     }
 }

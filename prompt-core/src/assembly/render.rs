@@ -1,12 +1,15 @@
 //! The one place layers are run and their outputs joined.
 
 use std::cell::RefCell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use super::error::AssemblyError;
 use super::prompt::{AssembledPrompt, SystemPromptPart};
 use super::trace::{AssemblyTrace, LayerTrace};
+use crate::budget::{self, BudgetUnit, Candidate, TokenBudget};
 use crate::context::{Context, LayerInput};
 use crate::fingerprint::Fingerprint;
-use crate::layer::{AssemblyPath, LayerSpec, PromptMode, Stability};
+use crate::layer::{AssemblyPath, LayerSpec, PromptMode, Stability, Yields};
 use crate::pipeline::Pipeline;
 
 /// What one layer wrote.
@@ -31,17 +34,21 @@ pub(crate) struct Plan<'a> {
     pub(crate) pipeline: &'a Pipeline,
     pub(crate) mode: PromptMode,
     pub(crate) separator: &'a str,
+    pub(crate) budget: Option<TokenBudget>,
 }
 
 impl Plan<'_> {
     /// Runs every layer of `stability` that is on `path` and in the mode, in order.
+    ///
+    /// A layer that panics is caught and named: the pipeline, the session and
+    /// other threads keep working.
     pub(crate) fn render(
         &self,
         path: AssemblyPath,
         stability: Stability,
         session: &Context,
         turn: &Context,
-    ) -> Vec<LayerOutput> {
+    ) -> Result<Vec<LayerOutput>, AssemblyError> {
         self.pipeline
             .entries()
             .iter()
@@ -53,29 +60,94 @@ impl Plan<'_> {
                 let spec = entry.spec();
                 let mut text = String::new();
                 let notes = RefCell::new(Vec::new());
-                entry.render(
-                    &mut text,
-                    &LayerInput::new(spec, session, turn, path, self.mode).with_notes(&notes),
-                );
-                LayerOutput {
+                let input =
+                    LayerInput::new(spec, session, turn, path, self.mode).with_notes(&notes);
+                catch_unwind(AssertUnwindSafe(|| entry.render(&mut text, &input))).map_err(
+                    |payload| AssemblyError::LayerPanicked {
+                        layer: spec.name,
+                        location: spec.location(),
+                        message: panic_message(payload.as_ref()),
+                    },
+                )?;
+                Ok(LayerOutput {
                     spec,
                     text,
                     notes: notes.into_inner(),
-                }
+                })
             })
             .collect()
     }
 
     /// Renders the Stable layers on `path` and joins them into the prefix.
-    pub(crate) fn stable_prefix(&self, path: AssemblyPath, session: &Context) -> StablePrefix {
+    pub(crate) fn stable_prefix(
+        &self,
+        path: AssemblyPath,
+        session: &Context,
+    ) -> Result<StablePrefix, AssemblyError> {
         // Stable layers never see the turn context, so an empty one renders them identically.
-        let outputs = self.render(path, Stability::Stable, session, &Context::new());
+        let outputs = self.render(path, Stability::Stable, session, &Context::new())?;
         let text = self.join(&outputs);
-        StablePrefix {
+        Ok(StablePrefix {
             fingerprint: Fingerprint::of(&text),
             outputs,
             text,
+        })
+    }
+
+    /// Fits `dynamic` into the budget, if one is set: sheds and cuts Dynamic
+    /// layers in place, and returns the budget's trace and its notice.
+    fn fit(
+        &self,
+        stable: &StablePrefix,
+        dynamic: &mut [LayerOutput],
+    ) -> Result<Option<budget::BudgetTrace>, AssemblyError> {
+        let Some(budget) = self.budget else {
+            return Ok(None);
+        };
+        let measure = |text: &str| measure(budget.unit(), text);
+        let stable_layers: Vec<(&'static str, &str)> = stable
+            .outputs
+            .iter()
+            .map(|o| (o.spec.name, o.text.as_str()))
+            .collect();
+        let mut candidates: Vec<Candidate> = dynamic
+            .iter_mut()
+            .map(|o| Candidate {
+                name: o.spec.name,
+                priority: o.spec.priority,
+                yields: yields_of(o.spec),
+                text: std::mem::take(&mut o.text),
+            })
+            .collect();
+        let fitted = budget::fit(
+            budget,
+            &measure,
+            &stable.text,
+            &stable_layers,
+            &mut candidates,
+            self.separator,
+        );
+        // The texts go back whether or not the fit succeeded.
+        for (output, candidate) in dynamic.iter_mut().zip(candidates) {
+            output.text = candidate.text;
         }
+        let trace = fitted?;
+        for output in dynamic.iter_mut() {
+            if trace.shed.contains(&output.spec.name) {
+                output
+                    .notes
+                    .push(format!("shed to fit the budget of {budget}"));
+            }
+            if let Some(cut) = trace.truncated.iter().find(|t| t.name == output.spec.name) {
+                output.notes.push(format!(
+                    "cut from {} to {} {} to fit the budget of {budget}",
+                    cut.from,
+                    cut.to,
+                    budget.unit()
+                ));
+            }
+        }
+        Ok(Some(trace))
     }
 
     /// Joins the prefix and the Dynamic outputs (from [`render`](Self::render))
@@ -84,10 +156,18 @@ impl Plan<'_> {
         &self,
         path: AssemblyPath,
         stable: &StablePrefix,
-        dynamic: &[LayerOutput],
-    ) -> AssembledPrompt {
+        mut dynamic: Vec<LayerOutput>,
+    ) -> Result<AssembledPrompt, AssemblyError> {
+        let budget = self.fit(stable, &mut dynamic)?;
+        let dynamic = &dynamic;
         let stable_text = stable.text.clone();
-        let dynamic_text = self.join(dynamic);
+        let mut dynamic_text = self.join(dynamic);
+        if let Some(notice) = budget.as_ref().and_then(|b| b.notice.as_deref()) {
+            if !dynamic_text.is_empty() {
+                dynamic_text.push_str(self.separator);
+            }
+            dynamic_text.push_str(notice);
+        }
         let trace = AssemblyTrace {
             pipeline: self.pipeline.name().to_owned(),
             path,
@@ -101,6 +181,7 @@ impl Plan<'_> {
             stable_bytes: stable_text.len(),
             dynamic_bytes: dynamic_text.len(),
             stable_fingerprint: stable.fingerprint,
+            budget,
         };
         trace.emit();
         let parts = match path {
@@ -126,7 +207,11 @@ impl Plan<'_> {
                 }]
             }
         };
-        AssembledPrompt::new(parts, self.separator.to_owned(), trace)
+        Ok(AssembledPrompt::new(
+            parts,
+            self.separator.to_owned(),
+            trace,
+        ))
     }
 
     /// Non-empty outputs joined with the separator; silent layers leave no trace in the text.
@@ -139,6 +224,35 @@ impl Plan<'_> {
             joined.push_str(&output.text);
         }
         joined
+    }
+}
+
+/// A text's size in `unit`.
+fn measure(unit: BudgetUnit, text: &str) -> usize {
+    match unit {
+        BudgetUnit::Chars => text.chars().count(),
+        BudgetUnit::Tokens => approximate_tokens(text),
+    }
+}
+
+/// Until a token counter is wired in: four bytes per token, rounded up.
+fn approximate_tokens(text: &str) -> usize {
+    text.len().div_ceil(4)
+}
+
+/// How a layer yields to the budget.
+fn yields_of(_spec: &LayerSpec) -> Yields {
+    Yields::Shed
+}
+
+/// The message of a caught panic, when it carried one.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(message) = payload.downcast_ref::<&str>() {
+        (*message).to_owned()
+    } else if let Some(message) = payload.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        "a panic with a non-string payload".to_owned()
     }
 }
 

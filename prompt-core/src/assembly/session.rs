@@ -3,6 +3,7 @@
 use std::sync::OnceLock;
 
 use super::builder::PromptBuilder;
+use super::error::AssemblyError;
 use super::prompt::AssembledPrompt;
 use super::render::StablePrefix;
 use crate::context::Context;
@@ -22,9 +23,10 @@ use crate::layer::{AssemblyPath, Stability};
 ///
 /// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Rules)]).unwrap();
 /// let session = PromptBuilder::new(&pipeline).session(Context::new());
-/// let first = session.build_cached(&Context::new());
-/// let second = session.build_cached(&Context::new());
+/// let first = session.build_cached(&Context::new())?;
+/// let second = session.build_cached(&Context::new())?;
 /// assert_eq!(first.trace().stable_fingerprint, second.trace().stable_fingerprint);
+/// # Ok::<(), prompt_core::AssemblyError>(())
 /// ```
 #[derive(Debug)]
 pub struct PromptSession<'p> {
@@ -44,12 +46,19 @@ impl<'p> PromptSession<'p> {
     }
 
     /// A cached prompt for one turn.
-    pub fn build_cached(&self, turn: &Context) -> AssembledPrompt {
+    ///
+    /// # Errors
+    /// As [`PromptBuilder::build_cached`]. A Stable layer that panics is not
+    /// remembered: the next call renders the prefix again.
+    pub fn build_cached(&self, turn: &Context) -> Result<AssembledPrompt, AssemblyError> {
         self.build(AssemblyPath::Cached, turn)
     }
 
     /// A basic prompt for one turn.
-    pub fn build_basic(&self, turn: &Context) -> AssembledPrompt {
+    ///
+    /// # Errors
+    /// As [`PromptBuilder::build_basic`].
+    pub fn build_basic(&self, turn: &Context) -> Result<AssembledPrompt, AssemblyError> {
         self.build(AssemblyPath::Basic, turn)
     }
 
@@ -58,14 +67,21 @@ impl<'p> PromptSession<'p> {
         &self.session
     }
 
-    fn build(&self, path: AssemblyPath, turn: &Context) -> AssembledPrompt {
+    fn build(&self, path: AssemblyPath, turn: &Context) -> Result<AssembledPrompt, AssemblyError> {
         let plan = self.builder.plan();
         let slot = match path {
             AssemblyPath::Basic => &self.stable[0],
             AssemblyPath::Cached => &self.stable[1],
         };
-        let stable = slot.get_or_init(|| plan.stable_prefix(path, &self.session));
-        let dynamic = plan.render(path, Stability::Dynamic, &self.session, turn);
-        plan.assemble(path, stable, &dynamic)
+        let stable = match slot.get() {
+            Some(stable) => stable,
+            // Another thread may win the race; both rendered the same bytes.
+            None => {
+                let prefix = plan.stable_prefix(path, &self.session)?;
+                slot.get_or_init(|| prefix)
+            }
+        };
+        let dynamic = plan.render(path, Stability::Dynamic, &self.session, turn)?;
+        plan.assemble(path, stable, dynamic)
     }
 }

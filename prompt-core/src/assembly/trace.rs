@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::budget::BudgetTrace;
 use crate::fingerprint::Fingerprint;
 use crate::layer::{AssemblyPath, PromptMode, Stability};
 
@@ -42,6 +43,9 @@ pub struct AssemblyTrace {
     pub dynamic_bytes: usize,
     /// Fingerprint of the stable prefix.
     pub stable_fingerprint: Fingerprint,
+    /// What the token budget did, when the build had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetTrace>,
 }
 
 impl AssemblyTrace {
@@ -66,6 +70,8 @@ impl AssemblyTrace {
             stable_bytes = self.stable_bytes,
             dynamic_bytes = self.dynamic_bytes,
             stable_fingerprint = %self.stable_fingerprint.short(),
+            budget_shed = ?self.budget.as_ref().map(|b| &b.shed),
+            budget_notice = ?self.budget.as_ref().and_then(|b| b.notice.as_deref()),
             "assembled system prompt",
         );
         for layer in &self.layers {

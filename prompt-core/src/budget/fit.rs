@@ -19,12 +19,6 @@ pub(crate) struct Candidate {
     pub(crate) text: String,
 }
 
-/// What [`fit`] leaves: the trace, and the notice to append after the dynamic layers.
-#[derive(Debug)]
-pub(crate) struct Fitted {
-    pub(crate) trace: BudgetTrace,
-}
-
 /// Fits `stable` plus `dynamic` (in render order) into `budget`, editing
 /// `dynamic` in place: a shed layer's text becomes empty, a truncated one is
 /// cut. `stable` is never touched. `measure` counts in the budget's unit.
@@ -35,7 +29,7 @@ pub(crate) fn fit(
     stable_layers: &[(&'static str, &str)],
     dynamic: &mut [Candidate],
     separator: &str,
-) -> Result<Fitted, AssemblyError> {
+) -> Result<BudgetTrace, AssemblyError> {
     let limit = budget.limit();
     let whole = |dynamic: &[Candidate], notice: Option<&str>| {
         measure(&compose(stable, dynamic, notice, separator))
@@ -50,7 +44,7 @@ pub(crate) fn fit(
         notice: None,
     };
     if before <= limit {
-        return Ok(Fitted { trace });
+        return Ok(trace);
     }
     let stable_size = measure(stable);
     if stable_size > limit {
@@ -73,7 +67,7 @@ pub(crate) fn fit(
         if size <= limit {
             trace.after = size;
             trace.notice = Some(notice);
-            return Ok(Fitted { trace });
+            return Ok(trace);
         }
     }
 
@@ -118,7 +112,7 @@ pub(crate) fn fit(
                 });
                 trace.after = size;
                 trace.notice = Some(notice);
-                return Ok(Fitted { trace });
+                return Ok(trace);
             }
             if pick == 0 {
                 break;
@@ -274,8 +268,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(dynamic[0].text, "aaaa");
-        assert!(!fitted.trace.trimmed());
-        assert_eq!(fitted.trace.before, 7);
+        assert!(!fitted.trimmed());
+        assert_eq!(fitted.before, 7);
     }
 
     #[test]
@@ -288,10 +282,10 @@ mod tests {
         // 612 chars; shedding `third` alone leaves 410 plus the notice.
         let budget = TokenBudget::chars(560);
         let fitted = fit(budget, &chars, "stable", &[], &mut dynamic, "\n\n").unwrap();
-        assert_eq!(fitted.trace.shed, ["third"]);
+        assert_eq!(fitted.shed, ["third"]);
         assert!(dynamic[2].text.is_empty() && !dynamic[1].text.is_empty());
-        assert!(fitted.trace.after <= 560);
-        let notice = fitted.trace.notice.unwrap();
+        assert!(fitted.after <= 560);
+        let notice = fitted.notice.unwrap();
         assert!(
             notice.contains("200 chars left out; omitted: third"),
             "{notice}"
@@ -313,14 +307,14 @@ mod tests {
             "\n\n",
         )
         .unwrap();
-        assert_eq!(fitted.trace.shed, ["tip"]);
-        assert_eq!(fitted.trace.truncated.len(), 1);
+        assert_eq!(fitted.shed, ["tip"]);
+        assert_eq!(fitted.truncated.len(), 1);
         assert!(dynamic[0].text.ends_with(CUT_MARKER));
-        assert!(fitted.trace.after <= 300);
+        assert!(fitted.after <= 300);
         // The longest cut that fits: one more character would not.
         let kept = dynamic[0].text.trim_end_matches(CUT_MARKER).chars().count();
         assert!(kept > 0);
-        let notice = fitted.trace.notice.clone().unwrap();
+        let notice = fitted.notice.clone().unwrap();
         let mut longer = [layer("plan", 10_000, Yields::Truncate, "")];
         longer[0].text = format!(
             "{}{CUT_MARKER}",
@@ -393,5 +387,104 @@ mod tests {
             )
             .is_err()
         );
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn chars(s: &str) -> usize {
+        s.chars().count()
+    }
+
+    fn yields() -> impl Strategy<Value = Yields> {
+        prop_oneof![
+            Just(Yields::Shed),
+            Just(Yields::Truncate),
+            Just(Yields::Keep)
+        ]
+    }
+
+    /// Up to six Dynamic layers with distinct priorities and mixed-width text.
+    fn layers() -> impl Strategy<Value = Vec<(Yields, String)>> {
+        prop::collection::vec((yields(), "[a-zé計 ]{0,120}"), 0..6)
+    }
+
+    fn candidates(layers: &[(Yields, String)]) -> Vec<Candidate> {
+        const NAMES: [&str; 6] = ["l0", "l1", "l2", "l3", "l4", "l5"];
+        layers
+            .iter()
+            .enumerate()
+            .map(|(i, (yields, text))| Candidate {
+                name: NAMES[i],
+                priority: 10_000 + 100 * i as u32,
+                yields: *yields,
+                text: text.clone(),
+            })
+            .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn fits_or_fails_and_never_touches_the_stable_prefix_or_keep_layers(
+            stable in "[a-z計 ]{0,80}",
+            layers in layers(),
+            limit in 0usize..600,
+            tokens in any::<bool>(),
+        ) {
+            let budget = if tokens { TokenBudget::tokens(limit) } else { TokenBudget::chars(limit) };
+            let measure = |s: &str| if tokens { s.len().div_ceil(4) } else { chars(s) };
+            let original = candidates(&layers);
+            let mut dynamic = candidates(&layers);
+            match fit(budget, &measure, &stable, &[], &mut dynamic, "\n\n") {
+                Ok(trace) => {
+                    let notice = trace.notice.as_deref();
+                    let size = measure(&compose(&stable, &dynamic, notice, "\n\n"));
+                    prop_assert!(size <= limit, "{size} > {limit}");
+                    prop_assert_eq!(size, trace.after);
+                    // Keep layers and untouched layers are byte-identical; cut ones are
+                    // a prefix of the original (a char boundary) plus the marker.
+                    for (before, after) in original.iter().zip(&dynamic) {
+                        if before.yields == Yields::Keep || !(trace.shed.contains(&before.name)
+                            || trace.truncated.iter().any(|t| t.name == before.name))
+                        {
+                            prop_assert_eq!(&before.text, &after.text);
+                        } else if !after.text.is_empty() {
+                            let body = after.text.strip_suffix(CUT_MARKER).unwrap();
+                            prop_assert!(before.text.starts_with(body));
+                        }
+                    }
+                    // Shedding follows priority: every shed layer outranks (has a
+                    // higher number than) every Shed layer that stayed.
+                    let kept_shed: Vec<u32> = original.iter().zip(&dynamic)
+                        .filter(|(b, a)| b.yields == Yields::Shed && !a.text.is_empty())
+                        .map(|(b, _)| b.priority).collect();
+                    for name in &trace.shed {
+                        let shed = original.iter().find(|c| c.name == *name).unwrap();
+                        prop_assert_eq!(shed.yields, Yields::Shed);
+                        prop_assert!(kept_shed.iter().all(|&p| p < shed.priority));
+                    }
+                    // Truncation only starts when no Shed layer is left.
+                    if !trace.truncated.is_empty() {
+                        prop_assert!(kept_shed.is_empty());
+                    }
+                }
+                Err(AssemblyError::StablePrefixOverBudget { stable: size, .. }) => {
+                    prop_assert!(size > limit);
+                    prop_assert_eq!(size, measure(&stable));
+                }
+                Err(AssemblyError::KeptOverBudget { .. }) => {
+                    for (before, after) in original.iter().zip(&dynamic) {
+                        if before.yields == Yields::Keep {
+                            prop_assert_eq!(&before.text, &after.text);
+                        }
+                    }
+                }
+                Err(other) => prop_assert!(false, "unexpected {other}"),
+            }
+        }
     }
 }

@@ -35,7 +35,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-pub(crate) use fit::{Candidate, Fitted, fit};
+pub(crate) use fit::{Candidate, fit};
 
 /// What a [`TokenBudget`] counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -48,7 +48,7 @@ fn main() {
     };
     let session = Context::new().with(Repo("acme/widgets"));
     let turn = Context::new().with(Pr(42));
-    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn);
+    let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn).unwrap();
     for part in prompt.parts() {
         println!("[cache={}] {:?}", part.cache, part.content);
     }

@@ -1,0 +1,205 @@
+//! Fallible assembly: budgets trim only the dynamic suffix, and a panicking
+//! layer is an error that names it while the pipeline keeps working.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use prompt_core::budget::TokenBudget;
+use prompt_core::{
+    AssemblyError, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render, Stability,
+};
+use prompt_tests::{Fixed, fixed, spec};
+
+fn pipeline() -> Pipeline {
+    fixed(&[
+        (
+            "persona",
+            100,
+            Stability::Stable,
+            "You are a careful agent.",
+        ),
+        ("rules", 200, Stability::Stable, "Never push to main."),
+        ("runtime", 10_000, Stability::Dynamic, "cwd: /repo"),
+        (
+            "summary",
+            10_100,
+            Stability::Dynamic,
+            &"older turns ".repeat(20),
+        ),
+        ("hints", 10_200, Stability::Dynamic, &"a hint ".repeat(40)),
+    ])
+}
+
+#[test]
+fn an_unbudgeted_build_has_no_budget_trace() {
+    let prompt = PromptBuilder::new(&pipeline())
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(prompt.trace().budget, None);
+}
+
+#[test]
+fn a_budget_that_fits_changes_nothing_and_records_the_size() {
+    let pipeline = pipeline();
+    let free = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let size = free.text().chars().count();
+    let fitted = PromptBuilder::new(&pipeline)
+        .budget(TokenBudget::chars(size))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(fitted.parts(), free.parts());
+    let budget = fitted.trace().budget.as_ref().unwrap();
+    assert_eq!((budget.before, budget.after), (size, size));
+    assert!(!budget.trimmed());
+}
+
+#[test]
+fn over_budget_sheds_the_least_important_dynamic_layer_and_keeps_the_stable_prefix() {
+    let pipeline = pipeline();
+    let free = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let size = free.text().chars().count();
+    let fitted = PromptBuilder::new(&pipeline)
+        .budget(TokenBudget::chars(size - 20))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    // The cached part is byte-for-byte the unbudgeted one.
+    assert_eq!(fitted.parts()[0], free.parts()[0]);
+    let budget = fitted.trace().budget.as_ref().unwrap();
+    assert_eq!(budget.shed, ["hints"]);
+    assert!(budget.after <= size - 20);
+    assert_eq!(fitted.text().chars().count(), budget.after);
+    let notice = budget.notice.as_deref().unwrap();
+    assert!(fitted.dynamic().ends_with(notice));
+    assert!(!fitted.dynamic().contains("a hint"));
+    assert!(fitted.dynamic().contains("older turns"));
+    // The trace says so at the layer, too.
+    let hints = fitted.trace().layer("hints").unwrap();
+    assert!(
+        hints.notes.iter().any(|n| n.starts_with("shed to fit")),
+        "{:?}",
+        hints.notes
+    );
+}
+
+#[test]
+fn a_stable_prefix_over_the_budget_is_an_error_naming_the_largest_stable_layers() {
+    let error = PromptBuilder::new(&pipeline())
+        .budget(TokenBudget::chars(10))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap_err();
+    assert!(matches!(
+        error,
+        AssemblyError::StablePrefixOverBudget { limit: 10, .. }
+    ));
+    let message = error.to_string();
+    assert!(
+        message.contains("Largest stable layers: persona (24), rules (19)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn zero_and_tiny_budgets_are_errors_on_both_paths() {
+    let pipeline = pipeline();
+    for budget in [
+        TokenBudget::chars(0),
+        TokenBudget::tokens(0),
+        TokenBudget::tokens(1),
+    ] {
+        let builder = PromptBuilder::new(&pipeline).budget(budget);
+        assert!(
+            builder
+                .build_cached(&Context::new(), &Context::new())
+                .is_err()
+        );
+        assert!(
+            builder
+                .build_basic(&Context::new(), &Context::new())
+                .is_err()
+        );
+    }
+}
+
+#[test]
+fn a_budget_from_a_context_window_reserves_the_rest() {
+    assert_eq!(
+        TokenBudget::from_context_window(200_000, 150_000),
+        TokenBudget::tokens(50_000)
+    );
+    assert_eq!(TokenBudget::from_context_window(8_000, 10_000).limit(), 0);
+}
+
+static PANIC_NEXT: AtomicBool = AtomicBool::new(true);
+
+/// Panics on its first render only.
+struct Flaky;
+
+impl Render for Flaky {
+    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+        if PANIC_NEXT.swap(false, Ordering::SeqCst) {
+            panic!("index out of bounds in the flaky layer");
+        }
+        out.push_str("flaky but fine");
+    }
+}
+
+#[test]
+fn a_panicking_layer_is_an_error_naming_it_and_the_next_build_works() {
+    let pipeline = Pipeline::from_layers(
+        "test",
+        [
+            LayerEntry::new(spec("persona", 100, Stability::Stable), Fixed("Hi.".into())),
+            LayerEntry::new(spec("flaky", 10_000, Stability::Dynamic), Flaky),
+        ],
+    )
+    .unwrap();
+    let session = PromptBuilder::new(&pipeline).session(Context::new());
+    let error = session.build_cached(&Context::new()).unwrap_err();
+    assert_eq!(
+        error,
+        AssemblyError::LayerPanicked {
+            layer: "flaky",
+            location: "tests/src/lib.rs:10000".into(),
+            message: "index out of bounds in the flaky layer".into(),
+        }
+    );
+    assert!(error.to_string().starts_with(
+        "layer `flaky` (tests/src/lib.rs:10000) panicked while rendering: index out of bounds"
+    ));
+    // The same session and pipeline keep working.
+    let prompt = session.build_cached(&Context::new()).unwrap();
+    assert_eq!(prompt.text(), "Hi.\n\nflaky but fine");
+}
+
+/// A Stable layer that panics on every render.
+struct Broken;
+
+impl Render for Broken {
+    fn render(&self, _out: &mut String, _input: &LayerInput<'_>) {
+        panic!("{}", String::from("formatted panic"));
+    }
+}
+
+#[test]
+fn a_panicking_stable_layer_fails_every_build_of_the_session_without_poisoning_it() {
+    let pipeline = Pipeline::from_layers(
+        "test",
+        [LayerEntry::new(
+            spec("broken", 100, Stability::Stable),
+            Broken,
+        )],
+    )
+    .unwrap();
+    let session = PromptBuilder::new(&pipeline).session(Context::new());
+    for _ in 0..2 {
+        match session.build_basic(&Context::new()) {
+            Err(AssemblyError::LayerPanicked { layer, message, .. }) => {
+                assert_eq!((layer, message.as_str()), ("broken", "formatted panic"));
+            }
+            other => panic!("expected a caught panic, got {other:?}"),
+        }
+    }
+}
