@@ -1,0 +1,260 @@
+//! The production-scale workload of the performance targets, generated here
+//! (no fixture files): 32 Stable layers of ~850 B (~27 KB stable in all) and
+//! 10 Dynamic layers of ~200 B that each read a per-turn value. The turn
+//! context is built inside the timed loop, as a caller builds it per call.
+//!
+//! `cargo bench -p prompt-tests --bench perf`; BENCHMARKS.md has the figures.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use prompt_core::{Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render, Stability};
+use prompt_tests::spec;
+
+const STABLE: usize = 32;
+const DYNAMIC: usize = 10;
+
+/// The per-call value every Dynamic layer reads.
+struct Turn(u64);
+
+/// Deterministic filler text of about `len` bytes for layer `i`.
+fn filler(i: usize, len: usize) -> String {
+    let mut text = format!("## Section {i}\n\n");
+    let mut word = 0usize;
+    while text.len() < len {
+        let _ = write!(text, "rule{} ", (i * 31 + word * 7) % 97);
+        word += 1;
+        if word % 12 == 0 {
+            text.push('\n');
+        }
+    }
+    text.truncate(len);
+    text
+}
+
+/// A Stable layer: fixed text.
+struct StableText(String);
+
+impl Render for StableText {
+    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+        out.push_str(&self.0);
+    }
+}
+
+/// A Dynamic layer: ~200 bytes around the turn number.
+struct DynamicText {
+    head: String,
+    tail: String,
+}
+
+impl DynamicText {
+    fn new(i: usize) -> Self {
+        Self {
+            head: format!("Turn facts {i}: "),
+            tail: filler(100 + i, 170),
+        }
+    }
+
+    fn write(&self, out: &mut String, turn: u64) {
+        out.push_str(&self.head);
+        let _ = write!(out, "{turn}");
+        out.push(' ');
+        out.push_str(&self.tail);
+    }
+}
+
+impl Render for DynamicText {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        if let Some(Turn(turn)) = input.get::<Turn>() {
+            self.write(out, *turn);
+        }
+    }
+}
+
+fn pipeline() -> Pipeline {
+    let stable = (0..STABLE).map(|i| {
+        LayerEntry::new(
+            spec(
+                &format!("stable_{i}"),
+                100 + i as u32 * 10,
+                Stability::Stable,
+            ),
+            StableText(filler(i, 850)),
+        )
+    });
+    let dynamic = (0..DYNAMIC).map(|i| {
+        LayerEntry::new(
+            spec(
+                &format!("dynamic_{i}"),
+                10_000 + i as u32 * 10,
+                Stability::Dynamic,
+            ),
+            DynamicText::new(i),
+        )
+    });
+    Pipeline::from_layers("test", stable.chain(dynamic)).expect("valid bench pipeline")
+}
+
+/// The hand-written way: boxed renderers sorted per call, each into a fresh
+/// `String`, then concatenated.
+type HandLayer = (u32, Box<dyn Fn(u64) -> String>);
+
+fn hand_written() -> Vec<HandLayer> {
+    let mut layers: Vec<HandLayer> = Vec::new();
+    for i in 0..STABLE {
+        let text = filler(i, 850);
+        layers.push((100 + i as u32 * 10, Box::new(move |_| text.clone())));
+    }
+    for i in 0..DYNAMIC {
+        let layer = DynamicText::new(i);
+        layers.push((
+            10_000 + i as u32 * 10,
+            Box::new(move |turn| {
+                let mut out = String::new();
+                layer.write(&mut out, turn);
+                out
+            }),
+        ));
+    }
+    layers.reverse(); // so the per-call sort has work to do
+    layers
+}
+
+fn hand_render(layers: &mut [HandLayer], turn: u64) -> String {
+    layers.sort_by_key(|(priority, _)| *priority);
+    let outputs: Vec<String> = layers.iter().map(|(_, render)| render(turn)).collect();
+    outputs.join("\n\n")
+}
+
+/// One minijinja template holding the same content.
+fn template_source() -> String {
+    let mut source = String::new();
+    for i in 0..STABLE {
+        if i > 0 {
+            source.push_str("\n\n");
+        }
+        source.push_str("{% raw %}");
+        source.push_str(&filler(i, 850));
+        source.push_str("{% endraw %}");
+    }
+    for i in 0..DYNAMIC {
+        let layer = DynamicText::new(i);
+        let _ = write!(
+            source,
+            "\n\n{{% raw %}}{}{{% endraw %}}{{{{ turn }}}} {{% raw %}}{}{{% endraw %}}",
+            layer.head, layer.tail
+        );
+    }
+    source
+}
+
+fn benches(c: &mut Criterion) {
+    let pipeline = pipeline();
+    let mut group = c.benchmark_group("workload");
+
+    let session = PromptBuilder::new(&pipeline).session(Context::new());
+    let mut turn_no = 0u64;
+    group.bench_function("warm PromptSession::build_cached", |b| {
+        b.iter(|| {
+            turn_no += 1;
+            let turn = Context::new().with(Turn(turn_no));
+            session.build_cached(black_box(&turn)).unwrap()
+        })
+    });
+
+    let builder = PromptBuilder::new(&pipeline);
+    let empty = Context::new();
+    group.bench_function("cold PromptBuilder::build_cached", |b| {
+        b.iter(|| {
+            turn_no += 1;
+            let turn = Context::new().with(Turn(turn_no));
+            builder
+                .build_cached(black_box(&empty), black_box(&turn))
+                .unwrap()
+        })
+    });
+
+    let mut hand = hand_written();
+    group.bench_function("hand-written (sorted boxed renderers, joined)", |b| {
+        b.iter(|| {
+            turn_no += 1;
+            hand_render(black_box(&mut hand), turn_no)
+        })
+    });
+
+    let dynamic: Vec<DynamicText> = (0..DYNAMIC).map(DynamicText::new).collect();
+    group.bench_function("floor: dynamic layers into one pre-sized String", |b| {
+        b.iter(|| {
+            turn_no += 1;
+            let mut out = String::with_capacity(DYNAMIC * 220);
+            for (i, layer) in dynamic.iter().enumerate() {
+                if i > 0 {
+                    out.push_str("\n\n");
+                }
+                layer.write(&mut out, black_box(turn_no));
+            }
+            out
+        })
+    });
+
+    let output = session
+        .build_cached(&Context::new().with(Turn(1)))
+        .unwrap()
+        .text();
+    let mut copy = Vec::with_capacity(output.len());
+    group.bench_function("memcpy of the whole output", |b| {
+        b.iter(|| {
+            copy.clear();
+            copy.extend_from_slice(black_box(output.as_bytes()));
+            black_box(copy.len())
+        })
+    });
+
+    let mut env = minijinja::Environment::new();
+    env.add_template_owned("prompt", template_source())
+        .expect("valid template");
+    let template = env.get_template("prompt").expect("template");
+    group.bench_function("minijinja render of one template", |b| {
+        b.iter(|| {
+            turn_no += 1;
+            template
+                .render(minijinja::context! { turn => turn_no })
+                .unwrap()
+        })
+    });
+
+    let entries = || {
+        (0..200).map(|i| {
+            let stability = if i < 100 {
+                Stability::Stable
+            } else {
+                Stability::Dynamic
+            };
+            let base = if i < 100 { 100 } else { 10_000 };
+            LayerEntry::new(
+                spec(
+                    &format!("layer_{i}"),
+                    base + (i % 100) as u32 * 10,
+                    stability,
+                ),
+                StableText(String::new()),
+            )
+        })
+    };
+    group.bench_function("collect + validate 200 layers", |b| {
+        b.iter_batched(
+            || entries().collect::<Vec<_>>(),
+            |entries| Pipeline::from_layers("test", entries).unwrap(),
+            criterion::BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+
+    // The template must produce the same bytes, or the comparison is unfair.
+    let rendered = template.render(minijinja::context! { turn => 1 }).unwrap();
+    assert_eq!(rendered, output, "template and pipeline disagree");
+}
+
+criterion_group!(perf, benches);
+criterion_main!(perf);
