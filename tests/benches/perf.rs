@@ -25,7 +25,7 @@ fn filler(i: usize, len: usize) -> String {
     while text.len() < len {
         let _ = write!(text, "rule{} ", (i * 31 + word * 7) % 97);
         word += 1;
-        if word % 12 == 0 {
+        if word.is_multiple_of(12) {
             text.push('\n');
         }
     }
