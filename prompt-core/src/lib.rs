@@ -54,10 +54,13 @@
 
 mod assembly;
 mod context;
+pub mod contract;
+pub mod diff;
 mod fingerprint;
 mod layer;
 mod pipeline;
 mod registry;
+pub mod testing;
 
 #[doc(hidden)]
 #[path = "private.rs"]
