@@ -1,23 +1,29 @@
-//! `prompt`: render the standard pipeline for a workspace, or print its manifest.
+//! `prompt`: render the standard pipeline for a workspace, measure it, lint
+//! it, explain a cache miss, or print its manifest.
 //!
 //! ```text
 //! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--path cached|basic]
-//!               [--mode full|compact|minimal] [--format text|json] [--trace] ...
-//! prompt manifest [--pipeline NAME]
+//!               [--mode full|compact|minimal] [--format text|json|annotated] [--trace] ...
+//! prompt size   [workspace options] [--json]
+//! prompt lint   [workspace options]
+//! prompt diff A.json B.json
+//! prompt manifest [--pipeline NAME | --all]
 //! ```
 //!
 //! `RUST_LOG=prompt_core=debug` prints each assembly's trace to stderr.
 
+mod cmd;
 mod facts;
+mod workspace;
 
 use std::io::Write as _;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use prompt_core::{AssemblyTrace, Context, Pipeline, PromptBuilder, PromptMode};
-use prompt_layers::sources::Scratchpad;
-use prompt_layers::{SessionConfig, SubAgent, SubAgents, load_session};
+use prompt_core::{AssemblyTrace, Pipeline, PromptBuilder, PromptMode};
+
+use cmd::Outcome;
+use workspace::WorkspaceArgs;
 
 #[derive(Parser)]
 #[command(
@@ -34,58 +40,40 @@ struct Cli {
 enum Command {
     /// Render the system prompt for a workspace.
     Render(RenderArgs),
+    /// Per-layer bytes for every path and mode, with a bar per layer.
+    Size(cmd::size::SizeArgs),
+    /// Run the contract checks over a workspace; exit 1 with the report when one fails.
+    Lint(cmd::lint::LintArgs),
+    /// Say whether two `render --format json` outputs share their stable prefix, and if not why.
+    Diff(cmd::diff::DiffArgs),
     /// Print a pipeline's manifest: every layer, in order, as a Markdown table.
     Manifest {
         /// The pipeline to describe.
-        #[arg(long, default_value = prompt_core::DEFAULT_PIPELINE)]
+        #[arg(long, visible_alias = "agent", default_value = prompt_core::DEFAULT_PIPELINE, conflicts_with = "all")]
         pipeline: String,
+        /// Every pipeline of this binary, as `docs/layers.md` holds them.
+        #[arg(long)]
+        all: bool,
     },
 }
 
 #[derive(clap::Args)]
 struct RenderArgs {
-    /// The workspace the agent works in (default: the current directory).
-    #[arg(long)]
-    workspace: Option<PathBuf>,
-    /// The working directory, at or below the workspace (default: the workspace).
-    #[arg(long)]
-    cwd: Option<PathBuf>,
-    /// The app name: memory, skills and overrides live in `.<app>` folders.
-    #[arg(long, default_value = "agent")]
-    app: String,
-    /// Also read AGENTS.md / CLAUDE.md in each directory from the workspace down to `--cwd`.
-    #[arg(long)]
-    nested_docs: bool,
-    /// The folder `{% include "@shared/..." %}` reads from.
-    #[arg(long)]
-    shared: Option<PathBuf>,
-    /// A directory searched for `system-prompt.md` (repeatable, in order).
-    #[arg(long = "prompt-path")]
-    prompt_path: Vec<PathBuf>,
-    /// A sub-agent, as `NAME=DESCRIPTION` (repeatable); enables the coordinator layer.
-    #[arg(long = "sub-agent", value_parser = parse_sub_agent)]
-    sub_agents: Vec<SubAgent>,
+    #[command(flatten)]
+    workspace: WorkspaceArgs,
     /// Print the assembly trace (layers, bytes, notes) to stderr.
     #[arg(long)]
     trace: bool,
-    /// The pipeline to render.
-    #[arg(long, default_value = prompt_core::DEFAULT_PIPELINE)]
-    pipeline: String,
     /// `cached`: stable prefix + dynamic suffix; `basic`: one flat prompt.
     #[arg(long, value_enum, default_value_t = PathArg::Cached)]
     path: PathArg,
     /// How much the prompt says.
     #[arg(long, default_value = "full")]
     mode: PromptMode,
-    /// `text`: the prompt as sent; `json`: its parts and the assembly trace.
+    /// `text`: the prompt as sent; `json`: its parts and the assembly trace;
+    /// `annotated`: the text with each layer's name and size at its boundary.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// The date to state, instead of today's (for reproducible output).
-    #[arg(long)]
-    date: Option<String>,
-    /// The model name to state.
-    #[arg(long)]
-    model: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -98,6 +86,7 @@ enum PathArg {
 enum Format {
     Text,
     Json,
+    Annotated,
 }
 
 fn main() -> ExitCode {
@@ -106,56 +95,47 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("prompt: {message}");
-            ExitCode::FAILURE
+        Ok(code) => code,
+        Err(failure) => {
+            eprintln!("prompt: {}", failure.message);
+            ExitCode::from(failure.code)
         }
     }
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+fn run(cli: Cli) -> Outcome {
     match cli.command {
-        Command::Manifest { pipeline } => {
+        Command::Manifest { all: true, .. } => print(&all_manifests()?)?,
+        Command::Manifest { pipeline, .. } => {
             let pipeline = Pipeline::named(&pipeline).map_err(|e| e.to_string())?;
-            print(&pipeline.manifest())
+            print(&pipeline.manifest())?;
         }
-        Command::Render(args) => render(args),
+        Command::Render(args) => render(args)?,
+        Command::Size(args) => return cmd::size::run(args),
+        Command::Lint(args) => return cmd::lint::run(args),
+        Command::Diff(args) => return cmd::diff::run(args),
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `docs/layers.md`: every pipeline's manifest, under a note saying how to regenerate it.
+fn all_manifests() -> Result<String, String> {
+    let mut out = String::from(
+        "<!-- Generated by `prompt manifest --all`; do not edit. Regenerate with\n     \
+         cargo run -p prompt-examples -- manifest --all > docs/layers.md -->\n\n\
+         # Layers of every pipeline\n",
+    );
+    for name in prompt_core::pipeline_names() {
+        let pipeline = Pipeline::named(name).map_err(|e| e.to_string())?;
+        out.push('\n');
+        out.push_str(&pipeline.manifest().replacen("# Pipeline", "## Pipeline", 1));
+    }
+    Ok(out)
 }
 
 fn render(args: RenderArgs) -> Result<(), String> {
-    let workspace = match args.workspace {
-        Some(dir) => dir,
-        None => std::env::current_dir()
-            .map_err(|e| format!("cannot read the current directory: {e}"))?,
-    };
-    if !workspace.is_dir() {
-        return Err(format!(
-            "workspace `{}` is not a directory",
-            workspace.display()
-        ));
-    }
-    let pipeline = Pipeline::named(&args.pipeline).map_err(|e| e.to_string())?;
-
-    let mut config = SessionConfig::new(args.app, &workspace);
-    config.cwd = args.cwd.unwrap_or_else(|| workspace.clone());
-    config.home = std::env::var_os("HOME").map(PathBuf::from);
-    config.shared_dir = args.shared;
-    config.prompt_search_path = args.prompt_path;
-    config.project_docs.nested = args.nested_docs;
-    let mut session = load_session(&config);
-    if !args.sub_agents.is_empty() {
-        session.insert(SubAgents(args.sub_agents));
-    }
-
-    let mut turn = Context::new().with(facts::gather(&config.cwd, args.date, args.model));
-    match Scratchpad::load(&config.scratchpad_path()) {
-        Ok(scratchpad) => {
-            turn.insert(scratchpad);
-        }
-        Err(error) => eprintln!("prompt: warning: {error}; rendering without the scratchpad"),
-    }
+    let loaded = args.workspace.load()?;
+    let (pipeline, session, turn) = (loaded.pipeline, loaded.session, loaded.turn);
 
     let builder = PromptBuilder::new(&pipeline).mode(args.mode);
     let prompt = match args.path {
@@ -171,6 +151,9 @@ fn render(args: RenderArgs) -> Result<(), String> {
         Format::Json => {
             let json = serde_json::to_string_pretty(&prompt).map_err(|e| e.to_string())?;
             print(&(json + "\n"))
+        }
+        Format::Annotated => {
+            print(&prompt_core::testing::annotate(&prompt).map_err(|e| e.to_string())?)
         }
     }
 }
@@ -203,18 +186,8 @@ fn trace_summary(trace: &AssemblyTrace) -> String {
     out
 }
 
-fn parse_sub_agent(arg: &str) -> Result<SubAgent, String> {
-    match arg.split_once('=') {
-        Some((name, description)) if !name.trim().is_empty() => Ok(SubAgent {
-            name: name.trim().to_owned(),
-            description: description.trim().to_owned(),
-        }),
-        _ => Err(format!("expected NAME=DESCRIPTION, got `{arg}`")),
-    }
-}
-
 /// Writes to stdout; a closed pipe (`prompt render | head`) is not an error.
-fn print(text: &str) -> Result<(), String> {
+pub(crate) fn print(text: &str) -> Result<(), String> {
     match std::io::stdout().write_all(text.as_bytes()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             Err(format!("cannot write to stdout: {e}"))

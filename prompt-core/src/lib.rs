@@ -55,10 +55,13 @@
 mod assembly;
 pub mod budget;
 mod context;
+pub mod contract;
+pub mod diff;
 mod fingerprint;
 mod layer;
 mod pipeline;
 mod registry;
+pub mod testing;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -24,6 +24,8 @@ pub(crate) struct LayerOutput {
 #[derive(Debug, Clone)]
 pub(crate) struct StablePrefix {
     outputs: Vec<LayerOutput>,
+    /// One per output, in order: what the trace shows for each Stable layer.
+    fingerprints: Vec<Fingerprint>,
     text: String,
     fingerprint: Fingerprint,
 }
@@ -89,6 +91,7 @@ impl Plan<'_> {
         let text = self.join(&outputs);
         Ok(StablePrefix {
             fingerprint: Fingerprint::of(&text),
+            fingerprints: outputs.iter().map(|o| Fingerprint::of(&o.text)).collect(),
             outputs,
             text,
         })
@@ -175,8 +178,9 @@ impl Plan<'_> {
             layers: stable
                 .outputs
                 .iter()
-                .chain(dynamic)
-                .map(layer_trace)
+                .zip(&stable.fingerprints)
+                .map(|(output, fingerprint)| layer_trace(output, Some(*fingerprint)))
+                .chain(dynamic.iter().map(|output| layer_trace(output, None)))
                 .collect(),
             stable_bytes: stable_text.len(),
             dynamic_bytes: dynamic_text.len(),
@@ -256,7 +260,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-fn layer_trace(output: &LayerOutput) -> LayerTrace {
+fn layer_trace(output: &LayerOutput, fingerprint: Option<Fingerprint>) -> LayerTrace {
     LayerTrace {
         name: output.spec.name,
         priority: output.spec.priority,
@@ -264,5 +268,6 @@ fn layer_trace(output: &LayerOutput) -> LayerTrace {
         bytes: output.text.len(),
         silent: output.text.is_empty(),
         notes: output.notes.clone(),
+        fingerprint,
     }
 }

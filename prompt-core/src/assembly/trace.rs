@@ -22,6 +22,11 @@ pub struct LayerTrace {
     /// What the layer noted: why it is silent, what its sources cut.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Fingerprint of the layer's output, for Stable layers (`None` for
+    /// Dynamic ones): when the prefix fingerprint changes, the first Stable
+    /// layer whose fingerprint changed is the one that busted the cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<Fingerprint>,
 }
 
 /// The record of one assembly: which layers spoke, how much, and the stable

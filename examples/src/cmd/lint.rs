@@ -1,0 +1,41 @@
+//! `prompt lint`: the contract checks over a workspace.
+
+use std::process::ExitCode;
+
+use prompt_core::contract::{Contract, Volatile};
+use prompt_layers::SubAgents;
+
+use super::Outcome;
+use crate::print;
+use crate::workspace::WorkspaceArgs;
+
+/// Arguments of `prompt lint`.
+#[derive(clap::Args)]
+pub(crate) struct LintArgs {
+    #[command(flatten)]
+    workspace: WorkspaceArgs,
+}
+
+/// Runs every contract check (but the ratchet, which needs a committed file)
+/// with the workspace as the one paradigm. Prints the report; exit 1 when a
+/// check fails.
+pub(crate) fn run(args: LintArgs) -> Outcome {
+    let (pipeline, paradigm) = args.workspace.load()?.into_paradigm();
+    let tools = SubAgents::tools_for(paradigm.session());
+    let paradigms = [paradigm];
+    let mut contract = Contract::new(&pipeline, &paradigms).allow(
+        "episodic_recall",
+        Volatile::Date,
+        "episodes are dated by episodes.jsonl, which changes between sessions, never within one",
+    );
+    for tool in tools {
+        contract = contract.extra_text(format!("tool `{}`", tool.name), tool.description);
+    }
+    let report = contract.run();
+    print(&report.to_string())?;
+    if report.is_ok() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Ok(ExitCode::FAILURE)
+    }
+}

@@ -1,0 +1,127 @@
+//! The workspace options `render`, `size` and `lint` share, and the session
+//! they load: the one paradigm a real folder gives.
+
+use std::path::PathBuf;
+
+use prompt_core::contract::Paradigm;
+use prompt_core::{Context, Pipeline};
+use prompt_layers::sources::Scratchpad;
+use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
+
+use crate::facts;
+
+/// Where the agent works, and which pipeline renders for it.
+#[derive(clap::Args)]
+pub(crate) struct WorkspaceArgs {
+    /// The workspace the agent works in (default: the current directory).
+    #[arg(long)]
+    workspace: Option<PathBuf>,
+    /// The working directory, at or below the workspace (default: the workspace).
+    #[arg(long)]
+    cwd: Option<PathBuf>,
+    /// The app name: memory, skills and overrides live in `.<app>` folders.
+    #[arg(long, default_value = "agent")]
+    app: String,
+    /// Also read AGENTS.md / CLAUDE.md in each directory from the workspace down to `--cwd`.
+    #[arg(long)]
+    nested_docs: bool,
+    /// The folder `{% include "@shared/..." %}` reads from.
+    #[arg(long)]
+    shared: Option<PathBuf>,
+    /// A directory searched for `system-prompt.md` (repeatable, in order).
+    #[arg(long = "prompt-path")]
+    prompt_path: Vec<PathBuf>,
+    /// A sub-agent, as `NAME=DESCRIPTION` (repeatable); enables the coordinator layer.
+    #[arg(long = "sub-agent", value_parser = parse_sub_agent)]
+    sub_agents: Vec<SubAgent>,
+    /// The pipeline (agent) to use.
+    #[arg(long, visible_alias = "agent", default_value = prompt_core::DEFAULT_PIPELINE)]
+    pipeline: String,
+    /// The date to state, instead of today's (for reproducible output).
+    #[arg(long)]
+    date: Option<String>,
+    /// The model name to state.
+    #[arg(long)]
+    model: Option<String>,
+}
+
+/// A loaded workspace: the pipeline, the session and this turn.
+pub(crate) struct Loaded {
+    pub(crate) pipeline: Pipeline,
+    pub(crate) session: Context,
+    pub(crate) facts: RuntimeFacts,
+    pub(crate) turn: Context,
+}
+
+impl WorkspaceArgs {
+    /// Reads the workspace's sources and gathers this turn's facts.
+    pub(crate) fn load(self) -> Result<Loaded, String> {
+        let workspace = match self.workspace {
+            Some(dir) => dir,
+            None => std::env::current_dir()
+                .map_err(|e| format!("cannot read the current directory: {e}"))?,
+        };
+        if !workspace.is_dir() {
+            return Err(format!(
+                "workspace `{}` is not a directory",
+                workspace.display()
+            ));
+        }
+        let pipeline = Pipeline::named(&self.pipeline).map_err(|e| e.to_string())?;
+
+        let mut config = SessionConfig::new(self.app, &workspace);
+        config.cwd = self.cwd.unwrap_or_else(|| workspace.clone());
+        config.home = std::env::var_os("HOME").map(PathBuf::from);
+        config.shared_dir = self.shared;
+        config.prompt_search_path = self.prompt_path;
+        config.project_docs.nested = self.nested_docs;
+        let mut session = load_session(&config);
+        if !self.sub_agents.is_empty() {
+            session.insert(SubAgents(self.sub_agents));
+        }
+
+        let facts = facts::gather(&config.cwd, self.date, self.model);
+        let mut turn = Context::new().with(facts.clone());
+        match Scratchpad::load(&config.scratchpad_path()) {
+            Ok(scratchpad) => {
+                turn.insert(scratchpad);
+            }
+            Err(error) => eprintln!("prompt: warning: {error}; rendering without the scratchpad"),
+        }
+        Ok(Loaded {
+            pipeline,
+            session,
+            facts,
+            turn,
+        })
+    }
+}
+
+impl Loaded {
+    /// The folder as the one paradigm, named `workspace`: this turn, then a
+    /// turn with no facts (only the dynamic suffix may differ). Declares the
+    /// distinctive facts (date, time zone, cwd, model, git branch) of three
+    /// characters or more; OS and shell names are common words, so they are
+    /// not matched.
+    pub(crate) fn into_paradigm(self) -> (Pipeline, Paradigm) {
+        let mut paradigm = Paradigm::new("workspace", self.session)
+            .turn(self.turn)
+            .turn(Context::new());
+        for (label, value) in self.facts.entries() {
+            if !matches!(label, "OS" | "Shell") && value.chars().count() >= 3 {
+                paradigm = paradigm.fact(label, value);
+            }
+        }
+        (self.pipeline, paradigm)
+    }
+}
+
+fn parse_sub_agent(arg: &str) -> Result<SubAgent, String> {
+    match arg.split_once('=') {
+        Some((name, description)) if !name.trim().is_empty() => Ok(SubAgent {
+            name: name.trim().to_owned(),
+            description: description.trim().to_owned(),
+        }),
+        _ => Err(format!("expected NAME=DESCRIPTION, got `{arg}`")),
+    }
+}

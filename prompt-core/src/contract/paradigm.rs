@@ -1,0 +1,94 @@
+//! A named fixture session the contract renders the pipeline for.
+
+use std::fmt;
+
+use crate::context::Context;
+
+/// A named fixture: a session context, the turn contexts to render it with,
+/// and the environment facts those contexts state.
+///
+/// Give a pipeline at least two: a bare session (what a new user has) and a
+/// rich one (every source present), so every layer speaks in one of them.
+/// Two or more turns that differ only in per-call values (date, model, ...)
+/// let the contract prove that the stable prefix does not move between calls.
+///
+/// ```
+/// use prompt_core::Context;
+/// use prompt_core::contract::Paradigm;
+///
+/// struct Date(&'static str);
+///
+/// let rich = Paradigm::new("rich", Context::new())
+///     .turn(Context::new().with(Date("2026-11-29")))
+///     .turn(Context::new().with(Date("2026-11-30")))
+///     .fact("date", "2026-11-29")
+///     .fact("date", "2026-11-30");
+/// assert_eq!(rich.name(), "rich");
+/// assert_eq!(rich.turns().len(), 2);
+/// assert_eq!(rich.facts().len(), 2);
+/// ```
+pub struct Paradigm {
+    name: String,
+    session: Context,
+    turns: Vec<Context>,
+    facts: Vec<(String, String)>,
+}
+
+impl Paradigm {
+    /// A paradigm called `name` with `session` and, until [`turn`](Self::turn)
+    /// adds one, a single empty turn context.
+    pub fn new(name: impl Into<String>, session: Context) -> Self {
+        Self {
+            name: name.into(),
+            session,
+            turns: Vec::new(),
+            facts: Vec::new(),
+        }
+    }
+
+    /// Adds a turn context: every path and mode is rendered once per turn.
+    #[must_use]
+    pub fn turn(mut self, turn: Context) -> Self {
+        self.turns.push(turn);
+        self
+    }
+
+    /// Declares an environment fact the contexts state (e.g. `("cwd",
+    /// "/repo")`): the contract checks that at most one layer states `value`.
+    #[must_use]
+    pub fn fact(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.facts.push((name.into(), value.into()));
+        self
+    }
+
+    /// The paradigm's name, as reports show it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The session context.
+    pub fn session(&self) -> &Context {
+        &self.session
+    }
+
+    /// The turn contexts added with [`turn`](Self::turn).
+    pub fn turns(&self) -> &[Context] {
+        &self.turns
+    }
+
+    /// The declared facts, as `(name, value)`.
+    pub fn facts(&self) -> &[(String, String)] {
+        &self.facts
+    }
+}
+
+impl fmt::Debug for Paradigm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Paradigm")
+            .field("name", &self.name)
+            .field("session", &self.session)
+            .field("turns", &self.turns.len())
+            .field("facts", &self.facts)
+            .finish()
+    }
+}

@@ -1,0 +1,139 @@
+//! How big a pipeline's prompts are: the worst case over paradigms.
+
+use serde::Serialize;
+
+use super::paradigm::Paradigm;
+use super::renders::Renders;
+use crate::layer::{AssemblyPath, PromptMode, Stability};
+use crate::pipeline::Pipeline;
+
+/// Sizes of a pipeline's prompts, per path and mode, worst case over
+/// paradigms and turns. What `prompt size` prints and the ratchet compares.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sizes {
+    /// The pipeline measured.
+    pub pipeline: String,
+    /// The paradigms measured, by name.
+    pub paradigms: Vec<String>,
+    /// One entry per path and mode the layers declare.
+    pub assemblies: Vec<AssemblySize>,
+}
+
+/// One path and mode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AssemblySize {
+    /// The path.
+    pub path: AssemblyPath,
+    /// The mode.
+    pub mode: PromptMode,
+    /// The largest stable prefix (scaffold) seen, in bytes.
+    pub stable_bytes: usize,
+    /// The largest dynamic suffix seen, in bytes.
+    pub dynamic_bytes: usize,
+    /// Tokens of the largest whole prompt, once a token counter is wired in
+    /// (`None` until then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<usize>,
+    /// Every layer on this path and mode, in render order, at its largest.
+    pub layers: Vec<LayerSize>,
+}
+
+/// One layer at its largest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayerSize {
+    /// The layer's name.
+    pub name: String,
+    /// Its priority.
+    pub priority: u32,
+    /// Its stability.
+    pub stability: Stability,
+    /// The most bytes it wrote in any paradigm and turn (0: silent in all).
+    pub bytes: usize,
+    /// Its tokens, once a token counter is wired in (`None` until then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<usize>,
+    /// The paradigm in which it wrote the most (empty when silent in all).
+    pub paradigm: String,
+}
+
+impl AssemblySize {
+    /// The largest layers first (ties in render order), at most `n`.
+    pub fn largest(&self, n: usize) -> Vec<&LayerSize> {
+        let mut layers: Vec<&LayerSize> = self.layers.iter().collect();
+        layers.sort_by_key(|l| std::cmp::Reverse(l.bytes));
+        layers.truncate(n);
+        layers
+    }
+}
+
+/// Measures `pipeline` over `paradigms`: every path and mode the layers
+/// declare, worst case per layer and per part.
+///
+/// ```
+/// use prompt_core::{prompt_layer, Context, LayerEntry, Pipeline};
+/// use prompt_core::contract::{measure, Paradigm};
+///
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], modes = [Full], text = "Be brief.", pipeline = "doc")]
+/// struct Brief;
+///
+/// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Brief)]).unwrap();
+/// let sizes = measure(&pipeline, &[Paradigm::new("bare", Context::new())]);
+/// assert_eq!(sizes.assemblies.len(), 1);
+/// assert_eq!(sizes.assemblies[0].stable_bytes, 9);
+/// assert_eq!(sizes.assemblies[0].layers[0].bytes, 9);
+/// ```
+pub fn measure(pipeline: &Pipeline, paradigms: &[Paradigm]) -> Sizes {
+    sizes(&Renders::new(pipeline, paradigms), paradigms)
+}
+
+pub(crate) fn sizes(renders: &Renders<'_>, paradigms: &[Paradigm]) -> Sizes {
+    let mut assemblies: Vec<AssemblySize> = Vec::new();
+    for item in &renders.items {
+        let trace = item.prompt.trace();
+        let index = match assemblies
+            .iter()
+            .position(|a| a.path == item.path && a.mode == item.mode)
+        {
+            Some(index) => index,
+            None => {
+                assemblies.push(AssemblySize {
+                    path: item.path,
+                    mode: item.mode,
+                    stable_bytes: 0,
+                    dynamic_bytes: 0,
+                    // Seam: count tokens here once `prompt_core::tokens` exists.
+                    tokens: None,
+                    layers: trace
+                        .layers
+                        .iter()
+                        .map(|l| LayerSize {
+                            name: l.name.to_owned(),
+                            priority: l.priority,
+                            stability: l.stability,
+                            bytes: 0,
+                            tokens: None,
+                            paradigm: String::new(),
+                        })
+                        .collect(),
+                });
+                assemblies.len() - 1
+            }
+        };
+        let entry = &mut assemblies[index];
+        entry.stable_bytes = entry.stable_bytes.max(trace.stable_bytes);
+        entry.dynamic_bytes = entry.dynamic_bytes.max(trace.dynamic_bytes);
+        for layer in &trace.layers {
+            if let Some(size) = entry.layers.iter_mut().find(|s| s.name == layer.name)
+                && layer.bytes > size.bytes
+            {
+                size.bytes = layer.bytes;
+                item.paradigm.name().clone_into(&mut size.paradigm);
+            }
+        }
+    }
+    Sizes {
+        pipeline: renders.pipeline.name().to_owned(),
+        paradigms: paradigms.iter().map(|p| p.name().to_owned()).collect(),
+        assemblies,
+    }
+}

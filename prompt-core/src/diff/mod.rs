@@ -1,0 +1,273 @@
+//! Why did the prompt cache miss? Compare two prompts' stable prefixes, layer
+//! by layer.
+//!
+//! A provider caches the system prompt up to its cache breakpoint: one
+//! changed byte in the stable prefix and the whole prefix is written to the
+//! cache again, at a premium. [`explain`] says whether two prompts share their
+//! stable prefix and, if not, which Stable layer changed first, its first
+//! differing line, and how many prefix bytes before it are unchanged.
+//!
+//! ```
+//! use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render};
+//! use prompt_core::diff::{explain, StablePrefix};
+//!
+//! #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc")]
+//! struct Persona;
+//!
+//! /// The user's notes, loaded per session.
+//! struct Notes(&'static str);
+//!
+//! #[prompt_layer(priority = 2, stability = Stable, paths = [Cached], pipeline = "doc")]
+//! struct UserNotes;
+//! impl Render for UserNotes {
+//!     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+//!         out.push_str(input.get::<Notes>().map_or("", |n| n.0));
+//!     }
+//! }
+//!
+//! let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Persona), LayerEntry::of(UserNotes)]).unwrap();
+//! let build = |notes| PromptBuilder::new(&pipeline).build_cached(&Context::new().with(Notes(notes)), &Context::new()).unwrap();
+//! let (monday, tuesday) = (build("Use vim.\nPrefer tabs."), build("Use vim.\nPrefer spaces."));
+//!
+//! let diff = explain(&StablePrefix::of(&monday)?, &StablePrefix::of(&tuesday)?);
+//! assert!(!diff.identical);
+//! let change = diff.first_change.as_ref().unwrap();
+//! assert_eq!(change.layer, "user_notes");
+//! assert_eq!(change.line.as_ref().unwrap().number, 2);
+//! assert_eq!(diff.cacheable_bytes, "You are terse.".len());
+//! assert!(diff.to_string().contains("first changed Stable layer: `user_notes`"));
+//! # Ok::<(), prompt_core::diff::PrefixError>(())
+//! ```
+//!
+//! `prompt diff A.json B.json` does the same for two outputs of
+//! `prompt render --format json`.
+
+mod prefix;
+
+use std::fmt;
+
+use serde::Serialize;
+
+pub use prefix::{PrefixError, StablePrefix};
+
+/// How two stable prefixes compare.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CacheDiff {
+    /// Whether the prefixes are byte-identical: the second call reads the cache.
+    pub identical: bool,
+    /// Bytes of the first prefix.
+    pub a_bytes: usize,
+    /// Bytes of the second prefix.
+    pub b_bytes: usize,
+    /// Bytes of the unchanged Stable layers before the first change: what a
+    /// cache breakpoint placed before the changed layer would keep. Equal to
+    /// both sizes when the prefixes are identical.
+    pub cacheable_bytes: usize,
+    /// The first Stable layer that differs (`None` when identical, or when
+    /// only the separator differs).
+    pub first_change: Option<LayerChange>,
+}
+
+/// The first Stable layer whose bytes differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayerChange {
+    /// The layer's name.
+    pub layer: String,
+    /// How it differs.
+    pub kind: ChangeKind,
+    /// Its first differing line (`None` when it was added or removed whole).
+    pub line: Option<LineChange>,
+}
+
+/// How a layer differs between two prefixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    /// It spoke in both, with different bytes.
+    Changed,
+    /// It speaks only in the second (it was silent, or is new).
+    Added,
+    /// It speaks only in the first (it went silent, or was removed).
+    Removed,
+}
+
+/// The first line that differs between two texts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LineChange {
+    /// 1-based line number within the layer's text.
+    pub number: usize,
+    /// The line in the first text (`None`: the first text ended).
+    pub before: Option<String>,
+    /// The line in the second text (`None`: the second text ended).
+    pub after: Option<String>,
+}
+
+/// Compares two stable prefixes. See the [module docs](self).
+pub fn explain(a: &StablePrefix, b: &StablePrefix) -> CacheDiff {
+    let (a_text, b_text) = (a.text(), b.text());
+    let identical = a_text == b_text;
+    let position = a
+        .layers
+        .iter()
+        .zip(&b.layers)
+        .position(|(x, y)| x != y)
+        .or_else(|| (a.layers.len() != b.layers.len()).then(|| a.layers.len().min(b.layers.len())));
+    let first_change = position.filter(|_| !identical).map(|i| change(a, b, i));
+    let cacheable_bytes = match (identical, position) {
+        (true, _) => a_text.len(),
+        (false, Some(i)) => {
+            a.layers[..i].iter().map(|(_, t)| t.len()).sum::<usize>()
+                + i.saturating_sub(1) * a.separator.len()
+        }
+        (false, None) => 0,
+    };
+    CacheDiff {
+        identical,
+        a_bytes: a_text.len(),
+        b_bytes: b_text.len(),
+        cacheable_bytes,
+        first_change,
+    }
+}
+
+fn change(a: &StablePrefix, b: &StablePrefix, i: usize) -> LayerChange {
+    let (x, y) = (a.layers.get(i), b.layers.get(i));
+    let in_b = |name: &str| b.layers.iter().any(|(n, _)| n == name);
+    let in_a = |name: &str| a.layers.iter().any(|(n, _)| n == name);
+    match (x, y) {
+        (Some((name, before)), Some((other, after))) if name == other => LayerChange {
+            layer: name.clone(),
+            kind: ChangeKind::Changed,
+            line: first_line_difference(before, after),
+        },
+        (Some((name, _)), _) if !in_b(name) => LayerChange {
+            layer: name.clone(),
+            kind: ChangeKind::Removed,
+            line: None,
+        },
+        (_, Some((name, _))) if !in_a(name) => LayerChange {
+            layer: name.clone(),
+            kind: ChangeKind::Added,
+            line: None,
+        },
+        // Both layers exist on both sides, in another order: call it a change of the first.
+        (Some((name, before)), _) => LayerChange {
+            layer: name.clone(),
+            kind: ChangeKind::Changed,
+            line: b
+                .layers
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, after)| first_line_difference(before, after)),
+        },
+        (None, Some((name, _))) => LayerChange {
+            layer: name.clone(),
+            kind: ChangeKind::Added,
+            line: None,
+        },
+        (None, None) => LayerChange {
+            layer: String::new(),
+            kind: ChangeKind::Changed,
+            line: None,
+        },
+    }
+}
+
+/// The first line (1-based) where `a` and `b` differ, or `None` if they are equal.
+pub(crate) fn first_line_difference(a: &str, b: &str) -> Option<LineChange> {
+    if a == b {
+        return None;
+    }
+    let (mut x, mut y) = (a.split('\n'), b.split('\n'));
+    let mut number = 0;
+    loop {
+        number += 1;
+        let (l, r) = (x.next(), y.next());
+        if l != r {
+            return Some(LineChange {
+                number,
+                before: l.map(str::to_owned),
+                after: r.map(str::to_owned),
+            });
+        }
+        // Both ended together: equal after all (unreachable, as `a != b`).
+        l?;
+    }
+}
+
+impl fmt::Display for CacheDiff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.identical {
+            return writeln!(
+                f,
+                "stable prefixes are identical ({} B): the second prompt reads the cache",
+                self.a_bytes
+            );
+        }
+        writeln!(
+            f,
+            "stable prefixes differ ({} B -> {} B): the second prompt misses the cache",
+            self.a_bytes, self.b_bytes
+        )?;
+        match &self.first_change {
+            Some(change) => {
+                let how = match change.kind {
+                    ChangeKind::Changed => "its bytes changed",
+                    ChangeKind::Added => "it speaks only in B",
+                    ChangeKind::Removed => "it speaks only in A",
+                };
+                writeln!(f, "first changed Stable layer: `{}` ({how})", change.layer)?;
+                if let Some(line) = &change.line {
+                    writeln!(
+                        f,
+                        "first differing line, line {} of the layer:",
+                        line.number
+                    )?;
+                    writeln!(f, "  A: {}", show(line.before.as_deref()))?;
+                    writeln!(f, "  B: {}", show(line.after.as_deref()))?;
+                }
+                writeln!(
+                    f,
+                    "cacheable: {} of {} B (the unchanged layers before `{}`)",
+                    self.cacheable_bytes, self.b_bytes, change.layer
+                )
+            }
+            None => writeln!(
+                f,
+                "every Stable layer wrote the same bytes: the separator differs\ncacheable: 0 of {} B",
+                self.b_bytes
+            ),
+        }
+    }
+}
+
+fn show(line: Option<&str>) -> String {
+    match line {
+        Some(line) => format!("{line:?}"),
+        None => "(end of text)".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_line_difference;
+
+    #[test]
+    fn first_line_difference_is_one_based_and_sees_a_shorter_text() {
+        assert_eq!(first_line_difference("a\nb", "a\nb"), None);
+        let change = first_line_difference("a\nb\nc", "a\nB\nc").unwrap();
+        assert_eq!(
+            (
+                change.number,
+                change.before.as_deref(),
+                change.after.as_deref()
+            ),
+            (2, Some("b"), Some("B"))
+        );
+        let change = first_line_difference("a", "a\nb").unwrap();
+        assert_eq!(
+            (change.number, change.before, change.after.as_deref()),
+            (2, None, Some("b"))
+        );
+    }
+}

@@ -1,0 +1,180 @@
+//! A prompt's stable prefix, layer by layer: from an assembly or its JSON.
+
+use serde::Deserialize;
+
+use crate::assembly::AssembledPrompt;
+use crate::layer::{AssemblyPath, PromptMode, Stability};
+use crate::testing::{segments, split};
+
+/// The Stable layers of one prompt and the text they wrote: what a prompt
+/// cache keys on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StablePrefix {
+    /// The pipeline assembled.
+    pub pipeline: String,
+    /// The path assembled (a Basic prompt caches nothing, but its Stable layers still compare).
+    pub path: AssemblyPath,
+    /// The mode assembled.
+    pub mode: PromptMode,
+    /// The Stable layers that spoke, in order, with their text.
+    pub layers: Vec<(String, String)>,
+    /// The separator between layers.
+    pub separator: String,
+}
+
+/// A prompt the explainer cannot read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PrefixError {
+    /// Not the JSON of `prompt render --format json`.
+    #[error("{source_name}: not the JSON `prompt render --format json` writes: {message}")]
+    Json {
+        /// Which input (a file name, or `"A"`/`"B"`).
+        source_name: String,
+        /// What serde said.
+        message: String,
+    },
+    /// The trace does not account for the text.
+    #[error("{source_name}: {message}")]
+    Inconsistent {
+        /// Which input.
+        source_name: String,
+        /// What does not add up.
+        message: String,
+    },
+}
+
+impl StablePrefix {
+    /// The stable prefix of an assembled prompt.
+    pub fn of(prompt: &AssembledPrompt) -> Result<Self, PrefixError> {
+        let segments = segments(prompt).map_err(|e| PrefixError::Inconsistent {
+            source_name: "prompt".to_owned(),
+            message: e.to_string(),
+        })?;
+        let trace = prompt.trace();
+        let separator = separator_of(
+            prompt.stable(),
+            segments
+                .iter()
+                .filter(|s| s.layer.stability == Stability::Stable)
+                .map(|s| s.text),
+        );
+        Ok(Self {
+            pipeline: trace.pipeline.clone(),
+            path: trace.path,
+            mode: trace.mode,
+            layers: segments
+                .iter()
+                .filter(|s| s.layer.stability == Stability::Stable && !s.text.is_empty())
+                .map(|s| (s.layer.name.to_owned(), s.text.to_owned()))
+                .collect(),
+            separator,
+        })
+    }
+
+    /// The stable prefix recorded in the JSON that `prompt render --format
+    /// json` writes (the serde form of an [`AssembledPrompt`]). `source_name`
+    /// names the input in errors, e.g. the file's path.
+    pub fn from_json(json: &str, source_name: &str) -> Result<Self, PrefixError> {
+        let record: Record = serde_json::from_str(json).map_err(|e| PrefixError::Json {
+            source_name: source_name.to_owned(),
+            message: e.to_string(),
+        })?;
+        let inconsistent = |message: String| PrefixError::Inconsistent {
+            source_name: source_name.to_owned(),
+            message,
+        };
+        let trace = record.trace;
+        let (text, layers): (&str, Vec<&LayerRecord>) = match trace.path {
+            AssemblyPath::Cached => (
+                record
+                    .parts
+                    .iter()
+                    .find(|p| p.cache)
+                    .map_or("", |p| p.content.as_str()),
+                trace
+                    .layers
+                    .iter()
+                    .filter(|l| l.stability == Stability::Stable)
+                    .collect(),
+            ),
+            AssemblyPath::Basic => (
+                record.parts.first().map_or("", |p| p.content.as_str()),
+                trace.layers.iter().collect(),
+            ),
+        };
+        let sizes: Vec<usize> = layers.iter().map(|l| l.bytes).collect();
+        let texts = split(text, &sizes).map_err(|problem| {
+            inconsistent(format!(
+                "the trace does not account for the prompt text: {problem}; render it again"
+            ))
+        })?;
+        let stable: Vec<(String, String)> = layers
+            .iter()
+            .zip(texts)
+            .filter(|(l, text)| l.stability == Stability::Stable && !text.is_empty())
+            .map(|(l, text)| (l.name.clone(), text.to_owned()))
+            .collect();
+        Ok(Self {
+            pipeline: trace.pipeline,
+            path: trace.path,
+            mode: trace.mode,
+            layers: stable,
+            separator: record.separator,
+        })
+    }
+
+    /// The prefix text: the layers joined with the separator.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self.layers.iter().map(|(_, t)| t.as_str()).collect();
+        texts.join(&self.separator)
+    }
+}
+
+/// The separator `joined` puts between its non-empty `texts` (empty when there are fewer than two).
+fn separator_of<'a>(joined: &str, texts: impl Iterator<Item = &'a str>) -> String {
+    let texts: Vec<&str> = texts.filter(|t| !t.is_empty()).collect();
+    let written: usize = texts.iter().map(|t| t.len()).sum();
+    match (texts.first(), texts.len().checked_sub(1)) {
+        (Some(first), Some(gaps)) if gaps > 0 => {
+            let len = joined.len().saturating_sub(written) / gaps;
+            joined
+                .get(first.len()..first.len() + len)
+                .unwrap_or_default()
+                .to_owned()
+        }
+        _ => String::new(),
+    }
+}
+
+#[derive(Deserialize)]
+struct Record {
+    parts: Vec<PartRecord>,
+    #[serde(default = "default_separator")]
+    separator: String,
+    trace: TraceRecord,
+}
+
+fn default_separator() -> String {
+    crate::DEFAULT_SEPARATOR.to_owned()
+}
+
+#[derive(Deserialize)]
+struct PartRecord {
+    content: String,
+    cache: bool,
+}
+
+#[derive(Deserialize)]
+struct TraceRecord {
+    pipeline: String,
+    path: AssemblyPath,
+    mode: PromptMode,
+    layers: Vec<LayerRecord>,
+}
+
+#[derive(Deserialize)]
+struct LayerRecord {
+    name: String,
+    stability: Stability,
+    bytes: usize,
+}

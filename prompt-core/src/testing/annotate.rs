@@ -1,0 +1,92 @@
+//! The annotated rendering of a prompt, for snapshot review.
+
+use std::fmt::Write as _;
+
+use super::segments::{SegmentError, segments};
+use crate::assembly::AssembledPrompt;
+use crate::layer::{AssemblyPath, Stability};
+
+/// The prompt's text with a marker line before each layer (name, stability,
+/// priority, bytes), the cache breakpoint between the stable prefix and the
+/// dynamic suffix, and the silent layers listed at the end.
+///
+/// Marker lines start with `@@`, like a diff hunk, so they stand out from the
+/// prompt's own Markdown. Between markers is exactly what the layer wrote:
+/// in `cargo insta review`, a changed line shows which layer it belongs to.
+///
+/// ```
+/// use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render};
+/// use prompt_core::testing::annotate;
+///
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "Be brief.", pipeline = "doc")]
+/// struct Brief;
+/// #[prompt_layer(priority = 2, stability = Stable, paths = [Cached], pipeline = "doc", silent = "a session with notes")]
+/// struct Quiet;
+/// impl Render for Quiet {
+///     fn render(&self, _out: &mut String, _input: &LayerInput<'_>) {}
+/// }
+/// #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Turn 3.", pipeline = "doc")]
+/// struct Turn;
+///
+/// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Brief), LayerEntry::of(Quiet), LayerEntry::of(Turn)]).unwrap();
+/// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new()).unwrap();
+/// assert_eq!(annotate(&prompt).unwrap(), "\
+/// @@ pipeline `doc` · cached · full · stable 9 B · dynamic 7 B
+/// @@ brief · stable · priority 1 · 9 B
+/// Be brief.
+/// @@ ======== cache breakpoint: stable prefix above, dynamic suffix below ========
+/// @@ turn · dynamic · priority 10000 · 7 B
+/// Turn 3.
+/// @@ silent: quiet
+/// ");
+/// ```
+pub fn annotate(prompt: &AssembledPrompt) -> Result<String, SegmentError> {
+    let trace = prompt.trace();
+    let mut out = String::new();
+    let _ = match trace.path {
+        AssemblyPath::Cached => writeln!(
+            out,
+            "@@ pipeline `{}` · {} · {} · stable {} B · dynamic {} B",
+            trace.pipeline, trace.path, trace.mode, trace.stable_bytes, trace.dynamic_bytes
+        ),
+        AssemblyPath::Basic => writeln!(
+            out,
+            "@@ pipeline `{}` · {} · {} · {} B, one part, nothing cached",
+            trace.pipeline,
+            trace.path,
+            trace.mode,
+            prompt.dynamic().len()
+        ),
+    };
+    let mut in_stable = trace.path == AssemblyPath::Cached;
+    for segment in segments(prompt)? {
+        let layer = segment.layer;
+        if in_stable && layer.stability == Stability::Dynamic {
+            out.push_str(BREAKPOINT);
+            in_stable = false;
+        }
+        if layer.silent {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "@@ {} · {} · priority {} · {} B",
+            layer.name, layer.stability, layer.priority, layer.bytes
+        );
+        out.push_str(segment.text);
+        if !segment.text.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    if in_stable {
+        out.push_str(BREAKPOINT);
+    }
+    let silent: Vec<&str> = trace.silent().collect();
+    if !silent.is_empty() {
+        let _ = writeln!(out, "@@ silent: {}", silent.join(", "));
+    }
+    Ok(out)
+}
+
+const BREAKPOINT: &str =
+    "@@ ======== cache breakpoint: stable prefix above, dynamic suffix below ========\n";

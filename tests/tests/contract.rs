@@ -1,0 +1,118 @@
+//! The contract of every pipeline in this repository, over a bare session and
+//! the full fixture workspace, with byte ratchets in `tests/ratchets.json`;
+//! and the snapshot recipe of `prompt_core::testing`, applied to the standard
+//! pipeline.
+
+mod common;
+
+use common::full_config;
+use prompt_core::contract::{Contract, Paradigm, Volatile};
+use prompt_core::{Context, Pipeline, testing};
+use prompt_layers::sources::Scratchpad;
+use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
+use prompt_tests::FixtureWorkspace;
+
+fn sub_agents() -> SubAgents {
+    SubAgents(vec![SubAgent {
+        name: "tester".into(),
+        description: "Runs the test suite and reports failures.".into(),
+    }])
+}
+
+/// One turn's facts; `day` and `model` vary between turns.
+fn facts(day: &str, model: &str) -> RuntimeFacts {
+    RuntimeFacts {
+        date: Some(format!("2026-11-{day}")),
+        time_zone: Some("UTC".into()),
+        cwd: Some("services/api/src".into()),
+        os: Some("linux".into()),
+        shell: Some("bash".into()),
+        model: Some(model.into()),
+        git_branch: Some("fix/login".into()),
+    }
+}
+
+fn turn(facts: RuntimeFacts) -> Context {
+    let notes = [(
+        "plan".to_owned(),
+        "1. write tests 2. fix the bug".to_owned(),
+    )];
+    Context::new()
+        .with(facts)
+        .with(Scratchpad(notes.into_iter().collect()))
+}
+
+/// The bare session (an empty folder) and the full fixture workspace over two turns.
+fn paradigms(bare: &std::path::Path, ws: &FixtureWorkspace) -> Vec<Paradigm> {
+    let mut full = Paradigm::new("full", load_session(&full_config(ws)).with(sub_agents()));
+    for (day, model) in [("29", "claude-opus"), ("30", "claude-haiku")] {
+        let facts = facts(day, model);
+        for (label, value) in facts.entries() {
+            full = full.fact(label, value);
+        }
+        full = full.turn(turn(facts));
+    }
+    vec![
+        Paradigm::new("bare", load_session(&SessionConfig::new("agent", bare))),
+        full,
+    ]
+}
+
+fn contract<'a>(pipeline: &'a Pipeline, paradigms: &'a [Paradigm]) -> Contract<'a> {
+    let mut contract = Contract::new(pipeline, paradigms)
+        .allow(
+            "episodic_recall",
+            Volatile::Date,
+            "episodes are dated by episodes.jsonl, which changes between sessions, never within one",
+        )
+        .ratchet(concat!(env!("CARGO_MANIFEST_DIR"), "/ratchets.json"));
+    for tool in SubAgents::tools_for(paradigms[1].session()) {
+        contract = contract.extra_text(format!("tool `{}`", tool.name), tool.description);
+    }
+    contract
+}
+
+#[test]
+fn every_pipeline_in_the_repository_keeps_its_contract() {
+    let bare = tempfile::tempdir().unwrap();
+    let ws = FixtureWorkspace::new();
+    let paradigms = paradigms(bare.path(), &ws);
+    let names = prompt_core::pipeline_names();
+    assert!(names.contains(&"default"), "{names:?}");
+    for name in names {
+        let pipeline = Pipeline::named(name).unwrap();
+        contract(&pipeline, &paradigms).run().assert_ok();
+    }
+}
+
+#[test]
+fn the_full_workspace_wakes_every_declared_silent_layer() {
+    let bare = tempfile::tempdir().unwrap();
+    let ws = FixtureWorkspace::new();
+    let paradigms = paradigms(bare.path(), &ws);
+    let pipeline = Pipeline::collect().unwrap();
+    let report = contract(&pipeline, &paradigms).run();
+    let unwoken: Vec<&str> = report
+        .notes()
+        .iter()
+        .filter(|n| n.check == prompt_core::contract::Check::Reachable)
+        .map(|n| n.subject.as_str())
+        .collect();
+    assert!(unwoken.is_empty(), "{report}");
+}
+
+/// The recipe from `prompt_core::testing`'s docs: the annotated prompt of
+/// every path and mode (the manifest half is `manifest.rs`).
+#[test]
+fn standard_pipeline_snapshots() {
+    let ws = FixtureWorkspace::new();
+    let session = load_session(&full_config(&ws)).with(sub_agents());
+    let pipeline = Pipeline::collect().unwrap();
+    let turn = turn(facts("29", "claude-opus"));
+    for (label, prompt) in testing::every_assembly(&pipeline, &session, &turn).unwrap() {
+        insta::assert_snapshot!(
+            format!("prompt-{label}"),
+            testing::annotate(&prompt).unwrap()
+        );
+    }
+}
