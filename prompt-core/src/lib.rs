@@ -60,6 +60,8 @@ mod layer;
 mod pipeline;
 mod registry;
 
+pub mod tokens;
+
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
