@@ -60,6 +60,7 @@ mod layer;
 mod pipeline;
 mod registry;
 
+pub mod providers;
 pub mod tokens;
 
 #[doc(hidden)]

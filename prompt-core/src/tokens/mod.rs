@@ -3,7 +3,7 @@
 //! A [`TokenCounter`] turns text into a token count. [`ApproxCounter`], the
 //! default, needs no tables and is within a few percent of OpenAI's
 //! `o200k_base` on prose and Markdown (its docs give the measured error). With
-//! the `tiktoken` cargo feature, [`O200kBase`] and [`Cl100kBase`] count exactly
+//! the `tiktoken` cargo feature, `O200kBase` and `Cl100kBase` count exactly
 //! for OpenAI's encodings; Anthropic publishes no tokenizer, so the approximate
 //! counter is the honest choice for Claude models.
 //!
