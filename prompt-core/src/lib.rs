@@ -63,6 +63,9 @@ mod pipeline;
 mod registry;
 pub mod testing;
 
+pub mod providers;
+pub mod tokens;
+
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;

@@ -1,0 +1,371 @@
+//! Anthropic Messages API: the system prompt as text blocks with a cache
+//! breakpoint on the stable block.
+//!
+//! The API caches the request prefix up to each `cache_control` breakpoint, in
+//! the order tools -> system -> messages. [`MessagesRequest::new`] turns the
+//! parts of an [`AssembledPrompt`] into `system` blocks:
+//!
+//! - the stable block carries `cache_control: {"type": "ephemeral"}` (plus
+//!   `"ttl": "1h"` with [`CacheTtl::OneHour`]), the dynamic block none;
+//! - an empty part gives no block (the API rejects empty text blocks): an
+//!   empty dynamic suffix leaves one block, an empty stable prefix leaves no
+//!   breakpoint;
+//! - the Basic path's single uncached part gives one unmarked block.
+//!
+//! [`MessagesRequest::cache_tools`] and [`MessagesRequest::cache_last_user_turn`]
+//! place the remaining breakpoints and refuse what the API would reject: more
+//! than 4, or a 1-hour breakpoint after a 5-minute one.
+//! [`MessagesRequest::with_reminder`] appends a `<system-reminder>` block to the
+//! last user turn, for per-call text that should not break the cached system
+//! prompt. [`check_cache_minimum`] warns when the stable prefix is too short for
+//! the model to cache at all: below the minimum the API caches nothing and
+//! says nothing.
+//!
+//! ```
+//! use prompt_core::providers::anthropic::{CacheTtl, MessagesRequest};
+//! use prompt_core::providers::Message;
+//! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc_anthropic")]
+//! # struct Persona;
+//! # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Date: 2026-11-29", pipeline = "doc_anthropic")]
+//! # struct Today;
+//! # let pipeline = Pipeline::named("doc_anthropic")?;
+//! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+//!
+//! let mut request = MessagesRequest::new(&prompt, "claude-opus-4-5", 1024)
+//!     .ttl(CacheTtl::OneHour)
+//!     .message(Message::user("Fix the failing test."));
+//! request.cache_last_user_turn(CacheTtl::FiveMinutes)?;
+//! request.with_reminder(Some("The user is on branch fix/login."))?;
+//!
+//! assert_eq!(
+//!     serde_json::to_value(&request)?,
+//!     serde_json::json!({
+//!         "model": "claude-opus-4-5",
+//!         "max_tokens": 1024,
+//!         "system": [
+//!             {"type": "text", "text": "You are terse.",
+//!              "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+//!             {"type": "text", "text": "Date: 2026-11-29"}
+//!         ],
+//!         "messages": [{"role": "user", "content": [
+//!             {"type": "text", "text": "Fix the failing test.",
+//!              "cache_control": {"type": "ephemeral"}},
+//!             {"type": "text",
+//!              "text": "<system-reminder>\nThe user is on branch fix/login.\n</system-reminder>"}
+//!         ]}]
+//!     })
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`AssembledPrompt`]: crate::AssembledPrompt
+
+mod breakpoints;
+mod minimums;
+
+pub use breakpoints::{Breakpoint, BreakpointLocation, MAX_BREAKPOINTS};
+pub use minimums::{
+    BelowCacheMinimum, CacheMinimum, CacheMinimums, MINIMUMS_CHECKED, ModelFamily,
+    check_cache_minimum,
+};
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use super::{Message, Role};
+use crate::AssembledPrompt;
+
+/// How long a cache entry lives after its last use.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum CacheTtl {
+    /// 5 minutes, the API's default: a write costs 1.25x input.
+    #[default]
+    FiveMinutes,
+    /// 1 hour: a write costs 2x input. Worth it when calls are more than 5
+    /// minutes apart.
+    OneHour,
+}
+
+impl CacheTtl {
+    /// The API's spelling: `"5m"` or `"1h"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::FiveMinutes => "5m",
+            Self::OneHour => "1h",
+        }
+    }
+
+    fn is_default(&self) -> bool {
+        *self == Self::FiveMinutes
+    }
+}
+
+impl std::fmt::Display for CacheTtl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for CacheTtl {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// A cache breakpoint: `{"type": "ephemeral"}`, with `"ttl": "1h"` for the
+/// one-hour cache (the 5-minute default is left implicit).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename = "ephemeral")]
+pub struct CacheControl {
+    /// How long the entry lives.
+    #[serde(skip_serializing_if = "CacheTtl::is_default")]
+    pub ttl: CacheTtl,
+}
+
+impl CacheControl {
+    /// A breakpoint with `ttl`.
+    pub const fn new(ttl: CacheTtl) -> Self {
+        Self { ttl }
+    }
+
+    fn to_value(self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// A `{"type": "text"}` content block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename = "text")]
+pub struct TextBlock {
+    /// The text; never empty in what this module builds.
+    pub text: String,
+    /// The breakpoint after this block, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
+}
+
+impl TextBlock {
+    /// An unmarked block.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            cache_control: None,
+        }
+    }
+}
+
+/// A message as the API takes it: a role and content blocks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MessageParam {
+    /// Who wrote it.
+    pub role: Role,
+    /// Its blocks, in order.
+    pub content: Vec<TextBlock>,
+}
+
+impl MessageParam {
+    /// The message as one text block; an empty text gives no block.
+    pub fn from_message(message: &Message) -> Self {
+        Self {
+            role: message.role,
+            content: non_empty_block(&message.text).into_iter().collect(),
+        }
+    }
+}
+
+/// The `system` blocks for `prompt`: one per non-empty part, the cached part
+/// marked with a breakpoint of `ttl`.
+///
+/// ```
+/// use prompt_core::providers::anthropic::{system_blocks, CacheTtl};
+/// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Basic, Cached], text = "You are terse.", pipeline = "doc_system_blocks")]
+/// # struct Persona;
+/// # let pipeline = Pipeline::named("doc_system_blocks")?;
+/// let cached = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+/// let blocks = system_blocks(&cached, CacheTtl::FiveMinutes);
+/// assert_eq!(blocks.len(), 1); // the dynamic suffix is empty: no block for it
+/// assert!(blocks[0].cache_control.is_some());
+///
+/// let basic = PromptBuilder::new(&pipeline).build_basic(&Context::new(), &Context::new())?;
+/// assert!(system_blocks(&basic, CacheTtl::FiveMinutes)[0].cache_control.is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn system_blocks(prompt: &AssembledPrompt, ttl: CacheTtl) -> Vec<TextBlock> {
+    prompt
+        .parts()
+        .iter()
+        .filter(|part| !part.content.is_empty())
+        .map(|part| TextBlock {
+            text: part.content.clone(),
+            cache_control: part.cache.then_some(CacheControl::new(ttl)),
+        })
+        .collect()
+}
+
+/// A Messages API request body (`POST /v1/messages`).
+///
+/// Serialize it with `serde_json`; it is the body the official SDKs send.
+/// Fields are public so a caller can add what this type does not model; the
+/// breakpoint helpers check whatever is there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct MessagesRequest {
+    /// The model, e.g. `claude-sonnet-4-5`.
+    pub model: String,
+    /// The most tokens the model may generate.
+    pub max_tokens: u32,
+    /// The system prompt's blocks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub system: Vec<TextBlock>,
+    /// The conversation.
+    pub messages: Vec<MessageParam>,
+    /// Tool definitions, as the caller wrote them (JSON objects).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Value>,
+}
+
+impl MessagesRequest {
+    /// A request whose system prompt is `prompt` (see [`system_blocks`]; the
+    /// breakpoint has the 5-minute TTL until [`ttl`](Self::ttl) changes it),
+    /// with no messages yet.
+    pub fn new(prompt: &AssembledPrompt, model: impl Into<String>, max_tokens: u32) -> Self {
+        Self {
+            model: model.into(),
+            max_tokens,
+            system: system_blocks(prompt, CacheTtl::FiveMinutes),
+            messages: Vec::new(),
+            tools: Vec::new(),
+        }
+    }
+
+    /// Sets the TTL of the system prompt's breakpoint. Tools cached with the
+    /// 5-minute TTL cannot precede a 1-hour system breakpoint; the helpers that
+    /// place them check this.
+    pub fn ttl(mut self, ttl: CacheTtl) -> Self {
+        for control in self
+            .system
+            .iter_mut()
+            .filter_map(|b| b.cache_control.as_mut())
+        {
+            control.ttl = ttl;
+        }
+        self
+    }
+
+    /// Appends one message. A message with empty text is left out: the API
+    /// rejects empty text blocks and merges consecutive turns of one role.
+    pub fn message(mut self, message: Message) -> Self {
+        self.push(&message);
+        self
+    }
+
+    /// Appends messages, as [`message`](Self::message) does.
+    pub fn messages(mut self, messages: impl IntoIterator<Item = Message>) -> Self {
+        for message in messages {
+            self.push(&message);
+        }
+        self
+    }
+
+    /// Sets the tool definitions (JSON objects, as the API takes them).
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Value>) -> Self {
+        self.tools = tools.into_iter().collect();
+        self
+    }
+
+    fn push(&mut self, message: &Message) {
+        let param = MessageParam::from_message(message);
+        if !param.content.is_empty() {
+            self.messages.push(param);
+        }
+    }
+
+    /// Appends `<system-reminder>\n{reminder}\n</system-reminder>` as a new
+    /// text block of the last user message.
+    ///
+    /// This is how per-call text can reach the model without entering the
+    /// system prompt, which then stays whole and cacheable. `None`, or a
+    /// reminder that is empty or only whitespace, changes nothing. The block
+    /// goes after any breakpoint on that message, so the reminder is never
+    /// cached.
+    ///
+    /// # Errors
+    /// [`RequestError::NoUserTurn`] when the request has no user message yet.
+    pub fn with_reminder(&mut self, reminder: Option<&str>) -> Result<(), RequestError> {
+        let Some(reminder) = reminder.map(str::trim).filter(|r| !r.is_empty()) else {
+            return Ok(());
+        };
+        let turn = self
+            .last_user_turn()
+            .ok_or(RequestError::NoUserTurn { what: "a reminder" })?;
+        turn.content.push(TextBlock::new(format!(
+            "{REMINDER_OPEN}\n{reminder}\n{REMINDER_CLOSE}"
+        )));
+        Ok(())
+    }
+
+    fn last_user_turn(&mut self) -> Option<&mut MessageParam> {
+        self.messages
+            .iter_mut()
+            .rev()
+            .find(|m| m.role == Role::User)
+    }
+}
+
+/// What opens a reminder block.
+pub const REMINDER_OPEN: &str = "<system-reminder>";
+/// What closes a reminder block.
+pub const REMINDER_CLOSE: &str = "</system-reminder>";
+
+/// Why a request cannot take a breakpoint or a reminder. Each message says
+/// what to change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// A breakpoint past the API's limit.
+    #[error(
+        "a breakpoint on {at} would be cache breakpoint number {count}; the API takes at most \
+         {MAX_BREAKPOINTS} per request: remove one (the system prompt's stable block needs its own)"
+    )]
+    TooManyBreakpoints {
+        /// Where the refused breakpoint would have gone.
+        at: BreakpointLocation,
+        /// How many breakpoints that would have made.
+        count: usize,
+    },
+    /// A 1-hour breakpoint after a 5-minute one, which the API rejects.
+    #[error(
+        "the 1-hour breakpoint on {one_hour} comes after the 5-minute breakpoint on {five_minutes}; \
+         the API requires longer TTLs first (order: tools, system, messages): give {five_minutes} \
+         the 1-hour TTL or {one_hour} the 5-minute one"
+    )]
+    TtlOrder {
+        /// The earlier, 5-minute breakpoint.
+        five_minutes: BreakpointLocation,
+        /// The later, 1-hour breakpoint.
+        one_hour: BreakpointLocation,
+    },
+    /// `cache_tools` on a request without tools.
+    #[error("the request has no tools to put a breakpoint on: set them with `tools(..)` first")]
+    NoTools,
+    /// A tool definition that is not a JSON object.
+    #[error(
+        "tool {index} is not a JSON object, so it cannot carry `cache_control`: pass each tool as an object"
+    )]
+    ToolNotObject {
+        /// Its index in `tools`.
+        index: usize,
+    },
+    /// No user message to attach to.
+    #[error("the request has no user message to carry {what}: add the user's turn first")]
+    NoUserTurn {
+        /// What needed it: a breakpoint or a reminder.
+        what: &'static str,
+    },
+}
+
+fn non_empty_block(text: &str) -> Option<TextBlock> {
+    (!text.is_empty()).then(|| TextBlock::new(text))
+}

@@ -1,0 +1,143 @@
+//! Codex CLI: the assembled prompt as a model-instructions file, and the
+//! `-c model_instructions_file=PATH` override that points `codex` at it.
+//!
+//! [`write_instructions`] writes the file atomically: the text goes to a new
+//! temporary file in the same directory, is flushed to disk, and is then
+//! renamed over the target. A reader (a `codex` process starting meanwhile)
+//! sees the old file or the new one, never half of one; a failed write leaves
+//! no temporary file behind.
+//!
+//! ```
+//! use prompt_core::providers::codex;
+//! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc_codex")]
+//! # struct Persona;
+//! # let pipeline = Pipeline::named("doc_codex")?;
+//! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("instructions.md");
+//! codex::write_instructions(&prompt, &path)?;
+//! assert_eq!(std::fs::read_to_string(&path)?, "You are terse.");
+//!
+//! let args = codex::args(&path)?;
+//! assert_eq!(args[0], "-c");
+//! assert_eq!(args[1], format!("model_instructions_file=\"{}\"", path.display()));
+//! // std::process::Command::new("codex").args(&args).arg("exec").arg("Fix the test.")
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::AssembledPrompt;
+
+/// Writes `prompt`'s text to `path` atomically (temporary file in the same
+/// directory, then rename).
+///
+/// # Errors
+/// [`CodexError::Write`] naming the path and the step that failed (no parent
+/// directory, cannot create, write or rename); any temporary file is removed.
+pub fn write_instructions(prompt: &AssembledPrompt, path: &Path) -> Result<(), CodexError> {
+    let text = prompt.text();
+    let error = |step: &'static str, source: io::Error| CodexError::Write {
+        path: path.to_owned(),
+        step,
+        source,
+    };
+    let name = path.file_name().ok_or_else(|| {
+        error(
+            "name the file",
+            io::Error::from(io::ErrorKind::InvalidInput),
+        )
+    })?;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let (temp, mut file) =
+        create_temp(dir, name).map_err(|e| error("create a temporary file in its directory", e))?;
+    let written = file
+        .write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| error("write the temporary file", e))
+        .and_then(|()| {
+            drop(file);
+            fs::rename(&temp, path).map_err(|e| error("rename the temporary file over it", e))
+        });
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written
+}
+
+/// A new file `.{name}.{pid}.{n}.tmp` in `dir`, created exclusively.
+fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> io::Result<(PathBuf, File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let mut temp_name = std::ffi::OsString::from(".");
+        temp_name.push(name);
+        temp_name.push(format!(".{}.{n}.tmp", std::process::id()));
+        let temp = dir.join(temp_name);
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => return Ok((temp, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The arguments that point `codex` at the instructions file:
+/// `["-c", "model_instructions_file=\"PATH\""]`.
+///
+/// `-c` values are TOML, so the path is a quoted TOML string (backslashes and
+/// quotes escaped): a Windows path or one with spaces arrives intact.
+///
+/// # Errors
+/// [`CodexError::NotUtf8`] when the path is not valid UTF-8, which a TOML
+/// string cannot hold.
+pub fn args(path: &Path) -> Result<Vec<String>, CodexError> {
+    let path_str = path.to_str().ok_or_else(|| CodexError::NotUtf8 {
+        path: path.to_owned(),
+    })?;
+    let mut quoted = String::with_capacity(path_str.len() + 2);
+    quoted.push('"');
+    for c in path_str.chars() {
+        match c {
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            c if c.is_control() => quoted.push_str(&format!("\\u{:04X}", c as u32)),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    Ok(vec![
+        "-c".to_owned(),
+        format!("model_instructions_file={quoted}"),
+    ])
+}
+
+/// Why the instructions file cannot be written or named.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CodexError {
+    /// A step of the atomic write failed.
+    #[error("cannot write the Codex instructions file {}: failed to {step}: {source}; choose a writable directory", path.display())]
+    Write {
+        /// The target file.
+        path: PathBuf,
+        /// What was being done.
+        step: &'static str,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A path TOML cannot carry.
+    #[error("the instructions path {} is not valid UTF-8, which Codex's `-c` TOML value cannot hold: use a UTF-8 path", path.display())]
+    NotUtf8 {
+        /// The path.
+        path: PathBuf,
+    },
+}

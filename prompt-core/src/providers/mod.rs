@@ -1,0 +1,48 @@
+//! Provider requests: an [`AssembledPrompt`] as each API or CLI agent takes it.
+//!
+//! Pure functions to typed serde values: no network, no SDK. One file per
+//! provider:
+//!
+//! | module | what it builds | where the cache goes |
+//! |---|---|---|
+//! | [`anthropic`] | a Messages request body | a `cache_control` breakpoint on the stable block |
+//! | [`openai`] | a Responses or Chat Completions body | automatic prefix caching, routed by `prompt_cache_key` |
+//! | [`gemini`] | a `generateContent` body, or a `cachedContents` body plus the request that uses it | implicit, or explicit cached content |
+//! | [`claude_cli`] | arguments for the `claude` CLI | the host's own caching |
+//! | [`codex`] | an instructions file written atomically, and the `-c` override for `codex` | the host's own caching |
+//!
+//! [`cache`] simulates what the cache saves over a session.
+//!
+//! Each request takes the few fields a caller passes: the model, a token
+//! limit, and the conversation as provider-neutral [`Message`]s.
+//!
+//! ```
+//! use prompt_core::providers::{anthropic, openai, Message};
+//! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc_providers")]
+//! # struct Persona;
+//! # let pipeline = Pipeline::named("doc_providers")?;
+//! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+//!
+//! let request = anthropic::MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024)
+//!     .message(Message::user("Fix the failing test."));
+//! let body = serde_json::to_value(&request)?;
+//! assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
+//!
+//! let chat = openai::ChatRequest::new(&prompt, "gpt-5").message(Message::user("Hi"));
+//! assert_eq!(serde_json::to_value(&chat)?["messages"][0]["role"], "system");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`AssembledPrompt`]: crate::AssembledPrompt
+
+pub mod anthropic;
+pub mod cache;
+pub mod claude_cli;
+pub mod codex;
+pub mod gemini;
+pub mod openai;
+
+mod message;
+
+pub use message::{Message, Role};

@@ -1,0 +1,138 @@
+//! The cache-cost simulation, with exact expected numbers.
+
+use prompt_core::providers::anthropic::{CacheMinimums, CacheTtl};
+use prompt_core::providers::cache::{CacheSimulation, Multipliers, SimulationError, TurnCost};
+
+fn turn(
+    turn: usize,
+    cache_write: usize,
+    cache_read: usize,
+    uncached: usize,
+    cost: f64,
+) -> TurnCost {
+    TurnCost {
+        turn,
+        cache_write,
+        cache_read,
+        uncached,
+        cost,
+    }
+}
+
+#[test]
+fn the_first_turn_writes_the_prefix_and_later_turns_read_it() {
+    let report = CacheSimulation::new("claude-sonnet-4-5", 10_000, [500, 600, 700])
+        .run()
+        .unwrap();
+    assert_eq!(
+        report.turns,
+        [
+            turn(1, 10_000, 0, 500, 13_000.0), // 10,000 x 1.25 + 500
+            turn(2, 0, 10_000, 600, 1_600.0),  // 10,000 x 0.1 + 600
+            turn(3, 0, 10_000, 700, 1_700.0),
+        ]
+    );
+    assert_eq!(report.total, turn(0, 10_000, 20_000, 1_800, 16_300.0));
+    assert_eq!(report.uncached_cost, 31_800);
+    assert_eq!(report.relative_cost, 16_300.0 / 31_800.0);
+    assert!(report.cached);
+    assert_eq!(report.minimum_tokens, 1024);
+    assert_eq!(
+        report.multipliers,
+        Multipliers::anthropic(CacheTtl::FiveMinutes)
+    );
+}
+
+#[test]
+fn a_one_hour_ttl_doubles_the_write() {
+    let report = CacheSimulation::new("claude-sonnet-4-5", 10_000, [500, 600, 700])
+        .ttl(CacheTtl::OneHour)
+        .run()
+        .unwrap();
+    assert_eq!(report.turns[0], turn(1, 10_000, 0, 500, 20_500.0));
+    assert_eq!(report.total.cost, 23_800.0);
+    assert_eq!(report.ttl, "1h");
+    assert_eq!(report.multipliers.cache_write(), 2.0);
+}
+
+#[test]
+fn a_bust_writes_the_prefix_again_at_its_turn() {
+    let report = CacheSimulation::new("claude-sonnet-4-5", 10_000, [500, 600, 700])
+        .bust_at(3)
+        .run()
+        .unwrap();
+    assert_eq!(report.turns[2], turn(3, 10_000, 0, 700, 13_200.0));
+    assert_eq!(report.total, turn(0, 20_000, 10_000, 1_800, 27_800.0));
+    assert_eq!(report.bust_at, Some(3));
+}
+
+#[test]
+fn a_prefix_below_the_minimum_caches_nothing() {
+    let report = CacheSimulation::new("claude-sonnet-4-5", 1_000, [100, 100])
+        .run()
+        .unwrap();
+    assert!(!report.cached);
+    assert_eq!(
+        report.turns,
+        [turn(1, 0, 0, 1_100, 1_100.0), turn(2, 0, 0, 1_100, 1_100.0)]
+    );
+    assert_eq!(report.relative_cost, 1.0);
+    assert!(report.to_string().contains("nothing is cached"));
+
+    // An unknown model gets the most conservative minimum.
+    let unknown = CacheSimulation::new("claude-mystery-9", 2_000, [100])
+        .run()
+        .unwrap();
+    assert_eq!((unknown.minimum_tokens, unknown.cached), (4096, false));
+    assert_eq!(unknown.family, None);
+    // Unless the caller knows better.
+    let known = CacheSimulation::new("claude-mystery-9", 2_000, [100])
+        .minimums(CacheMinimums::anthropic().set("claude-mystery-9", 1024))
+        .run()
+        .unwrap();
+    assert!(known.cached);
+}
+
+#[test]
+fn other_multipliers_can_be_given() {
+    // A provider that reads at half price and charges nothing extra to write.
+    let report = CacheSimulation::new("claude-sonnet-4-5", 2_000, [0, 0])
+        .multipliers(Multipliers {
+            cache_read_hundredths: 50,
+            cache_write_hundredths: 100,
+        })
+        .run()
+        .unwrap();
+    assert_eq!(report.total.cost, 3_000.0);
+    assert_eq!(report.relative_cost, 0.75);
+}
+
+#[test]
+fn an_empty_session_or_a_bust_outside_it_is_an_error() {
+    assert_eq!(
+        CacheSimulation::new("claude-sonnet-4-5", 10_000, []).run(),
+        Err(SimulationError::NoTurns)
+    );
+    for bust in [0, 4] {
+        let error = CacheSimulation::new("claude-sonnet-4-5", 10_000, [1, 2, 3])
+            .bust_at(bust)
+            .run()
+            .unwrap_err();
+        assert_eq!(error, SimulationError::BustOutOfRange { bust, turns: 3 });
+        assert!(error.to_string().contains("turns 1 to 3"), "{error}");
+    }
+}
+
+#[test]
+fn the_report_serializes_and_prints_as_a_table() {
+    let report = CacheSimulation::new("claude-opus-4-5", 8_000, [300, 400, 500, 600])
+        .ttl(CacheTtl::OneHour)
+        .bust_at(3)
+        .run()
+        .unwrap();
+    insta::assert_snapshot!("report_table", report.to_string());
+    insta::assert_snapshot!(
+        "report_json",
+        serde_json::to_string_pretty(&report).unwrap()
+    );
+}

@@ -1,0 +1,779 @@
+//! Provider requests: snapshots of each provider's body for the standard
+//! pipeline over the fixture workspace, and one test per rule on small prompts.
+
+mod common;
+
+use std::time::Duration;
+
+use common::full_config;
+use prompt_core::providers::anthropic::{
+    BreakpointLocation, CacheMinimums, CacheTtl, MessagesRequest, RequestError,
+    check_cache_minimum, system_blocks,
+};
+use prompt_core::providers::claude_cli::{ClaudeCli, ClaudeCliError, MAX_ARG_BYTES};
+use prompt_core::providers::gemini::{CreateCachedContent, GeminiError, GenerateContentRequest};
+use prompt_core::providers::openai::{
+    CacheRetention, ChatRequest, InstructionRole, ResponsesRequest, prompt_cache_key,
+};
+use prompt_core::providers::{Message, codex};
+use prompt_core::tokens::{ApproxCounter, TokenCounter};
+use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder, Stability};
+use prompt_layers::sources::Scratchpad;
+use prompt_layers::{RuntimeFacts, SubAgent, SubAgents, load_session};
+use prompt_tests::{FixtureWorkspace, fixed};
+use serde_json::{Value, json};
+
+// ---------------------------------------------------------------------------
+// The standard pipeline over the fixture workspace
+// ---------------------------------------------------------------------------
+
+struct Standard {
+    prompt: AssembledPrompt,
+    tools: Vec<Value>,
+}
+
+fn standard() -> Standard {
+    let ws = FixtureWorkspace::new();
+    let session = load_session(&full_config(&ws)).with(SubAgents(vec![
+        SubAgent {
+            name: "explorer".into(),
+            description: "Reads code and answers questions about it.".into(),
+        },
+        SubAgent {
+            name: "tester".into(),
+            description: "Runs the test suite and reports failures.".into(),
+        },
+    ]));
+    let turn = Context::new()
+        .with(RuntimeFacts {
+            date: Some("2026-11-29".into()),
+            time_zone: Some("UTC".into()),
+            cwd: Some("services/api/src".into()),
+            os: Some("linux".into()),
+            shell: Some("bash".into()),
+            model: Some("claude-sonnet-4-5".into()),
+            git_branch: Some("fix/login".into()),
+        })
+        .with(Scratchpad::load(&ws.repo.join(".agent/scratchpad.json")).unwrap());
+    let tools = SubAgents::tools_for(&session)
+        .into_iter()
+        .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
+        .collect();
+    let pipeline = Pipeline::collect().unwrap();
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&session, &turn)
+        .unwrap();
+    Standard { prompt, tools }
+}
+
+/// Pretty JSON with the struct's field order (not a `Value`'s sorted keys).
+macro_rules! pretty {
+    ($value:expr) => {
+        serde_json::to_string_pretty(&$value).unwrap()
+    };
+}
+
+#[test]
+fn anthropic_request_for_the_standard_pipeline() {
+    let Standard { prompt, tools } = standard();
+    let mut request = MessagesRequest::new(&prompt, "claude-sonnet-4-5", 4096)
+        .ttl(CacheTtl::OneHour)
+        .tools(tools)
+        .message(Message::user("Why does the login test fail?"));
+    request.cache_tools(CacheTtl::OneHour).unwrap();
+    request.cache_last_user_turn(CacheTtl::FiveMinutes).unwrap();
+    assert_eq!(request.system.len(), 2);
+    assert_eq!(request.system[0].text, prompt.stable());
+    assert_eq!(request.breakpoints().len(), 3);
+    // The fixture's stable prefix is small: under every Claude minimum, so the
+    // API would cache nothing, and the warning says so.
+    let warning = check_cache_minimum(
+        &prompt,
+        "claude-sonnet-4-5",
+        &ApproxCounter,
+        &CacheMinimums::anthropic(),
+    )
+    .expect("the fixture's stable prefix is below Sonnet 4.5's 1,024 tokens");
+    assert_eq!(warning.stable_tokens, ApproxCounter.count(prompt.stable()));
+    assert_eq!(warning.minimum, 1024);
+    insta::assert_snapshot!(pretty!(request));
+}
+
+#[test]
+fn openai_requests_for_the_standard_pipeline() {
+    let Standard { prompt, .. } = standard();
+    let responses = ResponsesRequest::new(&prompt, "gpt-5")
+        .max_output_tokens(4096)
+        .retention(CacheRetention::Hours24)
+        .message(Message::user("Why does the login test fail?"));
+    assert_eq!(responses.instructions, prompt.text());
+    insta::assert_snapshot!("openai_responses", pretty!(responses));
+    let chat = ChatRequest::new(&prompt, "gpt-5")
+        .instruction_role(InstructionRole::Developer)
+        .max_completion_tokens(4096)
+        .message(Message::user("Why does the login test fail?"));
+    insta::assert_snapshot!("openai_chat", pretty!(chat));
+}
+
+#[test]
+fn gemini_requests_for_the_standard_pipeline() {
+    let Standard { prompt, .. } = standard();
+    let implicit = GenerateContentRequest::new(&prompt)
+        .max_output_tokens(4096)
+        .message(Message::user("Why does the login test fail?"));
+    insta::assert_snapshot!("gemini_implicit", pretty!(implicit));
+    let cache =
+        CreateCachedContent::new(&prompt, "gemini-2.5-pro", Duration::from_secs(3600)).unwrap();
+    insta::assert_snapshot!("gemini_create_cached_content", pretty!(cache));
+    let explicit = GenerateContentRequest::with_cached_content(&prompt, "cachedContents/abc123")
+        .message(Message::user("Why does the login test fail?"));
+    insta::assert_snapshot!("gemini_explicit", pretty!(explicit));
+}
+
+#[test]
+fn claude_cli_arguments_for_the_standard_pipeline() {
+    let Standard { prompt, .. } = standard();
+    let args = ClaudeCli::new()
+        .exclude_host_dynamic_sections(true)
+        .args(&prompt)
+        .unwrap();
+    assert_eq!(args.len(), 3);
+    assert_eq!(args[1], prompt.text());
+    insta::assert_snapshot!(args.join("\n---\n"));
+}
+
+// ---------------------------------------------------------------------------
+// Anthropic: system blocks
+// ---------------------------------------------------------------------------
+
+fn cached(stable: &str, dynamic: &str) -> AssembledPrompt {
+    let pipeline = fixed(&[
+        ("persona", 100, Stability::Stable, stable),
+        ("runtime", 10_000, Stability::Dynamic, dynamic),
+    ]);
+    PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap()
+}
+
+fn basic(text: &str) -> AssembledPrompt {
+    let pipeline = fixed(&[("persona", 100, Stability::Stable, text)]);
+    PromptBuilder::new(&pipeline)
+        .build_basic(&Context::new(), &Context::new())
+        .unwrap()
+}
+
+fn system_json(prompt: &AssembledPrompt) -> Value {
+    serde_json::to_value(MessagesRequest::new(prompt, "claude-sonnet-4-5", 64)).unwrap()["system"]
+        .clone()
+}
+
+#[test]
+fn the_stable_block_carries_the_breakpoint_and_the_dynamic_block_none() {
+    assert_eq!(
+        system_json(&cached("You are terse.", "Date: 2026-11-29")),
+        json!([
+            {"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": "Date: 2026-11-29"}
+        ])
+    );
+}
+
+#[test]
+fn a_one_hour_ttl_is_spelled_out_and_five_minutes_is_left_implicit() {
+    let prompt = cached("You are terse.", "");
+    let request = MessagesRequest::new(&prompt, "claude-sonnet-4-5", 64).ttl(CacheTtl::OneHour);
+    assert_eq!(
+        serde_json::to_value(&request).unwrap()["system"][0]["cache_control"],
+        json!({"type": "ephemeral", "ttl": "1h"})
+    );
+    assert_eq!(
+        serde_json::to_value(system_blocks(&prompt, CacheTtl::FiveMinutes)).unwrap()[0]["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+}
+
+#[test]
+fn an_empty_dynamic_suffix_gives_one_block_not_an_empty_one() {
+    assert_eq!(
+        system_json(&cached("You are terse.", "")),
+        json!([{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}])
+    );
+}
+
+#[test]
+fn an_empty_stable_prefix_gives_no_breakpoint() {
+    assert_eq!(
+        system_json(&cached("", "Date: 2026-11-29")),
+        json!([{"type": "text", "text": "Date: 2026-11-29"}])
+    );
+}
+
+#[test]
+fn an_empty_prompt_gives_no_system_field() {
+    let request =
+        MessagesRequest::new(&cached("", ""), "claude-sonnet-4-5", 64).message(Message::user("Hi"));
+    let body = serde_json::to_value(&request).unwrap();
+    assert!(body.get("system").is_none(), "{body}");
+    assert!(request.breakpoints().is_empty());
+}
+
+#[test]
+fn the_basic_path_gives_one_unmarked_block() {
+    assert_eq!(
+        system_json(&basic("You are terse.")),
+        json!([{"type": "text", "text": "You are terse."}])
+    );
+}
+
+#[test]
+fn an_empty_message_is_left_out_rather_than_sent_as_an_empty_block() {
+    let request = MessagesRequest::new(&cached("You are terse.", ""), "claude-sonnet-4-5", 64)
+        .messages([Message::user(""), Message::user("Hi")]);
+    assert_eq!(request.messages.len(), 1);
+    assert_eq!(request.messages[0].content[0].text, "Hi");
+}
+
+// ---------------------------------------------------------------------------
+// Anthropic: the remaining breakpoints
+// ---------------------------------------------------------------------------
+
+fn conversation() -> MessagesRequest {
+    MessagesRequest::new(
+        &cached("You are terse.", "Date: 2026-11-29"),
+        "claude-sonnet-4-5",
+        64,
+    )
+    .tools([
+        json!({"name": "read", "input_schema": {"type": "object"}}),
+        json!({"name": "write", "input_schema": {"type": "object"}}),
+    ])
+    .messages([
+        Message::user("Read the file."),
+        Message::assistant("Done."),
+        Message::user("Now fix it."),
+    ])
+}
+
+#[test]
+fn tools_and_the_last_user_turn_take_breakpoints_in_the_apis_order() {
+    let mut request = conversation().ttl(CacheTtl::OneHour);
+    request.cache_tools(CacheTtl::OneHour).unwrap();
+    request.cache_last_user_turn(CacheTtl::FiveMinutes).unwrap();
+    let locations: Vec<_> = request.breakpoints().iter().map(|b| b.location).collect();
+    assert_eq!(
+        locations,
+        [
+            BreakpointLocation::Tool { index: 1 },
+            BreakpointLocation::System { index: 0 },
+            BreakpointLocation::Message {
+                message: 2,
+                block: 0
+            },
+        ]
+    );
+    let body = serde_json::to_value(&request).unwrap();
+    assert_eq!(
+        body["tools"][1]["cache_control"],
+        json!({"type": "ephemeral", "ttl": "1h"})
+    );
+    assert!(body["tools"][0].get("cache_control").is_none());
+    assert_eq!(
+        body["messages"][2]["content"][0]["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+}
+
+#[test]
+fn a_fifth_breakpoint_is_refused_and_the_request_left_as_it_was() {
+    let mut request = conversation();
+    request.tools[0]["cache_control"] = json!({"type": "ephemeral"});
+    request.messages[0].content[0].cache_control = request.system[0].cache_control;
+    request.cache_last_user_turn(CacheTtl::FiveMinutes).unwrap();
+    assert_eq!(request.breakpoints().len(), 4);
+    let before = request.clone();
+
+    let error = request.cache_tools(CacheTtl::FiveMinutes).unwrap_err();
+    assert_eq!(
+        error,
+        RequestError::TooManyBreakpoints {
+            at: BreakpointLocation::Message {
+                message: 2,
+                block: 0
+            },
+            count: 5
+        }
+    );
+    assert!(error.to_string().contains("at most 4"), "{error}");
+    assert_eq!(request, before);
+}
+
+#[test]
+fn a_one_hour_breakpoint_after_a_five_minute_one_is_refused() {
+    // The system block (5 minutes) precedes the messages.
+    let mut request = conversation();
+    let error = request.cache_last_user_turn(CacheTtl::OneHour).unwrap_err();
+    assert_eq!(
+        error,
+        RequestError::TtlOrder {
+            five_minutes: BreakpointLocation::System { index: 0 },
+            one_hour: BreakpointLocation::Message {
+                message: 2,
+                block: 0
+            },
+        }
+    );
+    assert!(error.to_string().contains("longer TTLs first"), "{error}");
+    assert!(
+        request.breakpoints().len() == 1,
+        "the refused breakpoint is not left behind"
+    );
+
+    // Tools (5 minutes) precede a 1-hour system block.
+    let mut request = conversation().ttl(CacheTtl::OneHour);
+    assert!(matches!(
+        request.cache_tools(CacheTtl::FiveMinutes),
+        Err(RequestError::TtlOrder { .. })
+    ));
+    assert!(request.tools[1].get("cache_control").is_none());
+    // Longer first is accepted.
+    request.cache_tools(CacheTtl::OneHour).unwrap();
+}
+
+#[test]
+fn breakpoint_helpers_say_what_is_missing() {
+    let prompt = cached("You are terse.", "");
+    let mut bare = MessagesRequest::new(&prompt, "claude-sonnet-4-5", 64);
+    assert_eq!(
+        bare.cache_tools(CacheTtl::FiveMinutes),
+        Err(RequestError::NoTools)
+    );
+    assert_eq!(
+        bare.cache_last_user_turn(CacheTtl::FiveMinutes),
+        Err(RequestError::NoUserTurn {
+            what: "a cache breakpoint"
+        })
+    );
+    let mut odd = MessagesRequest::new(&prompt, "claude-sonnet-4-5", 64).tools([json!("read")]);
+    let error = odd.cache_tools(CacheTtl::FiveMinutes).unwrap_err();
+    assert_eq!(error, RequestError::ToolNotObject { index: 0 });
+    assert!(error.to_string().contains("pass each tool as an object"));
+}
+
+// ---------------------------------------------------------------------------
+// Anthropic: reminders
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_reminder_is_appended_to_the_last_user_turn_after_its_breakpoint() {
+    let mut request = conversation();
+    request
+        .with_reminder(Some("  Branch: fix/login\n"))
+        .unwrap();
+    request.cache_last_user_turn(CacheTtl::FiveMinutes).unwrap();
+    let body = serde_json::to_value(&request).unwrap();
+    assert_eq!(
+        body["messages"][2]["content"],
+        json!([
+            {"type": "text", "text": "Now fix it.", "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": "<system-reminder>\nBranch: fix/login\n</system-reminder>"}
+        ])
+    );
+    assert_eq!(body["messages"][0]["content"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn no_reminder_or_an_empty_one_adds_no_block() {
+    for reminder in [None, Some(""), Some(" \n\t ")] {
+        let mut request = conversation();
+        let before = request.clone();
+        request.with_reminder(reminder).unwrap();
+        assert_eq!(request, before, "{reminder:?}");
+    }
+}
+
+#[test]
+fn a_reminder_needs_a_user_turn() {
+    let mut request = MessagesRequest::new(&cached("You are terse.", ""), "claude-sonnet-4-5", 64)
+        .message(Message::assistant("Hello."));
+    assert_eq!(
+        request.with_reminder(Some("Branch: main")),
+        Err(RequestError::NoUserTurn { what: "a reminder" })
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Anthropic: minimum cacheable length
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_stable_prefix_below_the_models_minimum_is_warned_about() {
+    let prompt = cached(&"word ".repeat(400), "Date: 2026-11-29"); // 2,000 chars: 500 approx tokens
+    let table = CacheMinimums::anthropic();
+    let warning = check_cache_minimum(
+        &prompt,
+        "claude-sonnet-4-5-20250929",
+        &ApproxCounter,
+        &table,
+    )
+    .expect("500 tokens is below 1,024");
+    assert_eq!(warning.stable_tokens, 500);
+    assert_eq!(warning.minimum, 1024);
+    assert_eq!(warning.family.as_deref(), Some("Claude Sonnet 4.5"));
+    assert_eq!(warning.counter, "approx");
+    let text = warning.to_string();
+    assert!(
+        text.contains("500 tokens (approx), below the 1024 tokens Claude Sonnet 4.5"),
+        "{text}"
+    );
+    assert!(text.contains("cache nothing"), "{text}");
+
+    let long = cached(&"word ".repeat(1000), ""); // 1,250 approx tokens
+    assert_eq!(
+        check_cache_minimum(&long, "claude-sonnet-4-5", &ApproxCounter, &table),
+        None
+    );
+    let opus = check_cache_minimum(&long, "claude-opus-4-5", &ApproxCounter, &table).unwrap();
+    assert_eq!(opus.minimum, 4096);
+}
+
+#[test]
+fn an_unknown_model_gets_the_most_conservative_minimum_and_the_warning_says_so() {
+    let prompt = cached(&"word ".repeat(1000), "");
+    let table = CacheMinimums::anthropic();
+    let warning = check_cache_minimum(&prompt, "claude-mystery-9", &ApproxCounter, &table).unwrap();
+    assert_eq!(warning.minimum, 4096);
+    assert_eq!(warning.minimum, table.most_conservative());
+    assert_eq!(warning.family, None);
+    let text = warning.to_string();
+    assert!(
+        text.contains("`claude-mystery-9` is not in the minimum table checked 2026-11"),
+        "{text}"
+    );
+    assert!(text.contains("CacheMinimums::set"), "{text}");
+    // The caller's own value replaces the assumption.
+    let mine = table.set("claude-mystery-9", 1024);
+    assert_eq!(
+        check_cache_minimum(&prompt, "claude-mystery-9", &ApproxCounter, &mine),
+        None
+    );
+}
+
+#[test]
+fn nothing_marked_for_caching_gives_no_warning() {
+    let table = CacheMinimums::anthropic();
+    assert_eq!(
+        check_cache_minimum(&basic("short"), "claude-opus-4-5", &ApproxCounter, &table),
+        None
+    );
+    assert_eq!(
+        check_cache_minimum(
+            &cached("", "short"),
+            "claude-opus-4-5",
+            &ApproxCounter,
+            &table
+        ),
+        None
+    );
+}
+
+#[test]
+fn the_minimum_table_matches_model_ids_by_family() {
+    let table = CacheMinimums::anthropic();
+    let family = |model: &str| table.lookup(model).family;
+    let cases: &[(&str, Option<&str>, usize)] = &[
+        ("claude-opus-4-5", Some("Claude Opus 4.5"), 4096),
+        ("claude-opus-4-5-20251101", Some("Claude Opus 4.5"), 4096),
+        ("claude-opus-4.5", Some("Claude Opus 4.5"), 4096),
+        (
+            "anthropic.claude-opus-4-5-20251101-v1:0",
+            Some("Claude Opus 4.5"),
+            4096,
+        ),
+        ("claude-opus-4-6", Some("Claude Opus 4.6"), 4096),
+        ("claude-opus-4-7", Some("Claude Opus 4.7"), 2048),
+        ("claude-opus-5", Some("Claude Opus 5"), 512),
+        ("claude-opus-4-20250514", Some("Claude Opus 4"), 1024),
+        ("claude-opus-4-1-20250805", Some("Claude Opus 4.1"), 1024),
+        ("claude-sonnet-4-6", Some("Claude Sonnet 4.6"), 1024),
+        (
+            "claude-sonnet-4-5@20250929",
+            Some("Claude Sonnet 4.5"),
+            1024,
+        ),
+        ("claude-haiku-4-5", Some("Claude Haiku 4.5"), 4096),
+        ("CLAUDE-HAIKU-4-5", Some("Claude Haiku 4.5"), 4096),
+        ("claude-opus-4-50", None, 4096),
+        ("claude-opus-55", None, 4096),
+        ("gpt-5", None, 4096),
+    ];
+    for &(model, expected, tokens) in cases {
+        assert_eq!(family(model).as_deref(), expected, "{model}");
+        assert_eq!(table.lookup(model).tokens, tokens, "{model}");
+    }
+    assert_eq!(table.checked(), "2026-11");
+    // An override of a listed family wins over the table's entry.
+    assert_eq!(
+        table
+            .clone()
+            .set("claude-opus-4-7", 4096)
+            .lookup("claude-opus-4-7")
+            .tokens,
+        4096
+    );
+}
+
+// ---------------------------------------------------------------------------
+// OpenAI
+// ---------------------------------------------------------------------------
+
+#[test]
+fn the_cache_key_is_the_pipeline_and_the_stable_fingerprint() {
+    let prompt = cached("You are terse.", "Date: 2026-11-29");
+    let key = prompt_cache_key(&prompt);
+    assert_eq!(
+        key,
+        format!("test-{}", prompt.trace().stable_fingerprint.short())
+    );
+    assert_eq!(
+        key,
+        "test-".to_owned() + &prompt_core::Fingerprint::of("You are terse.").short()
+    );
+    // Another turn, same stable prefix: same cache. Another prefix: another cache.
+    assert_eq!(
+        prompt_cache_key(&cached("You are terse.", "Date: 2026-11-30")),
+        key
+    );
+    assert_ne!(
+        prompt_cache_key(&cached("You are verbose.", "Date: 2026-11-29")),
+        key
+    );
+}
+
+#[test]
+fn openai_requests_carry_the_prompt_stable_prefix_first() {
+    let prompt = cached("You are terse.", "Date: 2026-11-29");
+    let body =
+        serde_json::to_value(ResponsesRequest::new(&prompt, "gpt-5").message(Message::user("Hi")))
+            .unwrap();
+    assert_eq!(
+        body,
+        json!({
+            "model": "gpt-5",
+            "instructions": "You are terse.\n\nDate: 2026-11-29",
+            "input": [{"role": "user", "content": "Hi"}],
+            "prompt_cache_key": prompt_cache_key(&prompt),
+        })
+    );
+    let chat = |role| {
+        serde_json::to_value(
+            ChatRequest::new(&prompt, "gpt-5")
+                .instruction_role(role)
+                .retention(CacheRetention::InMemory)
+                .message(Message::user("Hi")),
+        )
+        .unwrap()
+    };
+    assert_eq!(
+        chat(InstructionRole::System)["messages"][0]["role"],
+        "system"
+    );
+    let developer = chat(InstructionRole::Developer);
+    assert_eq!(
+        developer["messages"][0],
+        json!({"role": "developer", "content": "You are terse.\n\nDate: 2026-11-29"})
+    );
+    assert_eq!(
+        developer["messages"][1],
+        json!({"role": "user", "content": "Hi"})
+    );
+    assert_eq!(developer["prompt_cache_retention"], "in_memory");
+}
+
+#[test]
+fn an_empty_prompt_sends_no_instructions() {
+    let prompt = cached("", "");
+    let chat = ChatRequest::new(&prompt, "gpt-5").message(Message::user("Hi"));
+    assert_eq!(chat.messages.len(), 1);
+    assert_eq!(chat.messages[0].role, "user");
+    let responses = serde_json::to_value(ResponsesRequest::new(&prompt, "gpt-5")).unwrap();
+    assert!(responses.get("instructions").is_none());
+}
+
+// ---------------------------------------------------------------------------
+// Gemini
+// ---------------------------------------------------------------------------
+
+#[test]
+fn gemini_implicit_caching_puts_the_parts_in_the_system_instruction() {
+    let body = serde_json::to_value(GenerateContentRequest::new(&cached(
+        "You are terse.",
+        "Date: 1",
+    )))
+    .unwrap();
+    assert_eq!(
+        body,
+        json!({
+            "systemInstruction": {"parts": [{"text": "You are terse."}, {"text": "Date: 1"}]},
+            "contents": []
+        })
+    );
+}
+
+#[test]
+fn gemini_explicit_caching_moves_the_dynamic_suffix_to_the_head_of_contents() {
+    let prompt = cached("You are terse.", "Date: 1");
+    let cache =
+        CreateCachedContent::new(&prompt, "models/gemini-2.5-pro", Duration::from_secs(300))
+            .unwrap();
+    assert_eq!(
+        serde_json::to_value(&cache).unwrap(),
+        json!({
+            "model": "models/gemini-2.5-pro",
+            "systemInstruction": {"parts": [{"text": "You are terse."}]},
+            "ttl": "300s"
+        })
+    );
+    // A conversation that starts with the model: the suffix is its own user turn.
+    let body = serde_json::to_value(
+        GenerateContentRequest::with_cached_content(&prompt, "cachedContents/abc")
+            .messages([Message::assistant("Hello."), Message::user("Hi")]),
+    )
+    .unwrap();
+    assert_eq!(
+        body,
+        json!({
+            "cachedContent": "cachedContents/abc",
+            "contents": [
+                {"role": "user", "parts": [{"text": "Date: 1"}]},
+                {"role": "model", "parts": [{"text": "Hello."}]},
+                {"role": "user", "parts": [{"text": "Hi"}]}
+            ]
+        })
+    );
+    // No dynamic suffix: nothing added.
+    let quiet = GenerateContentRequest::with_cached_content(&cached("You are terse.", ""), "c/1")
+        .message(Message::user("Hi"));
+    assert_eq!(quiet.contents.len(), 1);
+    assert_eq!(quiet.contents[0].parts.len(), 1);
+}
+
+#[test]
+fn gemini_refuses_an_empty_cache_and_a_zero_ttl() {
+    assert_eq!(
+        CreateCachedContent::new(
+            &cached("", "Date: 1"),
+            "gemini-2.5-pro",
+            Duration::from_secs(60)
+        ),
+        Err(GeminiError::NothingToCache)
+    );
+    let error = CreateCachedContent::new(
+        &cached("You are terse.", ""),
+        "gemini-2.5-pro",
+        Duration::from_millis(500),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("at least one second"), "{error}");
+}
+
+// ---------------------------------------------------------------------------
+// claude CLI
+// ---------------------------------------------------------------------------
+
+#[test]
+fn claude_arguments_replace_by_default_and_append_only_when_asked() {
+    let prompt = cached("You are terse.", "Date: 1");
+    assert_eq!(
+        ClaudeCli::new().args(&prompt).unwrap(),
+        ["--system-prompt", "You are terse.\n\nDate: 1"]
+    );
+    assert_eq!(
+        ClaudeCli::new()
+            .append_legacy(true)
+            .exclude_host_dynamic_sections(true)
+            .args(&prompt)
+            .unwrap(),
+        [
+            "--append-system-prompt",
+            "You are terse.\n\nDate: 1",
+            "--exclude-dynamic-system-prompt-sections"
+        ]
+    );
+    assert!(
+        ClaudeCli::new()
+            .append_legacy(true)
+            .args(&cached("", ""))
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn claude_arguments_refuse_what_the_os_cannot_pass() {
+    let error = ClaudeCli::new().args(&cached("a\0b", "")).unwrap_err();
+    assert_eq!(error, ClaudeCliError::Nul { offset: 1 });
+    let long = "x".repeat(MAX_ARG_BYTES);
+    let error = ClaudeCli::new().args(&cached(&long, "")).unwrap_err();
+    assert_eq!(
+        error,
+        ClaudeCliError::TooLong {
+            bytes: MAX_ARG_BYTES
+        }
+    );
+    assert!(error.to_string().contains("shorten it"), "{error}");
+}
+
+// ---------------------------------------------------------------------------
+// Codex
+// ---------------------------------------------------------------------------
+
+#[test]
+fn codex_instructions_are_written_whole_and_no_temporary_file_remains() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("instructions.md");
+    std::fs::write(&path, "old instructions").unwrap();
+    let prompt = cached("You are terse. ünïcödé", "Date: 1");
+    codex::write_instructions(&prompt, &path).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), prompt.text());
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, ["instructions.md"]);
+}
+
+#[test]
+fn an_unwritable_directory_gives_an_error_naming_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = cached("You are terse.", "");
+    for path in [dir.path().join("missing/instructions.md"), {
+        std::fs::write(dir.path().join("file"), "").unwrap();
+        dir.path().join("file/instructions.md")
+    }] {
+        let error = codex::write_instructions(&prompt, &path).unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains(&path.display().to_string()), "{text}");
+        assert!(text.contains("create a temporary file"), "{text}");
+        assert!(!path.exists());
+    }
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1, "only the file made by the test");
+}
+
+#[test]
+fn codex_arguments_quote_the_path_as_toml() {
+    assert_eq!(
+        codex::args(std::path::Path::new("/tmp/a dir/in\"s\\.md")).unwrap(),
+        ["-c", r#"model_instructions_file="/tmp/a dir/in\"s\\.md""#]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_non_utf8_codex_path_is_refused() {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::path::Path::new(std::ffi::OsStr::from_bytes(b"/tmp/caf\xe9.md"));
+    let error = codex::args(path).unwrap_err();
+    assert!(error.to_string().contains("not valid UTF-8"), "{error}");
+}
