@@ -1,10 +1,8 @@
 //! The one place layers are run and their outputs joined.
 
-use std::cell::RefCell;
-
 use super::prompt::{AssembledPrompt, SystemPromptPart};
 use super::trace::{AssemblyTrace, LayerTrace};
-use crate::context::{Context, LayerInput};
+use crate::context::{Context, LayerInput, Notes};
 use crate::fingerprint::Fingerprint;
 use crate::layer::{AssemblyPath, LayerSpec, PromptMode, Stability};
 use crate::pipeline::Pipeline;
@@ -12,7 +10,7 @@ use crate::pipeline::Pipeline;
 /// What one layer wrote.
 #[derive(Debug, Clone)]
 pub(crate) struct LayerOutput {
-    pub(crate) spec: &'static LayerSpec,
+    pub(crate) spec: LayerSpec,
     pub(crate) text: String,
     pub(crate) notes: Vec<String>,
 }
@@ -52,24 +50,32 @@ impl Plan<'_> {
             .map(|entry| {
                 let spec = entry.spec();
                 let mut text = String::new();
-                let notes = RefCell::new(Vec::new());
+                let notes = Notes::new();
                 entry.render(
                     &mut text,
                     &LayerInput::new(spec, session, turn, path, self.mode).with_notes(&notes),
                 );
                 LayerOutput {
-                    spec,
+                    spec: *spec,
                     text,
-                    notes: notes.into_inner(),
+                    notes: notes.into_vec(),
                 }
             })
             .collect()
     }
 
     /// Renders the Stable layers on `path` and joins them into the prefix.
-    pub(crate) fn stable_prefix(&self, path: AssemblyPath, session: &Context) -> StablePrefix {
-        // Stable layers never see the turn context, so an empty one renders them identically.
-        let outputs = self.render(path, Stability::Stable, session, &Context::new());
+    ///
+    /// They get the real turn context: [`LayerInput::get`] keeps it from them
+    /// (and notes a value they asked for that only the turn holds), so the
+    /// rule is exercised on every build rather than assumed.
+    pub(crate) fn stable_prefix(
+        &self,
+        path: AssemblyPath,
+        session: &Context,
+        turn: &Context,
+    ) -> StablePrefix {
+        let outputs = self.render(path, Stability::Stable, session, turn);
         let text = self.join(&outputs);
         StablePrefix {
             fingerprint: Fingerprint::of(&text),

@@ -14,13 +14,13 @@ use crate::layer::{AssemblyPath, Stability};
 /// within a session: a `PromptSession` renders them once per path and reuses
 /// the bytes for every turn. Only Dynamic layers run per call.
 ///
-/// ```
-/// use prompt_core::{prompt_layer, Context, LayerEntry, Pipeline, PromptBuilder};
+/// ```standalone_crate
+/// use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 ///
-/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "Rules.", pipeline = "doc")]
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "Rules.")]
 /// struct Rules;
 ///
-/// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Rules)]).unwrap();
+/// let pipeline = Pipeline::collect().unwrap();
 /// let session = PromptBuilder::new(&pipeline).session(Context::new());
 /// let first = session.build_cached(&Context::new());
 /// let second = session.build_cached(&Context::new());
@@ -64,7 +64,7 @@ impl<'p> PromptSession<'p> {
             AssemblyPath::Basic => &self.stable[0],
             AssemblyPath::Cached => &self.stable[1],
         };
-        let stable = slot.get_or_init(|| plan.stable_prefix(path, &self.session));
+        let stable = slot.get_or_init(|| plan.stable_prefix(path, &self.session, turn));
         let dynamic = plan.render(path, Stability::Dynamic, &self.session, turn);
         plan.assemble(path, stable, &dynamic)
     }
