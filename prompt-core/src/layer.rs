@@ -409,22 +409,18 @@ impl LayerSpec {
 /// Resolved when asked, not when the spec is built, so two layers may name
 /// each other (`a` after `b`, `b` before `a`) without a cycle in their consts.
 #[derive(Clone, Copy)]
-pub struct LayerLink(fn() -> LayerSpec);
+pub struct LayerLink(pub(crate) fn() -> LayerSpec);
 
 impl LayerLink {
     /// A link to the attribute-declared layer `L`.
     pub const fn of<L: PromptLayer>() -> Self {
-        Self(spec_of::<L>)
+        Self(crate::__private_v1::layer_spec::<L>)
     }
 
     /// The linked layer's spec.
     pub fn spec(&self) -> LayerSpec {
         (self.0)()
     }
-}
-
-fn spec_of<L: PromptLayer>() -> LayerSpec {
-    L::SPEC
 }
 
 impl fmt::Debug for LayerLink {

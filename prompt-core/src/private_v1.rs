@@ -89,6 +89,18 @@ pub trait NoRender {
 
 impl<T: ?Sized> NoRender for Probe<T> {}
 
+/// `L`'s spec. Generated code reaches another layer's spec only through this
+/// function (for its `LayerLink` and its `const` checks alike), so naming a
+/// type that is not a layer gives one error, not one per use.
+pub const fn layer_spec<L: PromptLayer>() -> LayerSpec {
+    L::SPEC
+}
+
+/// A link to the layer whose spec `spec` returns: `link(layer_spec::<L>)`.
+pub const fn link(spec: fn() -> LayerSpec) -> LayerLink {
+    LayerLink(spec)
+}
+
 /// `a == b`, usable in the generated `const` checks.
 pub const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -430,11 +442,11 @@ pub const fn pipeline_alias_problem(pipeline: &PipelineSpec, assumed: &str, writ
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __prompt_core_v1_unique_symbol {
-    ($symbol:literal, $slot:ident) => {
+    ($symbol:literal, $($item:tt)*) => {
         const _: () = {
             #[used]
             #[unsafe(export_name = $symbol)]
-            static $slot: u8 = 0;
+            $($item)*
         };
     };
 }
@@ -444,7 +456,76 @@ macro_rules! __prompt_core_v1_unique_symbol {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __prompt_core_v1_unique_symbol {
-    ($symbol:literal, $slot:ident) => {};
+    ($symbol:literal, $($item:tt)*) => {};
 }
 
 pub use crate::__prompt_core_v1_unique_symbol as unique_symbol;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const fn spec(name: &'static str, priority: u32, krate: &'static str) -> LayerSpec {
+        LayerSpec::new(name, priority, Stability::Stable).defined_at(krate, "src/lib.rs", 1)
+    }
+
+    #[test]
+    fn an_order_problem_shows_both_priorities() {
+        let problem = relation_problem(
+            &spec("memory", 100, "app"),
+            &spec("docs", 200, "app"),
+            true,
+            "Docs",
+        );
+        assert_eq!(
+            problem.as_str(),
+            "layer `memory` declares `after = [Docs]`, but `docs` has priority 200 and `memory` has 100: \
+             move `memory`'s priority above 200, or `docs`'s below 100"
+        );
+    }
+
+    #[test]
+    fn an_order_problem_does_not_suggest_moving_another_crates_layer() {
+        let theirs = spec("base_prompt", 1_000, "prompt-layers");
+        let problem = relation_problem(
+            &spec("persona", 500, "app"),
+            &theirs,
+            true,
+            "BasePromptLayer",
+        );
+        assert_eq!(
+            problem.as_str(),
+            "layer `persona` declares `after = [BasePromptLayer]`, but `base_prompt` has priority 1000 and `persona` has 500: \
+             move `persona`'s priority above 1000 (`base_prompt` is defined in `prompt-layers`)"
+        );
+    }
+
+    #[test]
+    fn a_stub_satisfies_every_relation() {
+        let stub = error_spec("persona", "Persona");
+        let rules = spec("rules", 50, "app");
+        assert!(!relation_problem(&rules, &stub, true, "Persona").is_some());
+        assert!(!relation_problem(&rules, &stub, false, "Persona").is_some());
+        assert!(!relation_problem(&stub, &rules, true, "Rules").is_some());
+        assert!(!band_problem(&stub).is_some());
+    }
+
+    #[test]
+    fn numbers_are_written_as_rust_literals() {
+        assert_eq!(Msg::NONE.n(0).as_str(), "0");
+        assert_eq!(Msg::NONE.n(9_999).as_str(), "9999");
+        assert_eq!(Msg::NONE.n(10_000).as_str(), "10_000");
+        assert_eq!(Msg::NONE.n(u32::MAX).as_str(), "4_294_967_295");
+    }
+
+    #[test]
+    fn a_path_the_pipeline_does_not_serve_is_named_with_what_it_serves() {
+        let basic = PipelineSpec::new("sub_agent").with_paths(&[AssemblyPath::Basic]);
+        assert!(
+            path_problem("docs", &basic, "SubAgent", AssemblyPath::Cached)
+                .as_str()
+                .contains("pipeline `SubAgent` serves only [Basic]")
+        );
+        assert!(!path_problem("docs", &basic, "SubAgent", AssemblyPath::Basic).is_some());
+    }
+}

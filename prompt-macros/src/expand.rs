@@ -117,6 +117,7 @@ fn defined_at(p: &TokenStream, file: &SourceFile) -> TokenStream {
 /// A `const` check: `problem` is an expression of type `Msg`; when it holds a
 /// message, the build fails with it at `span`.
 fn const_check(p: &TokenStream, span: Span, problem: TokenStream) -> TokenStream {
+    let p = respan(p.clone(), span);
     quote_spanned! {span=>
         const _: () = {
             let problem = #problem;
@@ -175,7 +176,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             let method = syn::Ident::new(method, Span::call_site());
             let links = list
                 .iter()
-                .map(|other| quote_spanned!(other.span()=> #p::LayerLink::of::<#other>()));
+                .map(|other| quote_spanned!(other.span()=> #p::link(#p::layer_spec::<#other>)));
             spec.extend(quote!(.#method(&[#(#links),*])));
         }
     }
@@ -211,7 +212,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             checks.push(const_check(
                 &p,
                 other.span(),
-                quote!(#p::relation_problem(&#me, &<#other as #p::PromptLayer>::SPEC, #after, #written)),
+                quote_spanned!(other.span()=> #p::relation_problem(&#me, &#p::layer_spec::<#other>(), #after, #written)),
             ));
         }
     }
@@ -242,8 +243,11 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
              drop the `{key}` key or the impl",
             key = content.key()
         );
-        checks.push(quote_spanned! {content.literal().span()=>
+        let span = content.literal().span();
+        let p = respan(p.clone(), span);
+        checks.push(quote_spanned! {span=>
             const _: () = {
+                #[allow(unused_imports)]
                 use #p::NoRender as _;
                 if #p::Probe::<#ident>::HAS_RENDER {
                     #p::core::panic!(#message);
@@ -309,10 +313,7 @@ fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
             ));
         }
         for (symbol, span) in symbols {
-            // The slot's name carries the user's span, so the clash is
-            // reported at the offending key.
-            let slot = syn::Ident::new("SLOT", span);
-            out.extend(quote!(#p::unique_symbol!(#symbol, #slot);));
+            out.extend(unique_symbol(p, &symbol, span));
         }
     }
     let aliases = layer.pipelines.iter().map(|r| {
@@ -326,6 +327,37 @@ fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
     });
     out.extend(aliases);
     out
+}
+
+/// A `#[used]` static exported as `symbol`, placed by `prompt_core`'s
+/// `unique_symbol!` (nothing without its `link-time-checks` feature). The
+/// static's tokens carry the user's `span`, so a clash is reported at the
+/// offending key; its attributes come from `prompt_core`, so a crate's
+/// `unsafe_code` lint does not count them as the crate's own.
+fn unique_symbol(p: &TokenStream, symbol: &str, span: Span) -> TokenStream {
+    let item = quote_spanned!(span=> static SLOT: u8 = 0;);
+    let p = respan(p.clone(), span);
+    quote_spanned!(span=> #p::unique_symbol!(#symbol, #item);)
+}
+
+/// `tokens` with every span set to `span`: a path into `prompt_core` used as
+/// a macro, so a failing `const` check points at the user's key rather than
+/// the whole attribute.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = proc_macro2::TokenTree::Group(inner);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
 }
 
 fn literal_priority(expr: &Expr) -> Option<u32> {
@@ -369,7 +401,7 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
     let symbol = format!(
         "prompt_pipeline: two pipelines are named \"{name}\" in one binary; rename one of the types"
     );
-    let slot = syn::Ident::new("SLOT", ident.span());
+    let unique = unique_symbol(&p, &symbol, ident.span());
     quote! {
         #item
 
@@ -378,7 +410,7 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
             const SPEC: #p::PipelineSpec = #spec;
         }
 
-        #p::unique_symbol!(#symbol, #slot);
+        #unique
 
         #p::inventory::submit! {
             #p::PipelineRegistration::new(&<#ident as #p::PromptPipeline>::SPEC)
