@@ -153,13 +153,13 @@ impl LayerArgs {
 
     fn key(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>, owner: &str) -> syn::Result<()> {
         let Some(key) = known_key(cx, meta, owner, LayerKey::from_str, LayerKey::list)? else {
-            if let Some(ident) = meta.path.get_ident() {
-                if let Some(s) = suggest(
+            if let Some(s) = meta.path.get_ident().and_then(|ident| {
+                suggest(
                     &ident.to_string(),
                     LayerKey::ALL.iter().map(|k| (k.as_str(), *k)),
-                ) {
-                    self.suggested.push(s);
-                }
+                )
+            }) {
+                self.suggested.push(s);
             }
             return Ok(());
         };
@@ -242,13 +242,13 @@ impl PipelineArgs {
     fn key(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>, owner: &str) -> syn::Result<()> {
         let Some(key) = known_key(cx, meta, owner, PipelineKey::from_str, PipelineKey::list)?
         else {
-            if let Some(ident) = meta.path.get_ident() {
-                if let Some(s) = suggest(
+            if let Some(s) = meta.path.get_ident().and_then(|ident| {
+                suggest(
                     &ident.to_string(),
                     PipelineKey::ALL.iter().map(|k| (k.as_str(), *k)),
-                ) {
-                    self.suggested.push(s);
-                }
+                )
+            }) {
+                self.suggested.push(s);
             }
             return Ok(());
         };
@@ -293,16 +293,13 @@ pub(crate) fn pipeline_args(cx: &Ctxt, args: TokenStream, owner: &str) -> Pipeli
 
 /// The key `meta` names, or `None` after recording why it names none
 /// (not an identifier, or unknown, with a suggestion when one is close).
-fn known_key<K: Copy>(
+fn known_key<K: Copy + 'static>(
     cx: &Ctxt,
     meta: &ParseNestedMeta<'_>,
     owner: &str,
     from_str: fn(&str) -> Option<K>,
     list: fn() -> String,
-) -> syn::Result<Option<K>>
-where
-    K: 'static,
-{
+) -> syn::Result<Option<K>> {
     let Some(ident) = meta.path.get_ident() else {
         cx.error_spanned_by(
             &meta.path,
@@ -451,10 +448,11 @@ fn word_list<W: Word>(cx: &Ctxt, expr: &Expr, key: &str, owner: &str) -> Option<
 }
 
 fn string(cx: &Ctxt, expr: &Expr, key: &str, owner: &str) -> Option<LitStr> {
-    if let Expr::Lit(lit) = expr {
-        if let Lit::Str(s) = &lit.lit {
-            return Some(s.clone());
-        }
+    if let Expr::Lit(syn::ExprLit {
+        lit: Lit::Str(s), ..
+    }) = expr
+    {
+        return Some(s.clone());
     }
     cx.error_spanned_by(
         expr,

@@ -89,11 +89,11 @@ impl Render for CoordinatorLayer {
             return;
         };
         out.push_str("# Sub-agents\n\n");
-        let _ = write!(
+        let _ = writeln!(
             out,
             "Use the `{DELEGATE_TOOL}` tool for self-contained work that would crowd your context: \
              give the sub-agent the whole task, since it sees nothing else, then check its result \
-             before you rely on it. Do the work yourself when it is small or needs this conversation.\n"
+             before you rely on it. Do the work yourself when it is small or needs this conversation."
         );
         for agent in &agents.0 {
             let _ = write!(out, "\n- {}: {}", agent.name, agent.description);
