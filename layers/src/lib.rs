@@ -1,20 +1,27 @@
 //! The standard layer library for `prompt_core`: a complete coding-agent
 //! prompt from the sources every agent reads.
 //!
-//! | layer | priority | stability | reads |
-//! |---|---|---|---|
-//! | `base_prompt` | 1000 | Stable | [`sources::BasePromptText`] |
-//! | `user_preferences` | 2000 | Stable | [`sources::UserPreferences`] |
-//! | `project_memory` | 3000 | Stable | [`sources::ProjectMemory`] |
-//! | `project_context` | 4000 | Stable | [`sources::ProjectDocs`] |
-//! | `skills_index` | 5000 | Stable | [`sources::SkillIndex`] |
-//! | `facts` | 6000 | Stable | [`sources::Facts`] |
-//! | `episodic_recall` | 7000 | Stable | [`sources::Episodes`] |
-//! | `coordinator` | 8000 | Stable | [`SubAgents`] |
-//! | `runtime_context` | 10000 | Dynamic | [`RuntimeFacts`] |
-//! | `scratchpad` | 11000 | Dynamic | [`sources::Scratchpad`] |
+//! | layer | type | priority | stability | reads |
+//! |---|---|---|---|---|
+//! | `base_prompt` | [`BasePromptLayer`] | 1000 | Stable | [`sources::BasePromptText`] |
+//! | `user_preferences` | [`UserPreferencesLayer`] | 2000 | Stable | [`sources::UserPreferences`] |
+//! | `project_memory` | [`ProjectMemoryLayer`] | 3000 | Stable | [`sources::ProjectMemory`] |
+//! | `project_context` | [`ProjectContextLayer`] | 4000 | Stable | [`sources::ProjectDocs`] |
+//! | `skills_index` | [`SkillsIndexLayer`] | 5000 | Stable | [`sources::SkillIndex`] |
+//! | `facts` | [`FactsLayer`] | 6000 | Stable | [`sources::Facts`] |
+//! | `episodic_recall` | [`EpisodicRecallLayer`] | 7000 | Stable | [`sources::Episodes`] |
+//! | `coordinator` | [`CoordinatorLayer`] | 8000 | Stable | [`SubAgents`] |
+//! | `runtime_context` | [`RuntimeContextLayer`] | 10000 | Dynamic | [`RuntimeFacts`] |
+//! | `scratchpad` | [`ScratchpadLayer`] | 11000 | Dynamic | [`sources::Scratchpad`] |
 //!
-//! Every layer is in the `"default"` pipeline. A binary that uses them must
+//! **Naming rule.** A layer type is named after the prompt section it writes
+//! and ends in `Layer` (`SkillsIndexLayer`, `ProjectContextLayer`,
+//! `FactsLayer`); a source type, which loads what a layer reads, never does
+//! (`SkillIndex`, `ProjectDocs`, `Facts`). A layer's name (in traces and the
+//! manifest) is its type's without `Layer`, in snake_case (`skills_index`).
+//!
+//! Every layer is in the default pipeline. To drop or replace one, use
+//! `Pipeline::collect()?.without(&["base_prompt"])` (and `with_layer`). A binary that uses them must
 //! name this crate, or the linker drops it and its layers with it:
 //!
 //! ```standalone_crate
@@ -42,6 +49,10 @@ pub mod priorities;
 mod session;
 pub mod sources;
 
-pub use layers::*;
+pub use layers::{
+    BasePromptLayer, CoordinatorLayer, DELEGATE_TOOL, EpisodicRecallLayer, FactsLayer,
+    ProjectContextLayer, ProjectMemoryLayer, RuntimeContextLayer, RuntimeFacts, ScratchpadLayer,
+    SkillsIndexLayer, SubAgent, SubAgents, ToolSpec, UserPreferencesLayer,
+};
 pub use session::{SessionConfig, load_session};
 pub use sources::DEFAULT_BASE_PROMPT;

@@ -78,6 +78,11 @@ impl Context {
         self.values.contains_key(&TypeId::of::<T>())
     }
 
+    /// `T`'s short name (`ProjectInfo`, not its whole path), for notes.
+    fn type_name_of<T: Any>() -> &'static str {
+        short_type_name(std::any::type_name::<T>())
+    }
+
     /// How many values are stored.
     pub fn len(&self) -> usize {
         self.values.len()
@@ -97,6 +102,59 @@ impl fmt::Debug for Context {
     }
 }
 
+/// `a::b::ProjectInfo` as `ProjectInfo`, `a::Wrap<b::C>` as `Wrap<b::C>`.
+fn short_type_name(full: &'static str) -> &'static str {
+    let head = full.find('<').map_or(full, |i| &full[..i]);
+    match head.rfind("::") {
+        Some(i) => &full[i + 2..],
+        None => full,
+    }
+}
+
+/// Where a layer's notes go during one assembly: the layer's entry in the
+/// [`AssemblyTrace`](crate::AssemblyTrace).
+///
+/// ```
+/// use prompt_core::{AssemblyPath, Context, LayerInput, LayerSpec, Notes, PromptMode, Stability};
+///
+/// let spec = LayerSpec::new("memory", 10, Stability::Stable);
+/// let (session, turn) = (Context::new(), Context::new());
+/// let notes = Notes::new();
+/// let input = LayerInput::new(&spec, &session, &turn, AssemblyPath::Cached, PromptMode::Full)
+///     .with_notes(&notes);
+/// input.note("memory.md: absent");
+/// assert_eq!(notes.into_vec(), ["memory.md: absent"]);
+/// ```
+#[derive(Debug, Default)]
+pub struct Notes(RefCell<Vec<String>>);
+
+impl Notes {
+    /// An empty sink.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records `note`.
+    pub fn push(&self, note: impl Into<String>) {
+        self.0.borrow_mut().push(note.into());
+    }
+
+    /// How many notes were recorded.
+    pub fn len(&self) -> usize {
+        self.0.borrow().len()
+    }
+
+    /// Whether no note was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.0.borrow().is_empty()
+    }
+
+    /// The notes, in the order they were recorded.
+    pub fn into_vec(self) -> Vec<String> {
+        self.0.into_inner()
+    }
+}
+
 /// What one layer sees during one assembly.
 ///
 /// A [`Stable`](Stability::Stable) layer's [`get`](LayerInput::get) reads the
@@ -110,7 +168,7 @@ pub struct LayerInput<'a> {
     turn: &'a Context,
     path: AssemblyPath,
     mode: PromptMode,
-    notes: Option<&'a RefCell<Vec<String>>>,
+    notes: Option<&'a Notes>,
 }
 
 impl<'a> LayerInput<'a> {
@@ -134,7 +192,7 @@ impl<'a> LayerInput<'a> {
 
     /// The same input, with [`note`](Self::note)s collected into `notes`.
     #[must_use]
-    pub fn with_notes(mut self, notes: &'a RefCell<Vec<String>>) -> Self {
+    pub fn with_notes(mut self, notes: &'a Notes) -> Self {
         self.notes = Some(notes);
         self
     }
@@ -145,36 +203,47 @@ impl<'a> LayerInput<'a> {
     /// [`AssemblyTrace`](crate::AssemblyTrace).
     pub fn note(&self, note: impl Into<String>) {
         if let Some(notes) = self.notes {
-            notes.borrow_mut().push(note.into());
+            notes.push(note);
         }
     }
 
     /// The value of type `T` visible to this layer.
     ///
+    /// A Stable layer asking for a type that only the turn context holds gets
+    /// `None`, and the trace notes why (``Clock is in the turn context; Stable
+    /// layers read the session context only``), so the silence is explained.
+    ///
     /// ```
-    /// use prompt_core::{AssemblyPath, Context, LayerInput, LayerSpec, PromptMode, Stability};
+    /// use prompt_core::{AssemblyPath, Context, LayerInput, LayerSpec, Notes, PromptMode, Stability};
     ///
     /// struct Clock(&'static str);
     ///
-    /// # fn spec(stability: Stability) -> LayerSpec {
-    /// #     LayerSpec { name: "x", priority: 1, stability, paths: &[AssemblyPath::Cached],
-    /// #         modes: PromptMode::ALL, pipeline: "default", silent: None, type_name: "X",
-    /// #         file: file!(), line: line!() }
-    /// # }
     /// let session = Context::new();
     /// let turn = Context::new().with(Clock("12:00"));
-    /// let stable = spec(Stability::Stable);
-    /// let dynamic = spec(Stability::Dynamic);
+    /// let stable = LayerSpec::new("x", 1, Stability::Stable);
+    /// let dynamic = LayerSpec::new("y", 10_001, Stability::Dynamic);
     ///
-    /// let seen_by_stable = LayerInput::new(&stable, &session, &turn, AssemblyPath::Cached, PromptMode::Full);
+    /// let notes = Notes::new();
+    /// let seen_by_stable = LayerInput::new(&stable, &session, &turn, AssemblyPath::Cached, PromptMode::Full)
+    ///     .with_notes(&notes);
     /// assert!(seen_by_stable.get::<Clock>().is_none());
+    /// assert_eq!(notes.into_vec(), ["Clock is in the turn context; Stable layers read the session context only"]);
     ///
     /// let seen_by_dynamic = LayerInput::new(&dynamic, &session, &turn, AssemblyPath::Cached, PromptMode::Full);
     /// assert_eq!(seen_by_dynamic.get::<Clock>().map(|c| c.0), Some("12:00"));
     /// ```
     pub fn get<T: Any>(&self) -> Option<&'a T> {
         match self.spec.stability {
-            Stability::Stable => self.session.get::<T>(),
+            Stability::Stable => {
+                let value = self.session.get::<T>();
+                if value.is_none() && self.turn.contains::<T>() {
+                    self.note(format!(
+                        "{} is in the turn context; Stable layers read the session context only",
+                        Context::type_name_of::<T>()
+                    ));
+                }
+                value
+            }
             Stability::Dynamic => self.turn.get::<T>().or_else(|| self.session.get::<T>()),
         }
     }

@@ -2,20 +2,20 @@
 //!
 //! A layer is a struct with an attribute. The attribute writes its
 //! [`PromptLayer`] impl, registers it at link time, and checks at compile time
-//! that its priority lies in its stability's band and that `after`/`before`
-//! relations hold. At run time a [`Pipeline`] collects the layers, sorted by
-//! priority (so every Stable layer precedes every Dynamic one), and a
-//! [`PromptBuilder`] assembles them into a cacheable stable prefix plus a
-//! dynamic suffix.
+//! that its priority lies in its stability's band, that `after`/`before`
+//! relations hold and that its pipeline serves every path and mode it lists.
+//! At run time a [`Pipeline`] collects the layers, sorted by priority (so
+//! every Stable layer precedes every Dynamic one), and a [`PromptBuilder`]
+//! assembles them into a cacheable stable prefix plus a dynamic suffix.
 //!
 //! ```standalone_crate
 //! use prompt_core::{prompt_layer, Context, LayerInput, Pipeline, PromptBuilder, Render};
 //!
 //! /// Who the agent is.
 //! #[prompt_layer(priority = 100, stability = Stable, paths = [Basic, Cached])]
-//! pub struct Persona;
+//! pub struct PersonaLayer;
 //!
-//! impl Render for Persona {
+//! impl Render for PersonaLayer {
 //!     fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
 //!         out.push_str("You are a careful coding agent.");
 //!     }
@@ -26,9 +26,9 @@
 //!
 //! /// Runtime facts, rendered per call and never cached.
 //! #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached])]
-//! pub struct Runtime;
+//! pub struct RuntimeLayer;
 //!
-//! impl Render for Runtime {
+//! impl Render for RuntimeLayer {
 //!     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
 //!         if let Some(Model(model)) = input.get::<Model>() {
 //!             out.push_str("Model: ");
@@ -47,10 +47,34 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! A crate that defines layers is only linked when something names it: a
-//! binary that uses a layer crate without naming any item writes
-//! `use my_layers as _;`. Snapshot [`Pipeline::manifest`] to catch a dropped
-//! crate in review.
+//! # Adding a layer
+//!
+//! 1. Declare a struct with [`#[prompt_layer(..)]`](macro@prompt_layer) in any
+//!    crate that depends on `prompt-core` (the only dependency it needs). Name
+//!    it after the prompt section it writes, ending in `Layer`
+//!    (`HouseRulesLayer`), so it is never confused with the source it reads.
+//! 2. Pick a **stability**: `Stable` if its text is the same for every call of
+//!    a session (priority in `0..10_000`), `Dynamic` if it may change per call
+//!    (`10_000..20_000`).
+//! 3. Give it text: `text = "..."`, `file = "prompts/x.md"`, or `impl Render`
+//!    formatting from [`LayerInput::get`]. Layers are pure: load files before
+//!    assembly and put the result in the session [`Context`].
+//! 4. Make sure every binary links the crate: name it from the library that
+//!    builds your pipeline (`use my_layers as _;`), not only from `main.rs`,
+//!    so tests see the same layers as the shipped binary, and state it with
+//!    [`Pipeline::require_crates`] so a dropped crate is an error.
+//! 5. Snapshot [`Pipeline::manifest`] in a test: a dropped, moved or
+//!    re-prioritised layer shows up in review.
+//!
+//! The attribute's every key and every rejection are documented at
+//! [`prompt_layer`](macro@prompt_layer); pipelines other than the default are
+//! declared with [`prompt_pipeline`](macro@prompt_pipeline).
+//!
+//! # Features
+//!
+//! - `link-time-checks` (default): duplicate layer names and literal
+//!   priorities in one pipeline fail the build. See the limits at
+//!   [`prompt_layer`](macro@prompt_layer#what-the-link-time-check-catches-and-what-it-does-not).
 
 mod assembly;
 pub mod budget;
@@ -67,19 +91,23 @@ pub mod providers;
 pub mod tokens;
 
 #[doc(hidden)]
-#[path = "private.rs"]
-pub mod __private;
+#[path = "private_v1.rs"]
+pub mod __private_v1;
 
 pub use assembly::{
     AssembledPrompt, AssemblyError, AssemblyTrace, DEFAULT_SEPARATOR, LayerTrace, PromptBuilder,
     PromptSession, SystemPromptPart,
 };
-pub use context::{Context, LayerInput};
+pub use context::{Context, LayerInput, Notes};
 pub use fingerprint::Fingerprint;
 pub use layer::{
-    AssemblyPath, LayerSpec, ParseEnumError, PromptLayer, PromptMode, Render, Stability, Yields,
+    AssemblyPath, Channel, LayerLink, LayerSpec, ParseEnumError, PromptLayer, PromptMode, Render,
+    Stability, Yields,
 };
-pub use pipeline::{DEFAULT_PIPELINE, LayerEntry, LayerRef, Pipeline, PipelineError, Problem};
+pub use pipeline::{
+    DEFAULT_PIPELINE, DefaultPipeline, LayerEntry, LayerRef, Pipeline, PipelineError, PipelineSpec,
+    Problem, PromptPipeline, Relation,
+};
 pub use registry::pipeline_names;
 
 /// The README's example, run as a doctest so it cannot drift from the code.
@@ -87,15 +115,10 @@ pub use registry::pipeline_names;
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
 
-/// Declares a prompt layer. See the crate docs and `DESIGN.md` for every key.
-///
-/// ```
-/// use prompt_core::{prompt_layer, PromptLayer, Stability};
-///
-/// #[prompt_layer(priority = 5, stability = Stable, paths = [Cached], text = "Be kind.", pipeline = "doc")]
-/// struct Kind;
-///
-/// assert_eq!(Kind::SPEC.name, "kind");
-/// assert_eq!(Kind::SPEC.stability, Stability::Stable);
-/// ```
+#[doc = include_str!("../docs/prompt_layer.md")]
+#[doc(inline)]
 pub use prompt_macros::prompt_layer;
+
+#[doc = include_str!("../docs/prompt_pipeline.md")]
+#[doc(inline)]
+pub use prompt_macros::prompt_pipeline;

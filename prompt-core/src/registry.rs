@@ -1,30 +1,78 @@
-//! Link-time collection of every layer in the binary, through `inventory`.
+//! Link-time collection of every layer and pipeline in the binary, through `inventory`.
 
 use crate::layer::{LayerSpec, Render};
+use crate::pipeline::{DefaultPipeline, PipelineSpec, PromptPipeline};
 
-/// One layer as `#[prompt_layer]` registers it. Not for hand use.
+/// One layer as `#[prompt_layer]` registers it. Built only through
+/// [`Registration::new`], so a new field is not a breaking change for
+/// generated code.
 #[doc(hidden)]
 pub struct Registration {
-    /// The layer's spec (the address of its `PromptLayer::SPEC`).
-    pub spec: &'static LayerSpec,
-    /// Builds the layer value: the unit struct, or `Default::default()`.
-    pub build: fn() -> Box<dyn Render + Send + Sync>,
+    spec: &'static LayerSpec,
+    build: fn() -> Box<dyn Render + Send + Sync>,
+}
+
+impl Registration {
+    /// A registration of the layer described by `spec`, built by `build`.
+    pub const fn new(
+        spec: &'static LayerSpec,
+        build: fn() -> Box<dyn Render + Send + Sync>,
+    ) -> Self {
+        Self { spec, build }
+    }
+
+    pub(crate) fn spec(&self) -> &'static LayerSpec {
+        self.spec
+    }
+
+    pub(crate) fn build(&self) -> Box<dyn Render + Send + Sync> {
+        (self.build)()
+    }
 }
 
 inventory::collect!(Registration);
 
-/// Every registration linked into this binary, in no particular order.
+/// One pipeline as `#[prompt_pipeline]` registers it.
+#[doc(hidden)]
+pub struct PipelineRegistration {
+    spec: &'static PipelineSpec,
+}
+
+impl PipelineRegistration {
+    /// A registration of the pipeline described by `spec`.
+    pub const fn new(spec: &'static PipelineSpec) -> Self {
+        Self { spec }
+    }
+}
+
+inventory::collect!(PipelineRegistration);
+
+inventory::submit! {
+    PipelineRegistration::new(&<DefaultPipeline as PromptPipeline>::SPEC)
+}
+
+/// Every layer registration linked into this binary, in no particular order.
 pub(crate) fn registrations() -> impl Iterator<Item = &'static Registration> {
     inventory::iter::<Registration>.into_iter()
 }
 
-/// The names of every pipeline that has at least one layer in this binary, sorted.
+/// Every pipeline declared in this binary, sorted by name, then definition site.
+pub(crate) fn pipelines() -> Vec<&'static PipelineSpec> {
+    let mut specs: Vec<&'static PipelineSpec> = inventory::iter::<PipelineRegistration>
+        .into_iter()
+        .map(|r| r.spec)
+        .collect();
+    specs.sort_by_key(|s| (s.name, s.krate, s.file, s.line));
+    specs
+}
+
+/// The names of every pipeline declared in this binary (with
+/// `#[prompt_pipeline]`, plus `"default"`), sorted.
 ///
 /// A test that snapshots each pipeline's manifest can assert this list, so a
 /// new pipeline does not go unreviewed.
 pub fn pipeline_names() -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = registrations().map(|r| r.spec.pipeline).collect();
-    names.sort_unstable();
+    let mut names: Vec<&'static str> = pipelines().into_iter().map(|s| s.name).collect();
     names.dedup();
     names
 }

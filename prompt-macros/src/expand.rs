@@ -1,231 +1,361 @@
 //! Pass 3: the generated code.
 //!
-//! Generated code names only `<crate>::__private`, so a user's `Cargo.toml`
-//! needs `prompt-core` and nothing else.
+//! Generated code names only `<crate>::__private_v1`, so a user's
+//! `Cargo.toml` needs `prompt-core` and nothing else, and builds every spec
+//! through `const fn` constructors, never struct literals, so a field added
+//! to a spec in `prompt-core` breaks no generated code.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Expr, Item, ItemStruct, Lit, Path};
+use syn::{Expr, Item, ItemStruct, Lit};
 
-use crate::errors::Errors;
+use crate::ctxt::Ctxt;
+use crate::fallback;
+use crate::names::{layer_name, pipeline_name};
 use crate::parse;
-use crate::validate::{Construct, Content, Layer, Stub, validate};
+use crate::validate::{self, Construct, Content, Layer, Pipeline, path_name};
 
-/// The attribute's whole work: parse, validate, expand (or stub on error).
-pub(crate) fn prompt_layer(args: TokenStream, input: TokenStream) -> TokenStream {
-    let mut errors = Errors::default();
-    let item = match syn::parse2::<Item>(input.clone()) {
-        Ok(Item::Struct(item)) => item,
+/// Where the attribute is, for the spec's `file`: relative to the package's
+/// manifest directory when the macro could tell, else `file!()` at run time.
+pub(crate) type SourceFile = Option<String>;
+
+/// The struct the attribute is on, or the tokens to emit when it is not one.
+fn struct_item(input: TokenStream, what: &str, how: &str) -> Result<ItemStruct, TokenStream> {
+    match syn::parse2::<Item>(input.clone()) {
+        Ok(Item::Struct(item)) => Ok(item),
         Ok(other) => {
-            let (what, tokens) = match &other {
+            let (kind, tokens) = match &other {
                 Item::Enum(e) => ("an enum", e.enum_token.to_token_stream()),
                 Item::Union(u) => ("a union", u.union_token.to_token_stream()),
                 _ => ("this item", other.to_token_stream()),
             };
-            errors.at(
+            let mut out = syn::Error::new_spanned(
                 tokens,
-                format!(
-                    "`#[prompt_layer]` goes on a struct, not on {what}; declare a unit struct \
-                     (`pub struct MyLayer;`) and implement `Render` for it"
-                ),
-            );
-            let mut out = errors.into_compile_errors();
+                format!("`#[{what}]` goes on a struct, not on {kind}; {how}"),
+            )
+            .to_compile_error();
             out.extend(input);
-            return out;
+            Err(out)
         }
         Err(error) => {
             let mut out = error.to_compile_error();
             out.extend(input);
-            return out;
-        }
-    };
-
-    let args = parse::parse(args, &item.ident.to_string(), &mut errors);
-    let stub = Stub::new(&item, &args);
-    match validate(&item, args, &mut errors) {
-        Some(layer) => expand(&item, &layer),
-        None => expand_stub(&item, &stub, errors),
-    }
-}
-
-/// The struct, untouched, and everything the layer needs.
-fn expand(item: &ItemStruct, layer: &Layer) -> TokenStream {
-    let krate = &layer.krate;
-    let p = quote!(#krate::__private);
-    let ident = &layer.ident;
-    let name = &layer.name;
-    let pipeline = &layer.pipeline;
-    let priority = &layer.priority;
-    let stability = &layer.stability;
-    let paths = layer.paths.iter().map(|i| quote!(#p::AssemblyPath::#i));
-    let modes = if layer.modes.is_empty() {
-        quote!(#p::PromptMode::ALL)
-    } else {
-        let modes = layer.modes.iter().map(|m| quote!(#p::PromptMode::#m));
-        quote!(&[#(#modes),*])
-    };
-    let silent = match &layer.silent {
-        Some(lit) => quote!(#p::core::option::Option::Some(#lit)),
-        None => quote!(#p::core::option::Option::None),
-    };
-
-    let spec = quote! {
-        impl #p::PromptLayer for #ident {
-            const SPEC: #p::LayerSpec = #p::LayerSpec {
-                name: #name,
-                priority: #priority,
-                stability: #p::Stability::#stability,
-                paths: &[#(#paths),*],
-                modes: #modes,
-                pipeline: #pipeline,
-                silent: #silent,
-                type_name: #p::core::stringify!(#ident),
-                file: #p::core::file!(),
-                line: #p::core::line!(),
-            };
-        }
-    };
-
-    let band = band_check(layer, &p);
-    let order = order_checks(layer, &p);
-    let unique = unique_symbols(layer);
-    let render = layer
-        .content
-        .as_ref()
-        .map(|content| render_impl(ident, content, &p));
-    let construct = match layer.construct {
-        Construct::Unit => quote!(#ident),
-        Construct::EmptyBraces => quote!(#ident {}),
-        Construct::EmptyParens => quote!(#ident()),
-        Construct::Default => quote_spanned!(ident.span()=> #p::default_layer::<#ident>()),
-    };
-    let boxed = quote_spanned!(ident.span()=> #p::boxed(#construct));
-
-    quote! {
-        #item
-        #spec
-        #render
-        #band
-        #order
-        #unique
-        #p::inventory::submit! {
-            #p::Registration {
-                spec: &<#ident as #p::PromptLayer>::SPEC,
-                build: || #boxed,
-            }
+            Err(out)
         }
     }
 }
 
-/// A `const` assert that the priority lies in the stability's band.
-fn band_check(layer: &Layer, p: &TokenStream) -> TokenStream {
-    let ident = &layer.ident;
-    let stability = &layer.stability;
-    let (band, other, other_band) = if stability == "Stable" {
-        ("0..10_000", "Dynamic", "10_000..20_000")
-    } else {
-        ("10_000..20_000", "Stable", "0..10_000")
+/// `#[prompt_layer]`'s whole work: parse, validate, expand (or fall back on error).
+pub(crate) fn prompt_layer(args: TokenStream, input: TokenStream, file: SourceFile) -> TokenStream {
+    let item = match struct_item(
+        input,
+        "prompt_layer",
+        "declare a unit struct (`pub struct MyLayer;`) and implement `Render` for it",
+    ) {
+        Ok(item) => item,
+        Err(out) => return out,
     };
-    let message = format!(
-        "layer `{}` is {stability}, so its priority must be in {band}: change `priority`, \
-         or make the layer {other} (band {other_band}) if that is what it is",
-        layer.name
-    );
-    quote_spanned! {layer.priority.span()=>
+    let cx = Ctxt::new();
+    let owner = format!("layer `{}`", item.ident);
+    let args = parse::layer_args(&cx, args, &owner);
+    let stub_krate = validate::krate(args.krate.get());
+    let stub_name = args
+        .name
+        .get()
+        .map_or_else(|| layer_name(&item.ident), |lit| lit.value());
+    let layer = validate::layer(&cx, &item, args);
+    match (cx.check(), layer) {
+        (Ok(()), Some(layer)) => expand_layer(&item, &layer, &file),
+        (Err(errors), _) => fallback::layer(&item, &stub_krate, &stub_name, errors),
+        (Ok(()), None) => panic!(
+            "prompt-macros bug: layer `{}` failed validation without an error",
+            item.ident
+        ),
+    }
+}
+
+/// `#[prompt_pipeline]`'s whole work.
+pub(crate) fn prompt_pipeline(
+    args: TokenStream,
+    input: TokenStream,
+    file: SourceFile,
+) -> TokenStream {
+    let item = match struct_item(
+        input,
+        "prompt_pipeline",
+        "declare a unit struct: `pub struct MyPipeline;`",
+    ) {
+        Ok(item) => item,
+        Err(out) => return out,
+    };
+    let cx = Ctxt::new();
+    let owner = format!("pipeline `{}`", item.ident);
+    let args = parse::pipeline_args(&cx, args, &owner);
+    let stub_krate = validate::krate(args.krate.get());
+    let pipeline = validate::pipeline(&cx, &item, args);
+    match (cx.check(), pipeline) {
+        (Ok(()), Some(pipeline)) => expand_pipeline(&item, &pipeline, &file),
+        (Err(errors), _) => {
+            fallback::pipeline(&item, &stub_krate, &pipeline_name(&item.ident), errors)
+        }
+        (Ok(()), None) => panic!(
+            "prompt-macros bug: pipeline `{}` failed validation without an error",
+            item.ident
+        ),
+    }
+}
+
+fn defined_at(p: &TokenStream, file: &SourceFile) -> TokenStream {
+    let file = match file {
+        Some(rel) => quote!(#rel),
+        None => quote!(#p::core::file!()),
+    };
+    quote!(.defined_at(#p::core::env!("CARGO_PKG_NAME"), #file, #p::core::line!()))
+}
+
+/// A `const` check: `problem` is an expression of type `Msg`; when it holds a
+/// message, the build fails with it at `span`.
+fn const_check(p: &TokenStream, span: Span, problem: TokenStream) -> TokenStream {
+    let p = respan(p.clone(), span);
+    quote_spanned! {span=>
         const _: () = {
-            if !#p::Stability::#stability.admits(<#ident as #p::PromptLayer>::SPEC.priority) {
-                ::core::panic!(#message);
+            let problem = #problem;
+            if problem.is_some() {
+                #p::core::panic!("{}", problem.as_str());
             }
         };
     }
 }
 
-/// `const` asserts for `after = [..]` and `before = [..]`.
-fn order_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
+/// The struct, untouched, and everything the layer needs.
+fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStream {
+    let krate = &layer.krate;
+    let p = quote!(#krate::__private_v1);
     let ident = &layer.ident;
-    let me = &layer.name;
-    let relations = layer
-        .after
-        .iter()
-        .map(|other| ("after", other))
-        .chain(layer.before.iter().map(|other| ("before", other)));
-    relations
-        .map(|(key, other)| {
-            let other_name = path_name(other);
-            let pipeline_message = format!(
-                "layer `{me}` declares `{key} = [{other_name}]`, but `{other_name}` is in another pipeline; \
-                 relative order only holds within one pipeline: drop the relation or move one of the layers"
-            );
-            let (holds, order_message) = if key == "after" {
-                (
-                    quote!(other.priority < me.priority),
-                    format!(
-                        "layer `{me}` declares `after = [{other_name}]`, but its priority is not higher than `{other_name}`'s: \
-                         raise `{me}`'s priority above `{other_name}`'s, or lower `{other_name}`'s"
-                    ),
-                )
-            } else {
-                (
-                    quote!(me.priority < other.priority),
-                    format!(
-                        "layer `{me}` declares `before = [{other_name}]`, but its priority is not lower than `{other_name}`'s: \
-                         lower `{me}`'s priority below `{other_name}`'s, or raise `{other_name}`'s"
-                    ),
-                )
+    let me = quote!(<#ident as #p::PromptLayer>::SPEC);
+    let name = &layer.name;
+    let priority = &layer.priority;
+
+    let mut spec = {
+        let stability = layer.stability.ident();
+        let paths = layer.paths.iter().map(|s| {
+            let i = s.ident();
+            quote!(#p::AssemblyPath::#i)
+        });
+        quote! {
+            #p::LayerSpec::new(#name, #priority, #p::Stability::#stability)
+                .with_paths(&[#(#paths),*])
+                .with_type_name(#p::core::stringify!(#ident))
+        }
+    };
+    if !layer.modes.is_empty() {
+        let modes = layer.modes.iter().map(|s| {
+            let i = s.ident();
+            quote!(#p::PromptMode::#i)
+        });
+        spec.extend(quote!(.with_modes(&[#(#modes),*])));
+    }
+    if !layer.pipelines.is_empty() {
+        let names = layer.pipelines.iter().map(|r| {
+            let path = &r.path;
+            quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::SPEC.name)
+        });
+        spec.extend(quote!(.with_pipelines(&[#(#names),*])));
+    }
+    if let Some(yields) = &layer.yields {
+        let i = yields.ident();
+        spec.extend(quote!(.with_yields(#p::Yields::#i)));
+    }
+    if let Some(channel) = &layer.channel {
+        let i = channel.ident();
+        spec.extend(quote!(.with_channel(#p::Channel::#i)));
+    }
+    for (method, list) in [("with_after", &layer.after), ("with_before", &layer.before)] {
+        if !list.is_empty() {
+            let method = syn::Ident::new(method, Span::call_site());
+            let links = list
+                .iter()
+                .map(|other| quote_spanned!(other.span()=> #p::link(#p::layer_spec::<#other>)));
+            spec.extend(quote!(.#method(&[#(#links),*])));
+        }
+    }
+    if let Some(silent) = &layer.silent {
+        spec.extend(quote!(.with_silent(#silent)));
+    }
+    spec.extend(defined_at(&p, file));
+
+    let renderer = match &layer.content {
+        Some(Content::Text(lit)) => quote_spanned!(lit.span()=> #p::StaticText::new(#lit).boxed()),
+        Some(Content::File(lit, abs)) => {
+            quote_spanned!(lit.span()=> #p::StaticText::new(#p::core::include_str!(#abs)).boxed())
+        }
+        None => {
+            let construct = match layer.construct {
+                Construct::Unit => quote!(#ident),
+                Construct::EmptyBraces => quote!(#ident {}),
+                Construct::EmptyParens => quote!(#ident()),
+                Construct::Default => quote_spanned!(ident.span()=> #p::default_layer::<#ident>()),
             };
-            quote_spanned! {other.span()=>
-                const _: () = {
-                    let me = <#ident as #p::PromptLayer>::SPEC;
-                    let other = <#other as #p::PromptLayer>::SPEC;
-                    if !#p::str_eq(me.pipeline, other.pipeline) {
-                        ::core::panic!(#pipeline_message);
-                    }
-                    if !(#holds) {
-                        ::core::panic!(#order_message);
-                    }
-                };
+            quote_spanned!(ident.span()=> #p::boxed(#construct))
+        }
+    };
+
+    let mut checks = vec![const_check(
+        &p,
+        priority.span(),
+        quote!(#p::band_problem(&#me)),
+    )];
+    for (after, list) in [(true, &layer.after), (false, &layer.before)] {
+        for other in list {
+            let written = path_name(other);
+            checks.push(const_check(
+                &p,
+                other.span(),
+                quote_spanned!(other.span()=> #p::relation_problem(&#me, &#p::layer_spec::<#other>(), #after, #written)),
+            ));
+        }
+    }
+    for pipeline in &layer.pipelines {
+        let path = &pipeline.path;
+        let written = &pipeline.written;
+        let declared = quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::SPEC);
+        for s in &layer.paths {
+            let i = s.ident();
+            checks.push(const_check(
+                &p,
+                s.span,
+                quote!(#p::path_problem(#name, &#declared, #written, #p::AssemblyPath::#i)),
+            ));
+        }
+        for s in &layer.modes {
+            let i = s.ident();
+            checks.push(const_check(
+                &p,
+                s.span,
+                quote!(#p::mode_problem(#name, &#declared, #written, #p::PromptMode::#i)),
+            ));
+        }
+    }
+    if let Some(content) = &layer.content {
+        let message = format!(
+            "layer `{ident}` has `{key} = ..`, so the attribute renders it, and also a hand `impl Render for {ident}`: \
+             drop the `{key}` key or the impl",
+            key = content.key()
+        );
+        let span = content.literal().span();
+        let p = respan(p.clone(), span);
+        checks.push(quote_spanned! {span=>
+            const _: () = {
+                #[allow(unused_imports)]
+                use #p::NoRender as _;
+                if #p::Probe::<#ident>::HAS_RENDER {
+                    #p::core::panic!(#message);
+                }
+            };
+        });
+    }
+
+    let link_time = link_time_checks(layer, &p);
+
+    quote! {
+        #item
+
+        #[automatically_derived]
+        impl #p::PromptLayer for #ident {
+            const SPEC: #p::LayerSpec = #spec;
+
+            fn __renderer() -> #p::BoxedRender {
+                #renderer
             }
-        })
-        .collect()
+        }
+
+        #(#checks)*
+        #link_time
+
+        #p::inventory::submit! {
+            #p::Registration::new(&#me, <#ident as #p::PromptLayer>::__renderer)
+        }
+    }
 }
 
 /// Exported symbols named after (pipeline, name) and, for a literal priority,
-/// (pipeline, priority): a second layer with the same one fails to build (same
-/// crate: "symbol ... is already defined", at the second layer's key) or to link
-/// (another crate: "multiple definition of ..."), and the symbol says what clashed.
-fn unique_symbols(layer: &Layer) -> TokenStream {
-    let pipeline = &layer.pipeline;
-    let name_span = layer.name_span;
-    let mut symbols = vec![(
-        format!(
-            "prompt_layer: pipeline \"{pipeline}\" has two layers named \"{}\"; rename one with name = \"...\"",
-            layer.name
-        ),
-        name_span,
-    )];
-    if let Some(priority) = literal_priority(&layer.priority) {
-        symbols.push((
+/// (pipeline, priority), placed by `prompt_core`'s `unique_symbol!` (nothing
+/// without its `link-time-checks` feature): a second layer with the same one
+/// fails to build (same crate, at the second layer's key) or to link (another
+/// crate), and the symbol says what clashed. A pipeline is keyed by its type's
+/// name as written, so a const check rejects an alias (which would key wrong).
+fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
+    let pipelines: Vec<&str> = if layer.pipelines.is_empty() {
+        vec!["default"]
+    } else {
+        layer
+            .pipelines
+            .iter()
+            .map(|r| r.assumed_name.as_str())
+            .collect()
+    };
+    let mut out = TokenStream::new();
+    for pipeline in pipelines {
+        let mut symbols = vec![(
             format!(
-                "prompt_layer: pipeline \"{pipeline}\" has two layers with priority {priority}; give one another priority"
+                "prompt_layer: pipeline \"{pipeline}\" has two layers named \"{}\" (building the pipeline lists both with file:line); rename one with name = \"...\"",
+                layer.name
             ),
-            layer.priority.span(),
-        ));
+            layer.name_span,
+        )];
+        if let Some(priority) = literal_priority(&layer.priority) {
+            symbols.push((
+                format!(
+                    "prompt_layer: pipeline \"{pipeline}\" has two layers with priority {priority} (building the pipeline lists both with file:line); give one another priority"
+                ),
+                layer.priority.span(),
+            ));
+        }
+        for (symbol, span) in symbols {
+            out.extend(unique_symbol(p, &symbol, span));
+        }
     }
-    symbols
+    let aliases = layer.pipelines.iter().map(|r| {
+        let path = &r.path;
+        let (assumed, written) = (&r.assumed_name, &r.written);
+        const_check(
+            p,
+            path.span(),
+            quote!(#p::pipeline_alias_problem(&<#path as #p::PromptPipeline>::SPEC, #assumed, #written)),
+        )
+    });
+    out.extend(aliases);
+    out
+}
+
+/// A `#[used]` static exported as `symbol`, placed by `prompt_core`'s
+/// `unique_symbol!` (nothing without its `link-time-checks` feature). The
+/// static's tokens carry the user's `span`, so a clash is reported at the
+/// offending key; its attributes come from `prompt_core`, so a crate's
+/// `unsafe_code` lint does not count them as the crate's own.
+fn unique_symbol(p: &TokenStream, symbol: &str, span: Span) -> TokenStream {
+    let item = quote_spanned!(span=> static SLOT: u8 = 0;);
+    let p = respan(p.clone(), span);
+    quote_spanned!(span=> #p::unique_symbol!(#symbol, #item);)
+}
+
+/// `tokens` with every span set to `span`: a path into `prompt_core` used as
+/// a macro, so a failing `const` check points at the user's key rather than
+/// the whole attribute.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
         .into_iter()
-        .map(|(symbol, span)| {
-            // The item's name carries the user's span, so the clash is reported
-            // at the offending key; the attributes keep the macro's own span,
-            // so a crate's `unsafe_code` lint does not count them as its own.
-            let slot = syn::Ident::new("SLOT", span);
-            quote! {
-                const _: () = {
-                    #[used]
-                    #[unsafe(export_name = #symbol)]
-                    static #slot: u8 = 0;
-                };
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = proc_macro2::TokenTree::Group(inner);
+            } else {
+                tree.set_span(span);
             }
+            tree
         })
         .collect()
 }
@@ -242,57 +372,194 @@ fn literal_priority(expr: &Expr) -> Option<u32> {
     }
 }
 
-/// The `Render` impl for `text = ".."` or `file = ".."`.
-fn render_impl(ident: &syn::Ident, content: &Content, p: &TokenStream) -> TokenStream {
-    let (text, span) = match content {
-        Content::Text(lit) => (lit.to_token_stream(), lit.span()),
-        Content::File(lit, abs) => (
-            quote_spanned!(lit.span()=> #p::core::include_str!(#abs)),
-            lit.span(),
-        ),
-    };
-    quote_spanned! {span=>
-        impl #p::Render for #ident {
-            fn render(&self, out: &mut ::std::string::String, _input: &#p::LayerInput<'_>) {
-                out.push_str(#text);
-            }
-        }
-    }
-}
-
-/// After an error: the struct, the errors, and stub impls so that code naming
-/// the layer does not fail a second time.
-fn expand_stub(item: &ItemStruct, stub: &Stub, errors: Errors) -> TokenStream {
-    let errors = errors.into_compile_errors();
-    if !item.generics.params.is_empty() || item.generics.where_clause.is_some() {
-        return quote!(#item #errors);
-    }
-    let krate = &stub.krate;
-    let p = quote!(#krate::__private);
-    let ident = &item.ident;
-    let name = &stub.name;
-    let render = stub.has_content.then(|| {
-        quote! {
-            impl #p::Render for #ident {
-                fn render(&self, _out: &mut ::std::string::String, _input: &#p::LayerInput<'_>) {}
-            }
-        }
+/// The struct, untouched, its `PromptPipeline` impl and its registration.
+fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) -> TokenStream {
+    let krate = &pipeline.krate;
+    let p = quote!(#krate::__private_v1);
+    let ident = &pipeline.ident;
+    let name = &pipeline.name;
+    let paths = pipeline.paths.iter().map(|s| {
+        let i = s.ident();
+        quote!(#p::AssemblyPath::#i)
     });
+    let mut spec = quote! {
+        #p::PipelineSpec::new(#name)
+            .with_paths(&[#(#paths),*])
+            .with_type_name(#p::core::stringify!(#ident))
+    };
+    if !pipeline.modes.is_empty() {
+        let modes = pipeline.modes.iter().map(|s| {
+            let i = s.ident();
+            quote!(#p::PromptMode::#i)
+        });
+        spec.extend(quote!(.with_modes(&[#(#modes),*])));
+    }
+    if let Some(separator) = &pipeline.separator {
+        spec.extend(quote!(.with_separator(#separator)));
+    }
+    spec.extend(defined_at(&p, file));
+    let symbol = format!(
+        "prompt_pipeline: two pipelines are named \"{name}\" in one binary; rename one of the types"
+    );
+    let unique = unique_symbol(&p, &symbol, ident.span());
     quote! {
         #item
-        #errors
-        impl #p::PromptLayer for #ident {
-            const SPEC: #p::LayerSpec = #p::error_spec(#name, #p::core::stringify!(#ident));
+
+        #[automatically_derived]
+        impl #p::PromptPipeline for #ident {
+            const SPEC: #p::PipelineSpec = #spec;
         }
-        #render
+
+        #unique
+
+        #p::inventory::submit! {
+            #p::PipelineRegistration::new(&<#ident as #p::PromptPipeline>::SPEC)
+        }
     }
 }
 
-/// `a::b::C` as written, without the spaces `to_string` puts in.
-fn path_name(path: &Path) -> String {
-    path.segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect::<Vec<_>>()
-        .join("::")
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand(args: TokenStream, item: TokenStream) -> String {
+        prompt_layer(args, item, Some("src/x.rs".into())).to_string()
+    }
+
+    /// Generated code must survive a field added to a spec: it builds every
+    /// spec through constructors (`LayerSpec` is `#[non_exhaustive]`, so a
+    /// literal would not even compile outside prompt-core) and names nothing
+    /// outside `<crate>::__private_v1`.
+    #[test]
+    fn generated_code_uses_constructors_and_names_only_the_private_module() {
+        for out in [
+            expand(
+                quote!(
+                    priority = 1,
+                    stability = Dynamic,
+                    paths = [Basic, Cached],
+                    modes = [Full],
+                    pipeline = [Main, Sub],
+                    after = [A],
+                    before = [B],
+                    silent = "x",
+                    yields = Keep,
+                    channel = Reminder,
+                    text = "Hi."
+                ),
+                quote!(
+                    pub struct Persona;
+                ),
+            ),
+            expand(
+                quote!(priority = 1, stability = Stable, paths = [Basic]),
+                quote!(
+                    pub struct Persona {
+                        a: u8,
+                    }
+                ),
+            ),
+            prompt_pipeline(
+                quote!(paths = [Basic], modes = [Full], separator = "\n"),
+                quote!(
+                    pub struct Main;
+                ),
+                None,
+            )
+            .to_string(),
+        ] {
+            for literal in [
+                "LayerSpec {",
+                "Registration {",
+                "PipelineSpec {",
+                "PipelineRegistration {",
+            ] {
+                assert!(
+                    !out.contains(literal),
+                    "struct literal `{literal}` in {out}"
+                );
+            }
+            assert!(!out.contains(":: std ::"), "names std directly: {out}");
+            let roots = out.matches(":: core ::").count();
+            let private = out.matches("__private_v1 :: core ::").count();
+            assert_eq!(roots, private, "names core outside __private_v1: {out}");
+            assert!(out.contains("# [automatically_derived]"), "{out}");
+        }
+    }
+
+    #[test]
+    fn an_error_gives_the_errors_and_a_stub() {
+        let out = expand(
+            quote!(priority = 1, paths = [Basic]),
+            quote!(
+                pub struct Persona;
+            ),
+        );
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("error_spec"), "{out}");
+        assert!(
+            !out.contains("inventory"),
+            "a stub is never registered: {out}"
+        );
+    }
+
+    #[test]
+    fn only_literal_priorities_get_a_priority_symbol() {
+        let literal = expand(
+            quote!(
+                priority = 100,
+                stability = Stable,
+                paths = [Basic],
+                text = "a"
+            ),
+            quote!(
+                struct A;
+            ),
+        );
+        assert!(
+            literal.contains("two layers with priority 100"),
+            "{literal}"
+        );
+        let constant = expand(
+            quote!(
+                priority = BASE,
+                stability = Stable,
+                paths = [Basic],
+                text = "a"
+            ),
+            quote!(
+                struct A;
+            ),
+        );
+        assert!(!constant.contains("two layers with priority"), "{constant}");
+        assert!(
+            constant.contains("two layers named \\\"a\\\""),
+            "{constant}"
+        );
+    }
+
+    #[test]
+    fn a_layer_in_two_pipelines_is_checked_in_each() {
+        let out = expand(
+            quote!(
+                priority = 1,
+                stability = Stable,
+                paths = [Basic],
+                text = "a",
+                pipeline = [Main, agents::SubAgent]
+            ),
+            quote!(
+                struct A;
+            ),
+        );
+        assert!(
+            out.contains("pipeline \\\"main\\\" has two layers named"),
+            "{out}"
+        );
+        assert!(
+            out.contains("pipeline \\\"sub_agent\\\" has two layers named"),
+            "{out}"
+        );
+        assert_eq!(out.matches("path_problem").count(), 2, "{out}");
+    }
 }

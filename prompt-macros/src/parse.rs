@@ -1,193 +1,346 @@
-//! Pass 1: the attribute's `key = value` pairs, read into [`Args`].
+//! Pass 1: the attributes' `key = value` pairs, read into typed [`LayerArgs`]
+//! and [`PipelineArgs`].
 //!
 //! Each key is read on its own, so an unknown, repeated or ill-formed key is
 //! reported at its own span and the other keys are still read.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
+use syn::spanned::Spanned as _;
 use syn::{Expr, ExprArray, Ident, Lit, LitStr, Path, Token};
 
-use crate::errors::Errors;
+use crate::ctxt::Ctxt;
+use crate::keys::{self, LayerKey, PipelineKey, Spanned, Word};
+use crate::names::suggest;
 
-/// Every key the attribute takes, in the order the docs list them.
-pub(crate) const KEYS: &[&str] = &[
-    "priority",
-    "stability",
-    "paths",
-    "modes",
-    "name",
-    "pipeline",
-    "after",
-    "before",
-    "silent",
-    "text",
-    "file",
-    "crate",
-];
-
-/// A bracketed list of bare identifiers, e.g. `[Basic, Cached]`.
-pub(crate) struct IdentList {
-    /// The whole `[...]`, for errors about the list.
-    pub(crate) tokens: ExprArray,
-    /// The identifiers, each checked against the key's variants.
-    pub(crate) items: Vec<Ident>,
+/// One key's value. Owns the "given twice" check, and remembers that the key
+/// was written (well-formed or not), so an ill-formed key is not also missing.
+pub(crate) struct Slot<T> {
+    key: &'static str,
+    /// Where the key itself was written, once it was.
+    key_span: Option<Span>,
+    value: Option<T>,
 }
 
-/// The attribute's arguments as written. `None`: key absent (or unusable).
-#[derive(Default)]
-pub(crate) struct Args {
-    pub(crate) priority: Option<Expr>,
-    pub(crate) stability: Option<Ident>,
-    pub(crate) paths: Option<IdentList>,
-    pub(crate) modes: Option<IdentList>,
-    pub(crate) name: Option<LitStr>,
-    pub(crate) pipeline: Option<LitStr>,
-    pub(crate) after: Option<(ExprArray, Vec<Path>)>,
-    pub(crate) before: Option<(ExprArray, Vec<Path>)>,
-    pub(crate) silent: Option<LitStr>,
-    pub(crate) text: Option<LitStr>,
-    pub(crate) file: Option<LitStr>,
-    pub(crate) krate: Option<Path>,
-    /// The keys read so far, well-formed or not: to reject a repeated one,
-    /// and to not call an ill-formed key missing.
-    seen: Vec<String>,
-}
+impl<T> Slot<T> {
+    fn new(key: &'static str) -> Self {
+        Self {
+            key,
+            key_span: None,
+            value: None,
+        }
+    }
 
-impl Args {
-    /// Whether `key` was written, well-formed or not.
-    pub(crate) fn wrote(&self, key: &str) -> bool {
-        self.seen.iter().any(|k| k == key)
+    /// Reads the key's value with `read` (which records its own errors), or
+    /// records why it cannot: given twice, or given without `= value`.
+    fn read(
+        &mut self,
+        cx: &Ctxt,
+        meta: &ParseNestedMeta<'_>,
+        owner: &str,
+        read: impl FnOnce(&Ctxt, &Expr) -> Option<T>,
+    ) -> syn::Result<()> {
+        if self.key_span.is_some() {
+            cx.error_spanned_by(
+                &meta.path,
+                format!("{owner}: `{}` is given twice; keep one", self.key),
+            );
+            return skip_value(meta);
+        }
+        self.key_span = Some(meta.path.span());
+        let Some(value) = value(cx, meta, self.key, owner)? else {
+            return Ok(());
+        };
+        self.value = read(cx, &value);
+        Ok(())
+    }
+
+    /// Whether the key was written, well-formed or not.
+    pub(crate) fn written(&self) -> bool {
+        self.key_span.is_some()
+    }
+
+    /// Where the key was written.
+    pub(crate) fn key_span(&self) -> Option<Span> {
+        self.key_span
+    }
+
+    pub(crate) fn get(&self) -> Option<&T> {
+        self.value.as_ref()
+    }
+
+    pub(crate) fn take(&mut self) -> Option<T> {
+        self.value.take()
     }
 }
 
-/// Reads `args`, recording every problem in `errors`. `layer` is the struct's
-/// name, for messages.
-pub(crate) fn parse(args: TokenStream, layer: &str, errors: &mut Errors) -> Args {
-    let mut parsed = Args::default();
-    let parser = syn::meta::parser(|meta| parsed.key(meta, layer, errors));
+/// A bracketed list as written, and its items.
+pub(crate) struct List<T> {
+    /// The whole `[...]`, for errors about the list.
+    pub(crate) tokens: ExprArray,
+    pub(crate) items: Vec<T>,
+}
+
+/// `pipeline = Type` or `pipeline = [A, B]`: the types, each as written.
+pub(crate) struct Pipelines {
+    /// The whole value, for errors about it.
+    pub(crate) tokens: Expr,
+    pub(crate) items: Vec<Path>,
+}
+
+/// `#[prompt_layer(..)]` as written.
+pub(crate) struct LayerArgs {
+    pub(crate) priority: Slot<Expr>,
+    pub(crate) stability: Slot<Spanned<keys::Stability>>,
+    pub(crate) paths: Slot<List<Spanned<keys::AssemblyPath>>>,
+    pub(crate) modes: Slot<List<Spanned<keys::PromptMode>>>,
+    pub(crate) name: Slot<LitStr>,
+    pub(crate) pipeline: Slot<Pipelines>,
+    pub(crate) after: Slot<List<Path>>,
+    pub(crate) before: Slot<List<Path>>,
+    pub(crate) silent: Slot<LitStr>,
+    pub(crate) text: Slot<LitStr>,
+    pub(crate) file: Slot<LitStr>,
+    pub(crate) yields: Slot<Spanned<keys::Yields>>,
+    pub(crate) channel: Slot<Spanned<keys::Channel>>,
+    pub(crate) krate: Slot<Path>,
+    /// Keys suggested for unknown ones: a misspelt required key is reported
+    /// once, as unknown, and not again as missing.
+    pub(crate) suggested: Vec<LayerKey>,
+}
+
+impl LayerArgs {
+    fn new() -> Self {
+        Self {
+            priority: Slot::new(LayerKey::Priority.as_str()),
+            stability: Slot::new(LayerKey::Stability.as_str()),
+            paths: Slot::new(LayerKey::Paths.as_str()),
+            modes: Slot::new(LayerKey::Modes.as_str()),
+            name: Slot::new(LayerKey::Name.as_str()),
+            pipeline: Slot::new(LayerKey::Pipeline.as_str()),
+            after: Slot::new(LayerKey::After.as_str()),
+            before: Slot::new(LayerKey::Before.as_str()),
+            silent: Slot::new(LayerKey::Silent.as_str()),
+            text: Slot::new(LayerKey::Text.as_str()),
+            file: Slot::new(LayerKey::File.as_str()),
+            yields: Slot::new(LayerKey::Yields.as_str()),
+            channel: Slot::new(LayerKey::Channel.as_str()),
+            krate: Slot::new(LayerKey::Crate.as_str()),
+            suggested: Vec::new(),
+        }
+    }
+
+    /// Whether `key` was written, well-formed or not.
+    pub(crate) fn wrote(&self, key: LayerKey) -> bool {
+        match key {
+            LayerKey::Priority => self.priority.written(),
+            LayerKey::Stability => self.stability.written(),
+            LayerKey::Paths => self.paths.written(),
+            LayerKey::Modes => self.modes.written(),
+            LayerKey::Name => self.name.written(),
+            LayerKey::Pipeline => self.pipeline.written(),
+            LayerKey::After => self.after.written(),
+            LayerKey::Before => self.before.written(),
+            LayerKey::Silent => self.silent.written(),
+            LayerKey::Text => self.text.written(),
+            LayerKey::File => self.file.written(),
+            LayerKey::Yields => self.yields.written(),
+            LayerKey::Channel => self.channel.written(),
+            LayerKey::Crate => self.krate.written(),
+        }
+    }
+
+    fn key(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>, owner: &str) -> syn::Result<()> {
+        let Some(key) = known_key(cx, meta, owner, LayerKey::from_str, LayerKey::list)? else {
+            if let Some(s) = meta.path.get_ident().and_then(|ident| {
+                suggest(
+                    &ident.to_string(),
+                    LayerKey::ALL.iter().map(|k| (k.as_str(), *k)),
+                )
+            }) {
+                self.suggested.push(s);
+            }
+            return Ok(());
+        };
+        let key_name = key.as_str();
+        match key {
+            LayerKey::Priority => self.priority.read(cx, meta, owner, |_, e| Some(e.clone())),
+            LayerKey::Stability => self
+                .stability
+                .read(cx, meta, owner, |cx, e| word(cx, e, key_name, owner)),
+            LayerKey::Paths => self
+                .paths
+                .read(cx, meta, owner, |cx, e| word_list(cx, e, key_name, owner)),
+            LayerKey::Modes => self
+                .modes
+                .read(cx, meta, owner, |cx, e| word_list(cx, e, key_name, owner)),
+            LayerKey::Name => self
+                .name
+                .read(cx, meta, owner, |cx, e| string(cx, e, key_name, owner)),
+            LayerKey::Pipeline => self
+                .pipeline
+                .read(cx, meta, owner, |cx, e| pipelines(cx, e, owner)),
+            LayerKey::After => self
+                .after
+                .read(cx, meta, owner, |cx, e| path_list(cx, e, key_name, owner)),
+            LayerKey::Before => self
+                .before
+                .read(cx, meta, owner, |cx, e| path_list(cx, e, key_name, owner)),
+            LayerKey::Silent => self
+                .silent
+                .read(cx, meta, owner, |cx, e| string(cx, e, key_name, owner)),
+            LayerKey::Text => self
+                .text
+                .read(cx, meta, owner, |cx, e| string(cx, e, key_name, owner)),
+            LayerKey::File => self
+                .file
+                .read(cx, meta, owner, |cx, e| string(cx, e, key_name, owner)),
+            LayerKey::Yields => self
+                .yields
+                .read(cx, meta, owner, |cx, e| word(cx, e, key_name, owner)),
+            LayerKey::Channel => self
+                .channel
+                .read(cx, meta, owner, |cx, e| word(cx, e, key_name, owner)),
+            LayerKey::Crate => self
+                .krate
+                .read(cx, meta, owner, |cx, e| crate_path(cx, e, owner)),
+        }
+    }
+}
+
+/// `#[prompt_pipeline(..)]` as written.
+pub(crate) struct PipelineArgs {
+    pub(crate) paths: Slot<List<Spanned<keys::AssemblyPath>>>,
+    pub(crate) modes: Slot<List<Spanned<keys::PromptMode>>>,
+    pub(crate) separator: Slot<LitStr>,
+    pub(crate) krate: Slot<Path>,
+    pub(crate) suggested: Vec<PipelineKey>,
+}
+
+impl PipelineArgs {
+    fn new() -> Self {
+        Self {
+            paths: Slot::new(PipelineKey::Paths.as_str()),
+            modes: Slot::new(PipelineKey::Modes.as_str()),
+            separator: Slot::new(PipelineKey::Separator.as_str()),
+            krate: Slot::new(PipelineKey::Crate.as_str()),
+            suggested: Vec::new(),
+        }
+    }
+
+    /// Whether `key` was written, well-formed or not.
+    pub(crate) fn wrote(&self, key: PipelineKey) -> bool {
+        match key {
+            PipelineKey::Paths => self.paths.written(),
+            PipelineKey::Modes => self.modes.written(),
+            PipelineKey::Separator => self.separator.written(),
+            PipelineKey::Crate => self.krate.written(),
+        }
+    }
+
+    fn key(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>, owner: &str) -> syn::Result<()> {
+        let Some(key) = known_key(cx, meta, owner, PipelineKey::from_str, PipelineKey::list)?
+        else {
+            if let Some(s) = meta.path.get_ident().and_then(|ident| {
+                suggest(
+                    &ident.to_string(),
+                    PipelineKey::ALL.iter().map(|k| (k.as_str(), *k)),
+                )
+            }) {
+                self.suggested.push(s);
+            }
+            return Ok(());
+        };
+        let key_name = key.as_str();
+        match key {
+            PipelineKey::Paths => self
+                .paths
+                .read(cx, meta, owner, |cx, e| word_list(cx, e, key_name, owner)),
+            PipelineKey::Modes => self
+                .modes
+                .read(cx, meta, owner, |cx, e| word_list(cx, e, key_name, owner)),
+            PipelineKey::Separator => self
+                .separator
+                .read(cx, meta, owner, |cx, e| string(cx, e, key_name, owner)),
+            PipelineKey::Crate => self
+                .krate
+                .read(cx, meta, owner, |cx, e| crate_path(cx, e, owner)),
+        }
+    }
+}
+
+/// Reads `#[prompt_layer(args)]`, recording every problem in `cx`. `owner`
+/// names the layer in messages: ``layer `Persona` ``.
+pub(crate) fn layer_args(cx: &Ctxt, args: TokenStream, owner: &str) -> LayerArgs {
+    let mut parsed = LayerArgs::new();
+    let parser = syn::meta::parser(|meta| parsed.key(cx, &meta, owner));
     if let Err(error) = parser.parse2(args) {
-        errors.push(error);
+        cx.syn_error(error);
     }
     parsed
 }
 
-impl Args {
-    fn key(
-        &mut self,
-        meta: ParseNestedMeta<'_>,
-        layer: &str,
-        errors: &mut Errors,
-    ) -> syn::Result<()> {
-        let key = match meta.path.get_ident() {
-            Some(ident) => ident.to_string(),
-            None => {
-                errors.at(
-                    &meta.path,
-                    format!(
-                        "layer `{layer}`: expected a key, one of: {}",
-                        KEYS.join(", ")
-                    ),
-                );
-                skip_value(&meta)?;
-                return Ok(());
-            }
-        };
-        if !KEYS.contains(&key.as_str()) {
-            errors.at(
-                &meta.path,
-                format!(
-                    "layer `{layer}`: unknown key `{key}`{}; the keys are: {}",
-                    suggest(&key)
-                        .map(|s| format!(" (did you mean `{s}`?)"))
-                        .unwrap_or_default(),
-                    KEYS.join(", ")
-                ),
-            );
-            skip_value(&meta)?;
-            return Ok(());
-        }
-        if self.seen.contains(&key) {
-            errors.at(
-                &meta.path,
-                format!("layer `{layer}`: `{key}` is given twice; keep one"),
-            );
-            skip_value(&meta)?;
-            return Ok(());
-        }
-        self.seen.push(key.clone());
-
-        let Some(value) = value(&meta, &key, layer, errors)? else {
-            return Ok(());
-        };
-        let fail = |errors: &mut Errors, what: &str| {
-            errors.at(&value, format!("layer `{layer}`: `{key}` takes {what}"));
-        };
-        match key.as_str() {
-            "priority" => self.priority = Some(value),
-            "stability" => match single_ident(&value) {
-                Some(ident) if ident == "Stable" || ident == "Dynamic" => self.stability = Some(ident),
-                Some(ident) => errors.at(
-                    &ident,
-                    format!("layer `{layer}`: unknown stability `{ident}`; write `stability = Stable` or `stability = Dynamic`"),
-                ),
-                None => fail(errors, "`Stable` or `Dynamic`, without quotes: `stability = Stable`"),
-            },
-            "paths" | "modes" => {
-                let variants: &[&str] = if key == "paths" {
-                    &["Basic", "Cached"]
-                } else {
-                    &["Full", "Compact", "Minimal"]
-                };
-                let example = format!("[{}]", variants.join(", "));
-                match ident_list(&value, variants, &key, layer, errors) {
-                    Some(list) if key == "paths" => self.paths = Some(list),
-                    Some(list) => self.modes = Some(list),
-                    None => fail(errors, &format!("a list: `{key} = {example}`")),
-                }
-            }
-            "name" | "pipeline" | "silent" | "text" | "file" => match string(&value) {
-                Some(lit) => {
-                    let slot = match key.as_str() {
-                        "name" => &mut self.name,
-                        "pipeline" => &mut self.pipeline,
-                        "silent" => &mut self.silent,
-                        "text" => &mut self.text,
-                        _ => &mut self.file,
-                    };
-                    *slot = Some(lit);
-                }
-                None => fail(errors, &format!("a string literal: `{key} = \"...\"`")),
-            },
-            "after" | "before" => match path_list(&value) {
-                Some(list) if key == "after" => self.after = Some(list),
-                Some(list) => self.before = Some(list),
-                None => fail(errors, &format!("a list of layer types: `{key} = [OtherLayer]`")),
-            },
-            // The last key of `KEYS`: `crate`.
-            _ => match &value {
-                Expr::Path(p) if p.qself.is_none() => self.krate = Some(p.path.clone()),
-                _ => fail(errors, "a path: `crate = ::my_crate::prompt_core`"),
-            },
-        }
-        Ok(())
+/// Reads `#[prompt_pipeline(args)]`, recording every problem in `cx`.
+pub(crate) fn pipeline_args(cx: &Ctxt, args: TokenStream, owner: &str) -> PipelineArgs {
+    let mut parsed = PipelineArgs::new();
+    let parser = syn::meta::parser(|meta| parsed.key(cx, &meta, owner));
+    if let Err(error) = parser.parse2(args) {
+        cx.syn_error(error);
     }
+    parsed
+}
+
+/// The key `meta` names, or `None` after recording why it names none
+/// (not an identifier, or unknown, with a suggestion when one is close).
+fn known_key<K: Copy + 'static>(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    owner: &str,
+    from_str: fn(&str) -> Option<K>,
+    list: fn() -> String,
+) -> syn::Result<Option<K>> {
+    let Some(ident) = meta.path.get_ident() else {
+        cx.error_spanned_by(
+            &meta.path,
+            format!("{owner}: expected a key, one of: {}", list()),
+        );
+        skip_value(meta)?;
+        return Ok(None);
+    };
+    let text = ident.to_string();
+    if let Some(key) = from_str(&text) {
+        return Ok(Some(key));
+    }
+    let known: Vec<String> = list().split(", ").map(str::to_owned).collect();
+    let hint = suggest(&text, known.iter().map(|k| (k.as_str(), k.as_str())))
+        .map(|s| format!(" (did you mean `{s}`?)"))
+        .unwrap_or_default();
+    cx.error_spanned_by(
+        &meta.path,
+        format!(
+            "{owner}: unknown key `{text}`{hint}; the keys are: {}",
+            list()
+        ),
+    );
+    skip_value(meta)?;
+    Ok(None)
 }
 
 /// The `= value` after a key, as an expression. A key with no `=` is an
 /// error at the key, and reading goes on.
 fn value(
+    cx: &Ctxt,
     meta: &ParseNestedMeta<'_>,
     key: &str,
-    layer: &str,
-    errors: &mut Errors,
+    owner: &str,
 ) -> syn::Result<Option<Expr>> {
     if meta.input.peek(Token![=]) {
         return meta.value()?.parse::<Expr>().map(Some);
     }
-    errors.at(
+    cx.error_spanned_by(
         &meta.path,
-        format!("layer `{layer}`: `{key}` needs a value: `{key} = ...`"),
+        format!("{owner}: `{key}` needs a value: `{key} = ...`"),
     );
     skip_value(meta)?;
     Ok(None)
@@ -205,101 +358,297 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
-fn single_ident(expr: &Expr) -> Option<Ident> {
+fn single_ident(expr: &Expr) -> Option<&Ident> {
     match expr {
-        Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => p.path.get_ident().cloned(),
+        Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => p.path.get_ident(),
         _ => None,
     }
 }
 
-fn string(expr: &Expr) -> Option<LitStr> {
-    match expr {
-        Expr::Lit(lit) => match &lit.lit {
-            Lit::Str(s) => Some(s.clone()),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-fn ident_list(
-    expr: &Expr,
-    variants: &[&str],
-    key: &str,
-    layer: &str,
-    errors: &mut Errors,
-) -> Option<IdentList> {
-    let Expr::Array(array) = expr else {
+/// `key = Variant`.
+fn word<W: Word>(cx: &Ctxt, expr: &Expr, key: &str, owner: &str) -> Option<Spanned<W>> {
+    let Some(ident) = single_ident(expr) else {
+        let names: Vec<&str> = W::ALL.iter().map(|(_, n)| *n).collect();
+        let either = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!(
+                "{} or `{last}`",
+                rest.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => names.join(""),
+        };
+        cx.error_spanned_by(
+            expr,
+            format!(
+                "{owner}: `{key}` takes {either}, without quotes: `{key} = {}`",
+                names[0]
+            ),
+        );
         return None;
     };
-    let mut items: Vec<Ident> = Vec::new();
-    for elem in &array.elems {
-        match single_ident(elem) {
-            Some(ident) if variants.iter().any(|v| ident == v) => {
-                if items.contains(&ident) {
-                    errors.at(
-                        &ident,
-                        format!("layer `{layer}`: `{ident}` is listed twice in `{key}`; keep one"),
-                    );
-                } else {
-                    items.push(ident);
-                }
-            }
-            _ => errors.at(
-                elem,
+    match W::from_ident(ident) {
+        Some(value) => Some(Spanned {
+            value,
+            span: ident.span(),
+        }),
+        None => {
+            cx.error_spanned_by(
+                ident,
                 format!(
-                    "layer `{layer}`: `{key}` lists only {}",
-                    variants
-                        .iter()
-                        .map(|v| format!("`{v}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    "{owner}: unknown {} `{ident}`; write {}",
+                    W::WHAT,
+                    W::alternatives(key)
                 ),
-            ),
+            );
+            None
         }
     }
-    Some(IdentList {
+}
+
+/// `key = [A, B]`: each item checked against the vocabulary, none twice.
+fn word_list<W: Word>(cx: &Ctxt, expr: &Expr, key: &str, owner: &str) -> Option<List<Spanned<W>>> {
+    let Expr::Array(array) = expr else {
+        let all: Vec<&str> = W::ALL.iter().map(|(_, n)| *n).collect();
+        cx.error_spanned_by(
+            expr,
+            format!(
+                "{owner}: `{key}` takes a list: `{key} = [{}]`",
+                all.join(", ")
+            ),
+        );
+        return None;
+    };
+    let mut items: Vec<Spanned<W>> = Vec::new();
+    for elem in &array.elems {
+        match single_ident(elem).and_then(|i| W::from_ident(i).map(|w| (i, w))) {
+            Some((ident, value)) => {
+                if items.iter().any(|i| i.value == value) {
+                    cx.error_spanned_by(
+                        ident,
+                        format!("{owner}: `{ident}` is listed twice in `{key}`; keep one"),
+                    );
+                } else {
+                    items.push(Spanned {
+                        value,
+                        span: ident.span(),
+                    });
+                }
+            }
+            None => {
+                cx.error_spanned_by(elem, format!("{owner}: `{key}` lists only {}", W::listed()))
+            }
+        }
+    }
+    Some(List {
         tokens: array.clone(),
         items,
     })
 }
 
-fn path_list(expr: &Expr) -> Option<(ExprArray, Vec<Path>)> {
-    let Expr::Array(array) = expr else {
-        return None;
+fn string(cx: &Ctxt, expr: &Expr, key: &str, owner: &str) -> Option<LitStr> {
+    if let Expr::Lit(syn::ExprLit {
+        lit: Lit::Str(s), ..
+    }) = expr
+    {
+        return Some(s.clone());
+    }
+    cx.error_spanned_by(
+        expr,
+        format!("{owner}: `{key}` takes a string literal: `{key} = \"...\"`"),
+    );
+    None
+}
+
+fn type_path(expr: &Expr) -> Option<&Path> {
+    match expr {
+        Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => Some(&p.path),
+        _ => None,
+    }
+}
+
+/// `key = [TypeA, TypeB]`.
+fn path_list(cx: &Ctxt, expr: &Expr, key: &str, owner: &str) -> Option<List<Path>> {
+    let items = match expr {
+        Expr::Array(array) => array
+            .elems
+            .iter()
+            .map(type_path)
+            .collect::<Option<Vec<_>>>(),
+        _ => None,
     };
-    let paths = array
-        .elems
-        .iter()
-        .map(|elem| match elem {
-            Expr::Path(p) if p.qself.is_none() => Some(p.path.clone()),
-            _ => None,
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some((array.clone(), paths))
-}
-
-/// The known key closest to a misspelt one, when it is close.
-fn suggest(key: &str) -> Option<&'static str> {
-    KEYS.iter()
-        .map(|k| (distance(key, k), *k))
-        .filter(|(d, k)| *d <= 2.max(k.len() / 3))
-        .min()
-        .map(|(_, k)| k)
-}
-
-/// Levenshtein distance, for [`suggest`].
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
+    match (expr, items) {
+        (Expr::Array(array), Some(items)) => Some(List {
+            tokens: array.clone(),
+            items: items.into_iter().cloned().collect(),
+        }),
+        _ => {
+            cx.error_spanned_by(
+                expr,
+                format!("{owner}: `{key}` takes a list of layer types: `{key} = [OtherLayer]`"),
+            );
+            None
         }
     }
-    row[b.len()]
+}
+
+/// `pipeline = Type` or `pipeline = [A, B]`.
+fn pipelines(cx: &Ctxt, expr: &Expr, owner: &str) -> Option<Pipelines> {
+    let form = "a pipeline type declared with `#[prompt_pipeline]`, or a list of them: `pipeline = Reviewer`, `pipeline = [Main, SubAgent]`";
+    let items = match expr {
+        Expr::Array(array) => array
+            .elems
+            .iter()
+            .map(type_path)
+            .collect::<Option<Vec<_>>>(),
+        Expr::Lit(lit) if matches!(lit.lit, Lit::Str(_)) => {
+            cx.error_spanned_by(
+                expr,
+                format!("{owner}: `pipeline` takes {form}; a pipeline is a type now, not a string"),
+            );
+            return None;
+        }
+        other => type_path(other).map(|p| vec![p]),
+    };
+    let Some(items) = items else {
+        cx.error_spanned_by(expr, format!("{owner}: `pipeline` takes {form}"));
+        return None;
+    };
+    Some(Pipelines {
+        tokens: expr.clone(),
+        items: items.into_iter().cloned().collect(),
+    })
+}
+
+fn crate_path(cx: &Ctxt, expr: &Expr, owner: &str) -> Option<Path> {
+    match type_path(expr) {
+        Some(path) => Some(path.clone()),
+        None => {
+            cx.error_spanned_by(
+                expr,
+                format!("{owner}: `crate` takes a path: `crate = ::my_crate::prompt_core`"),
+            );
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+
+    fn parse(args: TokenStream) -> (LayerArgs, Result<(), String>) {
+        let cx = Ctxt::new();
+        let parsed = layer_args(&cx, args, "layer `Persona`");
+        (parsed, cx.check().map_err(|e| e.to_string()))
+    }
+
+    #[test]
+    fn well_formed_keys_are_read_into_typed_values() {
+        let (args, result) = parse(quote!(
+            priority = BASE + 1,
+            stability = Dynamic,
+            paths = [Cached],
+            modes = [Full, Minimal],
+            pipeline = [Main, agents::SubAgent],
+            yields = Truncate,
+            channel = Reminder,
+            after = [Persona],
+        ));
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(
+            args.stability.get().unwrap().value,
+            keys::Stability::Dynamic
+        );
+        let paths: Vec<_> = args
+            .paths
+            .get()
+            .unwrap()
+            .items
+            .iter()
+            .map(|p| p.value)
+            .collect();
+        assert_eq!(paths, [keys::AssemblyPath::Cached]);
+        assert_eq!(args.modes.get().unwrap().items.len(), 2);
+        assert_eq!(args.pipeline.get().unwrap().items.len(), 2);
+        assert_eq!(args.yields.get().unwrap().value, keys::Yields::Truncate);
+        assert_eq!(args.channel.get().unwrap().value, keys::Channel::Reminder);
+        assert!(args.wrote(LayerKey::After) && !args.wrote(LayerKey::Before));
+    }
+
+    #[test]
+    fn a_single_pipeline_type_is_a_list_of_one() {
+        let (args, result) = parse(quote!(pipeline = Reviewer));
+        assert!(result.is_ok());
+        assert_eq!(args.pipeline.get().unwrap().items.len(), 1);
+    }
+
+    #[test]
+    fn a_repeated_key_is_an_error_and_the_first_value_stays() {
+        let (args, result) = parse(quote!(priority = 1, priority = 2));
+        assert!(
+            result
+                .unwrap_err()
+                .contains("`priority` is given twice; keep one")
+        );
+        assert!(matches!(args.priority.get(), Some(Expr::Lit(_))));
+    }
+
+    #[test]
+    fn an_unknown_key_suggests_the_closest_one_and_remembers_it() {
+        let (args, result) = parse(quote!(prority = 1));
+        let error = result.unwrap_err();
+        assert!(
+            error.contains("unknown key `prority` (did you mean `priority`?)"),
+            "{error}"
+        );
+        assert_eq!(args.suggested, [LayerKey::Priority]);
+        assert!(!args.wrote(LayerKey::Priority));
+    }
+
+    #[test]
+    fn ill_formed_values_are_each_reported_and_still_count_as_written() {
+        let (args, result) = parse(quote!(
+            stability = "Stable",
+            paths = Basic,
+            modes = [Full, Verbose, Full],
+            pipeline = "reviewer",
+            yields = Later,
+            text,
+        ));
+        let error = result.unwrap_err();
+        for expected in [
+            "`stability` takes `Stable` or `Dynamic`, without quotes",
+            "`paths` takes a list: `paths = [Basic, Cached]`",
+            "`modes` lists only `Full`, `Compact`, `Minimal`",
+            "`Full` is listed twice in `modes`",
+            "a pipeline is a type now, not a string",
+            "unknown yields `Later`; write `yields = Shed`, `yields = Truncate` or `yields = Keep`",
+            "`text` needs a value: `text = ...`",
+        ] {
+            assert!(error.contains(expected), "missing {expected:?} in {error}");
+        }
+        assert!(
+            args.wrote(LayerKey::Stability)
+                && args.wrote(LayerKey::Paths)
+                && args.wrote(LayerKey::Text)
+        );
+        assert!(args.stability.get().is_none());
+    }
+
+    #[test]
+    fn pipeline_keys_are_their_own_set() {
+        let cx = Ctxt::new();
+        let args = pipeline_args(
+            &cx,
+            quote!(paths = [Basic], separator = "\n", priority = 1),
+            "pipeline `Main`",
+        );
+        let error = cx.check().unwrap_err().to_string();
+        assert!(error.contains("unknown key `priority`"), "{error}");
+        assert!(args.wrote(PipelineKey::Paths) && args.wrote(PipelineKey::Separator));
+    }
 }

@@ -1,4 +1,5 @@
-//! Pass 2: what no single key can check, resolved into a [`Layer`] ready to expand.
+//! Pass 2: what no single key can check, resolved into a [`Layer`] or a
+//! [`Pipeline`] ready to expand.
 
 use std::path::PathBuf;
 
@@ -6,8 +7,10 @@ use heck::ToSnakeCase;
 use proc_macro2::Span;
 use syn::{Expr, Fields, Ident, ItemStruct, LitStr, Path};
 
-use crate::errors::Errors;
-use crate::parse::{Args, IdentList};
+use crate::ctxt::Ctxt;
+use crate::keys::{self, LayerKey, PipelineKey, Spanned};
+use crate::names::{is_snake_case, layer_name, pipeline_name};
+use crate::parse::{LayerArgs, List, PipelineArgs};
 
 /// How the registry builds the layer value.
 pub(crate) enum Construct {
@@ -29,6 +32,30 @@ pub(crate) enum Content {
     File(LitStr, String),
 }
 
+impl Content {
+    pub(crate) fn literal(&self) -> &LitStr {
+        match self {
+            Content::Text(lit) | Content::File(lit, _) => lit,
+        }
+    }
+
+    pub(crate) fn key(&self) -> &'static str {
+        match self {
+            Content::Text(_) => "text",
+            Content::File(..) => "file",
+        }
+    }
+}
+
+/// A pipeline a layer joins, as the layer wrote it.
+pub(crate) struct PipelineRef {
+    pub(crate) path: Path,
+    /// The path as written, for messages: `agents::Main`.
+    pub(crate) written: String,
+    /// The name the link-time check assumes: the last segment in snake_case.
+    pub(crate) assumed_name: String,
+}
+
 /// A layer whose attribute passed every check.
 pub(crate) struct Layer {
     pub(crate) ident: Ident,
@@ -36,11 +63,15 @@ pub(crate) struct Layer {
     pub(crate) name: String,
     /// The `name = ".."` literal, or the struct's name when the name is derived.
     pub(crate) name_span: Span,
-    pub(crate) pipeline: String,
+    /// Empty: the default pipeline.
+    pub(crate) pipelines: Vec<PipelineRef>,
     pub(crate) priority: Expr,
-    pub(crate) stability: Ident,
-    pub(crate) paths: Vec<Ident>,
-    pub(crate) modes: Vec<Ident>,
+    pub(crate) stability: Spanned<keys::Stability>,
+    pub(crate) paths: Vec<Spanned<keys::AssemblyPath>>,
+    /// Empty: every mode (the key was not given).
+    pub(crate) modes: Vec<Spanned<keys::PromptMode>>,
+    pub(crate) yields: Option<Spanned<keys::Yields>>,
+    pub(crate) channel: Option<Spanned<keys::Channel>>,
     pub(crate) after: Vec<Path>,
     pub(crate) before: Vec<Path>,
     pub(crate) silent: Option<LitStr>,
@@ -48,139 +79,176 @@ pub(crate) struct Layer {
     pub(crate) construct: Construct,
 }
 
-/// The parts of the attribute the error stub can still use.
-pub(crate) struct Stub {
+/// A pipeline whose attribute passed every check.
+pub(crate) struct Pipeline {
+    pub(crate) ident: Ident,
     pub(crate) krate: Path,
     pub(crate) name: String,
-    pub(crate) has_content: bool,
+    pub(crate) paths: Vec<Spanned<keys::AssemblyPath>>,
+    pub(crate) modes: Vec<Spanned<keys::PromptMode>>,
+    pub(crate) separator: Option<LitStr>,
 }
 
-impl Stub {
-    pub(crate) fn new(item: &ItemStruct, args: &Args) -> Self {
-        Stub {
-            krate: krate(args),
-            name: args
-                .name
-                .as_ref()
-                .map_or_else(|| default_name(&item.ident), LitStr::value),
-            has_content: args.text.is_some() || args.file.is_some(),
-        }
-    }
-}
-
-fn krate(args: &Args) -> Path {
-    args.krate
-        .clone()
+pub(crate) fn krate(path: Option<&Path>) -> Path {
+    path.cloned()
         .unwrap_or_else(|| syn::parse_quote!(::prompt_core))
 }
 
-fn default_name(ident: &Ident) -> String {
-    ident.to_string().to_snake_case()
-}
-
-/// Checks `args` against each other and `item`; `None` when `errors` got any.
-pub(crate) fn validate(item: &ItemStruct, args: Args, errors: &mut Errors) -> Option<Layer> {
-    let layer = item.ident.to_string();
-    let krate = krate(&args);
-
+fn generic(cx: &Ctxt, item: &ItemStruct, what: &str) {
     if !item.generics.params.is_empty() || item.generics.where_clause.is_some() {
-        errors.at(
+        let ident = &item.ident;
+        cx.error_spanned_by(
             &item.generics,
             format!(
-                "layer `{layer}` is generic, but the registry builds each layer once, as one type; \
-                 declare a non-generic struct per instantiation (e.g. `struct {layer}ForX;`)"
+                "{what} `{ident}` is generic, but the registry builds each {what} once, as one type; \
+                 declare a non-generic struct per instantiation (e.g. `struct {ident}ForX;`)"
             ),
         );
     }
+}
 
-    let missing = |errors: &mut Errors, key: &str, example: &str, why: &str| {
-        errors.span(
-            Span::call_site(),
-            format!("layer `{layer}` is missing `{key}`: add `{example}`{why}"),
-        );
-    };
-    if !args.wrote("priority") {
-        missing(
-            errors,
-            "priority",
+/// `[..]` given but empty.
+fn non_empty<T>(cx: &Ctxt, list: Option<&List<T>>, message: impl FnOnce() -> String) {
+    if let Some(list) = list.filter(|l| l.tokens.elems.is_empty()) {
+        cx.error_spanned_by(&list.tokens, message());
+    }
+}
+
+/// Checks `args` against each other and `item`. `None` exactly when `cx` got
+/// an error (the caller checks that it did).
+pub(crate) fn layer(cx: &Ctxt, item: &ItemStruct, mut args: LayerArgs) -> Option<Layer> {
+    let layer = item.ident.to_string();
+    generic(cx, item, "layer");
+
+    let required: [(LayerKey, &str, &str); 3] = [
+        (
+            LayerKey::Priority,
             "priority = 100",
             " (Stable: 0..10_000, Dynamic: 10_000..20_000)",
-        );
-    }
-    if !args.wrote("stability") {
-        missing(
-            errors,
-            "stability",
+        ),
+        (
+            LayerKey::Stability,
             "stability = Stable",
             " or `stability = Dynamic`; there is no default, so that nothing per-call lands in the cached prefix by accident",
-        );
-    }
-    if !args.wrote("paths") {
-        missing(
-            errors,
-            "paths",
+        ),
+        (
+            LayerKey::Paths,
             "paths = [Basic, Cached]",
             " (or just one of them)",
-        );
-    }
-
-    let non_empty = |errors: &mut Errors, list: &Option<IdentList>, key: &str, all: &str| {
-        if let Some(list) = list.as_ref().filter(|l| l.tokens.elems.is_empty()) {
-            errors.at(
-                &list.tokens,
+        ),
+    ];
+    debug_assert_eq!(required.len(), LayerKey::REQUIRED.len());
+    for (key, example, why) in required {
+        // A misspelt key was already reported, with this key as its suggestion.
+        if !args.wrote(key) && !args.suggested.contains(&key) {
+            cx.error_at(
+                Span::call_site(),
                 format!(
-                    "layer `{layer}` has an empty `{key}`, so it would never render; list at least one of {all}{}",
-                    if key == "modes" { ", or drop the key for all three" } else { "" }
+                    "layer `{layer}` is missing `{}`: add `{example}`{why}",
+                    key.as_str()
                 ),
             );
         }
-    };
-    non_empty(errors, &args.paths, "paths", "Basic, Cached");
-    non_empty(errors, &args.modes, "modes", "Full, Compact, Minimal");
-    for (key, list) in [("after", &args.after), ("before", &args.before)] {
-        if let Some((tokens, _)) = list.as_ref().filter(|(t, _)| t.elems.is_empty()) {
-            errors.at(
-                tokens,
-                format!("layer `{layer}` has an empty `{key}`; drop the key or name a layer"),
+    }
+
+    non_empty(cx, args.paths.get(), || {
+        format!(
+            "layer `{layer}` has an empty `paths`, so it would never render; list at least one of Basic, Cached"
+        )
+    });
+    non_empty(cx, args.modes.get(), || {
+        format!(
+            "layer `{layer}` has an empty `modes`, so it would never render; list at least one of Full, Compact, Minimal, or drop the key for all three"
+        )
+    });
+    for (key, list) in [("after", args.after.get()), ("before", args.before.get())] {
+        non_empty(cx, list, || {
+            format!("layer `{layer}` has an empty `{key}`; drop the key or name a layer")
+        });
+    }
+
+    let pipelines = args.pipeline.take().map(|p| {
+        if p.items.is_empty() {
+            cx.error_spanned_by(
+                &p.tokens,
+                format!("layer `{layer}` has an empty `pipeline`; drop the key to join the default pipeline, or name one"),
+            );
+        }
+        let mut refs: Vec<PipelineRef> = Vec::new();
+        for path in p.items {
+            let written = path_name(&path);
+            if refs.iter().any(|r| r.written == written) {
+                cx.error_spanned_by(&path, format!("layer `{layer}`: `{written}` is listed twice in `pipeline`; keep one"));
+                continue;
+            }
+            let assumed_name = path.segments.last().map_or_else(String::new, |s| {
+                if s.ident == "DefaultPipeline" {
+                    "default".to_owned()
+                } else {
+                    pipeline_name(&s.ident)
+                }
+            });
+            refs.push(PipelineRef {
+                path,
+                written,
+                assumed_name,
+            });
+        }
+        refs
+    });
+
+    // A Stable layer is never cut and never moves: these keys would be lies.
+    let stability = args.stability.get().map(|s| s.value);
+    if stability == Some(keys::Stability::Stable) {
+        if let Some(span) = args.yields.key_span() {
+            cx.error_at(
+                span,
+                format!(
+                    "layer `{layer}` is Stable, so it has no `yields`: a budget never cuts the cached prefix, \
+                     which must stay byte-identical; drop the key, or make the layer Dynamic if it may shrink per call"
+                ),
+            );
+        }
+        if let Some(span) = args.channel.key_span() {
+            cx.error_at(
+                span,
+                format!(
+                    "layer `{layer}` is Stable, so it has no `channel`: its text is part of the cached system prompt \
+                     and never moves; drop the key, or make the layer Dynamic if it belongs in a reminder"
+                ),
             );
         }
     }
 
-    let name = args.name.as_ref().map_or_else(
-        || default_name(&item.ident),
-        |lit| snake_case_value(lit, "name", &layer, errors),
+    let name = args.name.get().map_or_else(
+        || layer_name(&item.ident),
+        |lit| snake_case_value(cx, lit, "name", &layer),
     );
-    let pipeline = args.pipeline.as_ref().map_or_else(
-        || "default".to_owned(),
-        |lit| snake_case_value(lit, "pipeline", &layer, errors),
-    );
-    if let Some(silent) = args.silent.as_ref().filter(|s| s.value().trim().is_empty()) {
-        errors.at(
+    if let Some(silent) = args.silent.get().filter(|s| s.value().trim().is_empty()) {
+        cx.error_spanned_by(
             silent,
             format!("layer `{layer}`: `silent` says what session content wakes the layer; it cannot be empty"),
         );
     }
 
-    let content = match (&args.text, &args.file) {
+    let content = match (args.text.take(), args.file.take()) {
         (Some(_), Some(file)) => {
-            errors.at(
-                file,
+            cx.error_spanned_by(
+                &file,
                 format!("layer `{layer}` has both `text` and `file`; keep one"),
             );
             None
         }
         (Some(text), None) => {
-            if text.value().is_empty() {
-                errors.at(
-                    text,
+            if text.value().trim().is_empty() {
+                cx.error_spanned_by(
+                    &text,
                     format!("layer `{layer}` has an empty `text`, so it would never render; write its text or drop the layer"),
                 );
             }
-            Some(Content::Text(text.clone()))
+            Some(Content::Text(text))
         }
-        (None, Some(file)) => {
-            resolve_file(file, &layer, errors).map(|abs| Content::File(file.clone(), abs))
-        }
+        (None, Some(file)) => resolve_file(cx, &file, &layer).map(|abs| Content::File(file, abs)),
         (None, None) => None,
     };
 
@@ -191,40 +259,82 @@ pub(crate) fn validate(item: &ItemStruct, args: Args, errors: &mut Errors) -> Op
         _ => Construct::Default,
     };
 
-    if !errors.is_empty() {
+    if cx.has_errors() {
         return None;
     }
-    let (Some(priority), Some(stability), Some(paths)) =
-        (args.priority, args.stability, args.paths)
-    else {
-        return None;
-    };
     Some(Layer {
         ident: item.ident.clone(),
-        krate,
+        krate: krate(args.krate.get()),
         name,
         name_span: args
             .name
-            .as_ref()
+            .get()
             .map_or_else(|| item.ident.span(), LitStr::span),
-        pipeline,
-        priority,
-        stability,
-        paths: paths.items,
-        modes: args.modes.map(|m| m.items).unwrap_or_default(),
-        after: args.after.map(|(_, p)| p).unwrap_or_default(),
-        before: args.before.map(|(_, p)| p).unwrap_or_default(),
-        silent: args.silent,
+        pipelines: pipelines.unwrap_or_default(),
+        priority: args.priority.take()?,
+        stability: args.stability.take()?,
+        paths: args.paths.take()?.items,
+        modes: args.modes.take().map(|m| m.items).unwrap_or_default(),
+        yields: args.yields.take(),
+        channel: args.channel.take(),
+        after: args.after.take().map(|l| l.items).unwrap_or_default(),
+        before: args.before.take().map(|l| l.items).unwrap_or_default(),
+        silent: args.silent.take(),
         content,
         construct,
     })
 }
 
+/// Checks a pipeline's `args` against `item`. `None` exactly when `cx` got an error.
+pub(crate) fn pipeline(cx: &Ctxt, item: &ItemStruct, mut args: PipelineArgs) -> Option<Pipeline> {
+    let ident = &item.ident;
+    generic(cx, item, "pipeline");
+    for key in PipelineKey::REQUIRED {
+        if !args.wrote(*key) && !args.suggested.contains(key) {
+            cx.error_at(
+                Span::call_site(),
+                format!(
+                    "pipeline `{ident}` is missing `{}`: add `paths = [Basic, Cached]` (or just one of them): the paths its callers assemble",
+                    key.as_str()
+                ),
+            );
+        }
+    }
+    non_empty(cx, args.paths.get(), || {
+        format!(
+            "pipeline `{ident}` has an empty `paths`, so no layer could render in it; list at least one of Basic, Cached"
+        )
+    });
+    non_empty(cx, args.modes.get(), || {
+        format!(
+            "pipeline `{ident}` has an empty `modes`; list at least one of Full, Compact, Minimal, or drop the key for all three"
+        )
+    });
+    let name = pipeline_name(ident);
+    if name == "default" {
+        cx.error_spanned_by(
+            ident,
+            format!("pipeline `{ident}` would be named `default`, which is `prompt_core::DefaultPipeline`'s; rename the type, or drop the layers' `pipeline` key to join the default pipeline"),
+        );
+    }
+    if cx.has_errors() {
+        return None;
+    }
+    Some(Pipeline {
+        ident: ident.clone(),
+        krate: krate(args.krate.get()),
+        name,
+        paths: args.paths.take()?.items,
+        modes: args.modes.take().map(|m| m.items).unwrap_or_default(),
+        separator: args.separator.take(),
+    })
+}
+
 /// `file` relative to the crate's manifest directory, checked to exist.
-fn resolve_file(file: &LitStr, layer: &str, errors: &mut Errors) -> Option<String> {
+fn resolve_file(cx: &Ctxt, file: &LitStr, layer: &str) -> Option<String> {
     let rel = file.value();
     let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
-        errors.at(
+        cx.error_spanned_by(
             file,
             format!("layer `{layer}`: `file` needs CARGO_MANIFEST_DIR, which only cargo sets; build with cargo or use `text`"),
         );
@@ -234,7 +344,7 @@ fn resolve_file(file: &LitStr, layer: &str, errors: &mut Errors) -> Option<Strin
     if path.is_file() {
         Some(path.to_string_lossy().into_owned())
     } else {
-        errors.at(
+        cx.error_spanned_by(
             file,
             format!(
                 "layer `{layer}`: no file `{rel}` in this crate; `file` is relative to the crate's manifest directory (where its Cargo.toml is)"
@@ -245,7 +355,7 @@ fn resolve_file(file: &LitStr, layer: &str, errors: &mut Errors) -> Option<Strin
 }
 
 /// The literal's value, with an error at it when it is not snake_case.
-fn snake_case_value(lit: &LitStr, key: &str, layer: &str, errors: &mut Errors) -> String {
+fn snake_case_value(cx: &Ctxt, lit: &LitStr, key: &str, layer: &str) -> String {
     let value = lit.value();
     if !is_snake_case(&value) {
         let suggestion = value.to_snake_case();
@@ -254,7 +364,7 @@ fn snake_case_value(lit: &LitStr, key: &str, layer: &str, errors: &mut Errors) -
         } else {
             String::new()
         };
-        errors.at(
+        cx.error_spanned_by(
             lit,
             format!(
                 "layer `{layer}`: {key} \"{value}\" is not snake_case (lowercase ASCII letters, digits and `_`, starting with a letter){hint}"
@@ -264,8 +374,179 @@ fn snake_case_value(lit: &LitStr, key: &str, layer: &str, errors: &mut Errors) -
     value
 }
 
-fn is_snake_case(name: &str) -> bool {
-    let mut bytes = name.bytes();
-    matches!(bytes.next(), Some(b'a'..=b'z'))
-        && bytes.all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_'))
+/// `a::b::C` as written, without the spaces `to_string` puts in.
+pub(crate) fn path_name(path: &Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    use super::*;
+    use crate::parse::layer_args;
+
+    fn error(args: TokenStream, item: TokenStream) -> String {
+        match validate(args, item) {
+            Ok(layer) => panic!("layer `{}` validated", layer.name),
+            Err(errors) => errors,
+        }
+    }
+
+    fn validate(args: TokenStream, item: TokenStream) -> Result<Layer, String> {
+        let cx = Ctxt::new();
+        let item: ItemStruct = syn::parse2(item).unwrap();
+        let parsed = layer_args(&cx, args, "layer `Persona`");
+        let layer = layer(&cx, &item, parsed);
+        match (cx.check(), layer) {
+            (Ok(()), Some(layer)) => Ok(layer),
+            (Err(errors), None) => Err(errors.to_string()),
+            (Ok(()), None) => panic!("validation failed without an error"),
+            (Err(errors), Some(_)) => panic!("validation passed with errors: {errors}"),
+        }
+    }
+
+    #[test]
+    fn a_complete_attribute_validates() {
+        let layer = validate(
+            quote!(
+                priority = 1,
+                stability = Dynamic,
+                paths = [Cached],
+                yields = Keep,
+                channel = Reminder
+            ),
+            quote!(
+                struct PersonaLayer;
+            ),
+        )
+        .unwrap();
+        assert_eq!(layer.name, "persona");
+        assert!(layer.pipelines.is_empty() && layer.modes.is_empty());
+        assert!(matches!(layer.construct, Construct::Unit));
+    }
+
+    #[test]
+    fn each_missing_required_key_is_reported() {
+        let error = error(
+            quote!(text = "Hi."),
+            quote!(
+                struct Persona;
+            ),
+        );
+        for key in ["priority", "stability", "paths"] {
+            assert!(error.contains(&format!("is missing `{key}`")), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_misspelt_required_key_is_not_also_missing() {
+        let error = error(
+            quote!(
+                prority = 1,
+                stability = Stable,
+                paths = [Basic],
+                text = "Hi."
+            ),
+            quote!(
+                struct Persona;
+            ),
+        );
+        assert!(error.contains("did you mean `priority`?"), "{error}");
+        assert!(!error.contains("is missing `priority`"), "{error}");
+    }
+
+    #[test]
+    fn yields_and_channel_are_rejected_on_a_stable_layer() {
+        let error = error(
+            quote!(
+                priority = 1,
+                stability = Stable,
+                paths = [Basic],
+                text = "Hi.",
+                yields = Shed,
+                channel = System
+            ),
+            quote!(
+                struct Persona;
+            ),
+        );
+        assert!(
+            error.contains("is Stable, so it has no `yields`"),
+            "{error}"
+        );
+        assert!(
+            error.contains("is Stable, so it has no `channel`"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn pipelines_keep_the_written_path_and_the_assumed_name() {
+        let layer = validate(
+            quote!(
+                priority = 1,
+                stability = Stable,
+                paths = [Basic],
+                text = "Hi.",
+                pipeline = [agents::SubAgent, Main]
+            ),
+            quote!(
+                struct Persona;
+            ),
+        )
+        .unwrap();
+        let names: Vec<_> = layer
+            .pipelines
+            .iter()
+            .map(|p| (p.written.as_str(), p.assumed_name.as_str()))
+            .collect();
+        assert_eq!(names, [("agents::SubAgent", "sub_agent"), ("Main", "main")]);
+    }
+
+    #[test]
+    fn structural_mistakes_are_rejected() {
+        let error = error(
+            quote!(
+                priority = 1,
+                stability = Stable,
+                paths = [],
+                modes = [],
+                text = "",
+                file = "x.md",
+                name = "Bad"
+            ),
+            quote!(
+                struct Persona<T>(T);
+            ),
+        );
+        for expected in [
+            "is generic",
+            "empty `paths`",
+            "empty `modes`",
+            "both `text` and `file`",
+            r#"name \"Bad\" is not snake_case"#,
+        ] {
+            assert!(error.contains(expected), "missing {expected:?} in {error}");
+        }
+    }
+
+    #[test]
+    fn a_struct_with_fields_is_built_through_default() {
+        let layer = validate(
+            quote!(priority = 1, stability = Stable, paths = [Basic]),
+            quote!(
+                struct Persona {
+                    style: u8,
+                }
+            ),
+        )
+        .unwrap();
+        assert!(matches!(layer.construct, Construct::Default));
+    }
 }

@@ -10,7 +10,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use prompt_core::{Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render, Stability};
-use prompt_tests::spec;
+use prompt_tests::{TEST, spec};
 
 const STABLE: usize = 32;
 const DYNAMIC: usize = 10;
@@ -72,11 +72,16 @@ impl Render for DynamicText {
     }
 }
 
+/// A layer name for the bench's generated specs (made once, at setup).
+fn name(name: String) -> &'static str {
+    Box::leak(name.into_boxed_str())
+}
+
 fn pipeline() -> Pipeline {
     let stable = (0..STABLE).map(|i| {
         LayerEntry::new(
             spec(
-                &format!("stable_{i}"),
+                name(format!("stable_{i}")),
                 100 + i as u32 * 10,
                 Stability::Stable,
             ),
@@ -86,14 +91,14 @@ fn pipeline() -> Pipeline {
     let dynamic = (0..DYNAMIC).map(|i| {
         LayerEntry::new(
             spec(
-                &format!("dynamic_{i}"),
+                name(format!("dynamic_{i}")),
                 10_000 + i as u32 * 10,
                 Stability::Dynamic,
             ),
             DynamicText::new(i),
         )
     });
-    Pipeline::from_layers("test", stable.chain(dynamic)).expect("valid bench pipeline")
+    Pipeline::from_layers(TEST, stable.chain(dynamic)).expect("valid bench pipeline")
 }
 
 /// The hand-written way: boxed renderers sorted per call, each into a fresh
@@ -234,7 +239,7 @@ fn benches(c: &mut Criterion) {
             let base = if i < 100 { 100 } else { 10_000 };
             LayerEntry::new(
                 spec(
-                    &format!("layer_{i}"),
+                    name(format!("layer_{i}")),
                     base + (i % 100) as u32 * 10,
                     stability,
                 ),
@@ -245,7 +250,7 @@ fn benches(c: &mut Criterion) {
     group.bench_function("collect + validate 200 layers", |b| {
         b.iter_batched(
             || entries().collect::<Vec<_>>(),
-            |entries| Pipeline::from_layers("test", entries).unwrap(),
+            |entries| Pipeline::from_layers(TEST, entries).unwrap(),
             criterion::BatchSize::SmallInput,
         )
     });

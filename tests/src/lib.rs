@@ -3,30 +3,19 @@
 
 use std::path::{Path, PathBuf};
 
-use prompt_core::{
-    AssemblyPath, LayerEntry, LayerInput, LayerSpec, Pipeline, PromptMode, Render, Stability,
-};
+use prompt_core::{LayerEntry, LayerInput, LayerSpec, Pipeline, PipelineSpec, Render, Stability};
 
-/// A spec for `Pipeline::from_layers`, leaked to get the `'static` the
-/// registry's specs have. Paths: both; modes: all; pipeline: `"test"`.
-pub fn spec(name: &str, priority: u32, stability: Stability) -> &'static LayerSpec {
-    leak(LayerSpec {
-        name: Box::leak(name.to_owned().into_boxed_str()),
-        priority,
-        stability,
-        paths: &[AssemblyPath::Basic, AssemblyPath::Cached],
-        modes: PromptMode::ALL,
-        pipeline: "test",
-        silent: None,
-        type_name: "TestLayer",
-        file: "tests/src/lib.rs",
-        line: priority,
-    })
-}
+/// The pipeline the helpers' layers join: `"test"`, serving every path and mode.
+pub const TEST: PipelineSpec = PipelineSpec::new("test");
 
-/// Leaks `spec` for a `'static` borrow.
-pub fn leak(spec: LayerSpec) -> &'static LayerSpec {
-    Box::leak(Box::new(spec))
+/// A spec for `Pipeline::from_layers(TEST, ..)`, built with the public
+/// constructors (no leak: entries keep specs by value). Paths: both; modes:
+/// all; pipeline: `"test"`; defined at `prompt-tests: src/lib.rs:<priority>`.
+pub const fn spec(name: &'static str, priority: u32, stability: Stability) -> LayerSpec {
+    LayerSpec::new(name, priority, stability)
+        .with_pipelines(&[TEST.name])
+        .with_type_name("TestLayer")
+        .defined_at("prompt-tests", "src/lib.rs", priority)
 }
 
 /// A layer that writes a fixed text (empty: silent).
@@ -43,11 +32,11 @@ impl Render for Fixed {
 ///
 /// # Panics
 /// When the layers do not form a valid pipeline: a test fixture bug.
-pub fn fixed(layers: &[(&str, u32, Stability, &str)]) -> Pipeline {
+pub fn fixed(layers: &[(&'static str, u32, Stability, &str)]) -> Pipeline {
     let entries = layers.iter().map(|(name, priority, stability, text)| {
         LayerEntry::new(spec(name, *priority, *stability), Fixed((*text).to_owned()))
     });
-    match Pipeline::from_layers("test", entries) {
+    match Pipeline::from_layers(TEST, entries) {
         Ok(pipeline) => pipeline,
         Err(error) => panic!("invalid test pipeline: {error}"),
     }

@@ -6,7 +6,7 @@ use prompt_core::{
     AssemblyPath, Context, Fingerprint, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render,
     Stability, SystemPromptPart,
 };
-use prompt_tests::{fixed, spec};
+use prompt_tests::{TEST, fixed, spec};
 
 /// A per-turn fact.
 #[derive(Debug, PartialEq)]
@@ -28,7 +28,7 @@ impl Render for Probe {
 
 fn probe_pipeline() -> Pipeline {
     Pipeline::from_layers(
-        "test",
+        TEST,
         [
             LayerEntry::new(spec("stable_probe", 1, Stability::Stable), Probe),
             LayerEntry::new(spec("dynamic_probe", 10_001, Stability::Dynamic), Probe),
@@ -147,14 +147,8 @@ fn cached_prompts_have_a_cached_stable_part_then_an_uncached_dynamic_part() {
     assert_eq!(
         prompt.parts(),
         [
-            SystemPromptPart {
-                content: "P".into(),
-                cache: true
-            },
-            SystemPromptPart {
-                content: "T".into(),
-                cache: false
-            },
+            SystemPromptPart::new("P", true),
+            SystemPromptPart::new("T", false),
         ]
     );
     assert_eq!(prompt.trace().stable_fingerprint, Fingerprint::of("P"));
@@ -186,7 +180,7 @@ fn a_session_renders_stable_layers_once_and_dynamic_layers_every_turn() {
     static STABLE: AtomicUsize = AtomicUsize::new(0);
     static DYNAMIC: AtomicUsize = AtomicUsize::new(0);
     let pipeline = Pipeline::from_layers(
-        "test",
+        TEST,
         [
             LayerEntry::new(
                 spec("rules", 1, Stability::Stable),
@@ -248,7 +242,7 @@ impl Render for Noting {
 #[test]
 fn notes_go_to_the_trace_and_never_into_the_prompt() {
     let pipeline = Pipeline::from_layers(
-        "test",
+        TEST,
         [LayerEntry::new(
             spec("noting", 1, Stability::Stable),
             Noting,
@@ -273,7 +267,7 @@ fn notes_go_to_the_trace_and_never_into_the_prompt() {
     let spec = spec("direct", 2, Stability::Stable);
     let (s, t) = (Context::new(), Context::new());
     let input = LayerInput::new(
-        spec,
+        &spec,
         &s,
         &t,
         AssemblyPath::Basic,
@@ -282,4 +276,63 @@ fn notes_go_to_the_trace_and_never_into_the_prompt() {
     let mut out = String::new();
     Noting.render(&mut out, &input);
     assert_eq!(out, "");
+}
+
+/// The rule "a Stable layer reads the session context only" must be exercised,
+/// not assumed: Stable layers are rendered with the real turn context, and
+/// here it holds a value of every type they ask for.
+#[test]
+fn a_stable_layer_rendered_with_a_full_turn_context_still_sees_only_the_session() {
+    let pipeline = probe_pipeline();
+    let turn = Context::new()
+        .with(Clock("turn-clock"))
+        .with(Project("turn-project"));
+    let session = Context::new().with(Project("session-project"));
+
+    let one_off = PromptBuilder::new(&pipeline)
+        .build_cached(&session, &turn)
+        .unwrap();
+    assert_eq!(one_off.stable(), "clock=- project=session-project");
+
+    // A session renders its prefix on the first turn: that turn must not leak in either.
+    let prompts = PromptBuilder::new(&pipeline).session(session);
+    let first = prompts.build_cached(&turn).unwrap();
+    assert_eq!(first.stable(), "clock=- project=session-project");
+    assert_eq!(first.dynamic(), "clock=turn-clock project=turn-project");
+    let basic = prompts.build_basic(&turn).unwrap();
+    assert!(basic.text().starts_with("clock=- project=session-project"));
+}
+
+#[test]
+fn a_stable_layer_asking_for_a_turn_only_value_gets_a_note_saying_why() {
+    let pipeline = probe_pipeline();
+    let turn = Context::new().with(Clock("12:00"));
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new().with(Project("p")), &turn)
+        .unwrap();
+    assert_eq!(
+        prompt.trace().layer("stable_probe").unwrap().notes,
+        ["Clock is in the turn context; Stable layers read the session context only"]
+    );
+    // A Dynamic layer reads the turn: nothing to note.
+    assert!(
+        prompt
+            .trace()
+            .layer("dynamic_probe")
+            .unwrap()
+            .notes
+            .is_empty()
+    );
+    // Absent from both contexts: no note either, the layer is simply silent about it.
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert!(
+        prompt
+            .trace()
+            .layer("stable_probe")
+            .unwrap()
+            .notes
+            .is_empty()
+    );
 }

@@ -7,7 +7,7 @@ use prompt_core::budget::TokenBudget;
 use prompt_core::{
     AssemblyError, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render, Stability,
 };
-use prompt_tests::{Fixed, fixed, spec};
+use prompt_tests::{Fixed, TEST, fixed, spec};
 
 fn pipeline() -> Pipeline {
     fixed(&[
@@ -149,7 +149,7 @@ impl Render for Flaky {
 #[test]
 fn a_panicking_layer_is_an_error_naming_it_and_the_next_build_works() {
     let pipeline = Pipeline::from_layers(
-        "test",
+        TEST,
         [
             LayerEntry::new(spec("persona", 100, Stability::Stable), Fixed("Hi.".into())),
             LayerEntry::new(spec("flaky", 10_000, Stability::Dynamic), Flaky),
@@ -162,12 +162,12 @@ fn a_panicking_layer_is_an_error_naming_it_and_the_next_build_works() {
         error,
         AssemblyError::LayerPanicked {
             layer: "flaky",
-            location: "tests/src/lib.rs:10000".into(),
+            location: "prompt-tests: src/lib.rs:10000".into(),
             message: "index out of bounds in the flaky layer".into(),
         }
     );
     assert!(error.to_string().starts_with(
-        "layer `flaky` (tests/src/lib.rs:10000) panicked while rendering: index out of bounds"
+        "layer `flaky` (prompt-tests: src/lib.rs:10000) panicked while rendering: index out of bounds"
     ));
     // The same session and pipeline keep working.
     let prompt = session.build_cached(&Context::new()).unwrap();
@@ -186,7 +186,7 @@ impl Render for Broken {
 #[test]
 fn a_panicking_stable_layer_fails_every_build_of_the_session_without_poisoning_it() {
     let pipeline = Pipeline::from_layers(
-        "test",
+        TEST,
         [LayerEntry::new(
             spec("broken", 100, Stability::Stable),
             Broken,

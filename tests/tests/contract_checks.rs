@@ -3,8 +3,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prompt_core::contract::{self, Check, Contract, Paradigm, RatchetMode, Volatile};
-use prompt_core::{Context, LayerEntry, LayerInput, Pipeline, Render, Stability, prompt_layer};
-use prompt_tests::{Fixed, fixed, spec};
+use prompt_core::{
+    Context, LayerEntry, LayerInput, Pipeline, Render, Stability, prompt_layer, prompt_pipeline,
+};
+use prompt_tests::{Fixed, TEST, fixed, spec};
 
 const RULE: &str = "Run the whole test suite before you commit any change.";
 
@@ -36,7 +38,10 @@ fn reachable_fails_on_a_layer_that_never_speaks_and_does_not_say_why() {
     let report = only(&pipeline, &bare(), Check::Reachable);
     assert!(!report.is_ok());
     let failure = &report.failures()[0];
-    assert_eq!(failure.subject, "layer `ghost` (tests/src/lib.rs:2)");
+    assert_eq!(
+        failure.subject,
+        "layer `ghost` (prompt-tests: src/lib.rs:2)"
+    );
     assert!(
         failure
             .problem
@@ -48,7 +53,11 @@ fn reachable_fails_on_a_layer_that_never_speaks_and_does_not_say_why() {
 /// Notes from the session, when it has any.
 struct Notes(&'static str);
 
-#[prompt_layer(priority = 1, stability = Stable, paths = [Cached], pipeline = "quiet", silent = "the session has Notes")]
+/// A pipeline of one conditionally silent layer.
+#[prompt_pipeline(paths = [Cached])]
+struct Quiet;
+
+#[prompt_layer(priority = 1, stability = Stable, paths = [Cached], pipeline = Quiet, silent = "the session has Notes")]
 struct SessionNotes;
 
 impl Render for SessionNotes {
@@ -61,7 +70,7 @@ impl Render for SessionNotes {
 
 #[test]
 fn a_declared_silent_layer_no_paradigm_wakes_is_listed_without_failing() {
-    let pipeline = Pipeline::from_layers("quiet", [LayerEntry::of(SessionNotes)]).unwrap();
+    let pipeline = Pipeline::of::<Quiet>().unwrap();
     let report = only(&pipeline, &bare(), Check::Reachable);
     report.assert_ok();
     assert_eq!(report.notes().len(), 1);
@@ -119,7 +128,7 @@ fn two_turns() -> Vec<Paradigm> {
 #[test]
 fn prefix_invariance_passes_when_only_the_dynamic_suffix_follows_the_turn() {
     let pipeline = Pipeline::from_layers(
-        "test",
+        TEST,
         [
             LayerEntry::new(
                 spec("persona", 1, Stability::Stable),
@@ -135,7 +144,7 @@ fn prefix_invariance_passes_when_only_the_dynamic_suffix_follows_the_turn() {
 #[test]
 fn prefix_invariance_names_the_stable_layer_that_reads_a_global_counter() {
     let pipeline = Pipeline::from_layers(
-        "test",
+        TEST,
         [
             LayerEntry::new(
                 spec("persona", 1, Stability::Stable),
@@ -151,7 +160,7 @@ fn prefix_invariance_names_the_stable_layer_that_reads_a_global_counter() {
     assert_eq!(failures.len(), 1, "{report}");
     assert_eq!(
         failures[0].subject,
-        "layer `call_counter` (tests/src/lib.rs:2)"
+        "layer `call_counter` (prompt-tests: src/lib.rs:2)"
     );
     assert!(
         failures[0].problem.starts_with("its bytes moved between two builds from the same inputs (paradigm `turns`, basic/full, turn 1); line 2: \"This is call"),
@@ -195,11 +204,14 @@ fn repeated_sentence_names_both_layers_whatever_the_whitespace() {
     let report = only(&pipeline, &bare(), Check::RepeatedSentence);
     assert_eq!(report.failures().len(), 1, "{report}");
     let failure = &report.failures()[0];
-    assert_eq!(failure.subject, "layer `rules` (tests/src/lib.rs:1)");
+    assert_eq!(
+        failure.subject,
+        "layer `rules` (prompt-tests: src/lib.rs:1)"
+    );
     assert_eq!(
         failure.problem,
         format!(
-            "states {RULE:?}, which layer `agents_md` (tests/src/lib.rs:2) states too (paradigm `bare`, basic/full)"
+            "states {RULE:?}, which layer `agents_md` (prompt-tests: src/lib.rs:2) states too (paradigm `bare`, basic/full)"
         )
     );
     assert_eq!(
@@ -270,9 +282,12 @@ fn repeated_fact_matches_the_value_not_the_sentence() {
     let report = only(&pipeline, &paradigms, Check::RepeatedFact);
     assert_eq!(report.failures().len(), 1, "{report}");
     let failure = &report.failures()[0];
-    assert_eq!(failure.subject, "layer `persona` (tests/src/lib.rs:1)");
+    assert_eq!(
+        failure.subject,
+        "layer `persona` (prompt-tests: src/lib.rs:1)"
+    );
     assert!(failure.problem.starts_with(
-        "states the OS `linux`, which layer `runtime` (tests/src/lib.rs:10000) states too"
+        "states the OS `linux`, which layer `runtime` (prompt-tests: src/lib.rs:10000) states too"
     ));
     assert_eq!(
         failure.fix,
@@ -450,9 +465,9 @@ fn one_line_runs_every_check_and_the_report_reads_as_a_list() {
     assert_eq!(
         report.to_string(),
         "contract of pipeline `test`: 2 failures (12 assemblies over paradigm `bare`)\n\
-         FAIL [reachable] layer `ghost` (tests/src/lib.rs:2): wrote nothing in any assembly (paradigms `bare`; every path and mode it lists)\n    \
+         FAIL [reachable] layer `ghost` (prompt-tests: src/lib.rs:2): wrote nothing in any assembly (paradigms `bare`; every path and mode it lists)\n    \
          fix: give a paradigm the session or turn content this layer reads, or declare `silent = \"what wakes it\"` in its #[prompt_layer] if it is silent by design\n\
-         FAIL [volatile-value] layer `persona` (tests/src/lib.rs:1): states `2026-11-29` (a date) in the stable prefix (paradigm `bare`, basic/full): a value that changes between runs busts the prompt cache\n    \
+         FAIL [volatile-value] layer `persona` (prompt-tests: src/lib.rs:1): states `2026-11-29` (a date) in the stable prefix (paradigm `bare`, basic/full): a value that changes between runs busts the prompt cache\n    \
          fix: move the value into a Dynamic layer; if it really is the same on every call of a session, allow it: `.allow(\"persona\", Volatile::Date, \"why it is stable\")`\n"
     );
     let panic = std::panic::catch_unwind(|| report.assert_ok()).unwrap_err();

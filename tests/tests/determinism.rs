@@ -5,7 +5,11 @@
 
 use std::process::Command;
 
-use prompt_core::{Context, LayerInput, Pipeline, PromptBuilder, Render, prompt_layer};
+use std::fmt::Write as _;
+
+use prompt_core::{
+    Context, Fingerprint, LayerInput, Pipeline, PromptBuilder, Render, prompt_layer,
+};
 
 const CHILD: &str = "PROMPT_TESTS_DETERMINISM_CHILD";
 
@@ -27,7 +31,7 @@ impl Render for MemoryLayer {
         if let Some(Memory(entries)) = input.get::<Memory>() {
             out.push_str("# Memory");
             for (key, value) in entries {
-                out.push_str(&format!("\n- {key}: {value}"));
+                let _ = write!(out, "\n- {key}: {value}");
             }
         }
     }
@@ -40,7 +44,7 @@ impl Render for Runtime {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
         let cwd = input.get::<Cwd>().map_or("?", |c| c.0);
         let model = input.get::<Model>().map_or("?", |m| m.0);
-        out.push_str(&format!("cwd={cwd} model={model}"));
+        let _ = write!(out, "cwd={cwd} model={model}");
     }
 }
 
@@ -102,4 +106,28 @@ fn same_inputs_same_bytes_and_fingerprint_across_processes() {
     let second = child_output();
     assert_eq!(first, second);
     assert_eq!(first, render());
+}
+
+/// A known answer: the fingerprint is SHA-256 of the prefix's bytes, in hex.
+/// A change of digest would change every user's cache key, so it must fail here.
+#[test]
+fn the_fingerprint_is_the_sha256_of_the_prefix() {
+    assert_eq!(
+        Fingerprint::of("").to_string(),
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    );
+    assert_eq!(
+        Fingerprint::of("abc").to_string(),
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+    assert_eq!(Fingerprint::of("abc").short(), "ba7816bf8f01cfea");
+    let pipeline = Pipeline::collect().unwrap();
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(prompt.stable(), "You are careful.");
+    assert_eq!(
+        prompt.trace().stable_fingerprint.to_string(),
+        "1c8263f8d319d73353265e4d405142d93205d9f02a972d6c6d5e749b83c75b97"
+    );
 }

@@ -1,10 +1,11 @@
 //! Collection, ordering, filtering and validation of pipelines.
 
 use prompt_core::{
-    AssemblyPath, Context, LayerEntry, LayerInput, Pipeline, Problem, PromptBuilder, PromptMode,
-    Render, Stability, prompt_layer,
+    AssemblyPath, Context, DefaultPipeline, LayerEntry, LayerInput, LayerLink, Pipeline,
+    PipelineSpec, Problem, PromptBuilder, PromptMode, PromptPipeline, Relation, Render, Stability,
+    prompt_layer, prompt_pipeline,
 };
-use prompt_tests::{Fixed, leak, spec};
+use prompt_tests::{Fixed, TEST, spec};
 
 // Declared out of order on purpose: the pipeline sorts by priority.
 #[prompt_layer(priority = 10_500, stability = Dynamic, paths = [Cached], text = "dynamic-late")]
@@ -22,11 +23,19 @@ struct StableLast;
 #[prompt_layer(priority = 1, stability = Stable, paths = [Basic, Cached], text = "stable-first")]
 struct StableFirst;
 
-#[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "reviewer", pipeline = "reviewer")]
+/// A second agent in the same binary: one flat prompt, joined by one newline.
+#[prompt_pipeline(paths = [Basic], modes = [Full, Compact], separator = "\n")]
+pub struct Reviewer;
+
+#[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "reviewer", pipeline = Reviewer)]
 struct ReviewerPersona;
 
-#[prompt_layer(priority = 5, stability = Stable, paths = [Basic], text = "reviewer rules", pipeline = "reviewer", after = [ReviewerPersona])]
+#[prompt_layer(priority = 5, stability = Stable, paths = [Basic], modes = [Full], text = "reviewer rules", pipeline = Reviewer, after = [ReviewerPersona])]
 struct ReviewerRules;
+
+/// One layer type in two pipelines: the default one and the reviewer's.
+#[prompt_layer(priority = 2, stability = Stable, paths = [Basic], text = "shared", pipeline = [DefaultPipeline, Reviewer])]
+struct SharedRules;
 
 fn names(pipeline: &Pipeline) -> Vec<&'static str> {
     pipeline.specs().map(|s| s.name).collect()
@@ -39,6 +48,7 @@ fn collected_layers_are_in_ascending_priority() {
         names(&pipeline),
         [
             "stable_first",
+            "shared_rules",
             "stable_mid",
             "stable_last",
             "dynamic_first",
@@ -70,13 +80,98 @@ fn every_stable_layer_precedes_every_dynamic_layer() {
 }
 
 #[test]
-fn named_pipelines_hold_only_their_own_layers() {
-    let reviewer = Pipeline::named("reviewer").unwrap();
-    assert_eq!(names(&reviewer), ["reviewer_persona", "reviewer_rules"]);
+fn pipelines_hold_only_their_own_layers_and_shared_ones() {
+    let reviewer = Pipeline::of::<Reviewer>().unwrap();
+    assert_eq!(
+        names(&reviewer),
+        ["reviewer_persona", "shared_rules", "reviewer_rules"]
+    );
     let default = Pipeline::collect().unwrap();
-    assert!(default.specs().all(|s| s.pipeline == "default"));
+    assert!(default.specs().all(|s| s.in_pipeline("default")));
     assert!(default.spec("reviewer_persona").is_none());
+    assert!(default.spec("shared_rules").is_some());
     assert_eq!(prompt_core::pipeline_names(), ["default", "reviewer"]);
+    assert_eq!(
+        Pipeline::named("reviewer").unwrap().specs().count(),
+        reviewer.len()
+    );
+}
+
+#[test]
+fn a_pipeline_type_brings_its_separator() {
+    let reviewer = Pipeline::of::<Reviewer>().unwrap();
+    let prompt = PromptBuilder::new(&reviewer)
+        .build_basic(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(prompt.text(), "reviewer\nshared\nreviewer rules");
+    assert_eq!(Reviewer::SPEC.paths, [AssemblyPath::Basic]);
+    assert_eq!(
+        Reviewer::SPEC.location(),
+        "prompt-tests: tests/pipeline.rs:27"
+    );
+}
+
+#[test]
+fn a_layer_of_a_pipeline_can_be_dropped_or_replaced_by_name() {
+    let without = Pipeline::collect()
+        .unwrap()
+        .without(&["stable_mid", "dynamic_late"])
+        .unwrap();
+    assert_eq!(
+        names(&without),
+        [
+            "stable_first",
+            "shared_rules",
+            "stable_last",
+            "dynamic_first"
+        ]
+    );
+    let replaced = without
+        .with_layer(LayerEntry::new(
+            spec("my_mid", 300, Stability::Stable).with_pipelines(&["default"]),
+            Fixed("mine".into()),
+        ))
+        .unwrap();
+    assert_eq!(replaced.spec("my_mid").unwrap().priority, 300);
+
+    let error = Pipeline::collect()
+        .unwrap()
+        .without(&["stable_midd"])
+        .unwrap_err();
+    assert!(matches!(
+        &error.problems[..],
+        [Problem::UnknownLayer { name, known }] if name == "stable_midd" && known.contains(&"stable_mid".to_owned())
+    ));
+}
+
+#[test]
+fn a_required_crate_or_layer_that_is_not_linked_is_an_error_naming_it() {
+    let pipeline = Pipeline::collect()
+        .unwrap()
+        .require_crates(&["prompt-tests", "prompt_tests"])
+        .unwrap()
+        .require_layers(&["stable_first"])
+        .unwrap();
+    let error = pipeline.require_crates(&["prompt-layers"]).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("no layer from package `prompt-layers`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("add `use prompt_layers as _;`"),
+        "{message}"
+    );
+    let error = Pipeline::collect()
+        .unwrap()
+        .require_layers(&["base_prompt"])
+        .unwrap_err();
+    assert_eq!(
+        error.problems,
+        [Problem::MissingLayer {
+            name: "base_prompt".into()
+        }]
+    );
 }
 
 #[test]
@@ -86,7 +181,7 @@ fn paths_filter_layers() {
     let (session, turn) = (Context::new(), Context::new());
     assert_eq!(
         builder.build_basic(&session, &turn).unwrap().text(),
-        "stable-first|stable-mid|dynamic-first"
+        "stable-first|shared|stable-mid|dynamic-first"
     );
     assert_eq!(
         builder.build_cached(&session, &turn).unwrap().text(),
@@ -108,15 +203,15 @@ fn modes_filter_layers() {
     };
     assert_eq!(
         basic(PromptMode::Full),
-        "stable-first|stable-mid|dynamic-first"
+        "stable-first|shared|stable-mid|dynamic-first"
     );
     assert_eq!(
         basic(PromptMode::Compact),
-        "stable-first|stable-mid|stable-last"
+        "stable-first|shared|stable-mid|stable-last"
     );
     assert_eq!(
         basic(PromptMode::Minimal),
-        "stable-first|stable-mid|stable-last"
+        "stable-first|shared|stable-mid|stable-last"
     );
     let traced: Vec<&str> = PromptBuilder::new(&pipeline)
         .mode(PromptMode::Compact)
@@ -127,7 +222,10 @@ fn modes_filter_layers() {
         .iter()
         .map(|l| l.name)
         .collect();
-    assert_eq!(traced, ["stable_first", "stable_mid", "stable_last"]);
+    assert_eq!(
+        traced,
+        ["stable_first", "shared_rules", "stable_mid", "stable_last"]
+    );
 }
 
 #[test]
@@ -139,11 +237,11 @@ fn global_is_collected_once() {
 }
 
 #[test]
-fn an_unknown_pipeline_is_an_error_that_lists_the_known_ones() {
+fn an_unknown_pipeline_name_is_an_error_that_lists_the_declared_ones() {
     let error = Pipeline::named("reveiwer").unwrap_err();
     assert_eq!(
         error.problems,
-        [Problem::Empty {
+        [Problem::UnknownPipeline {
             known: vec!["default".into(), "reviewer".into()]
         }]
     );
@@ -152,26 +250,86 @@ fn an_unknown_pipeline_is_an_error_that_lists_the_known_ones() {
     assert!(message.contains("[default, reviewer]"), "{message}");
 }
 
-fn entry(name: &str, priority: u32, stability: Stability) -> LayerEntry {
+#[test]
+fn the_error_debug_prints_the_readable_message() {
+    let error = Pipeline::named("reveiwer").unwrap_err();
+    assert_eq!(format!("{error:?}"), error.to_string());
+}
+
+fn entry(name: &'static str, priority: u32, stability: Stability) -> LayerEntry {
     LayerEntry::new(spec(name, priority, stability), Fixed(name.to_owned()))
 }
 
 #[test]
-fn runtime_validation_reports_every_problem_with_its_location() {
-    let no_paths = leak(prompt_core::LayerSpec {
-        paths: &[],
-        ..*spec("no_paths", 50, Stability::Stable)
-    });
-    let no_modes = leak(prompt_core::LayerSpec {
-        modes: &[],
-        ..*spec("no_modes", 60, Stability::Stable)
-    });
-    let elsewhere = leak(prompt_core::LayerSpec {
-        pipeline: "elsewhere",
-        ..*spec("elsewhere", 70, Stability::Stable)
-    });
+fn building_a_pipeline_rechecks_after_and_before_with_both_locations() {
+    const AFTER_MID: &[LayerLink] = &[LayerLink::of::<StableMid>()];
+    const BEFORE_FIRST: &[LayerLink] = &[LayerLink::of::<StableFirst>()];
+    let late = spec("late", 10, Stability::Stable).with_after(AFTER_MID);
+    let early = spec("early", 400, Stability::Stable).with_before(BEFORE_FIRST);
     let error = Pipeline::from_layers(
-        "test",
+        DefaultPipeline::SPEC,
+        [
+            LayerEntry::new(late.with_pipelines(&["default"]), Fixed("late".into())),
+            LayerEntry::new(early.with_pipelines(&["default"]), Fixed("early".into())),
+            LayerEntry::of::<StableMid>(),
+            LayerEntry::of::<StableFirst>(),
+        ],
+    )
+    .unwrap_err();
+    let orders: Vec<(&str, Relation, &str, u32, u32)> = error
+        .problems
+        .iter()
+        .filter_map(|p| match p {
+            Problem::Order {
+                layer,
+                priority,
+                relation,
+                other,
+                other_priority,
+            } => Some((
+                layer.name,
+                *relation,
+                other.name,
+                *priority,
+                *other_priority,
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        orders,
+        [
+            ("late", Relation::After, "stable_mid", 10, 300),
+            ("early", Relation::Before, "stable_first", 400, 1)
+        ]
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("layer `late` (TestLayer at prompt-tests: src/lib.rs:10) declares `after = [StableMid]`, but its priority 10 is not higher than `stable_mid` (StableMid at prompt-tests: tests/pipeline.rs:"),
+        "{message}"
+    );
+    assert!(
+        message.contains("'s 300; move one of the priorities"),
+        "{message}"
+    );
+    // A relation to a layer the pipeline does not hold constrains nothing.
+    let alone = Pipeline::from_layers(
+        DefaultPipeline::SPEC,
+        [LayerEntry::new(
+            late.with_pipelines(&["default"]),
+            Fixed("late".into()),
+        )],
+    );
+    assert!(alone.is_ok());
+}
+
+#[test]
+fn runtime_validation_reports_every_problem_with_its_location() {
+    let no_paths = spec("no_paths", 50, Stability::Stable).with_paths(&[]);
+    let no_modes = spec("no_modes", 60, Stability::Stable).with_modes(&[]);
+    let elsewhere = spec("elsewhere", 70, Stability::Stable).with_pipelines(&["elsewhere"]);
+    let error = Pipeline::from_layers(
+        TEST,
         [
             entry("persona", 100, Stability::Stable),
             entry("rules", 100, Stability::Stable),
@@ -193,7 +351,9 @@ fn runtime_validation_reports_every_problem_with_its_location() {
             Problem::NoPaths { layer }
             | Problem::NoModes { layer }
             | Problem::BadName { layer } => layer.name,
-            Problem::WrongPipeline { layer, .. } => layer.name,
+            Problem::WrongPipeline { layer, .. } | Problem::PathNotServed { layer, .. } => {
+                layer.name
+            }
             Problem::DuplicatePriority { second, .. } | Problem::DuplicateName { second, .. } => {
                 second.name
             }
@@ -219,19 +379,28 @@ fn runtime_validation_reports_every_problem_with_its_location() {
         "{message}"
     );
     assert!(
-        message.contains("layers `persona` (TestLayer at tests/src/lib.rs:100) and `rules` (TestLayer at tests/src/lib.rs:100) both have priority 100"),
+        message.contains("layers `persona` (TestLayer at prompt-tests: src/lib.rs:100) and `rules` (TestLayer at prompt-tests: src/lib.rs:100) both have priority 100"),
         "{message}"
     );
     assert!(
-        message.contains("layers `persona` (TestLayer at tests/src/lib.rs:100) and `persona` (TestLayer at tests/src/lib.rs:200) are both named `persona`"),
+        message.contains("layers `persona` (TestLayer at prompt-tests: src/lib.rs:100) and `persona` (TestLayer at prompt-tests: src/lib.rs:200) are both named `persona`"),
         "{message}"
+    );
+    let basic_only = PipelineSpec::new("test").with_paths(&[AssemblyPath::Basic]);
+    let error =
+        Pipeline::from_layers(basic_only, [entry("docs", 1, Stability::Stable)]).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("renders on `cached`, but pipeline `test` does not serve that path"),
+        "{error}"
     );
     assert!(
         message.contains("is Dynamic with priority 5, outside the Dynamic band 10000..20000"),
         "{message}"
     );
     assert!(
-        message.contains("declares pipeline `elsewhere`"),
+        message.contains("joins [elsewhere], not `test`"),
         "{message}"
     );
 }
@@ -239,11 +408,11 @@ fn runtime_validation_reports_every_problem_with_its_location() {
 #[test]
 fn from_layers_accepts_attribute_layers_and_sorts_them() {
     let pipeline = Pipeline::from_layers(
-        "default",
+        DefaultPipeline::SPEC,
         [
-            LayerEntry::of(DynamicLate),
-            LayerEntry::of(StableFirst),
-            LayerEntry::of(StableMid),
+            LayerEntry::of::<DynamicLate>(),
+            LayerEntry::of::<StableFirst>(),
+            LayerEntry::of::<StableMid>(),
         ],
     )
     .unwrap();
@@ -267,7 +436,7 @@ fn the_input_reports_path_and_mode() {
         }
     }
     let pipeline = Pipeline::from_layers(
-        "test",
+        TEST,
         [LayerEntry::new(spec("echo", 1, Stability::Stable), Echo)],
     )
     .unwrap();

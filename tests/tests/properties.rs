@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use prompt_core::{Context, LayerEntry, Pipeline, Problem, PromptBuilder, Stability};
-use prompt_tests::{Fixed, spec};
+use prompt_tests::{Fixed, TEST, spec};
 use proptest::prelude::*;
 
 /// A layer as generated: name index, priority, stability, output.
@@ -26,6 +26,13 @@ fn stability(dynamic: bool) -> Stability {
     }
 }
 
+/// Layer names: specs keep `'static` names, so generated layers take theirs from a table.
+const NAMES: [&str; 24] = [
+    "layer_0", "layer_1", "layer_2", "layer_3", "layer_4", "layer_5", "layer_6", "layer_7",
+    "layer_8", "layer_9", "layer_10", "layer_11", "layer_12", "layer_13", "layer_14", "layer_15",
+    "layer_16", "layer_17", "layer_18", "layer_19", "layer_20", "layer_21", "layer_22", "layer_23",
+];
+
 /// `offset` puts a Dynamic layer's priority into its band.
 fn entries(layers: &[Gen]) -> Vec<LayerEntry> {
     layers
@@ -33,7 +40,7 @@ fn entries(layers: &[Gen]) -> Vec<LayerEntry> {
         .map(|(name, offset, dynamic, text)| {
             let priority = if *dynamic { 10_000 + offset } else { *offset };
             LayerEntry::new(
-                spec(&format!("layer_{name}"), priority, stability(*dynamic)),
+                spec(NAMES[usize::from(*name)], priority, stability(*dynamic)),
                 Fixed(text.clone()),
             )
         })
@@ -51,7 +58,7 @@ proptest! {
             .filter(|(_, (_, p, d, _))| seen.insert((*d, *p)))
             .map(|(i, (_, p, d, t))| (i as u8, p, d, t))
             .collect();
-        let pipeline = Pipeline::from_layers("test", entries(&layers)).unwrap();
+        let pipeline = Pipeline::from_layers(TEST, entries(&layers)).unwrap();
         let specs: Vec<_> = pipeline.specs().collect();
         prop_assert_eq!(specs.len(), layers.len());
         prop_assert!(specs.windows(2).all(|w| w[0].priority < w[1].priority));
@@ -66,7 +73,7 @@ proptest! {
         let names: Vec<u8> = layers.iter().map(|(n, ..)| *n).collect();
         let dup_priority = priorities.iter().collect::<BTreeSet<_>>().len() < priorities.len();
         let dup_name = names.iter().collect::<BTreeSet<_>>().len() < names.len();
-        match Pipeline::from_layers("test", entries(&layers)) {
+        match Pipeline::from_layers(TEST, entries(&layers)) {
             Ok(_) => prop_assert!(!dup_priority && !dup_name),
             Err(error) => {
                 let has = |f: fn(&Problem) -> bool| error.problems.iter().any(f);
@@ -87,7 +94,7 @@ proptest! {
             .enumerate()
             .map(|(i, t)| (i as u8, i as u32, i >= split, t.clone()))
             .collect();
-        let pipeline = Pipeline::from_layers("test", entries(&layers)).unwrap();
+        let pipeline = Pipeline::from_layers(TEST, entries(&layers)).unwrap();
         let builder = PromptBuilder::new(&pipeline).separator(separator.clone());
         let (s, t) = (Context::new(), Context::new());
         let cached = builder.build_cached(&s, &t).unwrap();

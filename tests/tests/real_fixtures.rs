@@ -1,11 +1,11 @@
 //! The standard layers on real public AGENTS.md, CLAUDE.md and SKILL.md files
 //! (`tests/fixtures/real`, byte-exact vendored copies; see SOURCES.md there).
 
-use prompt_core::{Context, LayerEntry, Pipeline, PromptBuilder};
+use prompt_core::{Context, DefaultPipeline, LayerEntry, Pipeline, PromptBuilder, PromptPipeline};
 use prompt_layers::sources::{
     CappedText, MemoryFile, ProjectDocs, ProjectDocsConfig, SkillIndex, read_capped,
 };
-use prompt_layers::{ProjectContext, SkillsIndex};
+use prompt_layers::{ProjectContextLayer, SkillsIndexLayer};
 use prompt_tests::real_fixture;
 
 const CAP: usize = 16 * 1024;
@@ -27,7 +27,7 @@ fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
 
 /// Renders one layer over `session`.
 fn render(entry: LayerEntry, session: &Context) -> prompt_core::AssembledPrompt {
-    let pipeline = Pipeline::from_layers("default", [entry]).unwrap();
+    let pipeline = Pipeline::from_layers(DefaultPipeline::SPEC, [entry]).unwrap();
     PromptBuilder::new(&pipeline)
         .build_cached(session, &Context::new())
         .unwrap()
@@ -42,7 +42,10 @@ fn project_context_from_real_agents_and_claude_files() {
     ]);
     let docs = ProjectDocs::load(ws.path(), ws.path(), &ProjectDocsConfig::default());
     assert!(docs.docs.iter().all(|d| !d.text.is_truncated()));
-    let prompt = render(LayerEntry::of(ProjectContext), &Context::new().with(docs));
+    let prompt = render(
+        LayerEntry::of::<ProjectContextLayer>(),
+        &Context::new().with(docs),
+    );
     assert!(prompt.trace().layers[0].notes.is_empty());
     insta::assert_snapshot!(prompt.stable());
 }
@@ -64,7 +67,10 @@ fn files_over_the_cap_are_cut_to_a_prefix_and_marked() {
         let marker = format!("[…truncated: AGENTS.md is {size}, cap 16 KiB]");
         assert_eq!(doc.marker().as_deref(), Some(marker.as_str()));
 
-        let prompt = render(LayerEntry::of(ProjectContext), &Context::new().with(docs));
+        let prompt = render(
+            LayerEntry::of::<ProjectContextLayer>(),
+            &Context::new().with(docs),
+        );
         assert!(
             prompt.stable().ends_with(&format!("\n\n{marker}")),
             "{fixture}"
@@ -161,7 +167,10 @@ fn nested_airflow_docs_root_first_within_one_budget() {
 fn files_without_a_final_newline_render_like_those_with_one() {
     let ws = workspace(&[("claude/labring__FastGPT__CLAUDE.md", "CLAUDE.md")]);
     let docs = ProjectDocs::load(ws.path(), ws.path(), &ProjectDocsConfig::default());
-    let prompt = render(LayerEntry::of(ProjectContext), &Context::new().with(docs));
+    let prompt = render(
+        LayerEntry::of::<ProjectContextLayer>(),
+        &Context::new().with(docs),
+    );
     let original = read("claude/labring__FastGPT__CLAUDE.md");
     assert!(!original.ends_with('\n'));
     assert_eq!(
@@ -200,7 +209,10 @@ fn skills_index_from_real_skill_files() {
         branch.extra["argument-hint"],
         "[optional description of the work]"
     );
-    let prompt = render(LayerEntry::of(SkillsIndex), &Context::new().with(index));
+    let prompt = render(
+        LayerEntry::of::<SkillsIndexLayer>(),
+        &Context::new().with(index),
+    );
     insta::assert_snapshot!(prompt.stable());
 }
 

@@ -17,8 +17,13 @@ fn text_and_file_layers_render_their_content() {
         .unwrap();
     assert_eq!(
         prompt.text(),
-        format!("Answer in English.\n\n{}", include_str!("../ui/persona.md"))
+        // The file's trailing newline is trimmed, so it adds nothing to the separator.
+        format!(
+            "Answer in English.\n\n{}",
+            include_str!("../ui/persona.md").trim_end()
+        )
     );
     assert_eq!(Persona::SPEC.name, "persona");
-    assert_eq!(Language::SPEC.file, "tests/tests/static_content.rs");
+    assert_eq!(Language::SPEC.file, "tests/static_content.rs");
+    assert_eq!(Language::SPEC.krate, "prompt-tests");
 }

@@ -1,14 +1,19 @@
 //! `prompt-layers` is a dependency of this package, but this binary never
 //! names it, so the linker drops it and its layers with it. This is the
-//! failure the manifest snapshot exists to catch.
+//! failure the manifest snapshot and `Pipeline::require_crates` exist to catch.
 
 use prompt_core::{Pipeline, Problem};
 
 #[test]
 fn layers_of_a_crate_the_binary_does_not_name_are_not_collected() {
-    assert!(prompt_core::pipeline_names().is_empty());
+    assert_eq!(prompt_core::pipeline_names(), ["default"]);
     let error = Pipeline::collect().unwrap_err();
-    assert_eq!(error.problems, [Problem::Empty { known: vec![] }]);
+    assert_eq!(
+        error.problems,
+        [Problem::Empty {
+            known: vec!["default".into()]
+        }]
+    );
     assert!(
         error.to_string().contains("`use my_layers as _;`"),
         "the error says how to fix it: {error}"

@@ -2,14 +2,16 @@
 
 use prompt_core::{LayerInput, Render, prompt_layer};
 
+use super::short_path;
+
 use crate::priorities;
 use crate::sources::{BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
 
 /// Who the agent is: the session's [`BasePromptText`], or the built-in default.
 #[prompt_layer(priority = priorities::BASE, stability = Stable, paths = [Basic, Cached])]
-pub struct BasePrompt;
+pub struct BasePromptLayer;
 
-impl Render for BasePrompt {
+impl Render for BasePromptLayer {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
         let Some(base) = input.get::<BasePromptText>() else {
             out.push_str(DEFAULT_BASE_PROMPT.trim_end());
@@ -19,8 +21,10 @@ impl Render for BasePrompt {
             input.note(format!("{problem}; using the built-in base prompt"));
         }
         match &base.origin {
-            PromptOrigin::Override(path) => input.note(format!("override {}", path.display())),
-            PromptOrigin::SearchPath(path) => input.note(format!("search path {}", path.display())),
+            PromptOrigin::Override(path) => input.note(format!("override {}", short_path(path, 2))),
+            PromptOrigin::SearchPath(path) => {
+                input.note(format!("search path {}", short_path(path, 2)))
+            }
             PromptOrigin::BuiltIn => {}
         }
         out.push_str(base.text.trim_end());

@@ -3,6 +3,8 @@
 //! The layer and the tool are enabled by one context value, [`SubAgents`], so
 //! the prompt never advertises a tool the session does not have.
 
+use std::fmt::Write as _;
+
 use prompt_core::{Context, LayerInput, Render, prompt_layer};
 use serde::Serialize;
 
@@ -76,25 +78,25 @@ impl SubAgents {
     stability = Stable,
     paths = [Cached],
     modes = [Full, Compact],
-    name = "coordinator",
     silent = "the session context declares SubAgents (then the delegate tool is enabled too)"
 )]
-pub struct Coordinator;
+pub struct CoordinatorLayer;
 
-impl Render for Coordinator {
+impl Render for CoordinatorLayer {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
         let Some(agents) = input.get::<SubAgents>().filter(|a| a.tool().is_some()) else {
             input.note("no sub-agents declared");
             return;
         };
         out.push_str("# Sub-agents\n\n");
-        out.push_str(&format!(
+        let _ = writeln!(
+            out,
             "Use the `{DELEGATE_TOOL}` tool for self-contained work that would crowd your context: \
              give the sub-agent the whole task, since it sees nothing else, then check its result \
-             before you rely on it. Do the work yourself when it is small or needs this conversation.\n"
-        ));
+             before you rely on it. Do the work yourself when it is small or needs this conversation."
+        );
         for agent in &agents.0 {
-            out.push_str(&format!("\n- {}: {}", agent.name, agent.description));
+            let _ = write!(out, "\n- {}: {}", agent.name, agent.description);
         }
     }
 }

@@ -1,5 +1,7 @@
 //! `# Facts` and `# Episodic recall`: dated entries, newest first.
 
+use std::fmt::Write as _;
+
 use prompt_core::{LayerInput, Render, prompt_layer};
 
 use crate::priorities;
@@ -11,7 +13,6 @@ use crate::sources::{DatedEntries, Episodes, Facts};
     stability = Stable,
     paths = [Basic, Cached],
     modes = [Full, Compact],
-    name = "facts",
     silent = "facts.jsonl (global or workspace) has at least one valid entry"
 )]
 pub struct FactsLayer;
@@ -35,12 +36,11 @@ impl Render for FactsLayer {
     stability = Stable,
     paths = [Cached],
     modes = [Full],
-    name = "episodic_recall",
     silent = "episodes.jsonl has at least one valid entry"
 )]
-pub struct EpisodicRecall;
+pub struct EpisodicRecallLayer;
 
-impl Render for EpisodicRecall {
+impl Render for EpisodicRecallLayer {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
         list(
             out,
@@ -77,7 +77,7 @@ fn list(
     for entry in &entries.entries {
         out.push_str("\n- ");
         if dated {
-            out.push_str(&entry.at.strftime("%Y-%m-%d: ").to_string());
+            let _ = write!(out, "{}", entry.at.strftime("%Y-%m-%d: "));
         }
         out.push_str(&entry.text);
     }

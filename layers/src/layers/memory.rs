@@ -2,6 +2,8 @@
 
 use prompt_core::{LayerInput, Render, prompt_layer};
 
+use super::short_path;
+
 use crate::priorities;
 use crate::sources::{MemoryFile, ProjectMemory, UserPreferences};
 
@@ -10,7 +12,6 @@ use crate::sources::{MemoryFile, ProjectMemory, UserPreferences};
     priority = priorities::USER_PREFERENCES,
     stability = Stable,
     paths = [Basic, Cached],
-    name = "user_preferences",
     silent = "the session has a non-empty ~/.<app>/memory/user.md"
 )]
 pub struct UserPreferencesLayer;
@@ -32,7 +33,6 @@ impl Render for UserPreferencesLayer {
     stability = Stable,
     paths = [Basic, Cached],
     modes = [Full, Compact],
-    name = "project_memory",
     silent = "the session has a non-empty <workspace>/.<app>/memory/project.md"
 )]
 pub struct ProjectMemoryLayer;
@@ -59,7 +59,7 @@ fn section(out: &mut String, input: &LayerInput<'_>, header: &str, file: Option<
     }
     let Some(text) = file.rendered() else {
         if file.problem.is_none() {
-            input.note(format!("{}: absent or empty", file.path.display()));
+            input.note(format!("{}: absent or empty", short_path(&file.path, 3)));
         }
         return;
     };

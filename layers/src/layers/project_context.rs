@@ -12,9 +12,9 @@ use crate::sources::ProjectDocs;
     paths = [Basic, Cached],
     silent = "the workspace has an AGENTS.md, AGENTS.override.md or CLAUDE.md"
 )]
-pub struct ProjectContext;
+pub struct ProjectContextLayer;
 
-impl Render for ProjectContext {
+impl Render for ProjectContextLayer {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
         let Some(docs) = input.get::<ProjectDocs>() else {
             input.note("no project docs in the session context");

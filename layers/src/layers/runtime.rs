@@ -53,9 +53,9 @@ impl RuntimeFacts {
     modes = [Full, Compact],
     silent = "the turn context holds RuntimeFacts with at least one fact"
 )]
-pub struct RuntimeContext;
+pub struct RuntimeContextLayer;
 
-impl Render for RuntimeContext {
+impl Render for RuntimeContextLayer {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
         let Some(facts) = input.get::<RuntimeFacts>() else {
             return;

@@ -1,5 +1,7 @@
 //! `# Scratchpad`: the agent's own notes, per turn.
 
+use std::fmt::Write as _;
+
 use prompt_core::{LayerInput, Render, prompt_layer};
 
 use crate::priorities;
@@ -11,7 +13,6 @@ use crate::sources::Scratchpad;
     stability = Dynamic,
     paths = [Cached],
     modes = [Full, Compact],
-    name = "scratchpad",
     silent = "the turn context holds a non-empty Scratchpad"
 )]
 pub struct ScratchpadLayer;
@@ -26,7 +27,7 @@ impl Render for ScratchpadLayer {
         out.push_str("# Scratchpad\n");
         for (key, value) in entries {
             let value = value.split_whitespace().collect::<Vec<_>>().join(" ");
-            out.push_str(&format!("\n- {key}: {value}"));
+            let _ = write!(out, "\n- {key}: {value}");
         }
     }
 }

@@ -1,5 +1,7 @@
 //! `# Available skills`: one line per skill.
 
+use std::fmt::Write as _;
+
 use prompt_core::{LayerInput, Render, prompt_layer};
 
 use crate::priorities;
@@ -12,12 +14,11 @@ use crate::sources::SkillIndex;
     stability = Stable,
     paths = [Basic, Cached],
     modes = [Full, Compact],
-    name = "skills_index",
     silent = "the session has at least one skill with valid SKILL.md frontmatter"
 )]
-pub struct SkillsIndex;
+pub struct SkillsIndexLayer;
 
-impl Render for SkillsIndex {
+impl Render for SkillsIndexLayer {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
         let Some(index) = input.get::<SkillIndex>() else {
             input.note("no skill index in the session context");
@@ -32,10 +33,11 @@ impl Render for SkillsIndex {
         }
         out.push_str("# Available skills\n\nRead a skill's SKILL.md before you use it.\n");
         for skill in &index.skills {
-            out.push_str(&format!(
+            let _ = write!(
+                out,
                 "\n- {}: {} ({})",
                 skill.name, skill.description, skill.location
-            ));
+            );
         }
     }
 }

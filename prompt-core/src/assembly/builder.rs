@@ -16,16 +16,16 @@ pub const DEFAULT_SEPARATOR: &str = "\n\n";
 
 /// Assembles prompts from a pipeline.
 ///
-/// ```
-/// use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render};
+/// ```standalone_crate
+/// use prompt_core::{prompt_layer, Context, DefaultPipeline, LayerEntry, LayerInput, Pipeline, PromptBuilder, PromptPipeline, Render};
 ///
-/// #[prompt_layer(priority = 100, stability = Stable, paths = [Basic, Cached], text = "You are terse.", pipeline = "doc")]
+/// #[prompt_layer(priority = 100, stability = Stable, paths = [Basic, Cached], text = "You are terse.")]
 /// struct Persona;
 ///
 /// /// The working directory, a per-call fact.
 /// struct Cwd(&'static str);
 ///
-/// #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Basic, Cached], pipeline = "doc")]
+/// #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Basic, Cached])]
 /// struct Where;
 ///
 /// impl Render for Where {
@@ -37,7 +37,7 @@ pub const DEFAULT_SEPARATOR: &str = "\n\n";
 ///     }
 /// }
 ///
-/// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Persona), LayerEntry::of(Where)]).unwrap();
+/// let pipeline = Pipeline::from_layers(DefaultPipeline::SPEC, [LayerEntry::of::<Persona>(), LayerEntry::of::<Where>()]).unwrap();
 /// let prompt = PromptBuilder::new(&pipeline)
 ///     .build_cached(&Context::new(), &Context::new().with(Cwd("/repo")))?;
 /// assert_eq!(prompt.stable(), "You are terse.");
@@ -54,12 +54,13 @@ pub struct PromptBuilder<'p> {
 }
 
 impl<'p> PromptBuilder<'p> {
-    /// A builder for `pipeline` in [`PromptMode::Full`] with separator `"\n\n"`.
+    /// A builder for `pipeline` in [`PromptMode::Full`] with the pipeline's
+    /// separator (`"\n\n"` unless its `#[prompt_pipeline]` says otherwise).
     pub fn new(pipeline: &'p Pipeline) -> Self {
         Self {
             pipeline,
             mode: PromptMode::Full,
-            separator: Cow::Borrowed(DEFAULT_SEPARATOR),
+            separator: Cow::Borrowed(pipeline.pipeline_spec().separator),
             budget: None,
         }
     }
@@ -139,7 +140,7 @@ impl<'p> PromptBuilder<'p> {
         turn: &Context,
     ) -> Result<AssembledPrompt, AssemblyError> {
         let plan = self.plan();
-        let stable = plan.stable_prefix(path, session)?;
+        let stable = plan.stable_prefix(path, session, turn)?;
         let dynamic = plan.render(path, Stability::Dynamic, session, turn)?;
         plan.assemble(path, &stable, dynamic)
     }

@@ -7,11 +7,22 @@ use crate::layer::AssemblyPath;
 
 /// One block of a system prompt, as providers take it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SystemPromptPart {
     /// The text.
     pub content: String,
     /// Whether a provider should put a cache breakpoint after this block.
     pub cache: bool,
+}
+
+impl SystemPromptPart {
+    /// A part holding `content`, marked for a cache breakpoint when `cache`.
+    pub fn new(content: impl Into<String>, cache: bool) -> Self {
+        Self {
+            content: content.into(),
+            cache,
+        }
+    }
 }
 
 /// The result of one assembly.

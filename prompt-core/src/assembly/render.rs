@@ -1,21 +1,20 @@
 //! The one place layers are run and their outputs joined.
 
-use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::error::AssemblyError;
 use super::prompt::{AssembledPrompt, SystemPromptPart};
 use super::trace::{AssemblyTrace, LayerTrace};
 use crate::budget::{self, BudgetUnit, Candidate, TokenBudget};
-use crate::context::{Context, LayerInput};
+use crate::context::{Context, LayerInput, Notes};
 use crate::fingerprint::Fingerprint;
-use crate::layer::{AssemblyPath, LayerSpec, PromptMode, Stability, Yields};
+use crate::layer::{AssemblyPath, LayerSpec, PromptMode, Stability};
 use crate::pipeline::Pipeline;
 
 /// What one layer wrote.
 #[derive(Debug, Clone)]
 pub(crate) struct LayerOutput {
-    pub(crate) spec: &'static LayerSpec,
+    pub(crate) spec: LayerSpec,
     pub(crate) text: String,
     pub(crate) notes: Vec<String>,
 }
@@ -61,7 +60,7 @@ impl Plan<'_> {
             .map(|entry| {
                 let spec = entry.spec();
                 let mut text = String::new();
-                let notes = RefCell::new(Vec::new());
+                let notes = Notes::new();
                 let input =
                     LayerInput::new(spec, session, turn, path, self.mode).with_notes(&notes);
                 catch_unwind(AssertUnwindSafe(|| entry.render(&mut text, &input))).map_err(
@@ -72,22 +71,26 @@ impl Plan<'_> {
                     },
                 )?;
                 Ok(LayerOutput {
-                    spec,
+                    spec: *spec,
                     text,
-                    notes: notes.into_inner(),
+                    notes: notes.into_vec(),
                 })
             })
             .collect()
     }
 
     /// Renders the Stable layers on `path` and joins them into the prefix.
+    ///
+    /// They get the real turn context: [`LayerInput::get`] keeps it from them
+    /// (and notes a value they asked for that only the turn holds), so the
+    /// rule is exercised on every build rather than assumed.
     pub(crate) fn stable_prefix(
         &self,
         path: AssemblyPath,
         session: &Context,
+        turn: &Context,
     ) -> Result<StablePrefix, AssemblyError> {
-        // Stable layers never see the turn context, so an empty one renders them identically.
-        let outputs = self.render(path, Stability::Stable, session, &Context::new())?;
+        let outputs = self.render(path, Stability::Stable, session, turn)?;
         let text = self.join(&outputs);
         Ok(StablePrefix {
             fingerprint: Fingerprint::of(&text),
@@ -118,7 +121,7 @@ impl Plan<'_> {
             .map(|o| Candidate {
                 name: o.spec.name,
                 priority: o.spec.priority,
-                yields: yields_of(o.spec),
+                yields: o.spec.yields,
                 text: std::mem::take(&mut o.text),
             })
             .collect();
@@ -242,11 +245,6 @@ fn measure(unit: BudgetUnit, text: &str) -> usize {
 /// Until a token counter is wired in: four bytes per token, rounded up.
 fn approximate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
-}
-
-/// How a layer yields to the budget.
-fn yields_of(_spec: &LayerSpec) -> Yields {
-    Yields::Shed
 }
 
 /// The message of a caught panic, when it carried one.

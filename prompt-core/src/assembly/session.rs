@@ -15,13 +15,13 @@ use crate::layer::{AssemblyPath, Stability};
 /// within a session: a `PromptSession` renders them once per path and reuses
 /// the bytes for every turn. Only Dynamic layers run per call.
 ///
-/// ```
-/// use prompt_core::{prompt_layer, Context, LayerEntry, Pipeline, PromptBuilder};
+/// ```standalone_crate
+/// use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 ///
-/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "Rules.", pipeline = "doc")]
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "Rules.")]
 /// struct Rules;
 ///
-/// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Rules)]).unwrap();
+/// let pipeline = Pipeline::collect().unwrap();
 /// let session = PromptBuilder::new(&pipeline).session(Context::new());
 /// let first = session.build_cached(&Context::new())?;
 /// let second = session.build_cached(&Context::new())?;
@@ -77,7 +77,7 @@ impl<'p> PromptSession<'p> {
             Some(stable) => stable,
             // Another thread may win the race; both rendered the same bytes.
             None => {
-                let prefix = plan.stable_prefix(path, &self.session)?;
+                let prefix = plan.stable_prefix(path, &self.session, turn)?;
                 slot.get_or_init(|| prefix)
             }
         };

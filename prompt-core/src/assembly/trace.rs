@@ -8,6 +8,7 @@ use crate::layer::{AssemblyPath, PromptMode, Stability};
 
 /// One layer's part in one assembly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct LayerTrace {
     /// The layer's name.
     pub name: &'static str,
@@ -31,8 +32,11 @@ pub struct LayerTrace {
 
 /// The record of one assembly: which layers spoke, how much, and the stable
 /// prefix's fingerprint. Also emitted as a `tracing` event (target
-/// `prompt_core::assembly`), so `RUST_LOG=prompt_core=debug` shows it.
+/// `prompt_core::assembly`), so `RUST_LOG=prompt_core=debug` shows it once
+/// the application installs a `tracing` subscriber (e.g. `tracing_subscriber::fmt()
+/// .with_env_filter(..).init()`); without one, nothing is printed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct AssemblyTrace {
     /// The pipeline assembled.
     pub pipeline: String,

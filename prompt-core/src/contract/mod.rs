@@ -18,17 +18,20 @@
 //!
 //! # One line in a test
 //!
-//! ```
+//! ```standalone_crate
 //! use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, Pipeline, Render};
 //! use prompt_core::contract::{self, Check, Paradigm};
 //!
-//! #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are a careful agent.", pipeline = "doc")]
+//! /// The pipeline of this example.
+//! #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+//! struct Doc;
+//! #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are a careful agent.", pipeline = Doc)]
 //! struct Persona;
 //!
 //! /// Today's date, a per-turn fact.
 //! struct Today(&'static str);
 //!
-//! #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], pipeline = "doc", silent = "the turn has a date")]
+//! #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], pipeline = Doc, silent = "the turn has a date")]
 //! struct Date;
 //! impl Render for Date {
 //!     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
@@ -39,7 +42,7 @@
 //!     }
 //! }
 //!
-//! let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Persona), LayerEntry::of(Date)]).unwrap();
+//! let pipeline = Pipeline::of::<Doc>().unwrap();
 //! let paradigms = [
 //!     Paradigm::new("bare", Context::new()),
 //!     Paradigm::new("dated", Context::new())

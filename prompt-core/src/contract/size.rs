@@ -69,14 +69,17 @@ impl AssemblySize {
 /// Measures `pipeline` over `paradigms`: every path and mode the layers
 /// declare, worst case per layer and per part.
 ///
-/// ```
+/// ```standalone_crate
 /// use prompt_core::{prompt_layer, Context, LayerEntry, Pipeline};
 /// use prompt_core::contract::{measure, Paradigm};
 ///
-/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], modes = [Full], text = "Be brief.", pipeline = "doc")]
+/// /// The pipeline of this example.
+/// #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+/// struct Doc;
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], modes = [Full], text = "Be brief.", pipeline = Doc)]
 /// struct Brief;
 ///
-/// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Brief)]).unwrap();
+/// let pipeline = Pipeline::of::<Doc>().unwrap();
 /// let sizes = measure(&pipeline, &[Paradigm::new("bare", Context::new())]);
 /// assert_eq!(sizes.assemblies.len(), 1);
 /// assert_eq!(sizes.assemblies[0].stable_bytes, 9);

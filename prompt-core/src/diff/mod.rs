@@ -7,17 +7,20 @@
 //! stable prefix and, if not, which Stable layer changed first, its first
 //! differing line, and how many prefix bytes before it are unchanged.
 //!
-//! ```
+//! ```standalone_crate
 //! use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render};
 //! use prompt_core::diff::{explain, StablePrefix};
 //!
-//! #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc")]
+//! /// The pipeline of this example.
+//! #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+//! struct Doc;
+//! #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = Doc)]
 //! struct Persona;
 //!
 //! /// The user's notes, loaded per session.
 //! struct Notes(&'static str);
 //!
-//! #[prompt_layer(priority = 2, stability = Stable, paths = [Cached], pipeline = "doc")]
+//! #[prompt_layer(priority = 2, stability = Stable, paths = [Cached], pipeline = Doc)]
 //! struct UserNotes;
 //! impl Render for UserNotes {
 //!     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
@@ -25,7 +28,7 @@
 //!     }
 //! }
 //!
-//! let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Persona), LayerEntry::of(UserNotes)]).unwrap();
+//! let pipeline = Pipeline::of::<Doc>().unwrap();
 //! let build = |notes| PromptBuilder::new(&pipeline).build_cached(&Context::new().with(Notes(notes)), &Context::new()).unwrap();
 //! let (monday, tuesday) = (build("Use vim.\nPrefer tabs."), build("Use vim.\nPrefer spaces."));
 //!

@@ -5,12 +5,60 @@ use std::fmt;
 use crate::layer::{LayerSpec, Stability};
 
 /// A pipeline that failed validation, with every problem found.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// `Debug` prints the same readable message as `Display` (as `anyhow` does),
+/// so `.expect(..)` and `fn main() -> Result<..>` show what to fix rather
+/// than a struct dump.
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub struct PipelineError {
     /// The pipeline's name.
     pub pipeline: String,
     /// Every problem, in a stable order (by layer priority, then kind).
     pub problems: Vec<Problem>,
+}
+
+impl PipelineError {
+    pub(crate) fn new(pipeline: &str, problems: Vec<Problem>) -> Self {
+        Self {
+            pipeline: pipeline.to_owned(),
+            problems,
+        }
+    }
+}
+
+impl fmt::Debug for PipelineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Which relative-order key a [`Problem::Order`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relation {
+    /// `after = [..]`: the other layer must have a lower priority.
+    After,
+    /// `before = [..]`: the other layer must have a higher priority.
+    Before,
+}
+
+impl Relation {
+    /// How the declaring layer's priority must compare: `higher` or `lower`.
+    fn must_be(self) -> &'static str {
+        match self {
+            Relation::After => "higher",
+            Relation::Before => "lower",
+        }
+    }
+}
+
+impl fmt::Display for Relation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Relation::After => "after",
+            Relation::Before => "before",
+        })
+    }
 }
 
 impl fmt::Display for PipelineError {
@@ -66,13 +114,79 @@ impl fmt::Display for LayerRef {
 pub enum Problem {
     /// No layer is registered for the pipeline.
     #[error(
-        "no layer is registered in this pipeline; pipelines this binary has: [{}]. \
-         Check the `pipeline = \"..\"` key, and that the binary names the crate that defines the layers (`use my_layers as _;`)",
+        "no layer is registered in this pipeline; pipelines this binary declares: [{}]. \
+         Check the layers' `pipeline = ..` key, and that the binary names the crate that defines the layers \
+         (`use my_layers as _;` in your library, so its tests link them too)",
         .known.join(", ")
     )]
     Empty {
-        /// The pipelines that do have layers.
+        /// The pipelines this binary declares.
         known: Vec<String>,
+    },
+    /// No pipeline type of this name is declared in the binary.
+    #[error(
+        "no pipeline of this name is declared in this binary; it declares: [{}]. \
+         Declare one with `#[prompt_pipeline(..)] pub struct MyPipeline;` (its name is the type's in snake_case)",
+        .known.join(", ")
+    )]
+    UnknownPipeline {
+        /// The pipelines this binary declares.
+        known: Vec<String>,
+    },
+    /// Two pipeline types with one name.
+    #[error("pipelines {first} and {second} share a name; rename one of the types")]
+    DuplicatePipeline {
+        /// The first declaration.
+        first: String,
+        /// The second declaration.
+        second: String,
+    },
+    /// A name given to [`Pipeline::without`](crate::Pipeline::without) that the pipeline does not have.
+    #[error("the pipeline has no layer `{name}` to remove; its layers are: [{}]", .known.join(", "))]
+    UnknownLayer {
+        /// The name asked for.
+        name: String,
+        /// The pipeline's layers.
+        known: Vec<String>,
+    },
+    /// A package given to [`Pipeline::require_crates`](crate::Pipeline::require_crates) with no layer in the pipeline.
+    #[error(
+        "no layer from package `{name}` is linked into this binary (packages with layers here: [{}]); \
+         add `use {} as _;` to the library that builds the pipeline, so every binary and test links it",
+        .linked.join(", "), .name.replace('-', "_")
+    )]
+    MissingCrate {
+        /// The package asked for.
+        name: String,
+        /// The packages that do have layers in the pipeline.
+        linked: Vec<String>,
+    },
+    /// A layer given to [`Pipeline::require_layers`](crate::Pipeline::require_layers) that the pipeline does not have.
+    #[error(
+        "the pipeline has no layer `{name}`: the crate that defines it is not linked into this binary \
+         (add `use that_crate as _;` to your library), or the layer joins another pipeline"
+    )]
+    MissingLayer {
+        /// The layer asked for.
+        name: String,
+    },
+    /// An `after`/`before` relation the priorities contradict.
+    #[error(
+        "layer {layer} declares `{relation} = [{}]`, but its priority {priority} is not {} than {other}'s {other_priority}; \
+         move one of the priorities",
+        .other.type_name, .relation.must_be()
+    )]
+    Order {
+        /// The layer that declares the relation.
+        layer: LayerRef,
+        /// Its priority.
+        priority: u32,
+        /// `after` or `before`.
+        relation: Relation,
+        /// The layer it names.
+        other: LayerRef,
+        /// That layer's priority.
+        other_priority: u32,
     },
     /// Priority outside the stability's band.
     #[error(
@@ -135,16 +249,29 @@ pub enum Problem {
         /// The layer.
         layer: LayerRef,
     },
-    /// A layer handed to a pipeline it does not declare.
+    /// A layer handed to a pipeline it does not join.
     #[error(
-        "layer {layer} declares pipeline `{declared}`; give it `pipeline = \"{expected}\"` or build it into `{declared}`"
+        "layer {layer} joins [{}], not `{expected}`; add the pipeline to its `pipeline = [..]` key or build it into one it joins",
+        .declared.join(", ")
     )]
     WrongPipeline {
         /// The layer.
         layer: LayerRef,
-        /// The pipeline its spec names.
-        declared: &'static str,
+        /// The pipelines its spec names.
+        declared: Vec<&'static str>,
         /// The pipeline being built.
         expected: String,
+    },
+    /// A layer listing a path its pipeline does not serve.
+    #[error(
+        "layer {layer} renders on `{path}`, but pipeline `{pipeline}` does not serve that path, so the layer would never render there; drop it from `paths`"
+    )]
+    PathNotServed {
+        /// The layer.
+        layer: LayerRef,
+        /// The path.
+        path: crate::layer::AssemblyPath,
+        /// The pipeline.
+        pipeline: String,
     },
 }

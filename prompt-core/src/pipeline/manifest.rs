@@ -3,12 +3,12 @@
 use std::fmt::Write as _;
 
 use super::Pipeline;
-use crate::layer::LayerSpec;
 
 impl Pipeline {
     /// A Markdown table of every layer: position, name, priority, stability,
     /// paths, modes, what wakes a conditionally silent layer, and where it is
-    /// defined.
+    /// defined (as `package: file:line`, the file relative to the package,
+    /// so the table is the same on every machine).
     ///
     /// Snapshot it in a test: a layer crate the binary stopped naming, a
     /// re-prioritised or moved layer all show up in review.
@@ -17,7 +17,7 @@ impl Pipeline {
         let _ = writeln!(
             out,
             "# Pipeline `{}`: {} layer{}\n",
-            self.name,
+            self.name(),
             self.len(),
             if self.len() == 1 { "" } else { "s" }
         );
@@ -36,7 +36,7 @@ impl Pipeline {
                 join(spec.paths.iter().map(|p| p.as_str())),
                 join(spec.modes.iter().map(|m| m.as_str())),
                 escape_cell(spec.silent.unwrap_or("")),
-                source(spec),
+                spec.location(),
             );
         }
         out
@@ -45,11 +45,6 @@ impl Pipeline {
 
 fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
     items.collect::<Vec<_>>().join(", ")
-}
-
-fn source(spec: &LayerSpec) -> String {
-    // `file!()` uses the host's separator; the manifest must not depend on it.
-    format!("{}:{}", spec.file.replace('\\', "/"), spec.line)
 }
 
 /// A table cell never contains a raw `|` or a line break.

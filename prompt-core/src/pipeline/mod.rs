@@ -1,44 +1,64 @@
-//! The pipeline: every layer of one name, sorted by priority and validated.
+//! The pipeline: every layer of one declared pipeline, sorted by priority and validated.
 
 mod error;
 mod manifest;
+mod spec;
 mod validate;
 
 use std::fmt;
 use std::sync::OnceLock;
 
-pub use error::{LayerRef, PipelineError, Problem};
+pub use error::{LayerRef, PipelineError, Problem, Relation};
+pub use spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
 
 use crate::layer::{LayerSpec, PromptLayer, Render};
-use crate::registry::{pipeline_names, registrations};
-
-/// The name of the pipeline a layer joins when its attribute names none.
-pub const DEFAULT_PIPELINE: &str = "default";
+use crate::registry::{pipeline_names, pipelines, registrations};
 
 /// One layer of a pipeline: its spec and the value that renders it.
 pub struct LayerEntry {
-    spec: &'static LayerSpec,
+    spec: LayerSpec,
     layer: Box<dyn Render + Send + Sync>,
 }
 
 impl LayerEntry {
-    /// An entry from a spec and any renderer. Used by [`Pipeline::from_layers`]
-    /// for layers that are chosen at run time rather than registered.
-    pub fn new(spec: &'static LayerSpec, layer: impl Render + Send + Sync + 'static) -> Self {
+    /// An entry from a spec and any renderer: for layers chosen at run time
+    /// rather than registered. The spec is kept by value, so nothing is leaked.
+    ///
+    /// ```
+    /// use prompt_core::{LayerEntry, LayerInput, LayerSpec, Pipeline, PipelineSpec, Render, Stability};
+    ///
+    /// struct Greeting(String);
+    /// impl Render for Greeting {
+    ///     fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+    ///         out.push_str(&self.0);
+    ///     }
+    /// }
+    ///
+    /// let configured = "Be brief.".to_owned(); // e.g. read from a config file
+    /// let spec = LayerSpec::new("greeting", 10, Stability::Stable);
+    /// let pipeline = Pipeline::from_layers(PipelineSpec::new("default"), [LayerEntry::new(spec, Greeting(configured))])?;
+    /// assert_eq!(pipeline.len(), 1);
+    /// # Ok::<(), prompt_core::PipelineError>(())
+    /// ```
+    pub fn new(spec: LayerSpec, layer: impl Render + Send + Sync + 'static) -> Self {
         Self {
             spec,
             layer: Box::new(layer),
         }
     }
 
-    /// An entry for an attribute-declared layer, without going through the registry.
-    pub fn of<L: PromptLayer + Render>(layer: L) -> Self {
-        Self::new(&L::SPEC, layer)
+    /// An entry for the attribute-declared layer `L`, built as the registry
+    /// builds it, without going through the registry.
+    pub fn of<L: PromptLayer>() -> Self {
+        Self {
+            spec: L::SPEC,
+            layer: L::__renderer(),
+        }
     }
 
     /// The layer's spec.
-    pub fn spec(&self) -> &'static LayerSpec {
-        self.spec
+    pub fn spec(&self) -> &LayerSpec {
+        &self.spec
     }
 
     pub(crate) fn render(&self, out: &mut String, input: &crate::LayerInput<'_>) {
@@ -55,44 +75,90 @@ impl fmt::Debug for LayerEntry {
 /// An ordered, validated list of layers.
 ///
 /// Built from every `#[prompt_layer]` registration linked into the binary
-/// ([`collect`](Pipeline::collect), [`named`](Pipeline::named)), or from
-/// explicit entries ([`from_layers`](Pipeline::from_layers)). Layers are in
-/// ascending priority, which by the priority bands puts every Stable layer
-/// before every Dynamic one.
+/// ([`collect`](Pipeline::collect), [`of`](Pipeline::of),
+/// [`named`](Pipeline::named)), or from explicit entries
+/// ([`from_layers`](Pipeline::from_layers)). Layers are in ascending
+/// priority, which by the priority bands puts every Stable layer before every
+/// Dynamic one. Every way to build one validates it again (bands, unique
+/// priorities and names, paths, modes, `after`/`before`) and lists every
+/// problem with its `file:line`.
 #[derive(Debug)]
 pub struct Pipeline {
-    name: String,
+    spec: PipelineSpec,
     layers: Vec<LayerEntry>,
 }
 
 impl Pipeline {
-    /// The default pipeline: every registered layer without a `pipeline` key.
+    /// The default pipeline ([`DefaultPipeline`]): every registered layer
+    /// without a `pipeline` key.
     pub fn collect() -> Result<Self, PipelineError> {
-        Self::named(DEFAULT_PIPELINE)
+        Self::of::<DefaultPipeline>()
     }
 
-    /// The pipeline `name`: every registered layer with `pipeline = "name"`.
+    /// The pipeline `P` (declared with `#[prompt_pipeline]`): every registered
+    /// layer whose `pipeline` key names `P`.
     ///
-    /// Fails, listing every problem with its `file:line`, when two layers share a
-    /// priority or a name, a priority is outside its band, a layer renders on
-    /// no path or mode, or no layer is registered under `name` at all.
+    /// ```
+    /// use prompt_core::{prompt_layer, prompt_pipeline, Pipeline};
+    ///
+    /// #[prompt_pipeline(paths = [Basic])]
+    /// pub struct Reviewer;
+    ///
+    /// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "Review.", pipeline = Reviewer)]
+    /// struct Persona;
+    ///
+    /// let pipeline = Pipeline::of::<Reviewer>()?;
+    /// assert_eq!(pipeline.name(), "reviewer");
+    /// assert_eq!(pipeline.specs().map(|s| s.name).collect::<Vec<_>>(), ["persona"]);
+    /// # Ok::<(), prompt_core::PipelineError>(())
+    /// ```
+    pub fn of<P: PromptPipeline>() -> Result<Self, PipelineError> {
+        Self::registered(P::SPEC)
+    }
+
+    /// The pipeline called `name`, looked up among the pipeline types declared
+    /// in this binary: the run-time form of [`of`](Self::of), e.g. for a
+    /// command-line option. An unknown name is an error that lists the known ones.
     pub fn named(name: &str) -> Result<Self, PipelineError> {
+        let declared: Vec<&'static PipelineSpec> =
+            pipelines().into_iter().filter(|s| s.name == name).collect();
+        match declared.as_slice() {
+            [spec] => Self::registered(**spec),
+            [] => Err(PipelineError::new(
+                name,
+                vec![Problem::UnknownPipeline {
+                    known: pipeline_names().into_iter().map(str::to_owned).collect(),
+                }],
+            )),
+            [first, rest @ ..] => Err(PipelineError::new(
+                name,
+                rest.iter()
+                    .map(|second| Problem::DuplicatePipeline {
+                        first: pipeline_location(first),
+                        second: pipeline_location(second),
+                    })
+                    .collect(),
+            )),
+        }
+    }
+
+    fn registered(spec: PipelineSpec) -> Result<Self, PipelineError> {
         let entries: Vec<LayerEntry> = registrations()
-            .filter(|r| r.spec.pipeline == name)
+            .filter(|r| r.spec().in_pipeline(spec.name))
             .map(|r| LayerEntry {
-                spec: r.spec,
-                layer: (r.build)(),
+                spec: *r.spec(),
+                layer: r.build(),
             })
             .collect();
         if entries.is_empty() {
-            return Err(PipelineError {
-                pipeline: name.to_owned(),
-                problems: vec![Problem::Empty {
+            return Err(PipelineError::new(
+                spec.name,
+                vec![Problem::Empty {
                     known: pipeline_names().into_iter().map(str::to_owned).collect(),
                 }],
-            });
+            ));
         }
-        Self::from_layers(name, entries)
+        Self::from_layers(spec, entries)
     }
 
     /// The default pipeline, collected once per process and then shared.
@@ -107,16 +173,17 @@ impl Pipeline {
     /// A pipeline from explicit entries, sorted and validated like a collected one.
     ///
     /// ```
-    /// use prompt_core::{prompt_layer, LayerEntry, Pipeline};
+    /// use prompt_core::{prompt_layer, DefaultPipeline, LayerEntry, Pipeline, PromptPipeline};
     ///
-    /// #[prompt_layer(priority = 10, stability = Stable, paths = [Basic], text = "Hi.", pipeline = "doc")]
+    /// #[prompt_layer(priority = 10, stability = Stable, paths = [Basic], text = "Hi.")]
     /// struct Hello;
     ///
-    /// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Hello)]).unwrap();
+    /// let pipeline = Pipeline::from_layers(DefaultPipeline::SPEC, [LayerEntry::of::<Hello>()])?;
     /// assert_eq!(pipeline.specs().map(|s| s.name).collect::<Vec<_>>(), ["hello"]);
+    /// # Ok::<(), prompt_core::PipelineError>(())
     /// ```
     pub fn from_layers(
-        name: &str,
+        pipeline: PipelineSpec,
         layers: impl IntoIterator<Item = LayerEntry>,
     ) -> Result<Self, PipelineError> {
         let mut layers: Vec<LayerEntry> = layers.into_iter().collect();
@@ -128,33 +195,133 @@ impl Pipeline {
                 b.spec.line,
             ))
         });
-        let specs: Vec<&'static LayerSpec> = layers.iter().map(|l| l.spec).collect();
-        let problems = validate::problems(name, &specs);
+        let specs: Vec<&LayerSpec> = layers.iter().map(|l| &l.spec).collect();
+        let problems = validate::problems(&pipeline, &specs);
         if problems.is_empty() {
             Ok(Self {
-                name: name.to_owned(),
+                spec: pipeline,
                 layers,
             })
         } else {
-            Err(PipelineError {
-                pipeline: name.to_owned(),
-                problems,
+            Err(PipelineError::new(pipeline.name, problems))
+        }
+    }
+
+    /// The same pipeline without the layers called `names`: to drop a
+    /// standard layer (or replace it, with [`with_layer`](Self::with_layer)).
+    /// A name the pipeline does not have is an error that lists the ones it has.
+    ///
+    /// ```
+    /// use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
+    ///
+    /// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "Built-in persona.")]
+    /// struct BasePrompt;
+    /// #[prompt_layer(priority = 2, stability = Stable, paths = [Basic], text = "Rules.")]
+    /// struct Rules;
+    ///
+    /// let pipeline = Pipeline::collect()?.without(&["base_prompt"])?;
+    /// let prompt = PromptBuilder::new(&pipeline).build_basic(&Context::new(), &Context::new()).unwrap();
+    /// assert_eq!(prompt.text(), "Rules.");
+    /// assert!(Pipeline::collect()?.without(&["base_promt"]).is_err());
+    /// # Ok::<(), prompt_core::PipelineError>(())
+    /// ```
+    pub fn without(mut self, names: &[&str]) -> Result<Self, PipelineError> {
+        let problems: Vec<Problem> = names
+            .iter()
+            .filter(|name| self.spec(name).is_none())
+            .map(|name| Problem::UnknownLayer {
+                name: (*name).to_owned(),
+                known: self.specs().map(|s| s.name.to_owned()).collect(),
             })
+            .collect();
+        if !problems.is_empty() {
+            return Err(PipelineError::new(self.spec.name, problems));
+        }
+        self.layers.retain(|l| !names.contains(&l.spec.name));
+        Ok(self)
+    }
+
+    /// The same pipeline with `entry` added, validated again: e.g. a
+    /// replacement for a layer removed with [`without`](Self::without).
+    pub fn with_layer(self, entry: LayerEntry) -> Result<Self, PipelineError> {
+        let mut layers = self.layers;
+        layers.push(entry);
+        Self::from_layers(self.spec, layers)
+    }
+
+    /// Checks that every package in `crates` contributed at least one layer.
+    ///
+    /// A layer crate that nothing in a binary names is dropped by the linker,
+    /// and its layers vanish without an error. State the crates your agent
+    /// needs here, in the library function that builds its pipeline, so that
+    /// every binary and test that uses it fails with a message naming the
+    /// missing crate. Names may use `-` or `_`.
+    ///
+    /// ```
+    /// use prompt_core::{prompt_layer, Pipeline, Problem};
+    ///
+    /// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "Hi.")]
+    /// struct Hello;
+    ///
+    /// // This doctest's own package is `rust_out`; `my-layers` is not linked.
+    /// let error = Pipeline::collect()?.require_crates(&["my-layers"]).unwrap_err();
+    /// assert!(matches!(&error.problems[0], Problem::MissingCrate { name, .. } if name == "my-layers"));
+    /// # Ok::<(), prompt_core::PipelineError>(())
+    /// ```
+    pub fn require_crates(self, crates: &[&str]) -> Result<Self, PipelineError> {
+        let normal = |name: &str| name.replace('-', "_");
+        let mut linked: Vec<String> = self.specs().map(|s| normal(s.krate)).collect();
+        linked.sort_unstable();
+        linked.dedup();
+        let problems: Vec<Problem> = crates
+            .iter()
+            .filter(|name| !linked.contains(&normal(name)))
+            .map(|name| Problem::MissingCrate {
+                name: (*name).to_owned(),
+                linked: linked.clone(),
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(self)
+        } else {
+            Err(PipelineError::new(self.spec.name, problems))
+        }
+    }
+
+    /// Checks that the pipeline has a layer called each of `names`: the
+    /// finer-grained form of [`require_crates`](Self::require_crates).
+    pub fn require_layers(self, names: &[&str]) -> Result<Self, PipelineError> {
+        let problems: Vec<Problem> = names
+            .iter()
+            .filter(|name| self.spec(name).is_none())
+            .map(|name| Problem::MissingLayer {
+                name: (*name).to_owned(),
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(self)
+        } else {
+            Err(PipelineError::new(self.spec.name, problems))
         }
     }
 
     /// The pipeline's name.
-    pub fn name(&self) -> &str {
-        &self.name
+    pub fn name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    /// The pipeline's declaration: what it serves, its separator.
+    pub fn pipeline_spec(&self) -> &PipelineSpec {
+        &self.spec
     }
 
     /// The layers' specs, in render order.
-    pub fn specs(&self) -> impl ExactSizeIterator<Item = &'static LayerSpec> + '_ {
-        self.layers.iter().map(|l| l.spec)
+    pub fn specs(&self) -> impl ExactSizeIterator<Item = &LayerSpec> + '_ {
+        self.layers.iter().map(|l| &l.spec)
     }
 
     /// The spec of the layer called `name`.
-    pub fn spec(&self, name: &str) -> Option<&'static LayerSpec> {
+    pub fn spec(&self, name: &str) -> Option<&LayerSpec> {
         self.specs().find(|s| s.name == name)
     }
 
@@ -163,7 +330,7 @@ impl Pipeline {
         self.layers.len()
     }
 
-    /// Whether the pipeline has no layer (only possible through `from_layers`).
+    /// Whether the pipeline has no layer (only possible through `from_layers` or `without`).
     pub fn is_empty(&self) -> bool {
         self.layers.is_empty()
     }
@@ -171,4 +338,13 @@ impl Pipeline {
     pub(crate) fn entries(&self) -> &[LayerEntry] {
         &self.layers
     }
+}
+
+fn pipeline_location(spec: &PipelineSpec) -> String {
+    format!(
+        "`{}` ({} at {})",
+        spec.name,
+        spec.type_name,
+        spec.location()
+    )
 }

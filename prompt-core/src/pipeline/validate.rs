@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
-use super::error::{LayerRef, Problem};
+use super::error::{LayerRef, Problem, Relation};
+use super::spec::PipelineSpec;
 use crate::layer::LayerSpec;
 
 /// Whether `name` is snake_case: `[a-z][a-z0-9_]*`.
@@ -15,18 +16,25 @@ pub(crate) fn is_snake_case(name: &str) -> bool {
 
 /// Every problem with `specs` as pipeline `pipeline`, in a stable order.
 /// `specs` must already be sorted by (priority, name).
-pub(crate) fn problems(pipeline: &str, specs: &[&'static LayerSpec]) -> Vec<Problem> {
+pub(crate) fn problems(pipeline: &PipelineSpec, specs: &[&LayerSpec]) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut by_name: BTreeMap<&str, &LayerSpec> = BTreeMap::new();
     let mut previous: Option<&LayerSpec> = None;
 
     for &spec in specs {
         let layer = LayerRef::from(spec);
-        if spec.pipeline != pipeline {
+        if !spec.in_pipeline(pipeline.name) {
             problems.push(Problem::WrongPipeline {
                 layer: layer.clone(),
-                declared: spec.pipeline,
-                expected: pipeline.to_owned(),
+                declared: spec.pipelines.to_vec(),
+                expected: pipeline.name.to_owned(),
+            });
+        }
+        for &path in spec.paths.iter().filter(|p| !pipeline.serves_path(**p)) {
+            problems.push(Problem::PathNotServed {
+                layer: layer.clone(),
+                path,
+                pipeline: pipeline.name.to_owned(),
             });
         }
         if !is_snake_case(spec.name) {
@@ -69,6 +77,43 @@ pub(crate) fn problems(pipeline: &str, specs: &[&'static LayerSpec]) -> Vec<Prob
             }
         }
         previous = Some(spec);
+    }
+    problems.extend(relation_problems(specs));
+    problems
+}
+
+/// Every `after`/`before` relation between two layers of `specs` that their
+/// priorities contradict. A relation to a layer the pipeline does not hold
+/// (removed with `without`, or in another pipeline) constrains nothing.
+fn relation_problems(specs: &[&LayerSpec]) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for &spec in specs {
+        let relations = spec
+            .after
+            .iter()
+            .map(|link| (Relation::After, link))
+            .chain(spec.before.iter().map(|link| (Relation::Before, link)));
+        for (relation, link) in relations {
+            let named = link.spec();
+            let Some(other) = specs.iter().find(|s| {
+                (s.name, s.krate, s.type_name) == (named.name, named.krate, named.type_name)
+            }) else {
+                continue;
+            };
+            let holds = match relation {
+                Relation::After => other.priority < spec.priority,
+                Relation::Before => spec.priority < other.priority,
+            };
+            if !holds {
+                problems.push(Problem::Order {
+                    layer: spec.into(),
+                    priority: spec.priority,
+                    relation,
+                    other: (*other).into(),
+                    other_priority: other.priority,
+                });
+            }
+        }
     }
     problems
 }

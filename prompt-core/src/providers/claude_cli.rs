@@ -14,9 +14,11 @@
 //! ```
 //! use prompt_core::providers::claude_cli::ClaudeCli;
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
-//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc_claude_cli")]
+//! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+//! # struct DocClaudeCli;
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocClaudeCli)]
 //! # struct Persona;
-//! # let pipeline = Pipeline::named("doc_claude_cli")?;
+//! # let pipeline = Pipeline::of::<DocClaudeCli>()?;
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
 //!
 //! let args = ClaudeCli::new().exclude_host_dynamic_sections(true).args(&prompt)?;

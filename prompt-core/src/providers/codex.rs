@@ -10,9 +10,11 @@
 //! ```
 //! use prompt_core::providers::codex;
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
-//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc_codex")]
+//! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+//! # struct DocCodex;
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocCodex)]
 //! # struct Persona;
-//! # let pipeline = Pipeline::named("doc_codex")?;
+//! # let pipeline = Pipeline::of::<DocCodex>()?;
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
 //!
 //! let dir = tempfile::tempdir()?;

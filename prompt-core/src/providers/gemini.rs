@@ -22,11 +22,13 @@
 //! use prompt_core::providers::gemini::{CreateCachedContent, GenerateContentRequest};
 //! use prompt_core::providers::Message;
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
-//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc_gemini")]
+//! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+//! # struct DocGemini;
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocGemini)]
 //! # struct Persona;
-//! # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Date: 2026-11-29", pipeline = "doc_gemini")]
+//! # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Date: 2026-11-29", pipeline = DocGemini)]
 //! # struct Today;
-//! # let pipeline = Pipeline::named("doc_gemini")?;
+//! # let pipeline = Pipeline::of::<DocGemini>()?;
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
 //!
 //! let cache = CreateCachedContent::new(&prompt, "gemini-2.5-pro", Duration::from_secs(3600))?;

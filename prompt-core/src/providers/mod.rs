@@ -19,9 +19,11 @@
 //! ```
 //! use prompt_core::providers::{anthropic, openai, Message};
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
-//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc_providers")]
+//! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+//! # struct DocProviders;
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocProviders)]
 //! # struct Persona;
-//! # let pipeline = Pipeline::named("doc_providers")?;
+//! # let pipeline = Pipeline::of::<DocProviders>()?;
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
 //!
 //! let request = anthropic::MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024)

@@ -20,9 +20,11 @@
 //! use prompt_core::providers::openai::{prompt_cache_key, CacheRetention, ResponsesRequest};
 //! use prompt_core::providers::Message;
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
-//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc_openai")]
+//! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+//! # struct DocOpenai;
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocOpenai)]
 //! # struct Persona;
-//! # let pipeline = Pipeline::named("doc_openai")?;
+//! # let pipeline = Pipeline::of::<DocOpenai>()?;
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
 //!
 //! let request = ResponsesRequest::new(&prompt, "gpt-5")

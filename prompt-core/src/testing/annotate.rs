@@ -14,21 +14,24 @@ use crate::layer::{AssemblyPath, Stability};
 /// prompt's own Markdown. Between markers is exactly what the layer wrote:
 /// in `cargo insta review`, a changed line shows which layer it belongs to.
 ///
-/// ```
+/// ```standalone_crate
 /// use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render};
 /// use prompt_core::testing::annotate;
 ///
-/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "Be brief.", pipeline = "doc")]
+/// /// The pipeline of this example.
+/// #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+/// struct Doc;
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "Be brief.", pipeline = Doc)]
 /// struct Brief;
-/// #[prompt_layer(priority = 2, stability = Stable, paths = [Cached], pipeline = "doc", silent = "a session with notes")]
+/// #[prompt_layer(priority = 2, stability = Stable, paths = [Cached], pipeline = Doc, silent = "a session with notes")]
 /// struct Quiet;
 /// impl Render for Quiet {
 ///     fn render(&self, _out: &mut String, _input: &LayerInput<'_>) {}
 /// }
-/// #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Turn 3.", pipeline = "doc")]
+/// #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Turn 3.", pipeline = Doc)]
 /// struct Turn;
 ///
-/// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Brief), LayerEntry::of(Quiet), LayerEntry::of(Turn)]).unwrap();
+/// let pipeline = Pipeline::of::<Doc>().unwrap();
 /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new()).unwrap();
 /// assert_eq!(annotate(&prompt).unwrap(), "\
 /// @@ pipeline `doc` · cached · full · stable 9 B · dynamic 7 B

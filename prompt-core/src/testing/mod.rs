@@ -27,13 +27,16 @@
 //!
 //! The same, checked here without insta:
 //!
-//! ```
+//! ```standalone_crate
 //! use prompt_core::{prompt_layer, testing, Context, LayerEntry, Pipeline};
 //!
-//! #[prompt_layer(priority = 1, stability = Stable, paths = [Basic, Cached], modes = [Full], text = "Be brief.", pipeline = "doc")]
+//! /// The pipeline of this example.
+//! #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+//! struct Doc;
+//! #[prompt_layer(priority = 1, stability = Stable, paths = [Basic, Cached], modes = [Full], text = "Be brief.", pipeline = Doc)]
 //! struct Brief;
 //!
-//! let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Brief)]).unwrap();
+//! let pipeline = Pipeline::of::<Doc>().unwrap();
 //! let labels: Vec<String> = testing::every_assembly(&pipeline, &Context::new(), &Context::new())?
 //!     .into_iter()
 //!     .map(|(label, _prompt)| label)

@@ -30,16 +30,19 @@ pub struct SegmentError {
 /// separator, so the boundaries are exact: joining the non-empty segments of
 /// a part with the separator gives the part back.
 ///
-/// ```
+/// ```standalone_crate
 /// use prompt_core::{prompt_layer, Context, LayerEntry, Pipeline, PromptBuilder};
 /// use prompt_core::testing::segments;
 ///
-/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "Be brief.", pipeline = "doc")]
+/// /// The pipeline of this example.
+/// #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+/// struct Doc;
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "Be brief.", pipeline = Doc)]
 /// struct Brief;
-/// #[prompt_layer(priority = 2, stability = Stable, paths = [Cached], text = "Cite files.", pipeline = "doc")]
+/// #[prompt_layer(priority = 2, stability = Stable, paths = [Cached], text = "Cite files.", pipeline = Doc)]
 /// struct Cite;
 ///
-/// let pipeline = Pipeline::from_layers("doc", [LayerEntry::of(Brief), LayerEntry::of(Cite)]).unwrap();
+/// let pipeline = Pipeline::of::<Doc>().unwrap();
 /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new()).unwrap();
 /// let texts: Vec<(&str, &str)> = segments(&prompt).unwrap().iter().map(|s| (s.layer.name, s.text)).collect();
 /// assert_eq!(texts, [("brief", "Be brief."), ("cite", "Cite files.")]);

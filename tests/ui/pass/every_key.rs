@@ -1,5 +1,8 @@
 // Every key of the attribute, in one crate that depends on nothing but prompt-core.
-use prompt_core::{prompt_layer, AssemblyPath, LayerInput, Pipeline, PromptLayer, PromptMode, Render, Stability};
+use prompt_core::{
+    prompt_layer, prompt_pipeline, AssemblyPath, Channel, LayerInput, Pipeline, PromptLayer,
+    PromptMode, Render, Stability, Yields,
+};
 
 mod reexport {
     pub use prompt_core as core_again;
@@ -7,8 +10,16 @@ mod reexport {
 
 const BASE: u32 = 100;
 
-#[prompt_layer(priority = BASE, stability = Stable, paths = [Basic, Cached], text = "Persona.", pipeline = "every_key")]
-pub struct Persona;
+/// The main agent's pipeline.
+#[prompt_pipeline(paths = [Basic, Cached], modes = [Full, Compact], separator = "\n---\n", crate = reexport::core_again)]
+pub struct EveryKey;
+
+/// A sub-agent sharing a layer with it.
+#[prompt_pipeline(paths = [Cached])]
+pub struct SubAgent;
+
+#[prompt_layer(priority = BASE, stability = Stable, paths = [Cached], text = "Persona.\n\n", pipeline = [EveryKey, SubAgent])]
+pub struct PersonaLayer;
 
 #[prompt_layer(
     priority = BASE + 10,
@@ -16,8 +27,8 @@ pub struct Persona;
     paths = [Cached],
     modes = [Full, Compact],
     name = "house_rules",
-    pipeline = "every_key",
-    after = [Persona],
+    pipeline = EveryKey,
+    after = [PersonaLayer],
     before = [Clock],
     silent = "when the session has house rules",
     crate = reexport::core_again,
@@ -35,7 +46,15 @@ impl Render for Rules {
     }
 }
 
-#[prompt_layer(priority = 10_000 + BASE, stability = Dynamic, paths = [Cached], pipeline = "every_key", after = [Persona, Rules])]
+#[prompt_layer(
+    priority = 10_000 + BASE,
+    stability = Dynamic,
+    paths = [Cached],
+    pipeline = EveryKey,
+    after = [PersonaLayer, Rules],
+    yields = Keep,
+    channel = Reminder,
+)]
 pub struct Clock;
 
 impl Render for Clock {
@@ -49,9 +68,16 @@ fn main() {
     assert_eq!(Rules::SPEC.modes, &[PromptMode::Full, PromptMode::Compact]);
     assert_eq!(Rules::SPEC.silent, Some("when the session has house rules"));
     assert_eq!(Clock::SPEC.stability, Stability::Dynamic);
-    assert_eq!(Persona::SPEC.modes, PromptMode::ALL);
+    assert_eq!((Clock::SPEC.yields, Clock::SPEC.channel), (Yields::Keep, Channel::Reminder));
+    assert_eq!((Rules::SPEC.yields, Rules::SPEC.channel), (Yields::Shed, Channel::System));
+    assert_eq!(PersonaLayer::SPEC.name, "persona");
+    assert_eq!(PersonaLayer::SPEC.modes, PromptMode::ALL);
+    assert_eq!(PersonaLayer::SPEC.pipelines, ["every_key", "sub_agent"]);
 
-    let pipeline = Pipeline::named("every_key").expect("valid pipeline");
+    let pipeline = Pipeline::of::<EveryKey>().expect("valid pipeline");
     let names: Vec<_> = pipeline.specs().map(|s| s.name).collect();
     assert_eq!(names, ["persona", "house_rules", "clock"]);
+    assert_eq!(pipeline.pipeline_spec().separator, "\n---\n");
+    let sub_agent = Pipeline::named("sub_agent").expect("valid pipeline");
+    assert_eq!(sub_agent.len(), 1);
 }

@@ -255,9 +255,11 @@ impl fmt::Display for BelowCacheMinimum {
 /// use prompt_core::providers::anthropic::{check_cache_minimum, CacheMinimums};
 /// use prompt_core::tokens::ApproxCounter;
 /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
-/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc_minimum")]
+/// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+/// # struct DocMinimum;
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocMinimum)]
 /// # struct Persona;
-/// # let pipeline = Pipeline::named("doc_minimum")?;
+/// # let pipeline = Pipeline::of::<DocMinimum>()?;
 /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
 ///
 /// let table = CacheMinimums::anthropic();

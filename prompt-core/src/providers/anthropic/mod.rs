@@ -25,11 +25,13 @@
 //! use prompt_core::providers::anthropic::{CacheTtl, MessagesRequest};
 //! use prompt_core::providers::Message;
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
-//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = "doc_anthropic")]
+//! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+//! # struct DocAnthropic;
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocAnthropic)]
 //! # struct Persona;
-//! # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Date: 2026-11-29", pipeline = "doc_anthropic")]
+//! # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Date: 2026-11-29", pipeline = DocAnthropic)]
 //! # struct Today;
-//! # let pipeline = Pipeline::named("doc_anthropic")?;
+//! # let pipeline = Pipeline::of::<DocAnthropic>()?;
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
 //!
 //! let mut request = MessagesRequest::new(&prompt, "claude-opus-4-5", 1024)
@@ -180,9 +182,11 @@ impl MessageParam {
 /// ```
 /// use prompt_core::providers::anthropic::{system_blocks, CacheTtl};
 /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
-/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Basic, Cached], text = "You are terse.", pipeline = "doc_system_blocks")]
+/// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+/// # struct DocSystemBlocks;
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Basic, Cached], text = "You are terse.", pipeline = DocSystemBlocks)]
 /// # struct Persona;
-/// # let pipeline = Pipeline::named("doc_system_blocks")?;
+/// # let pipeline = Pipeline::of::<DocSystemBlocks>()?;
 /// let cached = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
 /// let blocks = system_blocks(&cached, CacheTtl::FiveMinutes);
 /// assert_eq!(blocks.len(), 1); // the dynamic suffix is empty: no block for it

@@ -1,0 +1,159 @@
+//! What a pipeline is before any layer joins it: its declared type and [`PipelineSpec`].
+
+use crate::assembly::DEFAULT_SEPARATOR;
+use crate::layer::{AssemblyPath, PromptMode};
+
+/// The name of the pipeline a layer joins when its attribute names none:
+/// [`DefaultPipeline`]'s.
+pub const DEFAULT_PIPELINE: &str = "default";
+
+/// Everything the framework knows about a pipeline without collecting it.
+///
+/// `#[prompt_pipeline(..)]` writes one as the associated const
+/// [`PromptPipeline::SPEC`]. `#[non_exhaustive]`: build one with
+/// [`PipelineSpec::new`] and the `with_*` methods.
+///
+/// ```
+/// use prompt_core::{AssemblyPath, PipelineSpec};
+///
+/// const SUB_AGENT: PipelineSpec = PipelineSpec::new("sub_agent").with_paths(&[AssemblyPath::Basic]);
+/// assert!(SUB_AGENT.serves_path(AssemblyPath::Basic));
+/// assert!(!SUB_AGENT.serves_path(AssemblyPath::Cached));
+/// assert_eq!(SUB_AGENT.separator, "\n\n");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PipelineSpec {
+    /// Unique (per binary) snake_case name: the type's name in snake_case.
+    pub name: &'static str,
+    /// The paths its callers assemble. A layer may list only these.
+    pub paths: &'static [AssemblyPath],
+    /// The modes its callers assemble. A layer may list only these.
+    pub modes: &'static [PromptMode],
+    /// What joins two non-empty layer outputs, unless the builder sets another.
+    pub separator: &'static str,
+    /// The Rust type's name as written at the definition.
+    pub type_name: &'static str,
+    /// The package that defines the pipeline (`CARGO_PKG_NAME`).
+    pub krate: &'static str,
+    /// Source file of the definition, relative to its package's manifest directory.
+    pub file: &'static str,
+    /// Source line of the definition.
+    pub line: u32,
+}
+
+impl PipelineSpec {
+    /// A pipeline called `name` that serves every path and mode, joined by `"\n\n"`.
+    pub const fn new(name: &'static str) -> Self {
+        Self {
+            name,
+            paths: AssemblyPath::ALL,
+            modes: PromptMode::ALL,
+            separator: DEFAULT_SEPARATOR,
+            type_name: name,
+            krate: "",
+            file: "",
+            line: 0,
+        }
+    }
+
+    /// The same pipeline, serving `paths` only.
+    #[must_use]
+    pub const fn with_paths(mut self, paths: &'static [AssemblyPath]) -> Self {
+        self.paths = paths;
+        self
+    }
+
+    /// The same pipeline, serving `modes` only.
+    #[must_use]
+    pub const fn with_modes(mut self, modes: &'static [PromptMode]) -> Self {
+        self.modes = modes;
+        self
+    }
+
+    /// The same pipeline, joining layer outputs with `separator`.
+    #[must_use]
+    pub const fn with_separator(mut self, separator: &'static str) -> Self {
+        self.separator = separator;
+        self
+    }
+
+    /// The same pipeline, naming its Rust type.
+    #[must_use]
+    pub const fn with_type_name(mut self, type_name: &'static str) -> Self {
+        self.type_name = type_name;
+        self
+    }
+
+    /// The same pipeline, defined in package `krate` at `file` and `line`.
+    #[must_use]
+    pub const fn defined_at(mut self, krate: &'static str, file: &'static str, line: u32) -> Self {
+        self.krate = krate;
+        self.file = file;
+        self.line = line;
+        self
+    }
+
+    /// Where the pipeline is declared: `my-agent: src/agents.rs:12`.
+    pub fn location(&self) -> String {
+        format!(
+            "{}: {}:{}",
+            self.krate,
+            self.file.replace('\\', "/"),
+            self.line
+        )
+    }
+
+    /// Whether callers of this pipeline assemble `path`.
+    pub const fn serves_path(&self, path: AssemblyPath) -> bool {
+        let mut i = 0;
+        while i < self.paths.len() {
+            if self.paths[i] as u8 == path as u8 {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Whether callers of this pipeline assemble in `mode`.
+    pub const fn serves_mode(&self, mode: PromptMode) -> bool {
+        let mut i = 0;
+        while i < self.modes.len() {
+            if self.modes[i] as u8 == mode as u8 {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+}
+
+/// A pipeline declared as a type: `#[prompt_pipeline(..)] pub struct Reviewer;`.
+///
+/// Layers join it with `pipeline = Reviewer` (or `pipeline = [Main, Reviewer]`),
+/// so a misspelt pipeline is an ordinary unresolved-name error, and the
+/// attribute rejects at compile time every path or mode a layer lists that
+/// the pipeline does not serve. Collect it with [`Pipeline::of`](crate::Pipeline::of).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt pipeline",
+    label = "not declared with `#[prompt_pipeline]`",
+    note = "declare it with `#[prompt_pipeline(paths = [Basic, Cached])] pub struct {Self};`, or drop the `pipeline` key to join the default pipeline"
+)]
+pub trait PromptPipeline: 'static {
+    /// The pipeline's static description.
+    const SPEC: PipelineSpec;
+}
+
+/// The pipeline a layer joins when its attribute has no `pipeline` key.
+///
+/// Serves every path and mode. [`Pipeline::collect`](crate::Pipeline::collect)
+/// collects it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DefaultPipeline;
+
+impl PromptPipeline for DefaultPipeline {
+    const SPEC: PipelineSpec = PipelineSpec::new(DEFAULT_PIPELINE)
+        .with_type_name("DefaultPipeline")
+        .defined_at(env!("CARGO_PKG_NAME"), "src/pipeline/spec.rs", line!());
+}

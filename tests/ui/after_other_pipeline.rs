@@ -1,9 +1,0 @@
-use prompt_core::prompt_layer;
-
-#[prompt_layer(priority = 100, stability = Stable, paths = [Cached], text = "Persona.", pipeline = "reviewer")]
-pub struct Persona;
-
-#[prompt_layer(priority = 200, stability = Stable, paths = [Cached], text = "Rules.", after = [Persona])]
-pub struct Rules;
-
-fn main() {}
