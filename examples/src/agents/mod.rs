@@ -101,7 +101,7 @@ impl Agent {
     ///
     /// # Errors
     /// [`AgentError`] when the workspace cannot be read or the prompt cannot be built.
-    pub fn render(self, request: &RenderRequest) -> Result<prompt_core::AssembledPrompt, AgentError> {
+    pub fn render(self, request: &RenderRequest) -> Result<Rendered, AgentError> {
         if !self.paths().contains(&request.path) {
             return Err(AgentError::Unsupported(format!(
                 "{self} has no `{}` path; use one of: {}",
@@ -170,6 +170,26 @@ impl Paradigm {
             name: name.into(),
             session,
             turn,
+        }
+    }
+}
+
+/// What an agent sends as its system prompt for one render.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// The assembled prompt (parts and trace).
+    pub prompt: prompt_core::AssembledPrompt,
+    /// The system prompt as sent: the prompt's text plus anything the agent
+    /// adds after assembly (Aleph's sub-agent welds).
+    pub text: String,
+}
+
+impl Rendered {
+    /// A rendering that sends exactly the assembled prompt.
+    pub fn of(prompt: prompt_core::AssembledPrompt) -> Self {
+        Self {
+            text: prompt.text(),
+            prompt,
         }
     }
 }

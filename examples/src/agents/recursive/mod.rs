@@ -86,7 +86,7 @@ pub use layers::{
 };
 pub use notes::{LegacyNotes, Note};
 
-use super::{AgentError, Paradigm, RenderRequest};
+use super::{AgentError, Paradigm, RenderRequest, Rendered};
 
 /// The pipeline's name: every recursive layer declares it.
 pub const PIPELINE: &str = "recursive";
@@ -341,7 +341,7 @@ pub fn paradigms(root: &Path) -> Vec<Paradigm> {
 /// the workspace. A workspace with `workspace/` and `home/` folders is read as
 /// a fixture root; any other folder is the workspace itself, with `$HOME`
 /// not read (the CLI passes it in `request` only through the fixture).
-pub(crate) fn render(request: &RenderRequest) -> Result<AssembledPrompt, AgentError> {
+pub(crate) fn render(request: &RenderRequest) -> Result<Rendered, AgentError> {
     let root = &request.workspace;
     let config = if root.join("workspace").is_dir() && root.join("home").is_dir() {
         RecursiveConfig::fixture(root)
@@ -351,5 +351,7 @@ pub(crate) fn render(request: &RenderRequest) -> Result<AssembledPrompt, AgentEr
             ..RecursiveConfig::new(root)
         }
     };
-    Ok(assemble(&config, &BaseFold::default(), request.path)?.prompt)
+    Ok(Rendered::of(
+        assemble(&config, &BaseFold::default(), request.path)?.prompt,
+    ))
 }
