@@ -3,8 +3,12 @@
 //! ```text
 //! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--path cached|basic]
 //!               [--mode full|compact|minimal] [--format text|json] [--trace] ...
-//! prompt manifest [--pipeline NAME]
+//! prompt render --agent recursive|aleph|kitsoki [--workspace DIR] ...
+//! prompt manifest [--pipeline NAME | --agent NAME]
 //! ```
+//!
+//! With `--agent`, `render` builds that reference agent over its built-in
+//! fixture workspace, or over `--workspace DIR`.
 //!
 //! `RUST_LOG=prompt_core=debug` prints each assembly's trace to stderr.
 
@@ -15,7 +19,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use prompt_core::{AssemblyTrace, Context, Pipeline, PromptBuilder, PromptMode};
+use prompt_core::{AssemblyPath, AssemblyTrace, Context, Pipeline, PromptBuilder, PromptMode};
+use prompt_examples::agents::{Agent, RenderRequest};
 use prompt_layers::sources::Scratchpad;
 use prompt_layers::{SessionConfig, SubAgent, SubAgents, load_session};
 
@@ -39,12 +44,19 @@ enum Command {
         /// The pipeline to describe.
         #[arg(long, default_value = prompt_core::DEFAULT_PIPELINE)]
         pipeline: String,
+        /// Describe a reference agent's pipeline instead.
+        #[arg(long, value_parser = parse_agent)]
+        agent: Option<Agent>,
     },
 }
 
 #[derive(clap::Args)]
 struct RenderArgs {
-    /// The workspace the agent works in (default: the current directory).
+    /// Render a reference agent (recursive, aleph, kitsoki) instead of the standard pipeline.
+    #[arg(long, value_parser = parse_agent)]
+    agent: Option<Agent>,
+    /// The workspace the agent works in (default: the current directory, or
+    /// the agent's built-in fixture with `--agent`).
     #[arg(long)]
     workspace: Option<PathBuf>,
     /// The working directory, at or below the workspace (default: the workspace).
@@ -74,9 +86,9 @@ struct RenderArgs {
     /// `cached`: stable prefix + dynamic suffix; `basic`: one flat prompt.
     #[arg(long, value_enum, default_value_t = PathArg::Cached)]
     path: PathArg,
-    /// How much the prompt says.
-    #[arg(long, default_value = "full")]
-    mode: PromptMode,
+    /// How much the prompt says (default: full; Aleph: its `aleph.toml`).
+    #[arg(long)]
+    mode: Option<PromptMode>,
     /// `text`: the prompt as sent; `json`: its parts and the assembly trace.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -116,8 +128,12 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        Command::Manifest { pipeline } => {
-            let pipeline = Pipeline::named(&pipeline).map_err(|e| e.to_string())?;
+        Command::Manifest { pipeline, agent } => {
+            let name = match agent {
+                Some(agent) => agent.pipeline_name(),
+                None => pipeline.as_str(),
+            };
+            let pipeline = Pipeline::named(name).map_err(|e| e.to_string())?;
             print(&pipeline.manifest())
         }
         Command::Render(args) => render(args),
@@ -125,6 +141,9 @@ fn run(cli: Cli) -> Result<(), String> {
 }
 
 fn render(args: RenderArgs) -> Result<(), String> {
+    if let Some(agent) = args.agent {
+        return render_agent(agent, args);
+    }
     let workspace = match args.workspace {
         Some(dir) => dir,
         None => std::env::current_dir()
@@ -157,22 +176,65 @@ fn render(args: RenderArgs) -> Result<(), String> {
         Err(error) => eprintln!("prompt: warning: {error}; rendering without the scratchpad"),
     }
 
-    let builder = PromptBuilder::new(&pipeline).mode(args.mode);
+    let builder = PromptBuilder::new(&pipeline).mode(args.mode.unwrap_or_default());
     let prompt = match args.path {
         PathArg::Cached => builder.build_cached(&session, &turn),
         PathArg::Basic => builder.build_basic(&session, &turn),
     }
     .map_err(|e| e.to_string())?;
-    if args.trace {
+    output(&prompt, prompt.text(), args.trace, args.format)
+}
+
+/// `render --agent NAME`: the agent over `--workspace` or its built-in fixture.
+fn render_agent(agent: Agent, args: RenderArgs) -> Result<(), String> {
+    let workspace = args.workspace.clone().unwrap_or_else(|| agent.fixture());
+    if !workspace.is_dir() {
+        return Err(format!(
+            "workspace `{}` is not a directory{}",
+            workspace.display(),
+            if args.workspace.is_none() {
+                " (the built-in fixture lives in the source checkout; pass --workspace DIR)"
+            } else {
+                ""
+            }
+        ));
+    }
+    let request = RenderRequest {
+        workspace,
+        path: match args.path {
+            PathArg::Cached => AssemblyPath::Cached,
+            PathArg::Basic => AssemblyPath::Basic,
+        },
+        mode: args.mode,
+        date: args.date,
+        model: args.model,
+    };
+    let rendered = agent.render(&request).map_err(|e| e.to_string())?;
+    output(&rendered.prompt, rendered.text, args.trace, args.format)
+}
+
+/// Prints `text` (or the prompt as JSON), and the trace when asked.
+fn output(
+    prompt: &prompt_core::AssembledPrompt,
+    text: String,
+    trace: bool,
+    format: Format,
+) -> Result<(), String> {
+    if trace {
         eprint!("{}", trace_summary(prompt.trace()));
     }
-    match args.format {
-        Format::Text => print(&(prompt.text() + "\n")),
+    match format {
+        Format::Text => print(&(text + "\n")),
         Format::Json => {
-            let json = serde_json::to_string_pretty(&prompt).map_err(|e| e.to_string())?;
+            let json = serde_json::to_string_pretty(prompt).map_err(|e| e.to_string())?;
             print(&(json + "\n"))
         }
     }
+}
+
+fn parse_agent(arg: &str) -> Result<Agent, String> {
+    arg.parse()
+        .map_err(|e: prompt_examples::agents::AgentError| e.to_string())
 }
 
 /// The trace as lines for a person: one per layer, then its notes.

@@ -3,8 +3,7 @@
 use prompt_core::budget::TokenBudget;
 use prompt_core::{AssembledPrompt, AssemblyError, Context, PromptMode, Stability};
 use prompt_examples::agents::aleph::{
-    self, AlephError, AlephWorkspace, SessionMode, SpawnRequest, session_mode_line,
-    strategy_block,
+    self, AlephError, AlephWorkspace, SessionMode, SpawnRequest, session_mode_line, strategy_block,
 };
 use prompt_examples::agents::{Agent, RenderRequest, unreachable_layers};
 
@@ -62,8 +61,14 @@ fn every_path_and_mode_of_the_fixture() {
 #[test]
 fn at_least_thirty_layers_across_both_bands() {
     let pipeline = aleph::pipeline().unwrap();
-    let stable = pipeline.specs().filter(|s| s.stability == Stability::Stable).count();
-    let dynamic = pipeline.specs().filter(|s| s.stability == Stability::Dynamic).count();
+    let stable = pipeline
+        .specs()
+        .filter(|s| s.stability == Stability::Stable)
+        .count();
+    let dynamic = pipeline
+        .specs()
+        .filter(|s| s.stability == Stability::Dynamic)
+        .count();
     assert_eq!((stable, dynamic), (24, 14));
     assert!(pipeline.len() >= 30);
     insta::assert_snapshot!("manifest", pipeline.manifest());
@@ -110,9 +115,15 @@ fn compact_and_minimal_drop_the_heavy_guidance() {
         assert_eq!(spec.modes, [PromptMode::Full], "{heavy}");
     }
     let compact = speaking(PromptMode::Compact);
-    assert!(compact.iter().all(|name| !HEAVY.contains(name)), "{compact:?}");
+    assert!(
+        compact.iter().all(|name| !HEAVY.contains(name)),
+        "{compact:?}"
+    );
     let heavy_in_full = full.iter().filter(|name| HEAVY.contains(name)).count();
-    assert!(heavy_in_full >= 12, "the fixture wakes most heavy layers: {full:?}");
+    assert!(
+        heavy_in_full >= 12,
+        "the fixture wakes most heavy layers: {full:?}"
+    );
     assert_eq!(compact.len(), full.len() - heavy_in_full);
     assert_eq!(
         speaking(PromptMode::Minimal),
@@ -147,7 +158,10 @@ fn the_stable_dynamic_split_holds_in_every_mode() {
         };
         assert_eq!(bytes(Stability::Stable), prompt.stable().len(), "{mode}");
         assert_eq!(bytes(Stability::Dynamic), prompt.dynamic().len(), "{mode}");
-        assert!(!prompt.stable().is_empty() && !prompt.dynamic().is_empty(), "{mode}");
+        assert!(
+            !prompt.stable().is_empty() && !prompt.dynamic().is_empty(),
+            "{mode}"
+        );
         assert!(!prompt.stable().contains("Run id") && !prompt.stable().contains("2026-11-29"));
     }
 }
@@ -164,20 +178,31 @@ fn the_sub_agent_welds_match_their_layer_forms_byte_for_byte() {
     let sub = spawned(&ws, PromptMode::Full);
     let assembled = sub.prompt.text();
     assert_eq!(sub.text, format!("{assembled}\n\n{strategy}\n\n{line}"));
-    assert!(!assembled.contains("<strategy>"), "the sub-agent session has no strategy of its own");
+    assert!(
+        !assembled.contains("<strategy>"),
+        "the sub-agent session has no strategy of its own"
+    );
     assert_eq!(sub.text.matches(&line).count(), 1);
 
     // The layer forms, on the main loop's Cached path: the same bytes.
     let cached = main(&ws, PromptMode::Full, None);
     assert!(cached.stable().contains(&format!("\n\n{strategy}\n\n")));
-    let envelope = cached.dynamic().split("## Operating envelope\n\n").nth(1).unwrap();
+    let envelope = cached
+        .dynamic()
+        .split("## Operating envelope\n\n")
+        .nth(1)
+        .unwrap();
     assert!(envelope.lines().any(|l| l == line), "{envelope}");
 }
 
 #[test]
 fn cached_puts_the_strategy_body_on_the_stable_side_and_its_echo_on_the_dynamic_side() {
     let prompt = main(&fixture(), PromptMode::Full, None);
-    assert!(prompt.stable().contains("<strategy>\nObjective: ship the ledger fix today."));
+    assert!(
+        prompt
+            .stable()
+            .contains("<strategy>\nObjective: ship the ledger fix today.")
+    );
     assert!(!prompt.dynamic().contains("<strategy>"));
     assert!(prompt.dynamic().contains(
         "<strategy_reminder>\n- No schema changes.\n- Deploy only after staging is green.\n</strategy_reminder>"
@@ -194,9 +219,15 @@ fn workspace_with(toml: &str) -> tempfile::TempDir {
 #[test]
 fn aleph_toml_selects_the_mode_in_lowercase() {
     let dir = workspace_with("[execution]\nprompt_mode = \"compact\"\n");
-    assert_eq!(AlephWorkspace::load(dir.path()).unwrap().mode(), PromptMode::Compact);
+    assert_eq!(
+        AlephWorkspace::load(dir.path()).unwrap().mode(),
+        PromptMode::Compact
+    );
     let empty = tempfile::tempdir().unwrap();
-    assert_eq!(AlephWorkspace::load(empty.path()).unwrap().mode(), PromptMode::Full);
+    assert_eq!(
+        AlephWorkspace::load(empty.path()).unwrap().mode(),
+        PromptMode::Full
+    );
 
     // The CLI's render, with no --mode, follows the file.
     let request = RenderRequest {
@@ -206,20 +237,29 @@ fn aleph_toml_selects_the_mode_in_lowercase() {
         date: None,
         model: None,
     };
-    assert_eq!(Agent::Aleph.render(&request).unwrap().prompt.trace().mode, PromptMode::Compact);
+    assert_eq!(
+        Agent::Aleph.render(&request).unwrap().prompt.trace().mode,
+        PromptMode::Compact
+    );
 
     let bad = workspace_with("[execution]\nprompt_mode = \"Compact\"\n");
     let error = AlephWorkspace::load(bad.path()).unwrap_err();
     assert!(matches!(error, AlephError::Config { .. }));
     let message = error.to_string();
-    assert!(message.contains("aleph.toml") && message.contains("prompt_mode"), "{message}");
+    assert!(
+        message.contains("aleph.toml") && message.contains("prompt_mode"),
+        "{message}"
+    );
 }
 
 #[test]
 fn an_extra_file_outside_the_workspace_is_an_error_naming_the_key() {
     let dir = workspace_with("[prompt]\nextra_files = [\"../secrets.md\"]\n");
     let message = AlephWorkspace::load(dir.path()).unwrap_err().to_string();
-    assert!(message.contains("extra_files[0]") && message.contains("aleph.toml"), "{message}");
+    assert!(
+        message.contains("extra_files[0]") && message.contains("aleph.toml"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -259,11 +299,21 @@ fn a_context_window_budget_trims_only_the_dynamic_suffix_with_a_notice() {
 #[test]
 fn conditionally_silent_layers_are_declared_and_silent_on_a_bare_workspace() {
     let pipeline = aleph::pipeline().unwrap();
-    let declared: Vec<&str> = pipeline.specs().filter(|s| s.silent.is_some()).map(|s| s.name).collect();
+    let declared: Vec<&str> = pipeline
+        .specs()
+        .filter(|s| s.silent.is_some())
+        .map(|s| s.name)
+        .collect();
     assert!(declared.len() >= 20, "{declared:?}");
     let bare = tempfile::tempdir().unwrap();
     let ws = AlephWorkspace::load(bare.path()).unwrap();
-    let prompt = aleph::main_prompt(&ws.session_context(), &Context::new(), PromptMode::Full, None).unwrap();
+    let prompt = aleph::main_prompt(
+        &ws.session_context(),
+        &Context::new(),
+        PromptMode::Full,
+        None,
+    )
+    .unwrap();
     // These two follow the interface, which defaults to the CLI: they speak here.
     let by_interface = ["operational_guidelines", "multi_step_conduct"];
     for layer in &prompt.trace().layers {

@@ -61,11 +61,16 @@ fn three_layers_trimmed_and_joined_with_a_rule() {
     assert_eq!(parts.len(), 3, "{}", invocation.system_prompt);
     // The framework override found upward, with its @shared include from the story's shared/.
     assert!(parts[0].starts_with("# Kitsoki: trail\n"));
-    assert!(parts[0].ends_with("Write for the trail: plain words, present tense, no modern slang."));
+    assert!(
+        parts[0].ends_with("Write for the trail: plain words, present tense, no modern slang.")
+    );
     assert!(parts[1].starts_with("## Project: trail"));
     assert_eq!(
         parts[2],
-        format!("{}\n\nYou are a weathered frontier guide. Speak plainly, five sentences at most.", Verb::Ask.contract())
+        format!(
+            "{}\n\nYou are a weathered frontier guide. Speak plainly, five sentences at most.",
+            Verb::Ask.contract()
+        )
     );
     for part in parts {
         assert_eq!(part, part.trim());
@@ -90,13 +95,24 @@ fn the_framework_layer_falls_back_to_the_search_path_then_the_default() {
     let loaded = Story::load(story.path(), &[]).unwrap();
     assert_eq!(loaded.framework, DEFAULT_FRAMEWORK.trim());
     assert_eq!(loaded.project, None);
-    let invocation = kitsoki::compose(&loaded, &kitsoki::demo_call(Verb::Route), AssemblyPath::Basic);
+    let invocation = kitsoki::compose(
+        &loaded,
+        &kitsoki::demo_call(Verb::Route),
+        AssemblyPath::Basic,
+    );
     let invocation = invocation.unwrap_err();
-    assert!(invocation.to_string().contains("prompts/narrate.md"), "{invocation}");
+    assert!(
+        invocation.to_string().contains("prompts/narrate.md"),
+        "{invocation}"
+    );
 
     let search = tempfile::tempdir().unwrap();
     std::fs::create_dir(search.path().join("sysprompt")).unwrap();
-    std::fs::write(search.path().join("sysprompt/kitsoki.md"), "Overlay for {{ app }}.\n").unwrap();
+    std::fs::write(
+        search.path().join("sysprompt/kitsoki.md"),
+        "Overlay for {{ app }}.\n",
+    )
+    .unwrap();
     let loaded = Story::load(story.path(), &[search.path().to_owned()]).unwrap();
     assert_eq!(loaded.framework, "Overlay for demo.");
 }
@@ -107,25 +123,49 @@ fn the_project_layer_comes_from_context_then_context_path_then_the_convention() 
         "app:\n  id: demo\n  context: \"Inline {{ app }}.\"\n",
         &[("prompts/_project.md", "Convention.")],
     );
-    assert_eq!(Story::load(inline.path(), &[]).unwrap().project.as_deref(), Some("Inline demo."));
+    assert_eq!(
+        Story::load(inline.path(), &[]).unwrap().project.as_deref(),
+        Some("Inline demo.")
+    );
 
     let by_path = story_with(
         "app:\n  id: demo\n  context_path: ctx/project.md\n",
-        &[("ctx/project.md", "  From a file.  \n"), ("prompts/_project.md", "Convention.")],
+        &[
+            ("ctx/project.md", "  From a file.  \n"),
+            ("prompts/_project.md", "Convention."),
+        ],
     );
-    assert_eq!(Story::load(by_path.path(), &[]).unwrap().project.as_deref(), Some("From a file."));
+    assert_eq!(
+        Story::load(by_path.path(), &[]).unwrap().project.as_deref(),
+        Some("From a file.")
+    );
 
-    let convention = story_with("app:\n  id: demo\n", &[("prompts/_project.md", "Convention.")]);
-    assert_eq!(Story::load(convention.path(), &[]).unwrap().project.as_deref(), Some("Convention."));
+    let convention = story_with(
+        "app:\n  id: demo\n",
+        &[("prompts/_project.md", "Convention.")],
+    );
+    assert_eq!(
+        Story::load(convention.path(), &[])
+            .unwrap()
+            .project
+            .as_deref(),
+        Some("Convention.")
+    );
 }
 
 #[test]
 fn context_and_context_path_together_are_an_error_naming_the_file() {
-    let story = story_with("app:\n  id: demo\n  context: a\n  context_path: b.md\n", &[]);
+    let story = story_with(
+        "app:\n  id: demo\n  context: a\n  context_path: b.md\n",
+        &[],
+    );
     let error = Story::load(story.path(), &[]).unwrap_err();
     assert!(matches!(error, KitsokiError::ContextConflict { .. }));
     let message = error.to_string();
-    assert!(message.contains("app.yaml: app.context and app.context_path are mutually exclusive"), "{message}");
+    assert!(
+        message.contains("app.yaml: app.context and app.context_path are mutually exclusive"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -136,13 +176,17 @@ fn every_verb_but_task_excludes_claude_codes_dynamic_sections() {
         let args = claude_args(&invocation);
         assert_eq!(args[0], "--system-prompt");
         assert_eq!(args[1], invocation.system_prompt);
-        let excludes = args.iter().any(|a| a == "--exclude-dynamic-system-prompt-sections");
+        let excludes = args
+            .iter()
+            .any(|a| a == "--exclude-dynamic-system-prompt-sections");
         assert_eq!(excludes, verb != Verb::Task, "{verb:?}");
         assert_eq!(invocation.trace.exclude_dynamic, excludes);
     }
     // route has no contract: the task layer is the persona alone.
     let route = ask(&story, Verb::Route);
-    assert!(route.system_prompt.ends_with(&format!("{SEPARATOR}You are a weathered frontier guide. Speak plainly, five sentences at most.")));
+    assert!(route.system_prompt.ends_with(&format!(
+        "{SEPARATOR}You are a weathered frontier guide. Speak plainly, five sentences at most."
+    )));
 }
 
 #[test]
@@ -156,10 +200,16 @@ fn inherit_claude_default_appends_the_persona_without_grounding() {
     assert!(invocation.legacy && invocation.prompt.is_none());
     assert_eq!(
         claude_args(&invocation),
-        ["--append-system-prompt", "You name wagon parties. Reply with one name."]
+        [
+            "--append-system-prompt",
+            "You name wagon parties. Reply with one name."
+        ]
     );
     assert_eq!(invocation.trace.layers, []);
-    assert_eq!((invocation.trace.bytes, invocation.trace.exclude_dynamic), (0, false));
+    assert_eq!(
+        (invocation.trace.bytes, invocation.trace.exclude_dynamic),
+        (0, false)
+    );
 }
 
 #[test]
@@ -168,11 +218,23 @@ fn codex_receives_the_same_bytes_through_an_instructions_file() {
     let dir = tempfile::tempdir().unwrap();
     let args = codex_args(&invocation, dir.path()).unwrap();
     let path = dir.path().join(kitsoki::INSTRUCTIONS_FILE);
-    assert_eq!(args, ["-c".to_owned(), format!("model_instructions_file={}", path.display())]);
-    assert_eq!(std::fs::read(&path).unwrap(), invocation.system_prompt.as_bytes());
+    assert_eq!(
+        args,
+        [
+            "-c".to_owned(),
+            format!("model_instructions_file={}", path.display())
+        ]
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        invocation.system_prompt.as_bytes()
+    );
     // Written again in place, and no temporary file is left behind.
     codex_args(&invocation, dir.path()).unwrap();
-    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let entries: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(entries, [kitsoki::INSTRUCTIONS_FILE]);
     let error = codex_args(&invocation, &dir.path().join("absent")).unwrap_err();
     assert!(error.to_string().contains("absent"), "{error}");
@@ -201,11 +263,18 @@ fn each_call_emits_and_returns_a_trace_record() {
         .with_max_level(tracing::Level::DEBUG)
         .with_ansi(false)
         .finish();
-    let invocation = tracing::subscriber::with_default(subscriber, || ask(&fixture(), Verb::Decide));
+    let invocation =
+        tracing::subscriber::with_default(subscriber, || ask(&fixture(), Verb::Decide));
     let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-    let line = log.lines().find(|l| l.contains("sysprompt.composed")).expect(&log);
+    let line = log
+        .lines()
+        .find(|l| l.contains("sysprompt.composed"))
+        .expect(&log);
     assert!(line.contains("kitsoki::sysprompt"));
-    assert!(line.contains("verb=\"decide\"") && line.contains("layers=\"framework,project,task\""), "{line}");
+    assert!(
+        line.contains("verb=\"decide\"") && line.contains("layers=\"framework,project,task\""),
+        "{line}"
+    );
     assert!(line.contains(&format!("bytes={}", invocation.system_prompt.len())));
     assert!(line.contains("exclude_dynamic=true"));
     insta::assert_snapshot!(
@@ -220,8 +289,13 @@ fn an_unknown_agent_names_the_declared_ones() {
         agent: "ghost".into(),
         ..kitsoki::demo_call(Verb::Ask)
     };
-    let message = kitsoki::compose(&fixture(), &call, AssemblyPath::Basic).unwrap_err().to_string();
-    assert!(message.contains("`ghost`") && message.contains("guide, namer"), "{message}");
+    let message = kitsoki::compose(&fixture(), &call, AssemblyPath::Basic)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("`ghost`") && message.contains("guide, namer"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -230,6 +304,7 @@ fn every_layer_speaks_in_some_paradigm() {
     assert_eq!(pipeline.len(), 3);
     insta::assert_snapshot!("manifest", pipeline.manifest());
     let paradigms = Agent::Kitsoki.paradigms(&Agent::Kitsoki.fixture()).unwrap();
-    let unreachable = unreachable_layers(pipeline, &paradigms, kitsoki::PATHS, kitsoki::MODES).unwrap();
+    let unreachable =
+        unreachable_layers(pipeline, &paradigms, kitsoki::PATHS, kitsoki::MODES).unwrap();
     assert!(unreachable.is_empty(), "{unreachable:?}");
 }

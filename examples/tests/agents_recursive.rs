@@ -19,7 +19,11 @@ fn system(config: &RecursiveConfig, fold: &BaseFold) -> String {
 
 /// The byte offset of each heading, asserting that each occurs once.
 fn position(text: &str, heading: &str) -> usize {
-    assert_eq!(text.matches(heading).count(), 1, "{heading} once in:\n{text}");
+    assert_eq!(
+        text.matches(heading).count(),
+        1,
+        "{heading} once in:\n{text}"
+    );
     text.find(heading).unwrap()
 }
 
@@ -94,7 +98,10 @@ fn the_four_channels_produce_the_same_prompt_for_the_same_inputs() {
     )
     .unwrap();
     assert_eq!(cli.system(), http.system());
-    assert!(cli.system().contains(&format!("\n\n{append}\n\n# Available skills")));
+    assert!(
+        cli.system()
+            .contains(&format!("\n\n{append}\n\n# Available skills"))
+    );
 }
 
 #[test]
@@ -115,10 +122,21 @@ fn a_replaced_base_still_gets_the_project_context_in_front() {
     .unwrap()
     .system();
     assert_eq!(http, cli);
-    assert!(http.starts_with("# Project context\n\n## AGENTS.md\n\n"), "{http}");
+    assert!(
+        http.starts_with("# Project context\n\n## AGENTS.md\n\n"),
+        "{http}"
+    );
     assert!(position(&http, "You are a release engineer.") > position(&http, "# Project context"));
-    assert!(!http.contains("ignored"), "HTTP ignores the append when it replaces the base");
-    for gone in ["You are recursive,", "# User preferences", "# Memory", "# Scratchpad"] {
+    assert!(
+        !http.contains("ignored"),
+        "HTTP ignores the append when it replaces the base"
+    );
+    for gone in [
+        "You are recursive,",
+        "# User preferences",
+        "# Memory",
+        "# Scratchpad",
+    ] {
         assert!(!http.contains(gone), "{gone} belongs to the replaced base");
     }
     insta::assert_snapshot!("replaced_base", http);
@@ -134,14 +152,24 @@ fn a_system_prompt_file_replaces_the_base_and_errors_name_the_file() {
         system_prompt_file: Some(file.clone()),
         ..CliFlags::default()
     };
-    assert!(recursive::cli_loop(&config, &flags).unwrap().system().contains("\n\nFrom a file.\n\n"));
+    assert!(
+        recursive::cli_loop(&config, &flags)
+            .unwrap()
+            .system()
+            .contains("\n\nFrom a file.\n\n")
+    );
 
     let missing = CliFlags {
         system_prompt_file: Some(dir.path().join("absent.md")),
         ..CliFlags::default()
     };
-    let error = recursive::cli_loop(&config, &missing).unwrap_err().to_string();
-    assert!(error.contains("absent.md") && error.contains("--system-prompt-file"), "{error}");
+    let error = recursive::cli_loop(&config, &missing)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("absent.md") && error.contains("--system-prompt-file"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -173,7 +201,10 @@ fn cli_run_alone_appends_goal_matched_skill_bodies() {
     let run = recursive::cli_run(&config, &CliFlags::default(), "Write the RELEASE notes").unwrap();
     let suffix = run.suffix.clone().expect("the release-notes skill matches");
     assert!(suffix.starts_with("=== Skill: release-notes (auto-loaded) ===\n# Release notes\n"));
-    assert!(!suffix.contains("name: release-notes"), "frontmatter is stripped");
+    assert!(
+        !suffix.contains("name: release-notes"),
+        "frontmatter is stripped"
+    );
     assert!(!suffix.contains("commit-style") && !suffix.contains("Bisect"));
     assert_eq!(run.system(), format!("{}\n\n{suffix}", run.prompt.text()));
     // The suffix is after assembly: the assembled prompt is the loop's.
@@ -208,7 +239,10 @@ fn an_over_cap_file_ends_with_the_marker_and_a_split_character_is_dropped_whole(
         let expected = format!(
             "# User preferences\n\n{kept}\n\n[…truncated: user.md is 8.1 KiB, cap 8 KiB]\n\n"
         );
-        assert!(prompt.contains(&expected), "{straddler}: no whole-character cut and marker");
+        assert!(
+            prompt.contains(&expected),
+            "{straddler}: no whole-character cut and marker"
+        );
         assert!(!prompt.contains(straddler) && !prompt.contains('\u{FFFD}'));
     }
 }
@@ -225,7 +259,9 @@ fn an_over_cap_project_doc_ends_with_the_marker() {
     let kept = "x".repeat(recursive::PROJECT_DOC_CAP - 2);
     let tail = &prompt[prompt.len().saturating_sub(200)..];
     assert!(
-        prompt.contains(&format!("{kept}\n\n[…truncated: AGENTS.md is 16.0 KiB, cap 16 KiB]")),
+        prompt.contains(&format!(
+            "{kept}\n\n[…truncated: AGENTS.md is 16.0 KiB, cap 16 KiB]"
+        )),
         "the 3-byte character straddles the cap and goes whole: ...{tail}"
     );
 }
@@ -234,7 +270,9 @@ fn an_over_cap_project_doc_ends_with_the_marker() {
 fn every_layer_speaks_in_some_paradigm() {
     let pipeline = recursive::pipeline().unwrap();
     assert_eq!(pipeline.len(), 12);
-    let paradigms = Agent::Recursive.paradigms(&Agent::Recursive.fixture()).unwrap();
+    let paradigms = Agent::Recursive
+        .paradigms(&Agent::Recursive.fixture())
+        .unwrap();
     let names: Vec<&str> = paradigms.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["default_base", "replaced_base"]);
     let unreachable =
@@ -245,7 +283,11 @@ fn every_layer_speaks_in_some_paradigm() {
 #[test]
 fn every_layer_is_stable_and_the_manifest_is_reviewed() {
     let pipeline = recursive::pipeline().unwrap();
-    assert!(pipeline.specs().all(|s| s.stability == prompt_core::Stability::Stable));
+    assert!(
+        pipeline
+            .specs()
+            .all(|s| s.stability == prompt_core::Stability::Stable)
+    );
     insta::assert_snapshot!("manifest", pipeline.manifest());
 }
 

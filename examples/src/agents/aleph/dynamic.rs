@@ -19,7 +19,10 @@ pub struct ChainContext;
 
 impl Render for ChainContext {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
-        let Some(chain) = turn(input).and_then(|t| t.chain.as_ref()).filter(|c| c.depth > 0) else {
+        let Some(chain) = turn(input)
+            .and_then(|t| t.chain.as_ref())
+            .filter(|c| c.depth > 0)
+        else {
             return;
         };
         let _ = write!(
@@ -43,7 +46,10 @@ pub struct ToolRuntimeState;
 
 impl Render for ToolRuntimeState {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
-        let Some(tools) = turn(input).map(|t| &t.tool_health).filter(|t| !t.is_empty()) else {
+        let Some(tools) = turn(input)
+            .map(|t| &t.tool_health)
+            .filter(|t| !t.is_empty())
+        else {
             return;
         };
         out.push_str("<tool_runtime_state>");
@@ -72,7 +78,12 @@ impl Render for McpInstructions {
         };
         out.push_str("## MCP servers\n\nThese connected servers describe how to use their tools:");
         for server in servers {
-            let _ = write!(out, "\n\n### {}\n{}", server.name, server.instructions.trim());
+            let _ = write!(
+                out,
+                "\n\n### {}\n{}",
+                server.name,
+                server.instructions.trim()
+            );
         }
     }
 }
@@ -155,12 +166,17 @@ impl Render for MemoryWindow {
             .is_some_and(|f| f.curated_memory.is_some());
         let recalled = turn(input).is_some_and(|t| t.recalled_memory);
         let what = match (curated, recalled) {
-            (true, true) => "Your curated memory is above and recalled memories are in the conversation",
+            (true, true) => {
+                "Your curated memory is above and recalled memories are in the conversation"
+            }
             (true, false) => "Your curated memory is above",
             (false, true) => "Recalled memories are in the conversation",
             (false, false) => return,
         };
-        let _ = write!(out, "## Memory window\n\n{what}: do not search for what you can already read.");
+        let _ = write!(
+            out,
+            "## Memory window\n\n{what}: do not search for what you can already read."
+        );
     }
 }
 
@@ -215,13 +231,21 @@ pub struct ExecutionPlan;
 
 impl Render for ExecutionPlan {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
-        let Some(plan) = turn(input).and_then(|t| t.plan.as_ref()).filter(|p| !p.items.is_empty()) else {
+        let Some(plan) = turn(input)
+            .and_then(|t| t.plan.as_ref())
+            .filter(|p| !p.items.is_empty())
+        else {
             return;
         };
         let done = plan.items.iter().filter(|i| i.done).count();
         let mut body = format!("Objective: {}\n", plan.objective.trim());
         for item in &plan.items {
-            let _ = writeln!(body, "- [{}] {}", if item.done { "x" } else { " " }, item.text.trim());
+            let _ = writeln!(
+                body,
+                "- [{}] {}",
+                if item.done { "x" } else { " " },
+                item.text.trim()
+            );
         }
         let _ = write!(
             body,
@@ -246,7 +270,11 @@ impl Render for StrategyPointer {
         else {
             return;
         };
-        let guardrails: Vec<String> = strategy.guardrails.iter().map(|g| format!("- {}", g.trim())).collect();
+        let guardrails: Vec<String> = strategy
+            .guardrails
+            .iter()
+            .map(|g| format!("- {}", g.trim()))
+            .collect();
         tagged(out, "strategy_reminder", &guardrails.join("\n"));
     }
 }

@@ -79,7 +79,7 @@ pub use dynamic::*;
 pub use stable::*;
 pub use state::{
     AgentCard, AgentDef, AgentKind, AlephConfig, Chain, Execution, General, IdentityFiles,
-    McpServer, Interface, Plan, PlanItem, Platform, PromptSection, RoomMember, Runtime,
+    Interface, McpServer, Plan, PlanItem, Platform, PromptSection, RoomMember, Runtime,
     SessionMode, SessionState, Strategy, ToolHealth, TurnState,
 };
 pub use welds::{escape_xml, session_mode_line, strategy_block};
@@ -274,9 +274,15 @@ fn read_files(
         }
     }
     files.curated_memory = read(workspace.join("MEMORY.md"), "MEMORY.md", &mut notes);
-    if let Some(family) = family.filter(|f| f.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')) {
+    if let Some(family) =
+        family.filter(|f| f.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+    {
         let name = format!("{family}.md");
-        files.model_delta = read(workspace.join("model_behaviors").join(&name), &name, &mut notes);
+        files.model_delta = read(
+            workspace.join("model_behaviors").join(&name),
+            &name,
+            &mut notes,
+        );
     }
     files.notes = notes;
     Ok(files)
@@ -396,7 +402,9 @@ pub fn paradigms(workspace: &Path) -> Result<Vec<Paradigm>, AlephError> {
     };
     Ok(vec![
         variant("cli", &|_| {}),
-        variant("background", &|ws| ws.session.interface = state::Interface::Background),
+        variant("background", &|ws| {
+            ws.session.interface = state::Interface::Background
+        }),
         variant("web_rich", &|ws| {
             ws.session.interface = state::Interface::WebRich;
             ws.turn.doctor_failing = true;

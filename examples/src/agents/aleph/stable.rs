@@ -158,7 +158,11 @@ impl Render for RoomRoster {
             .take(ROSTER_NAMES)
             .map(|m| {
                 let name = escape_xml(m.name.trim());
-                if m.owner { format!("{name} (owner)") } else { name }
+                if m.owner {
+                    format!("{name} (owner)")
+                } else {
+                    name
+                }
             })
             .collect();
         if room.len() > ROSTER_NAMES {
@@ -181,8 +185,15 @@ impl Render for Environment {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
         let Some(state) = session(input) else { return };
         let platform = &state.platform;
-        let facts = [("OS", &platform.os), ("Architecture", &platform.arch), ("Shell", &platform.shell)];
-        let mut facts = facts.iter().filter_map(|(k, v)| v.as_deref().map(|v| (k, v))).peekable();
+        let facts = [
+            ("OS", &platform.os),
+            ("Architecture", &platform.arch),
+            ("Shell", &platform.shell),
+        ];
+        let mut facts = facts
+            .iter()
+            .filter_map(|(k, v)| v.as_deref().map(|v| (k, v)))
+            .peekable();
         if facts.peek().is_none() {
             return;
         }
@@ -201,7 +212,10 @@ pub struct RuntimeCapabilities;
 
 impl Render for RuntimeCapabilities {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
-        let Some(runtimes) = session(input).map(|s| &s.runtimes).filter(|r| !r.is_empty()) else {
+        let Some(runtimes) = session(input)
+            .map(|s| &s.runtimes)
+            .filter(|r| !r.is_empty())
+        else {
             return;
         };
         out.push_str("## Available runtimes\n");
@@ -255,7 +269,9 @@ pub struct OperationalGuidelines;
 
 impl Render for OperationalGuidelines {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
-        if session(input).is_some_and(|s| matches!(s.interface, Interface::Background | Interface::Cli)) {
+        if session(input)
+            .is_some_and(|s| matches!(s.interface, Interface::Background | Interface::Cli))
+        {
             out.push_str("## System awareness\n\nYou may inspect your own runtime read-only and report what looks wrong. Never restart, kill, delete or reconfigure anything of the system on your own.");
         }
     }
@@ -303,7 +319,9 @@ impl Render for SkillInstructions {
         let Some(SkillList(skills)) = input.get::<SkillList>().filter(|s| !s.0.is_empty()) else {
             return;
         };
-        out.push_str("## Skills\n\nRead a skill with `skill_read` before you follow it.\n\n<skills>");
+        out.push_str(
+            "## Skills\n\nRead a skill with `skill_read` before you follow it.\n\n<skills>",
+        );
         for skill in skills {
             let _ = write!(
                 out,
@@ -323,7 +341,10 @@ pub struct AgentCatalog;
 
 impl Render for AgentCatalog {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
-        let Some(agents) = session(input).map(|s| &s.available_agents).filter(|a| !a.is_empty()) else {
+        let Some(agents) = session(input)
+            .map(|s| &s.available_agents)
+            .filter(|a| !a.is_empty())
+        else {
             return;
         };
         out.push_str("## Sub-agents\n\nDelegate with the `subagent` tool; call `agent_info` on an id first.\n\n<available_agents>");
@@ -365,7 +386,10 @@ pub struct Language;
 
 impl Render for Language {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
-        let Some(code) = input.get::<AlephConfig>().and_then(|c| c.general.language.as_deref()) else {
+        let Some(code) = input
+            .get::<AlephConfig>()
+            .and_then(|c| c.general.language.as_deref())
+        else {
             return;
         };
         let name = match code {
@@ -376,6 +400,9 @@ impl Render for Language {
             "de" => "German",
             other => other,
         };
-        let _ = write!(out, "## Reply language\n\nReply in {name} unless the task needs another language.");
+        let _ = write!(
+            out,
+            "## Reply language\n\nReply in {name} unless the task needs another language."
+        );
     }
 }

@@ -29,7 +29,10 @@ pub fn claude_args(invocation: &Invocation) -> Vec<String> {
             ]
         };
     }
-    let mut args = vec!["--system-prompt".to_owned(), invocation.system_prompt.clone()];
+    let mut args = vec![
+        "--system-prompt".to_owned(),
+        invocation.system_prompt.clone(),
+    ];
     if invocation.exclude_dynamic {
         args.push("--exclude-dynamic-system-prompt-sections".to_owned());
     }

@@ -226,7 +226,9 @@ pub struct Framework;
 
 impl Render for Framework {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
-        let text = input.get::<FrameworkText>().map_or(DEFAULT_FRAMEWORK, |t| t.0.as_str());
+        let text = input
+            .get::<FrameworkText>()
+            .map_or(DEFAULT_FRAMEWORK, |t| t.0.as_str());
         out.push_str(text.trim());
     }
 }
@@ -253,7 +255,9 @@ pub struct Task;
 
 impl Render for Task {
     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
-        let Some(task) = input.get::<TaskText>() else { return };
+        let Some(task) = input.get::<TaskText>() else {
+            return;
+        };
         let parts: Vec<&str> = [task.verb.contract().trim(), task.persona.trim()]
             .into_iter()
             .filter(|p| !p.is_empty())
@@ -442,7 +446,8 @@ pub fn story_root(workspace: &Path) -> Option<PathBuf> {
 fn load(workspace: &Path) -> Result<Story, KitsokiError> {
     let root = story_root(workspace).ok_or_else(|| KitsokiError::AppYaml {
         path: workspace.join("app.yaml"),
-        message: "no app.yaml here or in stories/*/; point --workspace at a story folder".to_owned(),
+        message: "no app.yaml here or in stories/*/; point --workspace at a story folder"
+            .to_owned(),
     })?;
     Story::load(&root, &[])
 }

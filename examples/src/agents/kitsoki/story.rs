@@ -100,11 +100,10 @@ impl Story {
     pub fn load(root: &Path, search_path: &[PathBuf]) -> Result<Self, KitsokiError> {
         let app_yaml = root.join("app.yaml");
         let text = read_file(&app_yaml)?;
-        let app: AppFile =
-            serde_yaml_ng::from_str(&text).map_err(|e| KitsokiError::AppYaml {
-                path: app_yaml.clone(),
-                message: e.to_string(),
-            })?;
+        let app: AppFile = serde_yaml_ng::from_str(&text).map_err(|e| KitsokiError::AppYaml {
+            path: app_yaml.clone(),
+            message: e.to_string(),
+        })?;
         let templates = Self::templates(root);
         let vars = BTreeMap::from([("app".to_owned(), app.app.id.clone())]);
 
@@ -231,7 +230,9 @@ fn inside(root: &Path, relative: &str, file: &Path, key: &str) -> Result<PathBuf
     } else {
         Err(KitsokiError::AppYaml {
             path: file.to_owned(),
-            message: format!("{key} = \"{relative}\" leaves the story folder; name a file inside it"),
+            message: format!(
+                "{key} = \"{relative}\" leaves the story folder; name a file inside it"
+            ),
         })
     }
 }

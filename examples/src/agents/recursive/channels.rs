@@ -205,7 +205,8 @@ pub fn goal_matched_skills(skills: &SkillIndex, goal: &str) -> Option<String> {
             body(&text.text)
         ));
     }
-    (!block.is_empty()).then(|| CappedText::from_text("auto-loaded skills", &block, RUN_SKILLS_CAP).render())
+    (!block.is_empty())
+        .then(|| CappedText::from_text("auto-loaded skills", &block, RUN_SKILLS_CAP).render())
 }
 
 /// A SKILL.md's text after its frontmatter, trimmed.

@@ -69,8 +69,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use prompt_core::{
-    AssembledPrompt, AssemblyPath, Context, Pipeline, PipelineError, PromptBuilder,
-    PromptMode,
+    AssembledPrompt, AssemblyPath, Context, Pipeline, PipelineError, PromptBuilder, PromptMode,
 };
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
@@ -78,13 +77,17 @@ use prompt_layers::sources::{
     ProjectMemory, Scratchpad, SkillIndex, UserPreferences,
 };
 
-pub use channels::{ChannelError, ChannelPrompt, CliFlags, RunRequest, cli_loop, cli_run, http, tui};
-pub use layers::{
-    AGENT_TOOL, AppendedInstructions, AppendedInstructionsLayer, CallerBase, Coordinator, EpisodicRecall, FactsSection,
-    MemorySection, PERSONA, Persona, ProjectContext, ProjectMemorySection, ScratchpadSection,
-    Skills, SubAgentsEnabled, SystemPromptOverride, UserPreferencesSection,
+pub use channels::{
+    ChannelError, ChannelPrompt, CliFlags, RUN_SKILLS_CAP, RunRequest, SYSTEM_PROMPT_FILE_CAP,
+    cli_loop, cli_run, http, tui,
 };
-pub use notes::{LegacyNotes, Note};
+pub use layers::{
+    AGENT_TOOL, AppendedInstructions, AppendedInstructionsLayer, CallerBase, Coordinator,
+    EpisodicRecall, FactsSection, MemorySection, PERSONA, Persona, ProjectContext,
+    ProjectMemorySection, ScratchpadSection, Skills, SubAgentsEnabled, SystemPromptOverride,
+    UserPreferencesSection,
+};
+pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
 
 use super::{AgentError, Paradigm, RenderRequest, Rendered};
 
@@ -205,7 +208,9 @@ pub fn session(config: &RecursiveConfig, fold: &BaseFold) -> Context {
         &config.workspace,
         &docs_config,
     ));
-    session.insert(SkillIndex::load(&config.skill_roots(), |p| config.display(p)));
+    session.insert(SkillIndex::load(&config.skill_roots(), |p| {
+        config.display(p)
+    }));
     session.insert(SubAgentsEnabled(config.sub_agents));
     session
 }
