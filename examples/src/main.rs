@@ -7,8 +7,12 @@
 //! prompt size   [workspace options] [--json]
 //! prompt lint   [workspace options]
 //! prompt diff A.json B.json
-//! prompt manifest [--pipeline NAME | --all]
+//! prompt manifest [--pipeline NAME | --agent NAME | --all]
 //! ```
+//!
+//! `--agent recursive|aleph|kitsoki` picks a reference agent on every
+//! subcommand: its pipeline, over its built-in fixture workspace unless
+//! `--workspace DIR` is given.
 //!
 //! `RUST_LOG=prompt_core=debug` prints each assembly's trace to stderr.
 
@@ -20,7 +24,8 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use prompt_core::{AssemblyTrace, Pipeline, PromptBuilder, PromptMode};
+use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptBuilder, PromptMode};
+use prompt_examples::agents::{Agent, RenderRequest};
 
 use cmd::Outcome;
 use workspace::WorkspaceArgs;
@@ -49,8 +54,11 @@ enum Command {
     /// Print a pipeline's manifest: every layer, in order, as a Markdown table.
     Manifest {
         /// The pipeline to describe.
-        #[arg(long, visible_alias = "agent", default_value = prompt_core::DEFAULT_PIPELINE, conflicts_with = "all")]
+        #[arg(long, default_value = prompt_core::DEFAULT_PIPELINE, conflicts_with_all = ["all", "agent"])]
         pipeline: String,
+        /// Describe a reference agent's pipeline (recursive, aleph, kitsoki).
+        #[arg(long, value_parser = parse_agent, conflicts_with = "all")]
+        agent: Option<Agent>,
         /// Every pipeline of this binary, as `docs/layers.md` holds them.
         #[arg(long)]
         all: bool,
@@ -67,9 +75,9 @@ struct RenderArgs {
     /// `cached`: stable prefix + dynamic suffix; `basic`: one flat prompt.
     #[arg(long, value_enum, default_value_t = PathArg::Cached)]
     path: PathArg,
-    /// How much the prompt says.
-    #[arg(long, default_value = "full")]
-    mode: PromptMode,
+    /// How much the prompt says (default: full; Aleph: its `aleph.toml`).
+    #[arg(long)]
+    mode: Option<PromptMode>,
     /// `text`: the prompt as sent; `json`: its parts and the assembly trace;
     /// `annotated`: the text with each layer's name and size at its boundary.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -106,8 +114,14 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Outcome {
     match cli.command {
         Command::Manifest { all: true, .. } => print(&all_manifests()?)?,
-        Command::Manifest { pipeline, .. } => {
-            let pipeline = Pipeline::named(&pipeline).map_err(|e| e.to_string())?;
+        Command::Manifest {
+            pipeline, agent, ..
+        } => {
+            let name = match agent {
+                Some(agent) => agent.pipeline_name(),
+                None => pipeline.as_str(),
+            };
+            let pipeline = Pipeline::named(name).map_err(|e| e.to_string())?;
             print(&pipeline.manifest())?;
         }
         Command::Render(args) => render(args)?,
@@ -134,28 +148,63 @@ fn all_manifests() -> Result<String, String> {
 }
 
 fn render(args: RenderArgs) -> Result<(), String> {
+    if let Some(agent) = args.workspace.agent() {
+        return render_agent(agent, args);
+    }
     let loaded = args.workspace.load()?;
     let (pipeline, session, turn) = (loaded.pipeline, loaded.session, loaded.turn);
 
-    let builder = PromptBuilder::new(&pipeline).mode(args.mode);
+    let builder = PromptBuilder::new(&pipeline).mode(args.mode.unwrap_or_default());
     let prompt = match args.path {
         PathArg::Cached => builder.build_cached(&session, &turn),
         PathArg::Basic => builder.build_basic(&session, &turn),
     }
     .map_err(|e| e.to_string())?;
-    if args.trace {
+    output(&prompt, prompt.text(), args.trace, args.format)
+}
+
+/// `render --agent NAME`: the agent over `--workspace` or its built-in fixture.
+fn render_agent(agent: Agent, args: RenderArgs) -> Result<(), String> {
+    let request = RenderRequest {
+        workspace: args.workspace.agent_workspace(agent)?,
+        path: match args.path {
+            PathArg::Cached => AssemblyPath::Cached,
+            PathArg::Basic => AssemblyPath::Basic,
+        },
+        mode: args.mode,
+        date: args.workspace.date.clone(),
+        model: args.workspace.model.clone(),
+    };
+    let rendered = agent.render(&request).map_err(|e| e.to_string())?;
+    output(&rendered.prompt, rendered.text, args.trace, args.format)
+}
+
+/// Prints `text` (the prompt as sent), its JSON or its annotation, and the trace when asked.
+fn output(
+    prompt: &prompt_core::AssembledPrompt,
+    text: String,
+    trace: bool,
+    format: Format,
+) -> Result<(), String> {
+    if trace {
         eprint!("{}", trace_summary(prompt.trace()));
     }
-    match args.format {
-        Format::Text => print(&(prompt.text() + "\n")),
+    match format {
+        Format::Text => print(&(text + "\n")),
         Format::Json => {
-            let json = serde_json::to_string_pretty(&prompt).map_err(|e| e.to_string())?;
+            let json = serde_json::to_string_pretty(prompt).map_err(|e| e.to_string())?;
             print(&(json + "\n"))
         }
         Format::Annotated => {
-            print(&prompt_core::testing::annotate(&prompt).map_err(|e| e.to_string())?)
+            print(&prompt_core::testing::annotate(prompt).map_err(|e| e.to_string())?)
         }
     }
+}
+
+/// `--agent NAME`, with the list of agents on a typo.
+pub(crate) fn parse_agent(arg: &str) -> Result<Agent, String> {
+    arg.parse()
+        .map_err(|e: prompt_examples::agents::AgentError| e.to_string())
 }
 
 /// The trace as lines for a person: one per layer, then its notes.

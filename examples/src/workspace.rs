@@ -8,6 +8,8 @@ use prompt_core::{Context, Pipeline};
 use prompt_layers::sources::Scratchpad;
 use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
 
+use prompt_examples::agents::Agent;
+
 use crate::facts;
 
 /// Where the agent works, and which pipeline renders for it.
@@ -34,15 +36,19 @@ pub(crate) struct WorkspaceArgs {
     /// A sub-agent, as `NAME=DESCRIPTION` (repeatable); enables the coordinator layer.
     #[arg(long = "sub-agent", value_parser = parse_sub_agent)]
     sub_agents: Vec<SubAgent>,
-    /// The pipeline (agent) to use.
-    #[arg(long, visible_alias = "agent", default_value = prompt_core::DEFAULT_PIPELINE)]
+    /// The pipeline to use.
+    #[arg(long, default_value = prompt_core::DEFAULT_PIPELINE, conflicts_with = "agent")]
     pipeline: String,
+    /// A reference agent (recursive, aleph, kitsoki): its pipeline, over its
+    /// built-in fixture workspace unless `--workspace` is given.
+    #[arg(long, value_parser = crate::parse_agent)]
+    agent: Option<Agent>,
     /// The date to state, instead of today's (for reproducible output).
     #[arg(long)]
-    date: Option<String>,
+    pub(crate) date: Option<String>,
     /// The model name to state.
     #[arg(long)]
-    model: Option<String>,
+    pub(crate) model: Option<String>,
 }
 
 /// A loaded workspace: the pipeline, the session and this turn.
@@ -54,6 +60,47 @@ pub(crate) struct Loaded {
 }
 
 impl WorkspaceArgs {
+    /// The reference agent chosen with `--agent`, if any.
+    pub(crate) fn agent(&self) -> Option<Agent> {
+        self.agent
+    }
+
+    /// The folder an agent renders over: `--workspace`, else its built-in fixture.
+    pub(crate) fn agent_workspace(&self, agent: Agent) -> Result<PathBuf, String> {
+        let workspace = self.workspace.clone().unwrap_or_else(|| agent.fixture());
+        if workspace.is_dir() {
+            return Ok(workspace);
+        }
+        let hint = if self.workspace.is_none() {
+            " (the built-in fixture lives in the source checkout; pass --workspace DIR)"
+        } else {
+            ""
+        };
+        Err(format!(
+            "workspace `{}` is not a directory{hint}",
+            workspace.display()
+        ))
+    }
+
+    /// The pipeline and the paradigms `size` and `lint` check: a reference
+    /// agent's own paradigms over its workspace, or the folder as the one
+    /// paradigm of the standard pipeline.
+    pub(crate) fn paradigms(self) -> Result<(Pipeline, Vec<Paradigm>), String> {
+        let Some(agent) = self.agent else {
+            let (pipeline, paradigm) = self.load()?.into_paradigm();
+            return Ok((pipeline, vec![paradigm]));
+        };
+        let workspace = self.agent_workspace(agent)?;
+        let pipeline = agent.pipeline().map_err(|e| e.to_string())?;
+        let paradigms = agent
+            .paradigms(&workspace)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|p| Paradigm::new(p.name, p.session).turn(p.turn))
+            .collect();
+        Ok((pipeline, paradigms))
+    }
+
     /// Reads the workspace's sources and gathers this turn's facts.
     pub(crate) fn load(self) -> Result<Loaded, String> {
         let workspace = match self.workspace {

@@ -210,15 +210,45 @@ fn diff_trouble_exits_2_with_one_line() {
 }
 
 #[test]
-fn agent_is_an_alias_of_pipeline_and_an_unknown_one_is_one_line() {
+fn an_unknown_agent_is_a_usage_error_and_an_unknown_pipeline_one_line() {
     let ws = Workspace::new();
     let output = ws.run(&["size", "--agent", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = ws.redact(&output.stderr);
+    assert!(
+        stderr.contains("unknown agent `nope`: expected one of recursive, aleph, kitsoki"),
+        "{stderr}"
+    );
+    let output = ws.run(&["size", "--pipeline", "nope"]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = ws.redact(&output.stderr);
     assert!(
         stderr.starts_with("prompt: pipeline `nope` is invalid"),
         "{stderr}"
     );
+}
+
+#[test]
+fn size_and_lint_take_an_agent_and_check_its_own_paradigms() {
+    // No --workspace: each agent's built-in fixture and its own paradigms.
+    let home = tempfile::tempdir().unwrap();
+    for agent in ["recursive", "aleph", "kitsoki"] {
+        let size = prompt(&["size", "--agent", agent], home.path());
+        let stderr = String::from_utf8_lossy(&size.stderr);
+        assert!(size.status.success(), "{agent}: {stderr}");
+        let stdout = String::from_utf8(size.stdout).unwrap();
+        assert!(
+            stdout.starts_with(&format!("pipeline `{agent}`")),
+            "{stdout}"
+        );
+        let lint = prompt(&["lint", "--agent", agent], home.path());
+        let report = String::from_utf8(lint.stdout).unwrap();
+        assert!(
+            report.starts_with(&format!("contract of pipeline `{agent}`: ok")),
+            "{report}"
+        );
+        assert_eq!(lint.status.code(), Some(0), "{agent}");
+    }
 }
 
 #[test]

@@ -20,14 +20,19 @@ pub(crate) struct LintArgs {
 /// with the workspace as the one paradigm. Prints the report; exit 1 when a
 /// check fails.
 pub(crate) fn run(args: LintArgs) -> Outcome {
-    let (pipeline, paradigm) = args.workspace.load()?.into_paradigm();
-    let tools = SubAgents::tools_for(paradigm.session());
-    let paradigms = [paradigm];
-    let mut contract = Contract::new(&pipeline, &paradigms).allow(
-        "episodic_recall",
-        Volatile::Date,
-        "episodes are dated by episodes.jsonl, which changes between sessions, never within one",
-    );
+    let (pipeline, paradigms) = args.workspace.paradigms()?;
+    let tools: Vec<_> = paradigms
+        .iter()
+        .flat_map(|p| SubAgents::tools_for(p.session()))
+        .collect();
+    let mut contract = Contract::new(&pipeline, &paradigms);
+    if pipeline.spec("episodic_recall").is_some() {
+        contract = contract.allow(
+            "episodic_recall",
+            Volatile::Date,
+            "episodes are dated by episodes.jsonl, which changes between sessions, never within one",
+        );
+    }
     for tool in tools {
         contract = contract.extra_text(format!("tool `{}`", tool.name), tool.description);
     }

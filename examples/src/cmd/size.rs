@@ -23,8 +23,8 @@ pub(crate) struct SizeArgs {
 const BAR: usize = 40;
 
 pub(crate) fn run(args: SizeArgs) -> Outcome {
-    let (pipeline, paradigm) = args.workspace.load()?.into_paradigm();
-    let sizes = measure(&pipeline, &[paradigm]);
+    let (pipeline, paradigms) = args.workspace.paradigms()?;
+    let sizes = measure(&pipeline, &paradigms);
     let text = if args.json {
         serde_json::to_string_pretty(&sizes).map_err(|e| e.to_string())? + "\n"
     } else {

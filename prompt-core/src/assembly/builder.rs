@@ -6,10 +6,14 @@ use super::error::AssemblyError;
 use super::prompt::AssembledPrompt;
 use super::render::Plan;
 use super::session::PromptSession;
+use std::fmt;
+use std::sync::Arc;
+
 use crate::budget::TokenBudget;
 use crate::context::Context;
 use crate::layer::{AssemblyPath, PromptMode, Stability};
 use crate::pipeline::Pipeline;
+use crate::tokens::TokenCounter;
 
 /// The separator between layer outputs unless [`PromptBuilder::separator`] sets another.
 pub const DEFAULT_SEPARATOR: &str = "\n\n";
@@ -51,6 +55,17 @@ pub struct PromptBuilder<'p> {
     mode: PromptMode,
     separator: Cow<'static, str>,
     budget: Option<TokenBudget>,
+    counter: Option<Counter>,
+}
+
+/// A shared token counter, shown by name in `Debug`.
+#[derive(Clone)]
+pub(crate) struct Counter(pub(crate) Arc<dyn TokenCounter>);
+
+impl fmt::Debug for Counter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name())
+    }
 }
 
 impl<'p> PromptBuilder<'p> {
@@ -62,6 +77,7 @@ impl<'p> PromptBuilder<'p> {
             mode: PromptMode::Full,
             separator: Cow::Borrowed(pipeline.pipeline_spec().separator),
             budget: None,
+            counter: None,
         }
     }
 
@@ -86,6 +102,17 @@ impl<'p> PromptBuilder<'p> {
     #[must_use]
     pub fn budget(mut self, budget: TokenBudget) -> Self {
         self.budget = Some(budget);
+        self
+    }
+
+    /// Count tokens with `counter`: the trace then reports tokens per layer
+    /// and per part, and a token budget measures with it.
+    ///
+    /// Without one, a token budget measures with the approximate
+    /// [`ApproxCounter`](crate::tokens::ApproxCounter) and the trace reports bytes only.
+    #[must_use]
+    pub fn counter(mut self, counter: impl TokenCounter + 'static) -> Self {
+        self.counter = Some(Counter(Arc::new(counter)));
         self
     }
 
@@ -130,6 +157,7 @@ impl<'p> PromptBuilder<'p> {
             mode: self.mode,
             separator: &self.separator,
             budget: self.budget,
+            counter: self.counter.as_ref().map(|c| &*c.0),
         }
     }
 

@@ -10,6 +10,7 @@ use crate::context::{Context, LayerInput, Notes};
 use crate::fingerprint::Fingerprint;
 use crate::layer::{AssemblyPath, LayerSpec, PromptMode, Stability};
 use crate::pipeline::Pipeline;
+use crate::tokens::{ApproxCounter, TokenCounter};
 
 /// What one layer wrote.
 #[derive(Debug, Clone)]
@@ -30,12 +31,13 @@ pub(crate) struct StablePrefix {
 }
 
 /// What a build needs besides the contexts.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub(crate) struct Plan<'a> {
     pub(crate) pipeline: &'a Pipeline,
     pub(crate) mode: PromptMode,
     pub(crate) separator: &'a str,
     pub(crate) budget: Option<TokenBudget>,
+    pub(crate) counter: Option<&'a dyn TokenCounter>,
 }
 
 impl Plan<'_> {
@@ -110,7 +112,11 @@ impl Plan<'_> {
         let Some(budget) = self.budget else {
             return Ok(None);
         };
-        let measure = |text: &str| measure(budget.unit(), text);
+        let counter = self.counter.unwrap_or(&ApproxCounter);
+        let measure = |text: &str| match budget.unit() {
+            BudgetUnit::Chars => text.chars().count(),
+            BudgetUnit::Tokens => counter.count(text),
+        };
         let stable_layers: Vec<(&'static str, &str)> = stable
             .outputs
             .iter()
@@ -182,11 +188,18 @@ impl Plan<'_> {
                 .outputs
                 .iter()
                 .zip(&stable.fingerprints)
-                .map(|(output, fingerprint)| layer_trace(output, Some(*fingerprint)))
-                .chain(dynamic.iter().map(|output| layer_trace(output, None)))
+                .map(|(output, fingerprint)| layer_trace(output, Some(*fingerprint), self.counter))
+                .chain(
+                    dynamic
+                        .iter()
+                        .map(|output| layer_trace(output, None, self.counter)),
+                )
                 .collect(),
             stable_bytes: stable_text.len(),
             dynamic_bytes: dynamic_text.len(),
+            tokenizer: self.counter.map(|c| c.name()),
+            stable_tokens: self.counter.map(|c| c.count(&stable_text)),
+            dynamic_tokens: self.counter.map(|c| c.count(&dynamic_text)),
             stable_fingerprint: stable.fingerprint,
             budget,
         };
@@ -234,19 +247,6 @@ impl Plan<'_> {
     }
 }
 
-/// A text's size in `unit`.
-fn measure(unit: BudgetUnit, text: &str) -> usize {
-    match unit {
-        BudgetUnit::Chars => text.chars().count(),
-        BudgetUnit::Tokens => approximate_tokens(text),
-    }
-}
-
-/// Until a token counter is wired in: four bytes per token, rounded up.
-fn approximate_tokens(text: &str) -> usize {
-    text.len().div_ceil(4)
-}
-
 /// The message of a caught panic, when it carried one.
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(message) = payload.downcast_ref::<&str>() {
@@ -258,7 +258,11 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-fn layer_trace(output: &LayerOutput, fingerprint: Option<Fingerprint>) -> LayerTrace {
+fn layer_trace(
+    output: &LayerOutput,
+    fingerprint: Option<Fingerprint>,
+    counter: Option<&dyn TokenCounter>,
+) -> LayerTrace {
     LayerTrace {
         name: output.spec.name,
         priority: output.spec.priority,
@@ -267,5 +271,6 @@ fn layer_trace(output: &LayerOutput, fingerprint: Option<Fingerprint>) -> LayerT
         silent: output.text.is_empty(),
         notes: output.notes.clone(),
         fingerprint,
+        tokens: counter.map(|c| c.count(&output.text)),
     }
 }

@@ -28,6 +28,9 @@ pub struct LayerTrace {
     /// layer whose fingerprint changed is the one that busted the cache.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<Fingerprint>,
+    /// Tokens it wrote, when the build had a token counter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<usize>,
 }
 
 /// The record of one assembly: which layers spoke, how much, and the stable
@@ -50,6 +53,15 @@ pub struct AssemblyTrace {
     pub stable_bytes: usize,
     /// Bytes of the dynamic suffix (the Dynamic layers' joined output).
     pub dynamic_bytes: usize,
+    /// The token counter's name (`approx`, `o200k_base`, ...), when the build had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokenizer: Option<&'static str>,
+    /// Tokens of the stable prefix, when the build had a token counter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stable_tokens: Option<usize>,
+    /// Tokens of the dynamic suffix (the budget's notice included), when the build had a token counter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dynamic_tokens: Option<usize>,
     /// Fingerprint of the stable prefix.
     pub stable_fingerprint: Fingerprint,
     /// What the token budget did, when the build had one.

@@ -129,8 +129,9 @@ pub(crate) fn fit(
         });
     }
 
-    // 3. Only the stable prefix and the Keep layers are left, and they do not fit.
-    let total = whole(dynamic, None);
+    // 3. Only the stable prefix and the Keep layers are left, and they do not
+    //    fit with the notice saying so.
+    let total = whole(dynamic, Some(&notice(&trace, removed, budget)));
     Err(AssemblyError::KeptOverBudget {
         total,
         limit,
@@ -166,39 +167,46 @@ fn cut(text: &str, keep: usize) -> String {
 }
 
 /// The notice for the model: what was left out, and that tools can fetch it again.
+///
+/// It names at most [`NOTICE_NAMES`] layers per list, so it stays short
+/// however many layers gave way (the full lists are in the trace).
 fn notice(trace: &BudgetTrace, removed: usize, budget: TokenBudget) -> String {
     let mut notice = format!(
         "[Trimmed to fit the prompt budget: {removed} {} left out",
         budget.unit()
     );
-    if !trace.shed.is_empty() {
-        let _ = write!(notice, "; omitted: {}", trace.shed.join(", "));
-    }
-    let cut: Vec<&str> = trace
+    let omitted: Vec<&str> = trace
+        .shed
+        .iter()
+        .copied()
+        .chain(trace.truncated.iter().filter(|t| t.to == 0).map(|t| t.name))
+        .collect();
+    let shortened: Vec<&str> = trace
         .truncated
         .iter()
         .filter(|t| t.to > 0)
         .map(|t| t.name)
         .collect();
-    let gone: Vec<&str> = trace
-        .truncated
-        .iter()
-        .filter(|t| t.to == 0)
-        .map(|t| t.name)
-        .collect();
-    if !gone.is_empty() {
-        let sep = if trace.shed.is_empty() {
-            "; omitted: "
-        } else {
-            ", "
-        };
-        let _ = write!(notice, "{sep}{}", gone.join(", "));
+    if !omitted.is_empty() {
+        let _ = write!(notice, "; omitted: {}", names(&omitted));
     }
-    if !cut.is_empty() {
-        let _ = write!(notice, "; shortened: {}", cut.join(", "));
+    if !shortened.is_empty() {
+        let _ = write!(notice, "; shortened: {}", names(&shortened));
     }
     notice.push_str(". Fetch details again with your tools if you need them.]");
     notice
+}
+
+/// How many layer names a notice lists before it counts the rest.
+const NOTICE_NAMES: usize = 3;
+
+/// `a, b, c and 2 more`.
+fn names(names: &[&str]) -> String {
+    let mut out = names[..names.len().min(NOTICE_NAMES)].join(", ");
+    if names.len() > NOTICE_NAMES {
+        let _ = write!(out, " and {} more", names.len() - NOTICE_NAMES);
+    }
+    out
 }
 
 /// The prompt as it would be sent: non-empty pieces joined with the separator.

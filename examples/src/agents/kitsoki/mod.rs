@@ -1,0 +1,504 @@
+//! kitsoki: a story engine that hands one judgment call at a time to `claude`
+//! (or Codex), with a three-layer system prompt.
+//!
+//! | layer | priority | stability | text |
+//! |---|---|---|---|
+//! | `framework` | 100 | Stable | `.kitsoki/system-prompt.md` found upward from the story root, else `sysprompt/kitsoki.md` on the prompt search path, else [`DEFAULT_FRAMEWORK`] |
+//! | `project` | 200 | Stable | `app.context` inline or the file `app.context_path` in `app.yaml` (both set: an error naming the file), else `prompts/_project.md` |
+//! | `task` | 10000 | Dynamic | the verb's contract, then the agent's persona |
+//!
+//! Files are rendered through the standard template engine, where
+//! `{% include "@shared/x" %}` reads `shared/x` under the story root (the
+//! folder holding `app.yaml`); the framework file is located by the standard
+//! base-prompt source, configured with kitsoki's file names. Each layer is
+//! trimmed, empty ones are dropped, and the rest are joined with
+//! [`SEPARATOR`]. The task layer is the only Dynamic one: the framework and
+//! project text is byte-identical for every call of a story.
+//!
+//! Per-turn data never enters the system prompt: a call's `prompt` template,
+//! rendered with its arguments, is the user message.
+//!
+//! Every verb but `task` excludes Claude Code's own dynamic sections
+//! ([`Verb::excludes_dynamic`]); an agent with `inherit_claude_default: true`
+//! gets the legacy `--append-system-prompt PERSONA` form with no framework or
+//! project grounding. Codex gets the same bytes through an instructions file
+//! ([`codex_args`]). Each call returns and emits (as a `tracing` debug event
+//! `sysprompt.composed`, target `kitsoki::sysprompt`) a [`ComposeTrace`].
+//!
+//! # Where this follows the issue rather than upstream
+//!
+//! - `@shared/` is always the story's `shared/` folder; upstream resolves it
+//!   against `prompts.shared` in `app.yaml`, with no default.
+//! - A missing `app.context_path` file is an error naming the key; upstream
+//!   logs a warning and drops the layer.
+//! - The upward search for `.kitsoki/system-prompt.md` stops at the
+//!   repository root (the standard source's rule); upstream walks to `/`.
+//! - The router's special case (raw project text, built-in framework layer)
+//!   is not reproduced: `route` composes like every other verb.
+
+mod cli;
+mod story;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use prompt_core::prompt_pipeline;
+use prompt_core::{
+    AssembledPrompt, AssemblyPath, Context, LayerInput, Pipeline, PipelineError, PromptBuilder,
+    PromptMode, Render, prompt_layer,
+};
+use serde::{Deserialize, Serialize};
+
+pub use cli::{INSTRUCTIONS_FILE, claude_args, codex_args};
+pub use story::{AgentDecl, AppFile, AppMeta, STORY_FILE_CAP, Story, StoryAgent};
+
+use super::{AgentError, Paradigm, RenderRequest, Rendered};
+
+/// The pipeline's name: every kitsoki layer declares it.
+pub const PIPELINE: &str = "kitsoki";
+
+/// Kitsoki's pipeline: its layers join it with `pipeline = Kitsoki`, and
+/// [`Pipeline::of`](prompt_core::Pipeline::of) or `Pipeline::named(PIPELINE)` collects it.
+#[prompt_pipeline(paths = [Basic, Cached], modes = [Full], separator = "\n\n---\n\n")]
+pub struct Kitsoki;
+/// kitsoki sends one flat string; the Cached path shows what a cache would reuse.
+pub const PATHS: &[AssemblyPath] = &[AssemblyPath::Basic, AssemblyPath::Cached];
+/// kitsoki has no modes.
+pub const MODES: &[PromptMode] = &[PromptMode::Full];
+/// What joins the layers.
+pub const SEPARATOR: &str = "\n\n---\n\n";
+
+/// The framework layer used when the story provides none.
+pub const DEFAULT_FRAMEWORK: &str = "\
+# Kitsoki
+
+You are running inside kitsoki, an engine that walks a story as a fixed graph of states. At one point of that graph it needs a judgment it cannot compute, and that judgment is yours.
+
+## Your part
+
+You are one replaceable operator at one recorded step. Whatever you return is data: it is checked against the step's contract, stored, and replayed later.
+
+## How to work
+
+- Do the task you are given and nothing around it.
+- Give the smallest answer that is correct; skip preamble.
+- When you are unsure, say so in the form the contract allows.
+- Use only the tools you were given.
+
+The project and the task follow.";
+
+/// Why a story or a call could not be composed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum KitsokiError {
+    /// `app.yaml` (or a file it names) is malformed or names a bad path.
+    #[error("{}: {message}", path.display())]
+    AppYaml {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and what to do.
+        message: String,
+    },
+    /// Both `app.context` and `app.context_path` are set.
+    #[error("{}: app.context and app.context_path are mutually exclusive; set only one", path.display())]
+    ContextConflict {
+        /// The `app.yaml`.
+        path: PathBuf,
+    },
+    /// A call names an agent `app.yaml` does not declare.
+    #[error("{}: no agent `{agent}` under agents:; declare it or call one of: {known}", path.display())]
+    UnknownAgent {
+        /// The `app.yaml`.
+        path: PathBuf,
+        /// The name called.
+        agent: String,
+        /// The declared names.
+        known: String,
+    },
+    /// A file could not be read or rendered.
+    #[error(transparent)]
+    Source(prompt_layers::sources::SourceError),
+    /// The pipeline is invalid (a bug in its declarations).
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    /// Assembly failed (a layer panicked: a bug).
+    #[error(transparent)]
+    Assembly(#[from] prompt_core::AssemblyError),
+}
+
+/// A host verb: one kind of judgment call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verb {
+    /// Pick the intent of a user's input.
+    Route,
+    /// Answer one question.
+    Ask,
+    /// Resolve one decision gate.
+    Decide,
+    /// Take a turn in a bounded conversation.
+    Converse,
+    /// Extract fields from input.
+    Extract,
+    /// Answer one question with MCP tools.
+    AskWithMcp,
+    /// Answer one question as a schema-shaped object.
+    AskStructured,
+    /// Do scoped agentic work in a working directory.
+    Task,
+}
+
+impl Verb {
+    /// Every verb.
+    pub const ALL: [Verb; 8] = [
+        Verb::Route,
+        Verb::Ask,
+        Verb::Decide,
+        Verb::Converse,
+        Verb::Extract,
+        Verb::AskWithMcp,
+        Verb::AskStructured,
+        Verb::Task,
+    ];
+
+    /// The snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Verb::Route => "route",
+            Verb::Ask => "ask",
+            Verb::Decide => "decide",
+            Verb::Converse => "converse",
+            Verb::Extract => "extract",
+            Verb::AskWithMcp => "ask_with_mcp",
+            Verb::AskStructured => "ask_structured",
+            Verb::Task => "task",
+        }
+    }
+
+    /// The verb's contract: the first part of the task layer (empty for `route`).
+    pub const fn contract(self) -> &'static str {
+        match self {
+            Verb::Route => "",
+            Verb::Ask | Verb::AskWithMcp => {
+                "## Task: answer\n\nAnswer the one question asked, directly, using only the context and tools you were given."
+            }
+            Verb::AskStructured => {
+                "## Task: structured answer\n\nAnswer the one question asked as a single object that matches the schema."
+            }
+            Verb::Decide => {
+                "## Task: decide\n\nResolve this decision point: return exactly one verdict that matches the schema."
+            }
+            Verb::Extract => {
+                "## Task: extract\n\nPull out only the fields the input supports, shaped as the schema says; leave the rest out."
+            }
+            Verb::Converse => {
+                "## Task: converse\n\nTake your turn in this conversation. Stay in character and inside its scope."
+            }
+            Verb::Task => {
+                "## Task: work\n\nCarry out the stated task in the working directory, exactly as scoped."
+            }
+        }
+    }
+
+    /// Whether `claude` should leave out its own dynamic sections (cwd, git,
+    /// environment, memory): every verb but `task`.
+    pub const fn excludes_dynamic(self) -> bool {
+        !matches!(self, Verb::Task)
+    }
+}
+
+/// The framework layer's text (session context).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameworkText(pub String);
+
+/// The project layer's text (session context).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectText(pub String);
+
+/// The task of one call (turn context).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskText {
+    /// The verb.
+    pub verb: Verb,
+    /// The agent's persona (may be empty).
+    pub persona: String,
+}
+
+/// Layer 1: what kitsoki is and how to operate inside it.
+#[prompt_layer(priority = 100, stability = Stable, paths = [Basic, Cached], modes = [Full],
+    pipeline = Kitsoki)]
+pub struct Framework;
+
+impl Render for Framework {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        let text = input
+            .get::<FrameworkText>()
+            .map_or(DEFAULT_FRAMEWORK, |t| t.0.as_str());
+        out.push_str(text.trim());
+    }
+}
+
+/// Layer 2: the story's project context.
+#[prompt_layer(priority = 200, stability = Stable, paths = [Basic, Cached], modes = [Full],
+    pipeline = Kitsoki,
+    silent = "app.context, app.context_path or prompts/_project.md with text")]
+pub struct Project;
+
+impl Render for Project {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        if let Some(ProjectText(text)) = input.get::<ProjectText>() {
+            out.push_str(text.trim());
+        }
+    }
+}
+
+/// Layer 3: the verb's contract, then the agent's persona.
+#[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Basic, Cached], modes = [Full],
+    pipeline = Kitsoki,
+    silent = "a verb with a contract (any but route) or an agent with a persona")]
+pub struct Task;
+
+impl Render for Task {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        let Some(task) = input.get::<TaskText>() else {
+            return;
+        };
+        let parts: Vec<&str> = [task.verb.contract().trim(), task.persona.trim()]
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .collect();
+        out.push_str(&parts.join("\n\n"));
+    }
+}
+
+/// The kitsoki pipeline, collected once.
+///
+/// # Errors
+/// The [`PipelineError`] if the layers do not form a valid pipeline.
+pub fn pipeline() -> Result<&'static Pipeline, PipelineError> {
+    static CELL: OnceLock<Result<Pipeline, PipelineError>> = OnceLock::new();
+    CELL.get_or_init(|| Pipeline::named(PIPELINE))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// One host call: a verb for an agent, with a prompt template and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// The verb.
+    pub verb: Verb,
+    /// The agent, as declared under `agents:`.
+    pub agent: String,
+    /// A call-site persona (`with: { system_prompt: .. }`) that wins over the agent's.
+    pub system_prompt: Option<String>,
+    /// The user-message template, relative to the story root.
+    pub prompt: Option<String>,
+    /// The template's arguments.
+    pub args: BTreeMap<String, String>,
+}
+
+/// A layer's name and size, as the trace lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayerBytes {
+    /// `framework`, `project` or `task`.
+    pub name: &'static str,
+    /// Its trimmed size in bytes.
+    pub bytes: usize,
+}
+
+/// The record each call emits: verb, layer manifest, size, exclude flag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ComposeTrace {
+    /// The verb.
+    pub verb: Verb,
+    /// The layers that spoke, in order (empty on the legacy path).
+    pub layers: Vec<LayerBytes>,
+    /// The system prompt's size in bytes.
+    pub bytes: usize,
+    /// Whether Claude Code's dynamic sections are excluded.
+    pub exclude_dynamic: bool,
+}
+
+/// What one call sends to a backend.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    /// The system prompt: the composed layers, or, on the legacy path, the persona.
+    pub system_prompt: String,
+    /// Whether `claude` excludes its dynamic sections.
+    pub exclude_dynamic: bool,
+    /// The legacy `inherit_claude_default` path: no kitsoki grounding.
+    pub legacy: bool,
+    /// The user message: the call's prompt template, rendered.
+    pub user_message: String,
+    /// The assembled prompt (absent on the legacy path).
+    pub prompt: Option<AssembledPrompt>,
+    /// The call's trace record.
+    pub trace: ComposeTrace,
+}
+
+/// The session context of a story: the framework and project layers.
+pub fn session_context(story: &Story) -> Context {
+    let mut session = Context::new().with(FrameworkText(story.framework.clone()));
+    if let Some(project) = &story.project {
+        session.insert(ProjectText(project.clone()));
+    }
+    session
+}
+
+/// Composes `call` against `story` on `path`, emits its trace record, and
+/// returns everything the backend needs.
+///
+/// # Errors
+/// [`KitsokiError`] for an unknown agent or a prompt template that fails.
+pub fn compose(story: &Story, call: &Call, path: AssemblyPath) -> Result<Invocation, KitsokiError> {
+    let agent = story
+        .agents
+        .get(&call.agent)
+        .ok_or_else(|| KitsokiError::UnknownAgent {
+            path: story.root.join("app.yaml"),
+            agent: call.agent.clone(),
+            known: story.agents.keys().cloned().collect::<Vec<_>>().join(", "),
+        })?;
+    let persona = call
+        .system_prompt
+        .as_deref()
+        .unwrap_or(&agent.persona)
+        .trim()
+        .to_owned();
+    let user_message = match &call.prompt {
+        Some(template) => story.user_message(template, &call.args)?,
+        None => String::new(),
+    };
+    let invocation = if agent.inherit_claude_default {
+        Invocation {
+            trace: ComposeTrace {
+                verb: call.verb,
+                layers: Vec::new(),
+                bytes: 0,
+                exclude_dynamic: false,
+            },
+            system_prompt: persona,
+            exclude_dynamic: false,
+            legacy: true,
+            user_message,
+            prompt: None,
+        }
+    } else {
+        let turn = Context::new().with(TaskText {
+            verb: call.verb,
+            persona,
+        });
+        let builder = PromptBuilder::new(pipeline()?).separator(SEPARATOR);
+        let session = session_context(story);
+        let prompt = match path {
+            AssemblyPath::Cached => builder.build_cached(&session, &turn)?,
+            AssemblyPath::Basic => builder.build_basic(&session, &turn)?,
+        };
+        let system_prompt = prompt.text();
+        let layers = prompt
+            .trace()
+            .layers
+            .iter()
+            .filter(|l| !l.silent)
+            .map(|l| LayerBytes {
+                name: l.name,
+                bytes: l.bytes,
+            })
+            .collect();
+        Invocation {
+            trace: ComposeTrace {
+                verb: call.verb,
+                layers,
+                bytes: system_prompt.len(),
+                exclude_dynamic: call.verb.excludes_dynamic(),
+            },
+            exclude_dynamic: call.verb.excludes_dynamic(),
+            system_prompt,
+            legacy: false,
+            user_message,
+            prompt: Some(prompt),
+        }
+    };
+    let trace = &invocation.trace;
+    let layers: Vec<&str> = trace.layers.iter().map(|l| l.name).collect();
+    tracing::debug!(
+        target: "kitsoki::sysprompt",
+        verb = trace.verb.as_str(),
+        layers = layers.join(","),
+        bytes = trace.bytes,
+        exclude_dynamic = trace.exclude_dynamic,
+        "sysprompt.composed"
+    );
+    Ok(invocation)
+}
+
+/// The story root under a workspace: the workspace itself when it holds
+/// `app.yaml`, else the first (by name) `stories/<name>/` that does.
+pub fn story_root(workspace: &Path) -> Option<PathBuf> {
+    if workspace.join("app.yaml").is_file() {
+        return Some(workspace.to_owned());
+    }
+    let mut stories: Vec<PathBuf> = std::fs::read_dir(workspace.join("stories"))
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.join("app.yaml").is_file())
+        .collect();
+    stories.sort();
+    stories.into_iter().next()
+}
+
+fn load(workspace: &Path) -> Result<Story, KitsokiError> {
+    let root = story_root(workspace).ok_or_else(|| KitsokiError::AppYaml {
+        path: workspace.join("app.yaml"),
+        message: "no app.yaml here or in stories/*/; point --workspace at a story folder"
+            .to_owned(),
+    })?;
+    Story::load(&root, &[])
+}
+
+/// The fixture's demo call: `ask` for the `guide`, with `prompts/narrate.md`.
+pub fn demo_call(verb: Verb) -> Call {
+    Call {
+        verb,
+        agent: "guide".to_owned(),
+        system_prompt: None,
+        prompt: Some("prompts/narrate.md".to_owned()),
+        args: BTreeMap::from([("day".to_owned(), "3".to_owned())]),
+    }
+}
+
+/// The paradigms over a workspace: one per verb of the guide's demo call,
+/// each session holding the story's framework and project layers.
+///
+/// # Errors
+/// As [`Story::load`].
+pub fn paradigms(workspace: &Path) -> Result<Vec<Paradigm>, KitsokiError> {
+    let story = load(workspace)?;
+    let persona = story
+        .agents
+        .get("guide")
+        .map(|a| a.persona.clone())
+        .unwrap_or_default();
+    Ok([Verb::Ask, Verb::Task, Verb::Route]
+        .into_iter()
+        .map(|verb| {
+            let turn = Context::new().with(TaskText {
+                verb,
+                persona: persona.clone(),
+            });
+            Paradigm::new(verb.as_str(), session_context(&story), turn)
+        })
+        .collect())
+}
+
+/// `prompt render --agent kitsoki`: the system prompt of the demo `ask` call.
+pub(crate) fn render(request: &RenderRequest) -> Result<Rendered, AgentError> {
+    let story = load(&request.workspace)?;
+    let invocation = compose(&story, &demo_call(Verb::Ask), request.path)?;
+    let prompt = invocation.prompt.ok_or_else(|| {
+        AgentError::Unsupported("the guide inherits Claude Code's prompt: nothing to render".into())
+    })?;
+    Ok(Rendered::of(prompt))
+}

@@ -1,0 +1,244 @@
+//! A kitsoki story on disk: `app.yaml`, its prompts, and the framework layer
+//! found upward from it. Everything is read and rendered here, before assembly.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+use prompt_layers::sources::{BasePromptConfig, PromptOrigin, SourceError, Templates, read_capped};
+use serde::Deserialize;
+
+use super::{DEFAULT_FRAMEWORK, KitsokiError};
+
+/// The largest `app.yaml` or persona file read, in bytes.
+pub const STORY_FILE_CAP: usize = 256 * 1024;
+
+/// `app:` of `app.yaml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct AppMeta {
+    /// The story's id.
+    pub id: String,
+    /// The project layer, inline. Exclusive with `context_path`.
+    #[serde(default)]
+    pub context: Option<String>,
+    /// The project layer's file, relative to the story root. Exclusive with `context`.
+    #[serde(default)]
+    pub context_path: Option<String>,
+}
+
+/// `agents.<name>` of `app.yaml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct AgentDecl {
+    /// The persona, inline.
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// The persona's file, relative to the story root.
+    #[serde(default)]
+    pub system_prompt_path: Option<String>,
+    /// Keep Claude Code's own prompt and append the persona (no kitsoki grounding).
+    #[serde(default)]
+    pub inherit_claude_default: bool,
+}
+
+/// The parts of `app.yaml` that shape the system prompt; other keys are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct AppFile {
+    /// `app:`.
+    pub app: AppMeta,
+    /// `agents:`, by name.
+    #[serde(default)]
+    pub agents: BTreeMap<String, AgentDecl>,
+}
+
+/// An agent with its persona resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoryAgent {
+    /// The persona, trimmed (may be empty).
+    pub persona: String,
+    /// Whether the legacy `--append-system-prompt` form is used.
+    pub inherit_claude_default: bool,
+}
+
+/// A loaded story: the rendered framework and project layers and the agents.
+#[derive(Debug, Clone)]
+pub struct Story {
+    /// The story root: the folder holding `app.yaml`.
+    pub root: PathBuf,
+    /// The story's id.
+    pub id: String,
+    /// The framework layer, rendered and trimmed.
+    pub framework: String,
+    /// Where the framework layer came from.
+    pub framework_origin: PromptOrigin,
+    /// The project layer, rendered and trimmed; `None` when there is none.
+    pub project: Option<String>,
+    /// The agents, by name.
+    pub agents: BTreeMap<String, StoryAgent>,
+    /// What was worked around while loading (a framework file that failed to
+    /// render), for the trace.
+    pub notes: Vec<String>,
+}
+
+impl Story {
+    /// The templates of a story: `@shared/x` is `shared/x` under the story root.
+    pub fn templates(root: &Path) -> Templates {
+        Templates::new(Some(root.join("shared")))
+    }
+
+    /// Loads the story at `root` (the folder holding `app.yaml`).
+    ///
+    /// The framework layer is `.kitsoki/system-prompt.md` found upward from
+    /// `root` (stopping at the repository root), else `sysprompt/kitsoki.md`
+    /// in the first `search_path` directory that has it, else
+    /// [`DEFAULT_FRAMEWORK`]. The project layer is `app.context`, else the file
+    /// `app.context_path`, else `prompts/_project.md` when present. All are
+    /// rendered as templates.
+    ///
+    /// # Errors
+    /// [`KitsokiError`] naming `app.yaml` (malformed, or both `context` and
+    /// `context_path` set), or the project or persona file that cannot be read
+    /// or rendered.
+    pub fn load(root: &Path, search_path: &[PathBuf]) -> Result<Self, KitsokiError> {
+        let app_yaml = root.join("app.yaml");
+        let text = read_file(&app_yaml)?;
+        let app: AppFile = serde_yaml_ng::from_str(&text).map_err(|e| KitsokiError::AppYaml {
+            path: app_yaml.clone(),
+            message: e.to_string(),
+        })?;
+        let templates = Self::templates(root);
+        let vars = BTreeMap::from([("app".to_owned(), app.app.id.clone())]);
+
+        let framework_config = BasePromptConfig {
+            override_file: PathBuf::from(".kitsoki/system-prompt.md"),
+            file_name: "sysprompt/kitsoki.md".to_owned(),
+            search_path: search_path.to_vec(),
+        };
+        let base = framework_config.resolve(root, &templates, &vars);
+        let mut notes = Vec::new();
+        if let Some(problem) = &base.problem {
+            notes.push(format!("{problem}; using the built-in framework layer"));
+        }
+        let framework = match (&base.origin, &base.problem) {
+            (PromptOrigin::BuiltIn, _) | (_, Some(_)) => DEFAULT_FRAMEWORK.trim().to_owned(),
+            _ => base.text.trim().to_owned(),
+        };
+        let framework = if framework.is_empty() {
+            notes.push("the framework file rendered empty; using the built-in one".to_owned());
+            DEFAULT_FRAMEWORK.trim().to_owned()
+        } else {
+            framework
+        };
+        let framework_origin = if base.problem.is_some() {
+            PromptOrigin::BuiltIn
+        } else {
+            base.origin
+        };
+
+        let project = match (&app.app.context, &app.app.context_path) {
+            (Some(inline), Some(path)) if !inline.trim().is_empty() && !path.trim().is_empty() => {
+                return Err(KitsokiError::ContextConflict { path: app_yaml });
+            }
+            (Some(inline), _) if !inline.trim().is_empty() => {
+                Some(templates.render_str(&app_yaml, inline, &vars)?)
+            }
+            (_, Some(path)) if !path.trim().is_empty() => {
+                let file = inside(root, path, &app_yaml, "app.context_path")?;
+                Some(templates.render_file(&file, &vars)?)
+            }
+            _ => {
+                let convention = root.join("prompts/_project.md");
+                if convention.is_file() {
+                    Some(templates.render_file(&convention, &vars)?)
+                } else {
+                    None
+                }
+            }
+        }
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty());
+
+        let mut agents = BTreeMap::new();
+        for (name, decl) in &app.agents {
+            let persona = match (&decl.system_prompt, &decl.system_prompt_path) {
+                (Some(_), Some(_)) => {
+                    return Err(KitsokiError::AppYaml {
+                        path: app_yaml.clone(),
+                        message: format!(
+                            "agents.{name}: system_prompt and system_prompt_path are mutually exclusive; set only one"
+                        ),
+                    });
+                }
+                (Some(text), None) => text.clone(),
+                (None, Some(path)) => {
+                    let key = format!("agents.{name}.system_prompt_path");
+                    read_file(&inside(root, path, &app_yaml, &key)?)?
+                }
+                (None, None) => String::new(),
+            };
+            agents.insert(
+                name.clone(),
+                StoryAgent {
+                    persona: persona.trim().to_owned(),
+                    inherit_claude_default: decl.inherit_claude_default,
+                },
+            );
+        }
+        Ok(Self {
+            root: root.to_owned(),
+            id: app.app.id,
+            framework,
+            framework_origin,
+            project,
+            agents,
+            notes,
+        })
+    }
+
+    /// Renders the prompt template `path` (relative to the story root) with
+    /// `args`: the user message of a call.
+    ///
+    /// # Errors
+    /// [`KitsokiError`] naming the template.
+    pub fn user_message(
+        &self,
+        path: &str,
+        args: &BTreeMap<String, String>,
+    ) -> Result<String, KitsokiError> {
+        let file = inside(&self.root, path, &self.root.join("app.yaml"), "prompt")?;
+        Ok(Self::templates(&self.root).render_file(&file, args)?)
+    }
+}
+
+fn read_file(path: &Path) -> Result<String, KitsokiError> {
+    let text = read_capped(path, path.display().to_string(), STORY_FILE_CAP)?;
+    if text.is_truncated() {
+        return Err(KitsokiError::AppYaml {
+            path: path.to_owned(),
+            message: format!("larger than the {STORY_FILE_CAP}-byte limit"),
+        });
+    }
+    Ok(text.text)
+}
+
+/// `root/relative`, refusing paths that leave the story root.
+fn inside(root: &Path, relative: &str, file: &Path, key: &str) -> Result<PathBuf, KitsokiError> {
+    let rel = Path::new(relative);
+    if rel
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        Ok(root.join(rel))
+    } else {
+        Err(KitsokiError::AppYaml {
+            path: file.to_owned(),
+            message: format!(
+                "{key} = \"{relative}\" leaves the story folder; name a file inside it"
+            ),
+        })
+    }
+}
+
+impl From<SourceError> for KitsokiError {
+    fn from(error: SourceError) -> Self {
+        KitsokiError::Source(error)
+    }
+}

@@ -1,0 +1,229 @@
+//! The four channels: each folds its own base, then calls [`assemble`].
+
+use std::path::{Path, PathBuf};
+
+use prompt_core::{AssembledPrompt, AssemblyPath};
+use prompt_layers::ToolSpec;
+use prompt_layers::sources::{CappedText, SkillIndex, SourceError, read_capped};
+use serde::Deserialize;
+
+use super::{BaseFold, RecursiveConfig, assemble};
+
+/// The largest `--system-prompt-file` read, in bytes.
+pub const SYSTEM_PROMPT_FILE_CAP: usize = 64 * 1024;
+/// The most skill text `cli_run` appends, in bytes.
+pub const RUN_SKILLS_CAP: usize = 8 * 1024;
+
+/// The system-prompt flags of the `recursive` CLI (`run` and `loop` share them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CliFlags {
+    /// `--system-prompt TEXT`: replaces the base; wins over the file.
+    pub system_prompt: Option<String>,
+    /// `--system-prompt-file PATH`: replaces the base with the file's text.
+    pub system_prompt_file: Option<PathBuf>,
+    /// `--append-system-prompt TEXT`: appended to the (possibly replaced) base.
+    pub append_system_prompt: Option<String>,
+}
+
+impl CliFlags {
+    /// The base these flags fold: the text replaces, the file replaces when
+    /// there is no text, and the append applies either way.
+    ///
+    /// # Errors
+    /// [`ChannelError::SystemPromptFile`] naming a file that cannot be read or
+    /// is over [`SYSTEM_PROMPT_FILE_CAP`].
+    pub fn fold(&self) -> Result<BaseFold, ChannelError> {
+        let replacement = match (&self.system_prompt, &self.system_prompt_file) {
+            (Some(text), _) => Some(text.clone()),
+            (None, Some(path)) => Some(read_system_prompt_file(path)?),
+            (None, None) => None,
+        };
+        Ok(BaseFold {
+            replacement,
+            append: self.append_system_prompt.clone(),
+        })
+    }
+}
+
+fn read_system_prompt_file(path: &Path) -> Result<String, ChannelError> {
+    let text = read_capped(path, path.display().to_string(), SYSTEM_PROMPT_FILE_CAP)
+        .map_err(ChannelError::SystemPromptFile)?;
+    if text.is_truncated() {
+        return Err(ChannelError::SystemPromptFile(SourceError::Malformed {
+            path: path.to_owned(),
+            message: format!(
+                "larger than the {SYSTEM_PROMPT_FILE_CAP}-byte limit for --system-prompt-file; shorten it"
+            ),
+        }));
+    }
+    Ok(text.text)
+}
+
+/// The body of `POST /run` and `POST /sessions`, as far as the prompt goes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct RunRequest {
+    /// Replaces the server's base; `append_system_prompt` is then ignored.
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// Appended to the server's base.
+    #[serde(default)]
+    pub append_system_prompt: Option<String>,
+}
+
+impl RunRequest {
+    /// The base this request folds.
+    pub fn fold(&self) -> BaseFold {
+        match &self.system_prompt {
+            Some(text) => BaseFold {
+                replacement: Some(text.clone()),
+                append: None,
+            },
+            None => BaseFold {
+                replacement: None,
+                append: self.append_system_prompt.clone(),
+            },
+        }
+    }
+}
+
+/// What a channel sends: the assembled prompt, its tools, and any
+/// channel-specific suffix added after assembly.
+#[derive(Debug, Clone)]
+pub struct ChannelPrompt {
+    /// The assembled prompt: the same for every channel given the same fold.
+    pub prompt: AssembledPrompt,
+    /// The tools registered with it.
+    pub tools: Vec<ToolSpec>,
+    /// `cli_run` only: the auto-loaded skill bodies.
+    pub suffix: Option<String>,
+}
+
+impl ChannelPrompt {
+    /// The system prompt as sent: the prompt, then the suffix after a blank line.
+    pub fn system(&self) -> String {
+        let mut text = self.prompt.text();
+        if let Some(suffix) = &self.suffix {
+            text.push_str("\n\n");
+            text.push_str(suffix);
+        }
+        text
+    }
+}
+
+/// Why a channel could not build its prompt.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChannelError {
+    /// `--system-prompt-file` could not be used.
+    #[error("--system-prompt-file: {0}")]
+    SystemPromptFile(#[source] SourceError),
+    /// The recursive pipeline is invalid (a bug in its declarations).
+    #[error(transparent)]
+    Pipeline(#[from] prompt_core::PipelineError),
+    /// Assembly failed (a layer panicked: a bug).
+    #[error(transparent)]
+    Assembly(#[from] prompt_core::AssemblyError),
+}
+
+fn channel(config: &RecursiveConfig, fold: &BaseFold) -> Result<ChannelPrompt, ChannelError> {
+    let assembled = assemble(config, fold, AssemblyPath::Basic)?;
+    Ok(ChannelPrompt {
+        prompt: assembled.prompt,
+        tools: assembled.tools,
+        suffix: None,
+    })
+}
+
+/// `recursive run GOAL`: the CLI's fold, plus the bodies of the skills the
+/// goal matches, appended after assembly.
+///
+/// # Errors
+/// As [`CliFlags::fold`] and [`assemble`].
+pub fn cli_run(
+    config: &RecursiveConfig,
+    flags: &CliFlags,
+    goal: &str,
+) -> Result<ChannelPrompt, ChannelError> {
+    let mut prompt = channel(config, &flags.fold()?)?;
+    let skills = SkillIndex::load(&config.skill_roots(), |p| p.display().to_string());
+    prompt.suffix = goal_matched_skills(&skills, goal);
+    Ok(prompt)
+}
+
+/// `recursive loop`: the CLI's fold, no suffix (there is no goal at build time).
+///
+/// # Errors
+/// As [`CliFlags::fold`] and [`assemble`].
+pub fn cli_loop(config: &RecursiveConfig, flags: &CliFlags) -> Result<ChannelPrompt, ChannelError> {
+    channel(config, &flags.fold()?)
+}
+
+/// The HTTP API: the request's fold.
+///
+/// # Errors
+/// As [`assemble`].
+pub fn http(config: &RecursiveConfig, request: &RunRequest) -> Result<ChannelPrompt, ChannelError> {
+    channel(config, &request.fold())
+}
+
+/// The TUI: the default base, unchanged.
+///
+/// # Errors
+/// As [`assemble`].
+pub fn tui(config: &RecursiveConfig) -> Result<ChannelPrompt, ChannelError> {
+    channel(config, &BaseFold::default())
+}
+
+/// `=== Skill: NAME (auto-loaded) ===` blocks for every `mode: trigger` skill
+/// with a `triggers` entry that occurs in `goal` (ignoring case), capped at
+/// [`RUN_SKILLS_CAP`] with the standard marker. `None` when nothing matches.
+pub fn goal_matched_skills(skills: &SkillIndex, goal: &str) -> Option<String> {
+    let goal = goal.to_lowercase();
+    let mut block = String::new();
+    for skill in &skills.skills {
+        let triggered = skill.extra.get("mode").and_then(|m| m.as_str()) == Some("trigger");
+        let matched = skill
+            .extra
+            .get("triggers")
+            .and_then(|t| t.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.as_str())
+            .any(|t| !t.trim().is_empty() && goal.contains(&t.to_lowercase()));
+        if !(triggered && matched) {
+            continue;
+        }
+        let Ok(text) = read_capped(&skill.path, "SKILL.md", RUN_SKILLS_CAP) else {
+            continue;
+        };
+        if !block.is_empty() {
+            block.push_str("\n\n");
+        }
+        block.push_str(&format!(
+            "=== Skill: {} (auto-loaded) ===\n{}",
+            skill.name,
+            body(&text.text)
+        ));
+    }
+    (!block.is_empty())
+        .then(|| CappedText::from_text("auto-loaded skills", &block, RUN_SKILLS_CAP).render())
+}
+
+/// A SKILL.md's text after its frontmatter, trimmed.
+fn body(text: &str) -> &str {
+    let mut lines = text.split_inclusive('\n');
+    let Some(first) = lines.next() else {
+        return "";
+    };
+    if first.trim_end() != "---" {
+        return text.trim();
+    }
+    let mut at = first.len();
+    for line in lines {
+        at += line.len();
+        if line.trim_end() == "---" {
+            return text[at..].trim();
+        }
+    }
+    ""
+}

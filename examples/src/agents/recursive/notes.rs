@@ -1,0 +1,108 @@
+//! recursive's legacy notes: `.recursive/memory.json`, `{"notes": [{"id", "text", ...}]}`.
+//!
+//! Read through the standard capped reader; the format is recursive's own.
+
+use std::path::Path;
+
+use prompt_layers::sources::{SourceError, cut, read_capped};
+use serde::Deserialize;
+
+/// The largest `memory.json` read, in bytes.
+pub const NOTES_FILE_CAP: usize = 64 * 1024;
+/// A note's hook is its text cut to this many bytes (on a character boundary).
+pub const HOOK_BYTES: usize = 80;
+
+/// One note.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Note {
+    /// Its id, e.g. `N7`.
+    pub id: String,
+    /// Its text.
+    pub text: String,
+}
+
+impl Note {
+    /// The note's first [`HOOK_BYTES`] bytes on one line, with `...` when cut.
+    pub fn hook(&self) -> String {
+        let line = self.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if line.len() <= HOOK_BYTES {
+            return line;
+        }
+        format!("{}...", cut(&line, HOOK_BYTES - 3).trim_end())
+    }
+}
+
+#[derive(Deserialize)]
+struct NotesFile {
+    #[serde(default)]
+    notes: Vec<Note>,
+}
+
+/// The newest notes (session context), read by the `memory` layer.
+#[derive(Debug, Default)]
+pub struct LegacyNotes {
+    /// The newest notes first, at most the limit.
+    pub notes: Vec<Note>,
+    /// Why the file could not be read, when it exists.
+    pub problem: Option<SourceError>,
+}
+
+impl LegacyNotes {
+    /// Reads `path`, keeping the newest `limit` notes (the file lists oldest first).
+    /// Absence is no problem; a malformed file is reported and shows no notes.
+    pub fn load(path: &Path, limit: usize) -> Self {
+        let text = match read_capped(path, "memory.json", NOTES_FILE_CAP) {
+            Ok(text) if text.is_truncated() => {
+                return Self::failed(path, format!("larger than the {NOTES_FILE_CAP}-byte limit"));
+            }
+            Ok(text) => text.text,
+            Err(error) if error.is_not_found() => return Self::default(),
+            Err(error) => {
+                return Self {
+                    notes: Vec::new(),
+                    problem: Some(error),
+                };
+            }
+        };
+        match serde_json::from_str::<NotesFile>(&text) {
+            Ok(file) => Self {
+                notes: file.notes.into_iter().rev().take(limit).collect(),
+                problem: None,
+            },
+            Err(error) => Self::failed(
+                path,
+                format!(
+                    "line {}: {error}; expected {{\"notes\": [{{\"id\": .., \"text\": ..}}]}}",
+                    error.line()
+                ),
+            ),
+        }
+    }
+
+    fn failed(path: &Path, message: String) -> Self {
+        Self {
+            notes: Vec::new(),
+            problem: Some(SourceError::Malformed {
+                path: path.to_owned(),
+                message,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_note_is_hooked_on_a_character_boundary() {
+        let note = Note {
+            id: "N1".into(),
+            text: "記".repeat(40),
+        };
+        let hook = note.hook();
+        assert!(hook.ends_with("..."));
+        assert!(hook.len() <= HOOK_BYTES);
+        assert_eq!(hook.trim_end_matches("...").chars().count(), 25);
+    }
+}

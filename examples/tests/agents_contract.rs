@@ -1,0 +1,44 @@
+//! The contract checks on every reference agent, over its own paradigms, with
+//! byte ceilings committed in `examples/tests/ratchets.json`
+//! (`PROMPT_RATCHET=update cargo test -p prompt-examples --test agents_contract`
+//! rewrites them).
+
+use prompt_core::contract::{Contract, Paradigm, Volatile};
+use prompt_examples::agents::Agent;
+
+#[test]
+fn every_reference_agent_keeps_its_contract_and_its_ratchets() {
+    for agent in Agent::ALL {
+        let pipeline = agent.pipeline().unwrap();
+        let paradigms: Vec<Paradigm> = agent
+            .paradigms(&agent.fixture())
+            .unwrap()
+            .into_iter()
+            .map(|p| Paradigm::new(p.name, p.session).turn(p.turn))
+            .collect();
+        assert!(
+            paradigms.len() >= 2,
+            "{agent}: a bare and a rich paradigm at least"
+        );
+        let mut contract = Contract::new(&pipeline, &paradigms)
+            .ratchet(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ratchets.json"));
+        if pipeline.spec("episodic_recall").is_some() {
+            // Episodes are dated; the file is read once per session, so the
+            // dates are fixed for the session and do not bust its cache.
+            contract = contract.allow(
+                "episodic_recall",
+                Volatile::Date,
+                "episode dates come from episodes.jsonl, read once per session",
+            );
+        }
+        let report = contract.run();
+        assert!(report.is_ok(), "{agent}:\n{report}");
+        // Every path and mode the agent serves was rendered in every paradigm.
+        let expected: usize = paradigms.len() * agent.paths().len() * agent.modes().len();
+        assert!(
+            report.assemblies() >= expected,
+            "{agent}: {}",
+            report.assemblies()
+        );
+    }
+}

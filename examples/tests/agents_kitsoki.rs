@@ -1,0 +1,310 @@
+//! kitsoki: layer resolution, the `---` join, per-verb `claude` policy, Codex, trace.
+
+use std::sync::{Arc, Mutex};
+
+use prompt_core::AssemblyPath;
+use prompt_examples::agents::kitsoki::{
+    self, Call, DEFAULT_FRAMEWORK, KitsokiError, SEPARATOR, Story, Verb, claude_args, codex_args,
+};
+use prompt_examples::agents::{Agent, unreachable_layers};
+
+fn story_root() -> std::path::PathBuf {
+    Agent::Kitsoki.fixture().join("stories/trail")
+}
+
+fn fixture() -> Story {
+    Story::load(&story_root(), &[]).unwrap()
+}
+
+fn ask(story: &Story, verb: Verb) -> kitsoki::Invocation {
+    kitsoki::compose(story, &kitsoki::demo_call(verb), AssemblyPath::Basic).unwrap()
+}
+
+/// A story folder with `app.yaml` = `yaml` and the given files.
+fn story_with(yaml: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap(); // stop the upward search here
+    std::fs::write(dir.path().join("app.yaml"), yaml).unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+const GUIDE: &str = "app:\n  id: demo\nagents:\n  guide:\n    system_prompt: Be brief.\n";
+
+#[test]
+fn every_path_of_the_fixture() {
+    let story = fixture();
+    for path in kitsoki::PATHS {
+        let invocation = kitsoki::compose(&story, &kitsoki::demo_call(Verb::Ask), *path).unwrap();
+        let prompt = invocation.prompt.unwrap();
+        let shown = match path {
+            AssemblyPath::Basic => prompt.text(),
+            AssemblyPath::Cached => format!(
+                "=== stable (cache) ===\n{}\n=== dynamic ===\n{}",
+                prompt.stable(),
+                prompt.dynamic()
+            ),
+        };
+        insta::assert_snapshot!(format!("ask_{path}_full"), shown);
+    }
+}
+
+#[test]
+fn three_layers_trimmed_and_joined_with_a_rule() {
+    let story = fixture();
+    let invocation = ask(&story, Verb::Ask);
+    let parts: Vec<&str> = invocation.system_prompt.split(SEPARATOR).collect();
+    assert_eq!(parts.len(), 3, "{}", invocation.system_prompt);
+    // The framework override found upward, with its @shared include from the story's shared/.
+    assert!(parts[0].starts_with("# Kitsoki: trail\n"));
+    assert!(
+        parts[0].ends_with("Write for the trail: plain words, present tense, no modern slang.")
+    );
+    assert!(parts[1].starts_with("## Project: trail"));
+    assert_eq!(
+        parts[2],
+        format!(
+            "{}\n\nYou are a weathered frontier guide. Speak plainly, five sentences at most.",
+            Verb::Ask.contract()
+        )
+    );
+    for part in parts {
+        assert_eq!(part, part.trim());
+    }
+    let names: Vec<&str> = invocation.trace.layers.iter().map(|l| l.name).collect();
+    assert_eq!(names, ["framework", "project", "task"]);
+}
+
+#[test]
+fn per_turn_data_is_the_user_message_not_the_system_prompt() {
+    let invocation = ask(&fixture(), Verb::Ask);
+    assert_eq!(
+        invocation.user_message,
+        "It is day 3 on the trail. Describe the morning in three sentences.\n"
+    );
+    assert!(!invocation.system_prompt.contains("day 3"));
+}
+
+#[test]
+fn the_framework_layer_falls_back_to_the_search_path_then_the_default() {
+    let story = story_with(GUIDE, &[]);
+    let loaded = Story::load(story.path(), &[]).unwrap();
+    assert_eq!(loaded.framework, DEFAULT_FRAMEWORK.trim());
+    assert_eq!(loaded.project, None);
+    let invocation = kitsoki::compose(
+        &loaded,
+        &kitsoki::demo_call(Verb::Route),
+        AssemblyPath::Basic,
+    );
+    let invocation = invocation.unwrap_err();
+    assert!(
+        invocation.to_string().contains("prompts/narrate.md"),
+        "{invocation}"
+    );
+
+    let search = tempfile::tempdir().unwrap();
+    std::fs::create_dir(search.path().join("sysprompt")).unwrap();
+    std::fs::write(
+        search.path().join("sysprompt/kitsoki.md"),
+        "Overlay for {{ app }}.\n",
+    )
+    .unwrap();
+    let loaded = Story::load(story.path(), &[search.path().to_owned()]).unwrap();
+    assert_eq!(loaded.framework, "Overlay for demo.");
+}
+
+#[test]
+fn the_project_layer_comes_from_context_then_context_path_then_the_convention() {
+    let inline = story_with(
+        "app:\n  id: demo\n  context: \"Inline {{ app }}.\"\n",
+        &[("prompts/_project.md", "Convention.")],
+    );
+    assert_eq!(
+        Story::load(inline.path(), &[]).unwrap().project.as_deref(),
+        Some("Inline demo.")
+    );
+
+    let by_path = story_with(
+        "app:\n  id: demo\n  context_path: ctx/project.md\n",
+        &[
+            ("ctx/project.md", "  From a file.  \n"),
+            ("prompts/_project.md", "Convention."),
+        ],
+    );
+    assert_eq!(
+        Story::load(by_path.path(), &[]).unwrap().project.as_deref(),
+        Some("From a file.")
+    );
+
+    let convention = story_with(
+        "app:\n  id: demo\n",
+        &[("prompts/_project.md", "Convention.")],
+    );
+    assert_eq!(
+        Story::load(convention.path(), &[])
+            .unwrap()
+            .project
+            .as_deref(),
+        Some("Convention.")
+    );
+}
+
+#[test]
+fn context_and_context_path_together_are_an_error_naming_the_file() {
+    let story = story_with(
+        "app:\n  id: demo\n  context: a\n  context_path: b.md\n",
+        &[],
+    );
+    let error = Story::load(story.path(), &[]).unwrap_err();
+    assert!(matches!(error, KitsokiError::ContextConflict { .. }));
+    let message = error.to_string();
+    assert!(
+        message.contains("app.yaml: app.context and app.context_path are mutually exclusive"),
+        "{message}"
+    );
+}
+
+#[test]
+fn every_verb_but_task_excludes_claude_codes_dynamic_sections() {
+    let story = fixture();
+    for verb in Verb::ALL {
+        let invocation = ask(&story, verb);
+        let args = claude_args(&invocation);
+        assert_eq!(args[0], "--system-prompt");
+        assert_eq!(args[1], invocation.system_prompt);
+        let excludes = args
+            .iter()
+            .any(|a| a == "--exclude-dynamic-system-prompt-sections");
+        assert_eq!(excludes, verb != Verb::Task, "{verb:?}");
+        assert_eq!(invocation.trace.exclude_dynamic, excludes);
+    }
+    // route has no contract: the task layer is the persona alone.
+    let route = ask(&story, Verb::Route);
+    assert!(route.system_prompt.ends_with(&format!(
+        "{SEPARATOR}You are a weathered frontier guide. Speak plainly, five sentences at most."
+    )));
+}
+
+#[test]
+fn inherit_claude_default_appends_the_persona_without_grounding() {
+    let story = fixture();
+    let call = Call {
+        agent: "namer".into(),
+        ..kitsoki::demo_call(Verb::Ask)
+    };
+    let invocation = kitsoki::compose(&story, &call, AssemblyPath::Basic).unwrap();
+    assert!(invocation.legacy && invocation.prompt.is_none());
+    assert_eq!(
+        claude_args(&invocation),
+        [
+            "--append-system-prompt",
+            "You name wagon parties. Reply with one name."
+        ]
+    );
+    assert_eq!(invocation.trace.layers, []);
+    assert_eq!(
+        (invocation.trace.bytes, invocation.trace.exclude_dynamic),
+        (0, false)
+    );
+}
+
+#[test]
+fn codex_receives_the_same_bytes_through_an_instructions_file() {
+    let invocation = ask(&fixture(), Verb::Decide);
+    let dir = tempfile::tempdir().unwrap();
+    let args = codex_args(&invocation, dir.path()).unwrap();
+    let path = dir.path().join(kitsoki::INSTRUCTIONS_FILE);
+    assert_eq!(
+        args,
+        [
+            "-c".to_owned(),
+            format!("model_instructions_file={}", path.display())
+        ]
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        invocation.system_prompt.as_bytes()
+    );
+    // Written again in place, and no temporary file is left behind.
+    codex_args(&invocation, dir.path()).unwrap();
+    let entries: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(entries, [kitsoki::INSTRUCTIONS_FILE]);
+    let error = codex_args(&invocation, &dir.path().join("absent")).unwrap_err();
+    assert!(error.to_string().contains("absent"), "{error}");
+}
+
+/// A writer that keeps what the subscriber writes.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn each_call_emits_and_returns_a_trace_record() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .finish();
+    let invocation =
+        tracing::subscriber::with_default(subscriber, || ask(&fixture(), Verb::Decide));
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let line = log
+        .lines()
+        .find(|l| l.contains("sysprompt.composed"))
+        .expect(&log);
+    assert!(line.contains("kitsoki::sysprompt"));
+    assert!(
+        line.contains("verb=\"decide\"") && line.contains("layers=\"framework,project,task\""),
+        "{line}"
+    );
+    assert!(line.contains(&format!("bytes={}", invocation.system_prompt.len())));
+    assert!(line.contains("exclude_dynamic=true"));
+    insta::assert_snapshot!(
+        "decide_trace",
+        serde_json::to_string_pretty(&invocation.trace).unwrap()
+    );
+}
+
+#[test]
+fn an_unknown_agent_names_the_declared_ones() {
+    let call = Call {
+        agent: "ghost".into(),
+        ..kitsoki::demo_call(Verb::Ask)
+    };
+    let message = kitsoki::compose(&fixture(), &call, AssemblyPath::Basic)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("`ghost`") && message.contains("guide, namer"),
+        "{message}"
+    );
+}
+
+#[test]
+fn every_layer_speaks_in_some_paradigm() {
+    let pipeline = kitsoki::pipeline().unwrap();
+    assert_eq!(pipeline.len(), 3);
+    insta::assert_snapshot!("manifest", pipeline.manifest());
+    let paradigms = Agent::Kitsoki.paradigms(&Agent::Kitsoki.fixture()).unwrap();
+    let unreachable =
+        unreachable_layers(pipeline, &paradigms, kitsoki::PATHS, kitsoki::MODES).unwrap();
+    assert!(unreachable.is_empty(), "{unreachable:?}");
+}

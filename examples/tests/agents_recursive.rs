@@ -1,0 +1,300 @@
+//! recursive: section order, the four channels, the run suffix, caps.
+
+use prompt_core::AssemblyPath;
+use prompt_examples::agents::recursive::{
+    self, AGENT_TOOL, BaseFold, CliFlags, RecursiveConfig, RunRequest,
+};
+use prompt_examples::agents::{Agent, unreachable_layers};
+
+fn fixture() -> RecursiveConfig {
+    RecursiveConfig::fixture(&Agent::Recursive.fixture())
+}
+
+fn system(config: &RecursiveConfig, fold: &BaseFold) -> String {
+    recursive::assemble(config, fold, AssemblyPath::Basic)
+        .unwrap()
+        .prompt
+        .text()
+}
+
+/// The byte offset of each heading, asserting that each occurs once.
+fn position(text: &str, heading: &str) -> usize {
+    assert_eq!(
+        text.matches(heading).count(),
+        1,
+        "{heading} once in:\n{text}"
+    );
+    text.find(heading).unwrap()
+}
+
+#[test]
+fn every_path_of_the_fixture() {
+    let config = fixture();
+    for path in recursive::PATHS {
+        let prompt = recursive::assemble(&config, &BaseFold::default(), *path)
+            .unwrap()
+            .prompt;
+        insta::assert_snapshot!(format!("fixture_{path}_full"), prompt.text());
+        if *path == AssemblyPath::Cached {
+            assert_eq!(prompt.dynamic(), "", "every recursive layer is Stable");
+        }
+    }
+}
+
+#[test]
+fn sections_run_stable_to_volatile_in_the_issue_order() {
+    let text = system(&fixture(), &BaseFold::default());
+    let order = [
+        "You are recursive,",
+        "# User preferences\n\n",
+        "# Project memory\n\n",
+        "# Memory\n\n",
+        "# Scratchpad\n\n",
+        "# Facts\n\n",
+        "# Episodic recall\n\n",
+        "# Project context\n\n## AGENTS.md\n\n",
+        "\n\n## CLAUDE.md\n\n",
+        "# Available skills\n\n",
+        "## Coordinator workflow\n\n",
+    ];
+    let positions: Vec<usize> = order.iter().map(|h| position(&text, h)).collect();
+    assert!(positions.is_sorted(), "{positions:?}\n{text}");
+    // One line per skill, from the workspace and the home alike.
+    assert!(text.contains("\n- bisect: Find the commit"));
+    assert!(text.contains("\n- commit-style: Write commit messages"));
+    assert!(text.contains("(~/.claude/skills/commit-style/SKILL.md)"));
+}
+
+#[test]
+fn the_four_channels_produce_the_same_prompt_for_the_same_inputs() {
+    let config = fixture();
+    let flags = CliFlags::default();
+    let run = recursive::cli_run(&config, &flags, "tidy up the handlers").unwrap();
+    let looped = recursive::cli_loop(&config, &flags).unwrap();
+    let http = recursive::http(&config, &RunRequest::default()).unwrap();
+    let tui = recursive::tui(&config).unwrap();
+    assert_eq!(run.suffix, None, "no skill matches this goal");
+    for other in [&looped, &http, &tui] {
+        assert_eq!(other.prompt.text(), run.prompt.text());
+        assert_eq!(other.tools, run.tools);
+    }
+
+    // The same appended text through the CLI and through HTTP.
+    let append = "Answer in British English.".to_owned();
+    let cli = recursive::cli_loop(
+        &config,
+        &CliFlags {
+            append_system_prompt: Some(append.clone()),
+            ..CliFlags::default()
+        },
+    )
+    .unwrap();
+    let http = recursive::http(
+        &config,
+        &RunRequest {
+            system_prompt: None,
+            append_system_prompt: Some(append.clone()),
+        },
+    )
+    .unwrap();
+    assert_eq!(cli.system(), http.system());
+    assert!(
+        cli.system()
+            .contains(&format!("\n\n{append}\n\n# Available skills"))
+    );
+}
+
+#[test]
+fn a_replaced_base_still_gets_the_project_context_in_front() {
+    let config = fixture();
+    let request: RunRequest = serde_json::from_str(
+        r#"{"system_prompt": "You are a release engineer.", "append_system_prompt": "ignored"}"#,
+    )
+    .unwrap();
+    let http = recursive::http(&config, &request).unwrap().system();
+    let cli = recursive::cli_loop(
+        &config,
+        &CliFlags {
+            system_prompt: Some("You are a release engineer.".into()),
+            ..CliFlags::default()
+        },
+    )
+    .unwrap()
+    .system();
+    assert_eq!(http, cli);
+    assert!(
+        http.starts_with("# Project context\n\n## AGENTS.md\n\n"),
+        "{http}"
+    );
+    assert!(position(&http, "You are a release engineer.") > position(&http, "# Project context"));
+    assert!(
+        !http.contains("ignored"),
+        "HTTP ignores the append when it replaces the base"
+    );
+    for gone in [
+        "You are recursive,",
+        "# User preferences",
+        "# Memory",
+        "# Scratchpad",
+    ] {
+        assert!(!http.contains(gone), "{gone} belongs to the replaced base");
+    }
+    insta::assert_snapshot!("replaced_base", http);
+}
+
+#[test]
+fn a_system_prompt_file_replaces_the_base_and_errors_name_the_file() {
+    let config = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("prompt.md");
+    std::fs::write(&file, "From a file.\n").unwrap();
+    let flags = CliFlags {
+        system_prompt_file: Some(file.clone()),
+        ..CliFlags::default()
+    };
+    assert!(
+        recursive::cli_loop(&config, &flags)
+            .unwrap()
+            .system()
+            .contains("\n\nFrom a file.\n\n")
+    );
+
+    let missing = CliFlags {
+        system_prompt_file: Some(dir.path().join("absent.md")),
+        ..CliFlags::default()
+    };
+    let error = recursive::cli_loop(&config, &missing)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("absent.md") && error.contains("--system-prompt-file"),
+        "{error}"
+    );
+}
+
+#[test]
+fn the_coordinator_section_and_the_agent_tool_come_together_or_not_at_all() {
+    for sub_agents in [true, false] {
+        let config = RecursiveConfig {
+            sub_agents,
+            ..fixture()
+        };
+        let channels = [
+            recursive::cli_run(&config, &CliFlags::default(), "fix a bug").unwrap(),
+            recursive::cli_loop(&config, &CliFlags::default()).unwrap(),
+            recursive::http(&config, &RunRequest::default()).unwrap(),
+            recursive::tui(&config).unwrap(),
+        ];
+        for channel in channels {
+            let section = channel.system().contains("## Coordinator workflow");
+            let tool = channel.tools.iter().any(|t| t.name == AGENT_TOOL);
+            assert_eq!(section, sub_agents);
+            assert_eq!(tool, sub_agents);
+            assert_eq!(channel.system().contains("`agent` tool"), sub_agents);
+        }
+    }
+}
+
+#[test]
+fn cli_run_alone_appends_goal_matched_skill_bodies() {
+    let config = fixture();
+    let run = recursive::cli_run(&config, &CliFlags::default(), "Write the RELEASE notes").unwrap();
+    let suffix = run.suffix.clone().expect("the release-notes skill matches");
+    assert!(suffix.starts_with("=== Skill: release-notes (auto-loaded) ===\n# Release notes\n"));
+    assert!(
+        !suffix.contains("name: release-notes"),
+        "frontmatter is stripped"
+    );
+    assert!(!suffix.contains("commit-style") && !suffix.contains("Bisect"));
+    assert_eq!(run.system(), format!("{}\n\n{suffix}", run.prompt.text()));
+    // The suffix is after assembly: the assembled prompt is the loop's.
+    let looped = recursive::cli_loop(&config, &CliFlags::default()).unwrap();
+    assert_eq!(run.prompt.text(), looped.prompt.text());
+    assert_eq!(looped.suffix, None);
+    insta::assert_snapshot!("cli_run_suffix", suffix);
+}
+
+/// A workspace whose user.md is `size` bytes of ASCII then a character of `width` bytes.
+fn over_cap_user_md(straddler: char) -> (tempfile::TempDir, String) {
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("workspace");
+    let home = root.path().join("home");
+    std::fs::create_dir_all(ws.join(".recursive/memory")).unwrap();
+    std::fs::create_dir_all(home.join(".recursive/memory")).unwrap();
+    // The character starts one byte before the cap, so the cap splits it.
+    let mut text = "a".repeat(recursive::MEMORY_CAP - 1);
+    text.push(straddler);
+    text.push_str(&"b".repeat(100));
+    std::fs::write(home.join(".recursive/memory/user.md"), &text).unwrap();
+    let config = RecursiveConfig::fixture(root.path());
+    let prompt = system(&config, &BaseFold::default());
+    (root, prompt)
+}
+
+#[test]
+fn an_over_cap_file_ends_with_the_marker_and_a_split_character_is_dropped_whole() {
+    for straddler in ['潮', '🌊'] {
+        let (_root, prompt) = over_cap_user_md(straddler);
+        let kept = "a".repeat(recursive::MEMORY_CAP - 1);
+        let expected = format!(
+            "# User preferences\n\n{kept}\n\n[…truncated: user.md is 8.1 KiB, cap 8 KiB]\n\n"
+        );
+        assert!(
+            prompt.contains(&expected),
+            "{straddler}: no whole-character cut and marker"
+        );
+        assert!(!prompt.contains(straddler) && !prompt.contains('\u{FFFD}'));
+    }
+}
+
+#[test]
+fn an_over_cap_project_doc_ends_with_the_marker() {
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("workspace");
+    std::fs::create_dir_all(&ws).unwrap();
+    let mut text = "x".repeat(recursive::PROJECT_DOC_CAP - 2);
+    text.push('語');
+    std::fs::write(ws.join("AGENTS.md"), &text).unwrap();
+    let prompt = system(&RecursiveConfig::new(&ws), &BaseFold::default());
+    let kept = "x".repeat(recursive::PROJECT_DOC_CAP - 2);
+    let tail = &prompt[prompt.len().saturating_sub(200)..];
+    assert!(
+        prompt.contains(&format!(
+            "{kept}\n\n[…truncated: AGENTS.md is 16.0 KiB, cap 16 KiB]"
+        )),
+        "the 3-byte character straddles the cap and goes whole: ...{tail}"
+    );
+}
+
+#[test]
+fn every_layer_speaks_in_some_paradigm() {
+    let pipeline = recursive::pipeline().unwrap();
+    assert_eq!(pipeline.len(), 12);
+    let paradigms = Agent::Recursive
+        .paradigms(&Agent::Recursive.fixture())
+        .unwrap();
+    let names: Vec<&str> = paradigms.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["default_base", "replaced_base"]);
+    let unreachable =
+        unreachable_layers(pipeline, &paradigms, recursive::PATHS, recursive::MODES).unwrap();
+    assert!(unreachable.is_empty(), "{unreachable:?}");
+}
+
+#[test]
+fn every_layer_is_stable_and_the_manifest_is_reviewed() {
+    let pipeline = recursive::pipeline().unwrap();
+    assert!(
+        pipeline
+            .specs()
+            .all(|s| s.stability == prompt_core::Stability::Stable)
+    );
+    insta::assert_snapshot!("manifest", pipeline.manifest());
+}
+
+#[test]
+fn a_workspace_without_files_is_just_the_persona() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = RecursiveConfig::new(dir.path());
+    let text = system(&config, &BaseFold::default());
+    assert_eq!(text, recursive::PERSONA);
+}
