@@ -4,8 +4,12 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use prompt_core::budget::TokenBudget;
+use prompt_core::providers::Message;
+use prompt_core::providers::anthropic::MessagesRequest;
+use prompt_core::tokens::{ApproxCounter, TokenCounter};
 use prompt_core::{
-    AssemblyError, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render, Stability,
+    AssemblyError, Channel, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render,
+    Stability, Yields,
 };
 use prompt_tests::{Fixed, TEST, fixed, spec};
 
@@ -202,4 +206,174 @@ fn a_panicking_stable_layer_fails_every_build_of_the_session_without_poisoning_i
             other => panic!("expected a caught panic, got {other:?}"),
         }
     }
+}
+
+fn with_reminder() -> Pipeline {
+    Pipeline::from_layers(
+        TEST,
+        [
+            LayerEntry::new(
+                spec("persona", 100, Stability::Stable),
+                Fixed("You are careful.".into()),
+            ),
+            LayerEntry::new(
+                spec("runtime", 10_000, Stability::Dynamic),
+                Fixed("cwd: /repo".into()),
+            ),
+            LayerEntry::new(
+                spec("todo", 10_100, Stability::Dynamic).with_channel(Channel::Reminder),
+                Fixed("Open todos: fix the login test.".into()),
+            ),
+            LayerEntry::new(
+                spec("hints", 10_200, Stability::Dynamic),
+                Fixed("a hint ".repeat(40)),
+            ),
+        ],
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_reminder_layer_travels_outside_the_system_prompt() {
+    let prompt = PromptBuilder::new(&with_reminder())
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(prompt.reminder(), Some("Open todos: fix the login test."));
+    assert!(!prompt.text().contains("Open todos"));
+    assert_eq!(prompt.stable(), "You are careful.");
+    assert!(prompt.dynamic().starts_with("cwd: /repo\n\na hint"));
+    assert_eq!(prompt.trace().reminder_bytes, 31);
+    assert_eq!(
+        prompt.trace().layer("todo").unwrap().channel,
+        Channel::Reminder
+    );
+
+    // The Anthropic request carries it as a trailing block of the last user turn.
+    let mut request =
+        MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024).message(Message::user("Fix it."));
+    request.with_reminder(prompt.reminder()).unwrap();
+    let body = serde_json::to_value(&request).unwrap();
+    let last = &body["messages"][0]["content"];
+    assert_eq!(last[0]["text"], "Fix it.");
+    assert_eq!(
+        last[1]["text"],
+        "<system-reminder>\nOpen todos: fix the login test.\n</system-reminder>"
+    );
+    assert!(!body["system"].to_string().contains("Open todos"));
+}
+
+#[test]
+fn annotations_show_the_reminder_and_the_budget_notice_and_still_tile_the_text() {
+    let pipeline = with_reminder();
+    let free = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let limit = free.text().chars().count() + free.reminder().unwrap().chars().count() - 40;
+    let fitted = PromptBuilder::new(&pipeline)
+        .budget(TokenBudget::chars(limit))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(fitted.trace().budget.as_ref().unwrap().shed, ["hints"]);
+    let annotated = prompt_core::testing::annotate(&fitted).unwrap();
+    assert!(annotated.contains("@@ budget notice"), "{annotated}");
+    assert!(
+        annotated.contains(
+            "@@ ======== reminder: sent in the last user message, not the system prompt ========\n@@ todo · dynamic · priority 10100 · 31 B\nOpen todos: fix the login test.\n"
+        ),
+        "{annotated}"
+    );
+    let segments = prompt_core::testing::segments(&fitted).unwrap();
+    let names: Vec<&str> = segments.iter().map(|s| s.layer.name).collect();
+    assert_eq!(names, ["persona", "runtime", "todo", "hints"]);
+    assert_eq!(segments[3].text, "");
+}
+
+#[test]
+fn yields_from_the_spec_decide_who_gives_way() {
+    let long = "step ".repeat(60);
+    let pipeline = Pipeline::from_layers(
+        TEST,
+        [
+            LayerEntry::new(
+                spec("persona", 100, Stability::Stable),
+                Fixed("You are careful.".into()),
+            ),
+            LayerEntry::new(
+                spec("envelope", 10_000, Stability::Dynamic).with_yields(Yields::Keep),
+                Fixed("approval: ask".into()),
+            ),
+            LayerEntry::new(
+                spec("plan", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
+                Fixed(long.clone()),
+            ),
+            LayerEntry::new(
+                spec("tip", 10_200, Stability::Dynamic),
+                Fixed("a tip".into()),
+            ),
+        ],
+    )
+    .unwrap();
+    let fitted = PromptBuilder::new(&pipeline)
+        .budget(TokenBudget::chars(250))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let budget = fitted.trace().budget.as_ref().unwrap();
+    assert_eq!(budget.shed, ["tip"]);
+    assert_eq!(budget.truncated.len(), 1);
+    assert_eq!(budget.truncated[0].name, "plan");
+    assert!(fitted.dynamic().starts_with("approval: ask\n\nstep step"));
+    assert!(fitted.dynamic().contains("[…]"));
+    assert!(fitted.text().chars().count() <= 250);
+
+    // With room for nothing but the stable prefix and the Keep layer's text,
+    // the Keep layer is not cut: the build fails and names it.
+    let error = PromptBuilder::new(&pipeline)
+        .budget(TokenBudget::chars(25))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap_err();
+    assert!(
+        matches!(error, AssemblyError::KeptOverBudget { .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("envelope (13)"), "{error}");
+}
+
+#[test]
+fn a_token_counter_puts_tokens_in_the_trace_and_measures_the_budget() {
+    let pipeline = pipeline();
+    let prompt = PromptBuilder::new(&pipeline)
+        .counter(ApproxCounter)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let trace = prompt.trace();
+    assert_eq!(trace.tokenizer, Some("approx"));
+    assert_eq!(
+        trace.stable_tokens,
+        Some(ApproxCounter.count(prompt.stable()))
+    );
+    assert_eq!(
+        trace.dynamic_tokens,
+        Some(ApproxCounter.count(prompt.dynamic()))
+    );
+    assert_eq!(
+        trace.layer("persona").unwrap().tokens,
+        Some(ApproxCounter.count("You are a careful agent."))
+    );
+    // Without a counter, no token figures.
+    let plain = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(plain.trace().stable_tokens, None);
+    assert_eq!(plain.trace().layer("persona").unwrap().tokens, None);
+
+    let total = ApproxCounter.count(&prompt.text());
+    let fitted = PromptBuilder::new(&pipeline)
+        .counter(ApproxCounter)
+        .budget(TokenBudget::tokens(total - 5))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let budget = fitted.trace().budget.as_ref().unwrap();
+    assert_eq!(budget.before, total);
+    assert!(budget.after <= total - 5);
+    assert_eq!(ApproxCounter.count(&fitted.text()), budget.after);
 }

@@ -33,6 +33,8 @@ impl SystemPromptPart {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AssembledPrompt {
     parts: Vec<SystemPromptPart>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reminder: Option<String>,
     separator: String,
     trace: AssemblyTrace,
 }
@@ -40,14 +42,27 @@ pub struct AssembledPrompt {
 impl AssembledPrompt {
     pub(crate) fn new(
         parts: Vec<SystemPromptPart>,
+        reminder: Option<String>,
         separator: String,
         trace: AssemblyTrace,
     ) -> Self {
         Self {
             parts,
+            reminder,
             separator,
             trace,
         }
+    }
+
+    /// The text of the Dynamic layers declared `channel = Reminder`, joined
+    /// with the separator; `None` when none of them spoke.
+    ///
+    /// It is not part of the system prompt (so the whole system prompt stays
+    /// cacheable): send it as a trailing `<system-reminder>` block of the last
+    /// user message, e.g. with
+    /// [`MessagesRequest::with_reminder`](crate::providers::anthropic::MessagesRequest::with_reminder).
+    pub fn reminder(&self) -> Option<&str> {
+        self.reminder.as_deref()
     }
 
     /// The parts, in order.
@@ -71,6 +86,11 @@ impl AssembledPrompt {
             .iter()
             .find(|p| !p.cache)
             .map_or("", |p| p.content.as_str())
+    }
+
+    /// What joins two non-empty layer outputs (and the parts, in [`text`](Self::text)).
+    pub fn separator(&self) -> &str {
+        &self.separator
     }
 
     /// The whole prompt as one string: the non-empty parts joined with the

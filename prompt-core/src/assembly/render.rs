@@ -8,7 +8,7 @@ use super::trace::{AssemblyTrace, LayerTrace};
 use crate::budget::{self, BudgetUnit, Candidate, TokenBudget};
 use crate::context::{Context, LayerInput, Notes};
 use crate::fingerprint::Fingerprint;
-use crate::layer::{AssemblyPath, LayerSpec, PromptMode, Stability};
+use crate::layer::{AssemblyPath, Channel, LayerSpec, PromptMode, Stability};
 use crate::pipeline::Pipeline;
 use crate::tokens::{ApproxCounter, TokenCounter};
 
@@ -173,7 +173,13 @@ impl Plan<'_> {
         let budget = self.fit(stable, &mut dynamic)?;
         let dynamic = &dynamic;
         let stable_text = stable.text.clone();
-        let mut dynamic_text = self.join(dynamic);
+        let mut dynamic_text =
+            self.join(dynamic.iter().filter(|o| o.spec.channel == Channel::System));
+        let reminder = self.join(
+            dynamic
+                .iter()
+                .filter(|o| o.spec.channel == Channel::Reminder),
+        );
         if let Some(notice) = budget.as_ref().and_then(|b| b.notice.as_deref()) {
             if !dynamic_text.is_empty() {
                 dynamic_text.push_str(self.separator);
@@ -197,6 +203,7 @@ impl Plan<'_> {
                 .collect(),
             stable_bytes: stable_text.len(),
             dynamic_bytes: dynamic_text.len(),
+            reminder_bytes: reminder.len(),
             tokenizer: self.counter.map(|c| c.name()),
             stable_tokens: self.counter.map(|c| c.count(&stable_text)),
             dynamic_tokens: self.counter.map(|c| c.count(&dynamic_text)),
@@ -229,15 +236,16 @@ impl Plan<'_> {
         };
         Ok(AssembledPrompt::new(
             parts,
+            (!reminder.is_empty()).then_some(reminder),
             self.separator.to_owned(),
             trace,
         ))
     }
 
     /// Non-empty outputs joined with the separator; silent layers leave no trace in the text.
-    fn join(&self, outputs: &[LayerOutput]) -> String {
+    fn join<'o>(&self, outputs: impl IntoIterator<Item = &'o LayerOutput>) -> String {
         let mut joined = String::new();
-        for output in outputs.iter().filter(|o| !o.text.is_empty()) {
+        for output in outputs.into_iter().filter(|o| !o.text.is_empty()) {
             if !joined.is_empty() {
                 joined.push_str(self.separator);
             }
@@ -270,6 +278,7 @@ fn layer_trace(
         bytes: output.text.len(),
         silent: output.text.is_empty(),
         notes: output.notes.clone(),
+        channel: output.spec.channel,
         fingerprint,
         tokens: counter.map(|c| c.count(&output.text)),
     }

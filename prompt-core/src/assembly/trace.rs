@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::budget::BudgetTrace;
 use crate::fingerprint::Fingerprint;
-use crate::layer::{AssemblyPath, PromptMode, Stability};
+use crate::layer::{AssemblyPath, Channel, PromptMode, Stability};
 
 /// One layer's part in one assembly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -28,6 +28,9 @@ pub struct LayerTrace {
     /// layer whose fingerprint changed is the one that busted the cache.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<Fingerprint>,
+    /// Where its text went: the system prompt, or the reminder
+    /// ([`AssembledPrompt::reminder`](crate::AssembledPrompt::reminder)).
+    pub channel: Channel,
     /// Tokens it wrote, when the build had a token counter.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<usize>,
@@ -53,6 +56,9 @@ pub struct AssemblyTrace {
     pub stable_bytes: usize,
     /// Bytes of the dynamic suffix (the Dynamic layers' joined output).
     pub dynamic_bytes: usize,
+    /// Bytes of the reminder: the `channel = Reminder` layers' joined output,
+    /// sent in the last user message rather than the system prompt.
+    pub reminder_bytes: usize,
     /// The token counter's name (`approx`, `o200k_base`, ...), when the build had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokenizer: Option<&'static str>,

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::segments::{SegmentError, segments};
 use crate::assembly::AssembledPrompt;
-use crate::layer::{AssemblyPath, Stability};
+use crate::layer::{AssemblyPath, Channel, Stability};
 
 /// The prompt's text with a marker line before each layer (name, stability,
 /// priority, bytes), the cache breakpoint between the stable prefix and the
@@ -62,7 +62,11 @@ pub fn annotate(prompt: &AssembledPrompt) -> Result<String, SegmentError> {
         ),
     };
     let mut in_stable = trace.path == AssemblyPath::Cached;
-    for segment in segments(prompt)? {
+    let segments = segments(prompt)?;
+    let (system, reminder): (Vec<_>, Vec<_>) = segments
+        .into_iter()
+        .partition(|s| s.layer.channel == Channel::System);
+    for segment in system {
         let layer = segment.layer;
         if in_stable && layer.stability == Stability::Dynamic {
             out.push_str(BREAKPOINT);
@@ -83,6 +87,35 @@ pub fn annotate(prompt: &AssembledPrompt) -> Result<String, SegmentError> {
     }
     if in_stable {
         out.push_str(BREAKPOINT);
+    }
+    if let Some(budget) = &trace.budget {
+        if let Some(notice) = &budget.notice {
+            let _ = writeln!(
+                out,
+                "@@ budget notice · {} → {} of {}",
+                budget.before, budget.after, budget.budget
+            );
+            out.push_str(notice);
+            out.push('\n');
+        }
+    }
+    let spoken: Vec<_> = reminder.iter().filter(|s| !s.layer.silent).collect();
+    if !spoken.is_empty() {
+        out.push_str(
+            "@@ ======== reminder: sent in the last user message, not the system prompt ========\n",
+        );
+        for segment in spoken {
+            let layer = segment.layer;
+            let _ = writeln!(
+                out,
+                "@@ {} · {} · priority {} · {} B",
+                layer.name, layer.stability, layer.priority, layer.bytes
+            );
+            out.push_str(segment.text);
+            if !segment.text.ends_with('\n') {
+                out.push('\n');
+            }
+        }
     }
     let silent: Vec<&str> = trace.silent().collect();
     if !silent.is_empty() {

@@ -1,7 +1,7 @@
 //! Which bytes of an assembled prompt each layer wrote.
 
 use crate::assembly::{AssembledPrompt, LayerTrace};
-use crate::layer::{AssemblyPath, Stability};
+use crate::layer::{AssemblyPath, Channel, Stability};
 
 /// One layer's text inside an [`AssembledPrompt`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,22 +48,64 @@ pub struct SegmentError {
 /// assert_eq!(texts, [("brief", "Be brief."), ("cite", "Cite files.")]);
 /// ```
 pub fn segments(prompt: &AssembledPrompt) -> Result<Vec<Segment<'_>>, SegmentError> {
-    let layers = &prompt.trace().layers;
+    let trace = prompt.trace();
+    let layers = &trace.layers;
     let mut out = Vec::with_capacity(layers.len());
+    let (system, reminder): (Vec<&LayerTrace>, Vec<&LayerTrace>) =
+        layers.iter().partition(|l| l.channel == Channel::System);
+    // A budget's notice closes the system text; it belongs to no layer.
+    let notice = trace
+        .budget
+        .as_ref()
+        .and_then(|b| b.notice.as_deref())
+        .unwrap_or("");
     match prompt.path() {
         AssemblyPath::Basic => {
-            let all: Vec<&LayerTrace> = layers.iter().collect();
-            push_split(&mut out, "prompt", prompt.dynamic(), &all)?;
+            let text = strip_notice(prompt.dynamic(), notice, prompt.separator(), "prompt")?;
+            push_split(&mut out, "prompt", text, &system)?;
         }
         AssemblyPath::Cached => {
-            let (stable, dynamic): (Vec<&LayerTrace>, Vec<&LayerTrace>) = layers
-                .iter()
+            let (stable, dynamic): (Vec<&LayerTrace>, Vec<&LayerTrace>) = system
+                .into_iter()
                 .partition(|l| l.stability == Stability::Stable);
             push_split(&mut out, "stable", prompt.stable(), &stable)?;
-            push_split(&mut out, "dynamic", prompt.dynamic(), &dynamic)?;
+            let text = strip_notice(prompt.dynamic(), notice, prompt.separator(), "dynamic")?;
+            push_split(&mut out, "dynamic", text, &dynamic)?;
         }
     }
+    push_split(
+        &mut out,
+        "reminder",
+        prompt.reminder().unwrap_or(""),
+        &reminder,
+    )?;
+    // Back into render order: reminder layers sit among the Dynamic ones.
+    out.sort_by_key(|segment| {
+        layers
+            .iter()
+            .position(|l| std::ptr::eq(l, segment.layer))
+            .unwrap_or(usize::MAX)
+    });
     Ok(out)
+}
+
+/// `text` without the budget's `notice` (and the separator before it) at its end.
+fn strip_notice<'a>(
+    text: &'a str,
+    notice: &str,
+    separator: &str,
+    part: &'static str,
+) -> Result<&'a str, SegmentError> {
+    if notice.is_empty() {
+        return Ok(text);
+    }
+    let Some(body) = text.strip_suffix(notice) else {
+        return Err(SegmentError {
+            part,
+            problem: "the trace records a budget notice the text does not end with".to_owned(),
+        });
+    };
+    Ok(body.strip_suffix(separator).unwrap_or(body))
 }
 
 fn push_split<'a>(
