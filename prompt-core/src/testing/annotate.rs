@@ -88,16 +88,18 @@ pub fn annotate(prompt: &AssembledPrompt) -> Result<String, SegmentError> {
     if in_stable {
         out.push_str(BREAKPOINT);
     }
-    if let Some(budget) = &trace.budget {
-        if let Some(notice) = &budget.notice {
-            let _ = writeln!(
-                out,
-                "@@ budget notice · {} → {} of {}",
-                budget.before, budget.after, budget.budget
-            );
-            out.push_str(notice);
-            out.push('\n');
-        }
+    if let Some((budget, notice)) = trace
+        .budget
+        .as_ref()
+        .and_then(|b| b.notice.as_ref().map(|n| (b, n)))
+    {
+        let _ = writeln!(
+            out,
+            "@@ budget notice · {} → {} of {}",
+            budget.before, budget.after, budget.budget
+        );
+        out.push_str(notice);
+        out.push('\n');
     }
     let spoken: Vec<_> = reminder.iter().filter(|s| !s.layer.silent).collect();
     if !spoken.is_empty() {
