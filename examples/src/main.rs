@@ -2,11 +2,15 @@
 //!
 //! ```text
 //! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--path cached|basic]
-//!               [--mode full|compact|minimal] [--format text|json] [--trace] ...
+//!               [--mode full|compact|minimal] [--format text|json] [--trace]
+//!               [--check-secrets [--redact]] ...
 //! prompt manifest [--pipeline NAME]
 //! ```
 //!
 //! `RUST_LOG=prompt_core=debug` prints each assembly's trace to stderr.
+//!
+//! Everything printed about files (trace notes, warnings, errors) has its
+//! control characters escaped: a file name or note cannot drive the terminal.
 
 mod facts;
 
@@ -15,8 +19,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use prompt_core::secrets::{redact, scan, scan_prompt};
 use prompt_core::{AssemblyTrace, Context, Pipeline, PromptBuilder, PromptMode};
-use prompt_layers::sources::Scratchpad;
 use prompt_layers::{SessionConfig, SubAgent, SubAgents, load_session};
 
 #[derive(Parser)]
@@ -86,6 +90,15 @@ struct RenderArgs {
     /// The model name to state.
     #[arg(long)]
     model: Option<String>,
+    /// Scan the prompt for credential-shaped strings (API keys, private keys,
+    /// secret assignments); if any, name each (layer, byte range) on stderr and
+    /// exit 1 without printing the prompt.
+    #[arg(long)]
+    check_secrets: bool,
+    /// With `--check-secrets`: print the prompt with each finding replaced by
+    /// `[REDACTED <kind>]` instead of failing.
+    #[arg(long, requires = "check_secrets")]
+    redact: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -108,7 +121,7 @@ fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("prompt: {message}");
+            eprintln!("prompt: {}", escape(&message));
             ExitCode::FAILURE
         }
     }
@@ -144,17 +157,21 @@ fn render(args: RenderArgs) -> Result<(), String> {
     config.shared_dir = args.shared;
     config.prompt_search_path = args.prompt_path;
     config.project_docs.nested = args.nested_docs;
-    let mut session = load_session(&config);
+    let mut session = load_session(&config).map_err(|e| e.to_string())?;
     if !args.sub_agents.is_empty() {
         session.insert(SubAgents(args.sub_agents));
     }
 
-    let mut turn = Context::new().with(facts::gather(&config.cwd, args.date, args.model));
-    match Scratchpad::load(&config.scratchpad_path()) {
+    let (facts, warning) = facts::gather(&config, args.date, args.model);
+    if let Some(warning) = warning {
+        warn(&warning);
+    }
+    let mut turn = Context::new().with(facts);
+    match config.load_scratchpad() {
         Ok(scratchpad) => {
             turn.insert(scratchpad);
         }
-        Err(error) => eprintln!("prompt: warning: {error}; rendering without the scratchpad"),
+        Err(error) => warn(&format!("{error}; rendering without the scratchpad")),
     }
 
     let builder = PromptBuilder::new(&pipeline).mode(args.mode);
@@ -165,8 +182,32 @@ fn render(args: RenderArgs) -> Result<(), String> {
     if args.trace {
         eprint!("{}", trace_summary(prompt.trace()));
     }
+    let mut text = prompt.text();
+    if args.check_secrets {
+        let findings = scan_prompt(&prompt);
+        for found in &findings {
+            eprintln!(
+                "prompt: {}: {} at bytes {}..{} of the prompt",
+                if args.redact { "redacted" } else { "secret" },
+                found.finding.kind,
+                found.finding.range.start,
+                found.finding.range.end,
+            );
+            eprintln!(
+                "          in layer {}",
+                found.layer.unwrap_or("(between layers)")
+            );
+        }
+        if !findings.is_empty() && !args.redact {
+            return Err(format!(
+                "the prompt holds {} credential-shaped string(s); remove them from the files named by `--trace`, or pass --redact",
+                findings.len()
+            ));
+        }
+        text = redact(&text, &scan(&text));
+    }
     match args.format {
-        Format::Text => print(&(prompt.text() + "\n")),
+        Format::Text => print(&(text + "\n")),
         Format::Json => {
             let json = serde_json::to_string_pretty(&prompt).map_err(|e| e.to_string())?;
             print(&(json + "\n"))
@@ -196,7 +237,7 @@ fn trace_summary(trace: &AssemblyTrace) -> String {
             layer.priority, layer.name
         ));
         for note in &layer.notes {
-            out.push_str(&format!("          - {note}\n"));
+            out.push_str(&format!("          - {}\n", escape(note)));
         }
     }
     out
@@ -210,6 +251,25 @@ fn parse_sub_agent(arg: &str) -> Result<SubAgent, String> {
         }),
         _ => Err(format!("expected NAME=DESCRIPTION, got `{arg}`")),
     }
+}
+
+/// A warning on stderr, control characters escaped.
+fn warn(message: &str) {
+    eprintln!("prompt: warning: {}", escape(message));
+}
+
+/// `text` with every control character written as an escape (`\u{1b}`), so
+/// nothing printed about a file can drive the terminal (OSC 52, title, clear).
+fn escape(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Writes to stdout; a closed pipe (`prompt render | head`) is not an error.

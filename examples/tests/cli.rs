@@ -182,7 +182,7 @@ fn a_malformed_scratchpad_is_reported_and_the_prompt_still_renders() {
     assert!(output.status.success());
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
-        stderr.contains(&format!("{}: malformed: line 1", pad.display())),
+        stderr.contains("prompt: warning: .agent/scratchpad.json: malformed: line 1"),
         "{stderr}"
     );
 }

@@ -58,6 +58,7 @@ mod fingerprint;
 mod layer;
 mod pipeline;
 mod registry;
+pub mod secrets;
 
 #[doc(hidden)]
 #[path = "private.rs"]

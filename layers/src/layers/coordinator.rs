@@ -94,7 +94,11 @@ impl Render for Coordinator {
              before you rely on it. Do the work yourself when it is small or needs this conversation.\n"
         ));
         for agent in &agents.0 {
-            out.push_str(&format!("\n- {}: {}", agent.name, agent.description));
+            out.push_str(&format!(
+                "\n- {}: {}",
+                crate::sources::one_line(&agent.name),
+                crate::sources::one_line(&agent.description)
+            ));
         }
     }
 }

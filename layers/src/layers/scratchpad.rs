@@ -25,8 +25,11 @@ impl Render for ScratchpadLayer {
         };
         out.push_str("# Scratchpad\n");
         for (key, value) in entries {
-            let value = value.split_whitespace().collect::<Vec<_>>().join(" ");
-            out.push_str(&format!("\n- {key}: {value}"));
+            out.push_str(&format!(
+                "\n- {}: {}",
+                crate::sources::one_line(key),
+                crate::sources::one_line(value)
+            ));
         }
     }
 }
