@@ -167,8 +167,8 @@ pub fn decode(bytes: Vec<u8>, truncated: bool, shown: &str) -> Result<String, So
 }
 
 /// A byte count for humans: `512 B`, `16 KiB`, `20.8 KiB`, `1.5 MiB`, `1 GiB`.
-/// A size that one decimal would round to a whole unit is given in bytes
-/// (`16400 B`, not `16.0 KiB`), so a size just over a cap never reads as the cap.
+/// A size that one decimal would round to a whole unit says what is over it
+/// (`16 KiB + 16 B`, not `16.0 KiB`), so a size just over a cap never reads as the cap.
 pub(crate) struct Size(pub(crate) u64);
 
 impl fmt::Display for Size {
@@ -188,7 +188,8 @@ impl fmt::Display for Size {
         }
         let one_decimal = format!("{:.1}", n as f64 / div as f64);
         if one_decimal.ends_with(".0") {
-            write!(f, "{n} B")
+            // Just over (or under) a whole unit: say by how much.
+            write!(f, "{} {unit} + {}", n / div, Size(n % div))
         } else {
             write!(f, "{one_decimal} {unit}")
         }
@@ -206,6 +207,8 @@ mod tests {
         assert_eq!(Size(21_262).to_string(), "20.8 KiB");
         assert_eq!(Size(3 * 1024 * 1024 / 2).to_string(), "1.5 MiB");
         assert_eq!(Size(1 << 30).to_string(), "1 GiB");
-        assert_eq!(Size(16 * 1024 + 16).to_string(), "16400 B");
+        assert_eq!(Size(16 * 1024 + 16).to_string(), "16 KiB + 16 B");
+        assert_eq!(Size((1 << 30) + 65).to_string(), "1 GiB + 65 B");
+        assert_eq!(Size(16383).to_string(), "15 KiB + 1023 B");
     }
 }

@@ -134,12 +134,16 @@ impl SkillIndex {
             .collect();
         notes.extend(self.limit_notes.iter().cloned());
         if !self.over_budget.is_empty() {
+            const SHOWN: usize = 10;
+            let mut names = self.over_budget[..self.over_budget.len().min(SHOWN)].join(", ");
+            if self.over_budget.len() > SHOWN {
+                names.push_str(&format!(" and {} more", self.over_budget.len() - SHOWN));
+            }
             notes.push(format!(
-                "left out {} skill(s) over the index limits ({} skills, {}): {}",
+                "left out {} skill(s) over the index limits ({} skills, {}): {names}",
                 self.over_budget.len(),
                 limits.max_skills,
                 Size(limits.max_bytes as u64),
-                self.over_budget.join(", ")
             ));
         }
         notes

@@ -55,14 +55,17 @@ pub(crate) fn is_unwanted(c: char) -> bool {
 /// control characters are removed, the ends are trimmed.
 pub fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for word in text
-        .split(|c: char| c.is_whitespace() || is_unwanted(c))
-        .filter(|w| !w.is_empty())
-    {
-        if !out.is_empty() {
-            out.push(' ');
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+        } else if !is_unwanted(c) {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(c);
         }
-        out.push_str(word);
     }
     out
 }
@@ -112,7 +115,7 @@ mod tests {
 
     #[test]
     fn one_line_folds_newlines_and_controls() {
-        assert_eq!(one_line(" main\n# Evil\x1b[2J  x "), "main # Evil [2J x");
+        assert_eq!(one_line(" main\n# Evil\x1b[2J  x "), "main # Evil[2J x");
     }
 
     #[test]
