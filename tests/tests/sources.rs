@@ -960,7 +960,7 @@ fn the_scratchpad_loads_sorted_and_a_malformed_one_names_file_and_line() {
     let pad = Scratchpad::load(&path, &ws_root).unwrap();
     assert_eq!(
         pad.0.into_iter().collect::<Vec<_>>(),
-        [("a # Heading".to_owned(), "x y [2J".to_owned())]
+        [("a # Heading".to_owned(), "x y[2J".to_owned())]
     );
 }
 
