@@ -15,7 +15,8 @@ const HEAD_CAP: usize = 1024;
 /// upward from `cwd`, never above `workspace`), on one line.
 ///
 /// `Ok(None)` when there is no repository there, `.git` is a file (a linked
-/// worktree, whose `HEAD` lies outside the workspace), or `HEAD` is detached.
+/// worktree, whose `HEAD` lies outside the workspace), `HEAD` is absent, or
+/// it is detached.
 /// A `HEAD` that is not a regular file, leads outside the repository or is
 /// over 1 KiB is an error naming it.
 ///
@@ -35,7 +36,11 @@ pub fn git_branch(workspace: &Path, cwd: &Path) -> Result<Option<String>, Source
     if !std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_dir()) {
         return Ok(None);
     }
-    let head = read_capped(&git.join("HEAD"), &Root::new(&repo, ""), HEAD_CAP)?;
+    let head = match read_capped(&git.join("HEAD"), &Root::new(&repo, ""), HEAD_CAP) {
+        Ok(head) => head,
+        Err(error) if error.is_not_found() => return Ok(None),
+        Err(error) => return Err(error),
+    };
     if head.is_truncated() {
         return Err(SourceError::Malformed {
             path: head.name.into(),
