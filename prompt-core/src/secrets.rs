@@ -112,7 +112,7 @@ fn patterns() -> &'static [(SecretKind, Regex)] {
             ),
             (
                 SecretKind::Assignment,
-                r#"(?m)^[ \t]*(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_]*(?i:secret|token|passw(?:or)?d|api_?key|private_?key|access_?key|credentials?)[A-Za-z0-9_]*[ \t]*[=:][ \t]*["']?([^\s"'#$<{][^\s"'#]{7,})"#,
+                r#"(?m)^[ \t]*(?:export[ \t]+)?[A-Za-z0-9_]*(?i:secret|token|passw(?:or)?d|api_?key|private_?key|access_?key|credentials?)[A-Za-z0-9_]*[ \t]*[=:][ \t]*["']?([^\s"'#$<{][^\s"'#]{7,})"#,
             ),
         ];
         table
