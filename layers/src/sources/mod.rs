@@ -36,7 +36,7 @@ pub use memory::{MemoryFile, ProjectMemory, UserPreferences};
 pub use project_docs::{PROJECT_DOC_NAMES, ProjectDoc, ProjectDocs, ProjectDocsConfig};
 pub use scratchpad::Scratchpad;
 pub use skills::{Skill, SkillIndex, SkillLimits};
-pub use templates::{SHARED_PREFIX, TEMPLATE_CAP, TemplateLimits, Templates};
+pub use templates::{SHARED_PREFIX, TemplateLimits, Templates};
 pub use text::Cleaned;
 
 pub(crate) use text::one_line;
@@ -50,6 +50,6 @@ pub mod __private {
     pub use super::fs::is_plain_name;
     pub use super::scratchpad::SCRATCHPAD_CAP;
     pub use super::skills::{FRONTMATTER_CAP, SKILL_READ_CAP, parse_frontmatter, parse_skill};
-    pub use super::templates::{check_syntax, resolve_shared};
+    pub use super::templates::{TEMPLATE_CAP, check_syntax, resolve_shared};
     pub use super::text::{clean, one_line, visible};
 }
