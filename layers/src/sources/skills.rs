@@ -160,8 +160,8 @@ impl SkillIndex {
             }
         };
         let mut paths = Vec::new();
-        for entry in entries.filter_map(Result::ok) {
-            if paths.len() == MAX_ENTRIES {
+        for (seen, entry) in entries.filter_map(Result::ok).enumerate() {
+            if seen == MAX_ENTRIES {
                 self.limit_notes.push(format!(
                     "{}: looked at the first {MAX_ENTRIES} entries only",
                     root.show(dir)
