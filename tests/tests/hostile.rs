@@ -678,3 +678,18 @@ fn markers_read_like_a_person_writes_them() {
         prompt.stable()
     );
 }
+
+#[test]
+fn a_skills_folder_of_many_entries_is_listed_only_in_part() {
+    let ws = FixtureWorkspace::new();
+    let skills = ws.repo.join(".agent/skills");
+    for i in 0..4100 {
+        std::fs::write(skills.join(format!("junk{i}")), "").unwrap();
+    }
+    let prompt = render(&full_config(&ws));
+    has_note(
+        &prompt,
+        "skills_index",
+        ".agent/skills: looked at the first 4096 entries only",
+    );
+}
