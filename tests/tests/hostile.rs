@@ -231,15 +231,13 @@ fn links_to_proc_environ_ssh_keys_and_passwd_are_refused() {
         notes[1].starts_with("CLAUDE.md: resolves outside the workspace (to /etc/passwd)"),
         "{notes:?}"
     );
-    // A link to a file that does not exist is said to be one.
+    // Outside, dangling, or unreadable (as another user): never read, and said so.
     let memory = notes_of(&prompt, "project_memory");
     assert!(
-        memory
-            == ".agent/memory/project.md: resolves outside the workspace (to /root/.ssh/id_ed25519); not read (make it a regular file inside the workspace)"
-            || memory
-                == ".agent/memory/project.md: a symlink to /root/.ssh/id_ed25519, which does not exist; not read",
+        memory.starts_with(".agent/memory/project.md: ") && memory.contains("not read"),
         "{memory}"
     );
+    assert!(!prompt.stable().contains("# Project memory"));
 }
 
 fn notes_of(prompt: &AssembledPrompt, layer: &str) -> String {
