@@ -3,21 +3,28 @@
 use std::path::Path;
 
 use prompt_layers::RuntimeFacts;
+use prompt_layers::SessionConfig;
+use prompt_layers::sources::git_branch;
 
 /// The facts of this call: date and time zone from the system clock (unless
-/// `date` is given), the workspace as working directory, OS, shell, model, and
-/// the git branch from `<workspace>/.git/HEAD` when there is one.
+/// `date` is given), the working directory, OS, shell, model, and the git
+/// branch of the repository that holds the working directory (found upward,
+/// never above the workspace). A `HEAD` that cannot be read is a warning.
 pub(crate) fn gather(
-    workspace: &Path,
+    config: &SessionConfig,
     date: Option<String>,
     model: Option<String>,
-) -> RuntimeFacts {
+) -> (RuntimeFacts, Option<String>) {
     let now = jiff::Zoned::now();
     let time_zone = now.time_zone().iana_name().map(str::to_owned);
-    RuntimeFacts {
+    let (git_branch, warning) = match git_branch(&config.workspace, &config.cwd) {
+        Ok(branch) => (branch, None),
+        Err(error) => (None, Some(format!("{error}; no git branch stated"))),
+    };
+    let facts = RuntimeFacts {
         date: Some(date.unwrap_or_else(|| now.date().to_string())),
         time_zone,
-        cwd: Some(workspace.display().to_string()),
+        cwd: Some(config.cwd.display().to_string()),
         os: Some(std::env::consts::OS.to_owned()),
         shell: std::env::var_os("SHELL").and_then(|s| {
             Path::new(&s)
@@ -25,14 +32,7 @@ pub(crate) fn gather(
                 .map(|name| name.to_string_lossy().into_owned())
         }),
         model,
-        git_branch: git_branch(workspace),
-    }
-}
-
-/// The branch `HEAD` points at, if `workspace` is a git checkout on a branch.
-fn git_branch(workspace: &Path) -> Option<String> {
-    let head = std::fs::read_to_string(workspace.join(".git").join("HEAD")).ok()?;
-    head.trim()
-        .strip_prefix("ref: refs/heads/")
-        .map(str::to_owned)
+        git_branch,
+    };
+    (facts, warning)
 }

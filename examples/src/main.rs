@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--path cached|basic]
-//!               [--mode full|compact|minimal] [--format text|json|annotated] [--trace] ...
+//!               [--mode full|compact|minimal] [--format text|json|annotated] [--trace]
+//!               [--check-secrets [--redact]] ...
 //! prompt size   [workspace options] [--json]
 //! prompt lint   [workspace options]
 //! prompt diff A.json B.json
@@ -15,6 +16,9 @@
 //! `--workspace DIR` is given.
 //!
 //! `RUST_LOG=prompt_core=debug` prints each assembly's trace to stderr.
+//!
+//! Everything printed about files (trace notes, warnings, errors) has its
+//! control characters escaped: a file name or note cannot drive the terminal.
 
 mod cmd;
 mod facts;
@@ -24,6 +28,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use prompt_core::secrets::{redact, scan, scan_prompt};
 use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptBuilder, PromptMode};
 use prompt_examples::agents::{Agent, RenderRequest};
 
@@ -82,6 +87,15 @@ struct RenderArgs {
     /// `annotated`: the text with each layer's name and size at its boundary.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Scan the prompt for credential-shaped strings (API keys, private keys,
+    /// secret assignments); if any, name each (layer, byte range) on stderr and
+    /// exit 1 without printing the prompt.
+    #[arg(long)]
+    check_secrets: bool,
+    /// With `--check-secrets` and `--format text`: print the prompt with each
+    /// finding replaced by `[REDACTED <kind>]` instead of failing.
+    #[arg(long, requires = "check_secrets")]
+    redact: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -105,7 +119,7 @@ fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(failure) => {
-            eprintln!("prompt: {}", failure.message);
+            eprintln!("prompt: {}", escape(&failure.message));
             ExitCode::from(failure.code)
         }
     }
@@ -151,6 +165,7 @@ fn render(args: RenderArgs) -> Result<(), String> {
     if let Some(agent) = args.workspace.agent() {
         return render_agent(agent, args);
     }
+    let options = OutputOptions::of(&args);
     let loaded = args.workspace.load()?;
     let (pipeline, session, turn) = (loaded.pipeline, loaded.session, loaded.turn);
 
@@ -160,7 +175,7 @@ fn render(args: RenderArgs) -> Result<(), String> {
         PathArg::Basic => builder.build_basic(&session, &turn),
     }
     .map_err(|e| e.to_string())?;
-    output(&prompt, prompt.text(), args.trace, args.format)
+    output(&prompt, prompt.text(), &options)
 }
 
 /// `render --agent NAME`: the agent over `--workspace` or its built-in fixture.
@@ -176,20 +191,67 @@ fn render_agent(agent: Agent, args: RenderArgs) -> Result<(), String> {
         model: args.workspace.model.clone(),
     };
     let rendered = agent.render(&request).map_err(|e| e.to_string())?;
-    output(&rendered.prompt, rendered.text, args.trace, args.format)
+    output(&rendered.prompt, rendered.text, &OutputOptions::of(&args))
 }
 
-/// Prints `text` (the prompt as sent), its JSON or its annotation, and the trace when asked.
-fn output(
-    prompt: &prompt_core::AssembledPrompt,
-    text: String,
+/// How `render` prints what it assembled.
+#[derive(Clone, Copy)]
+struct OutputOptions {
     trace: bool,
     format: Format,
+    check_secrets: bool,
+    redact: bool,
+}
+
+impl OutputOptions {
+    fn of(args: &RenderArgs) -> Self {
+        Self {
+            trace: args.trace,
+            format: args.format,
+            check_secrets: args.check_secrets,
+            redact: args.redact,
+        }
+    }
+}
+
+/// Prints `text` (the prompt as sent), its JSON or its annotation, and the
+/// trace when asked; with `--check-secrets`, refuses (or redacts) a prompt
+/// holding credential-shaped strings.
+fn output(
+    prompt: &prompt_core::AssembledPrompt,
+    mut text: String,
+    args: &OutputOptions,
 ) -> Result<(), String> {
-    if trace {
+    if args.trace {
         eprint!("{}", trace_summary(prompt.trace()));
     }
-    match format {
+    if args.check_secrets {
+        if args.redact && !matches!(args.format, Format::Text) {
+            return Err("--redact applies to --format text only".to_owned());
+        }
+        let findings = scan_prompt(prompt);
+        for found in &findings {
+            eprintln!(
+                "prompt: {}: {} at bytes {}..{} of the prompt",
+                if args.redact { "redacted" } else { "secret" },
+                found.finding.kind,
+                found.finding.range.start,
+                found.finding.range.end,
+            );
+            eprintln!(
+                "          in layer {}",
+                found.layer.unwrap_or("(between layers)")
+            );
+        }
+        if !findings.is_empty() && !args.redact {
+            return Err(format!(
+                "the prompt holds {} credential-shaped string(s); remove them from the files named by `--trace`, or pass --redact",
+                findings.len()
+            ));
+        }
+        text = redact(&text, &scan(&text));
+    }
+    match args.format {
         Format::Text => print(&(text + "\n")),
         Format::Json => {
             let json = serde_json::to_string_pretty(prompt).map_err(|e| e.to_string())?;
@@ -229,10 +291,29 @@ fn trace_summary(trace: &AssemblyTrace) -> String {
             layer.priority, layer.name
         ));
         for note in &layer.notes {
-            out.push_str(&format!("          - {note}\n"));
+            out.push_str(&format!("          - {}\n", escape(note)));
         }
     }
     out
+}
+
+/// A warning on stderr, control characters escaped.
+pub(crate) fn warn(message: &str) {
+    eprintln!("prompt: warning: {}", escape(message));
+}
+
+/// `text` with every control character written as an escape (`\u{1b}`), so
+/// nothing printed about a file can drive the terminal (OSC 52, title, clear).
+pub(crate) fn escape(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Writes to stdout; a closed pipe (`prompt render | head`) is not an error.

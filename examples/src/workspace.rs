@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use prompt_core::contract::Paradigm;
 use prompt_core::{Context, Pipeline};
-use prompt_layers::sources::Scratchpad;
 use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
 
 use prompt_examples::agents::Agent;
@@ -122,18 +121,21 @@ impl WorkspaceArgs {
         config.shared_dir = self.shared;
         config.prompt_search_path = self.prompt_path;
         config.project_docs.nested = self.nested_docs;
-        let mut session = load_session(&config);
+        let mut session = load_session(&config).map_err(|e| e.to_string())?;
         if !self.sub_agents.is_empty() {
             session.insert(SubAgents(self.sub_agents));
         }
 
-        let facts = facts::gather(&config.cwd, self.date, self.model);
+        let (facts, warning) = facts::gather(&config, self.date, self.model);
+        if let Some(warning) = warning {
+            crate::warn(&warning);
+        }
         let mut turn = Context::new().with(facts.clone());
-        match Scratchpad::load(&config.scratchpad_path()) {
+        match config.load_scratchpad() {
             Ok(scratchpad) => {
                 turn.insert(scratchpad);
             }
-            Err(error) => eprintln!("prompt: warning: {error}; rendering without the scratchpad"),
+            Err(error) => crate::warn(&format!("{error}; rendering without the scratchpad")),
         }
         Ok(Loaded {
             pipeline,

@@ -13,7 +13,7 @@ fn story_root() -> std::path::PathBuf {
 }
 
 fn fixture() -> Story {
-    Story::load(&story_root(), &[]).unwrap()
+    Story::load_in(&Agent::Kitsoki.fixture(), &story_root(), &[]).unwrap()
 }
 
 fn ask(story: &Story, verb: Verb) -> kitsoki::Invocation {

@@ -236,8 +236,9 @@ fn an_over_cap_file_ends_with_the_marker_and_a_split_character_is_dropped_whole(
     for straddler in ['潮', '🌊'] {
         let (_root, prompt) = over_cap_user_md(straddler);
         let kept = "a".repeat(recursive::MEMORY_CAP - 1);
+        // The file is named as the user's root shows it.
         let expected = format!(
-            "# User preferences\n\n{kept}\n\n[…truncated: user.md is 8.1 KiB, cap 8 KiB]\n\n"
+            "# User preferences\n\n{kept}\n\n[…truncated: ~/.recursive/memory/user.md is 8.1 KiB, cap 8 KiB]\n\n"
         );
         assert!(
             prompt.contains(&expected),
@@ -260,7 +261,7 @@ fn an_over_cap_project_doc_ends_with_the_marker() {
     let tail = &prompt[prompt.len().saturating_sub(200)..];
     assert!(
         prompt.contains(&format!(
-            "{kept}\n\n[…truncated: AGENTS.md is 16.0 KiB, cap 16 KiB]"
+            "{kept}\n\n[…truncated: AGENTS.md is 16 KiB + 1 B, cap 16 KiB]"
         )),
         "the 3-byte character straddles the cap and goes whole: ...{tail}"
     );

@@ -12,6 +12,27 @@ fn prompt(args: &[&str], home: &Path) -> Output {
         .expect("the prompt binary runs")
 }
 
+/// A temporary workspace that is a repository root (`.git`), so discovery
+/// stops there whatever lies above it on this machine.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    dir
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
 fn real_agents_md() -> std::path::PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/fixtures/real/agents/vercel__next.js__AGENTS.md");
@@ -25,7 +46,7 @@ fn real_agents_md() -> std::path::PathBuf {
 
 #[test]
 fn render_shows_a_real_agents_md_under_project_context_capped_and_marked() {
-    let workspace = tempfile::tempdir().unwrap();
+    let workspace = workspace();
     let home = tempfile::tempdir().unwrap();
     std::fs::copy(real_agents_md(), workspace.path().join("AGENTS.md")).unwrap();
     let ws = workspace.path().to_str().unwrap();
@@ -65,7 +86,7 @@ fn render_shows_a_real_agents_md_under_project_context_capped_and_marked() {
 
 #[test]
 fn render_defaults_to_the_current_directory() {
-    let workspace = tempfile::tempdir().unwrap();
+    let workspace = workspace();
     let home = tempfile::tempdir().unwrap();
     std::fs::write(workspace.path().join("CLAUDE.md"), "Use pnpm.").unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_prompt"))
@@ -84,7 +105,7 @@ fn render_defaults_to_the_current_directory() {
 
 #[test]
 fn json_output_has_the_cached_parts_and_the_trace() {
-    let workspace = tempfile::tempdir().unwrap();
+    let workspace = workspace();
     let home = tempfile::tempdir().unwrap();
     let output = prompt(
         &[
@@ -114,7 +135,7 @@ fn json_output_has_the_cached_parts_and_the_trace() {
 
 #[test]
 fn sub_agents_enable_the_coordinator() {
-    let workspace = tempfile::tempdir().unwrap();
+    let workspace = workspace();
     let home = tempfile::tempdir().unwrap();
     let ws = workspace.path().to_str().unwrap();
     let with = prompt(
@@ -159,6 +180,15 @@ fn errors_name_what_is_wrong_and_exit_non_zero() {
         String::from_utf8(missing.stderr).unwrap(),
         "prompt: workspace `/no/such/dir` is not a directory\n"
     );
+    // An error about a path cannot drive the terminal: control characters are escaped.
+    let evil = prompt(
+        &["render", "--workspace", "/no/such/\x1b]0;pwned\x07"],
+        home.path(),
+    );
+    assert_eq!(
+        stderr(&evil),
+        "prompt: workspace `/no/such/\\u{1b}]0;pwned\\u{7}` is not a directory\n"
+    );
     let pipeline = prompt(&["manifest", "--pipeline", "nope"], home.path());
     assert_eq!(pipeline.status.code(), Some(1));
     assert!(
@@ -170,7 +200,7 @@ fn errors_name_what_is_wrong_and_exit_non_zero() {
 
 #[test]
 fn a_malformed_scratchpad_is_reported_and_the_prompt_still_renders() {
-    let workspace = tempfile::tempdir().unwrap();
+    let workspace = workspace();
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir(workspace.path().join(".agent")).unwrap();
     let pad = workspace.path().join(".agent/scratchpad.json");
@@ -182,7 +212,7 @@ fn a_malformed_scratchpad_is_reported_and_the_prompt_still_renders() {
     assert!(output.status.success());
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
-        stderr.contains(&format!("{}: malformed: line 1", pad.display())),
+        stderr.contains("prompt: warning: .agent/scratchpad.json: malformed: line 1"),
         "{stderr}"
     );
 }
@@ -195,4 +225,297 @@ fn manifest_lists_the_standard_layers() {
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.starts_with("# Pipeline `default`: 10 layers\n"));
     assert!(stdout.contains("| 4 | project_context | 4000 | stable |"));
+}
+
+fn render_in(ws: &Path, home: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "render",
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--date",
+        "2026-11-29",
+    ];
+    args.extend_from_slice(extra);
+    prompt(&args, home)
+}
+
+#[test]
+fn cwd_sets_the_working_directory_and_must_lie_in_the_workspace() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join("src/app")).unwrap();
+    let cwd = ws.path().join("src/app");
+    let ok = render_in(ws.path(), home.path(), &["--cwd", cwd.to_str().unwrap()]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    assert!(stdout(&ok).contains(&format!("- Working directory: {}\n", cwd.display())));
+
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("file"), "x").unwrap();
+    for (cwd, expected) in [
+        (outside.path().to_owned(), "is outside the workspace"),
+        (ws.path().join("missing"), "does not exist"),
+        (ws.path().join("file"), "is not a directory"),
+    ] {
+        let output = render_in(ws.path(), home.path(), &["--cwd", cwd.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(1));
+        let err = stderr(&output);
+        assert!(err.starts_with("prompt: working directory `"), "{err}");
+        assert!(err.contains(expected), "{err}");
+        assert!(stdout(&output).is_empty());
+    }
+}
+
+#[test]
+fn the_git_branch_comes_from_the_repository_root_not_the_cwd() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    write(&ws.path().join(".git/HEAD"), "ref: refs/heads/feature/x\n");
+    std::fs::create_dir_all(ws.path().join("src")).unwrap();
+    let cwd = ws.path().join("src");
+    let output = render_in(ws.path(), home.path(), &["--cwd", cwd.to_str().unwrap()]);
+    assert!(
+        stdout(&output).contains("- Git branch: feature/x\n"),
+        "{}",
+        stdout(&output)
+    );
+    // A forged multi-line branch stays on its line.
+    write(
+        &ws.path().join(".git/HEAD"),
+        "ref: refs/heads/x\n# Forged\n",
+    );
+    let output = render_in(ws.path(), home.path(), &[]);
+    assert!(
+        stdout(&output).contains("- Git branch: x # Forged\n"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn path_basic_renders_one_flat_part() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        &ws.path().join(".agent/scratchpad.json"),
+        r#"{"plan": "ship"}"#,
+    );
+    let cached = render_in(ws.path(), home.path(), &["--format", "json"]);
+    let basic = render_in(
+        ws.path(),
+        home.path(),
+        &["--format", "json", "--path", "basic"],
+    );
+    let cached: serde_json::Value = serde_json::from_slice(&cached.stdout).unwrap();
+    let basic: serde_json::Value = serde_json::from_slice(&basic.stdout).unwrap();
+    assert_eq!(cached["parts"].as_array().unwrap().len(), 2);
+    assert_eq!(basic["parts"].as_array().unwrap().len(), 1);
+    assert_eq!(basic["trace"]["path"], "basic");
+    // The scratchpad is a Cached-path layer only.
+    assert!(
+        cached["parts"][1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("- plan: ship")
+    );
+    assert!(
+        !basic["parts"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("# Scratchpad")
+    );
+}
+
+#[test]
+fn mode_minimal_keeps_only_the_minimal_layers() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    write(&ws.path().join("AGENTS.md"), "Rules.");
+    let output = render_in(
+        ws.path(),
+        home.path(),
+        &["--mode", "minimal", "--format", "json"],
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["trace"]["mode"], "minimal");
+    let names: Vec<&str> = json["trace"]["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["base_prompt", "user_preferences", "project_context"]
+    );
+    let bad = render_in(ws.path(), home.path(), &["--mode", "loud"]);
+    assert!(!bad.status.success());
+}
+
+#[test]
+fn nested_docs_reads_the_docs_down_to_the_cwd_only_when_asked() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    write(&ws.path().join("AGENTS.md"), "Root rules.");
+    write(&ws.path().join("api/AGENTS.md"), "API rules.");
+    let cwd = ws.path().join("api");
+    let cwd = cwd.to_str().unwrap();
+    let without = render_in(ws.path(), home.path(), &["--cwd", cwd]);
+    assert!(!stdout(&without).contains("API rules."));
+    let with = render_in(ws.path(), home.path(), &["--cwd", cwd, "--nested-docs"]);
+    assert!(
+        stdout(&with).contains("## AGENTS.md\n\nRoot rules.\n\n## api/AGENTS.md\n\nAPI rules."),
+        "{}",
+        stdout(&with)
+    );
+}
+
+#[test]
+fn shared_is_where_template_includes_read_from() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    let shared = tempfile::tempdir().unwrap();
+    write(&shared.path().join("tone.md"), "Be brief.");
+    write(
+        &ws.path().join(".agent/system-prompt.md"),
+        "You help with {{ workspace }}.\n{% include \"@shared/tone.md\" %}",
+    );
+    let name = ws.path().file_name().unwrap().to_str().unwrap();
+    let output = render_in(
+        ws.path(),
+        home.path(),
+        &["--shared", shared.path().to_str().unwrap(), "--trace"],
+    );
+    assert!(
+        stdout(&output).starts_with(&format!("You help with {name}.\nBe brief.\n\n")),
+        "{}",
+        stdout(&output)
+    );
+    // Without it the include is refused, and the built-in prompt is used.
+    let output = render_in(ws.path(), home.path(), &["--trace"]);
+    assert!(
+        stderr(&output).contains("no shared folder is configured; using the built-in base prompt"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn prompt_path_is_searched_for_system_prompt_md() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    let first = tempfile::tempdir().unwrap();
+    let second = tempfile::tempdir().unwrap();
+    write(
+        &second.path().join("system-prompt.md"),
+        "From the search path.",
+    );
+    let output = render_in(
+        ws.path(),
+        home.path(),
+        &[
+            "--prompt-path",
+            first.path().to_str().unwrap(),
+            "--prompt-path",
+            second.path().to_str().unwrap(),
+        ],
+    );
+    assert!(
+        stdout(&output).starts_with("From the search path.\n\n"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn app_names_the_folder_and_must_be_a_plain_name() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        &ws.path().join(".myapp/memory/project.md"),
+        "My app's memory.",
+    );
+    write(
+        &ws.path().join(".agent/memory/project.md"),
+        "The default app's memory.",
+    );
+    let output = render_in(ws.path(), home.path(), &["--app", "myapp"]);
+    assert!(stdout(&output).contains("# Project memory\n\nMy app's memory."));
+    assert!(!stdout(&output).contains("The default app's memory."));
+    for app in ["./outside", ".", "..", "a/b"] {
+        let output = render_in(ws.path(), home.path(), &["--app", app]);
+        assert_eq!(output.status.code(), Some(1), "{app}");
+        assert_eq!(
+            stderr(&output),
+            format!(
+                "prompt: app name `{app}` is not a plain folder name: use letters, digits, `-`, `_` or `.`, without `/` (e.g. `agent`)\n"
+            )
+        );
+    }
+}
+
+#[test]
+fn the_trace_escapes_control_characters_in_everything_it_prints_about_files() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        &ws.path().join("AGENTS.md"),
+        "Rules \x1b]52;c;cm0gLXJmIH4=\x07 end",
+    );
+    write(
+        &ws.path().join(".agent/skills/\x1b]0;pwned\x07/SKILL.md"),
+        "no frontmatter",
+    );
+    let output = render_in(ws.path(), home.path(), &["--trace"]);
+    assert!(output.status.success());
+    let (out, err) = (stdout(&output), stderr(&output));
+    for text in [&out, &err] {
+        assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
+    }
+    assert!(out.contains("Rules ]52;c;cm0gLXJmIH4= end"), "{out}");
+    assert!(
+        err.contains("- AGENTS.md: removed 2 control character(s) (the first, ESC, at byte 6)"),
+        "{err}"
+    );
+    assert!(
+        err.contains(r"skipped: .agent/skills/\u{1b}]0;pwned\u{7}/SKILL.md: bad frontmatter"),
+        "{err}"
+    );
+}
+
+#[test]
+fn check_secrets_names_the_layer_and_range_and_redact_replaces_them() {
+    let ws = workspace();
+    let home = tempfile::tempdir().unwrap();
+    let key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345";
+    write(
+        &ws.path().join("AGENTS.md"),
+        &format!("Use this key: {key}\n"),
+    );
+    let plain = render_in(ws.path(), home.path(), &[]);
+    assert!(stdout(&plain).contains(key), "off by default");
+
+    let checked = render_in(ws.path(), home.path(), &["--check-secrets"]);
+    assert_eq!(checked.status.code(), Some(1));
+    assert!(stdout(&checked).is_empty(), "the prompt is not printed");
+    let text = stdout(&plain);
+    let start = text.find(key).unwrap();
+    let err = stderr(&checked);
+    assert!(
+        err.contains(&format!(
+            "prompt: secret: anthropic api key at bytes {start}..{} of the prompt\n          in layer project_context\n",
+            start + key.len()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("holds 1 credential-shaped string(s)"), "{err}");
+
+    let redacted = render_in(ws.path(), home.path(), &["--check-secrets", "--redact"]);
+    assert!(redacted.status.success());
+    assert!(stdout(&redacted).contains("Use this key: [REDACTED anthropic api key]\n"));
+    assert!(!stdout(&redacted).contains(key));
+
+    // A clean workspace passes.
+    std::fs::remove_file(ws.path().join("AGENTS.md")).unwrap();
+    let clean = render_in(ws.path(), home.path(), &["--check-secrets"]);
+    assert!(clean.status.success(), "{}", stderr(&clean));
 }

@@ -31,7 +31,7 @@
 //! let workspace = tempfile::tempdir().unwrap();
 //! std::fs::write(workspace.path().join("AGENTS.md"), "Run `make test` before you commit.").unwrap();
 //!
-//! let session = load_session(&SessionConfig::new("agent", workspace.path()));
+//! let session = load_session(&SessionConfig::new("agent", workspace.path())).unwrap();
 //! let turn = Context::new().with(RuntimeFacts { model: Some("opus".into()), ..Default::default() });
 //! let pipeline = Pipeline::collect().unwrap();
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn).unwrap();
@@ -54,5 +54,5 @@ pub use layers::{
     ProjectContextLayer, ProjectMemoryLayer, RuntimeContextLayer, RuntimeFacts, ScratchpadLayer,
     SkillsIndexLayer, SubAgent, SubAgents, ToolSpec, UserPreferencesLayer,
 };
-pub use session::{SessionConfig, load_session};
+pub use session::{ConfigError, SessionConfig, load_session};
 pub use sources::DEFAULT_BASE_PROMPT;

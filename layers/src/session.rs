@@ -6,29 +6,34 @@ use std::path::{Path, PathBuf};
 use prompt_core::Context;
 
 use crate::sources::{
-    BasePromptConfig, Budget, DatedEntries, Episodes, Facts, MemoryFile, ProjectDocs,
-    ProjectDocsConfig, ProjectMemory, SkillIndex, Templates, UserPreferences,
+    BasePromptConfig, Budget, DatedEntries, DatedSpec, Episodes, Facts, MemoryFile, ProjectDocs,
+    ProjectDocsConfig, ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits, SourceError,
+    TemplateLimits, Templates, UserPreferences,
 };
 
 /// Where a session's sources are and how much of each goes into the prompt.
 ///
 /// Paths, for app name `<app>`:
 ///
-/// | source | path |
-/// |---|---|
-/// | base prompt | `.<app>/system-prompt.md` found upward from `cwd`, else `system-prompt.md` on `prompt_search_path`, else built in |
-/// | user preferences | `<home>/.<app>/memory/user.md` |
-/// | project memory | `<workspace>/.<app>/memory/project.md` |
-/// | project docs | `<workspace>/AGENTS.md` (or `AGENTS.override.md`), `<workspace>/CLAUDE.md`, and with `project_docs.nested` the same in each directory down to `cwd` |
-/// | skills | `<workspace>/.<app>/skills/*/SKILL.md`, then `<home>/.<app>/skills/*/SKILL.md` |
-/// | facts | `<home>/.<app>/memory/facts.jsonl` and `<workspace>/.<app>/memory/facts.jsonl` |
-/// | episodes | `<workspace>/.<app>/memory/episodes.jsonl` |
-/// | scratchpad (per turn) | `<workspace>/.<app>/scratchpad.json` |
+/// | source | path | limit (default) |
+/// |---|---|---|
+/// | base prompt | `.<app>/system-prompt.md` found upward from `cwd` (up to the repository root or the workspace, whichever is nearer), else `system-prompt.md` on `prompt_search_path`, else built in | template limits: `templates` (100,000 fuel, 64 KiB output, includes 16 deep); file 256 KiB |
+/// | user preferences | `<home>/.<app>/memory/user.md` | `memory_cap` (8 KiB) |
+/// | project memory | `<workspace>/.<app>/memory/project.md` | `memory_cap` (8 KiB) |
+/// | project docs | `<workspace>/AGENTS.md` (or `AGENTS.override.md`), `<workspace>/CLAUDE.md`, and with `project_docs.nested` the same in each directory down to `cwd` | 16 KiB a file; nested: 16 KiB together, headings included |
+/// | skills | `<workspace>/.<app>/skills/*/SKILL.md`, then `<home>/.<app>/skills/*/SKILL.md` | `skills` (64 skills, 8 KiB of index; names 64, descriptions 1024 characters); frontmatter 16 KiB, 16 deep |
+/// | facts | `<home>/.<app>/memory/facts.jsonl` and `<workspace>/.<app>/memory/facts.jsonl` | `facts_budget` (4 KiB), `max_facts` (50); the last `jsonl_read_cap` (256 KiB) of each file |
+/// | episodes | `<workspace>/.<app>/memory/episodes.jsonl` | `episodes_budget` (4 KiB), `max_episodes` (5); the last `jsonl_read_cap` |
+/// | scratchpad (per turn) | `<workspace>/.<app>/scratchpad.json` | 64 KiB |
+///
+/// Workspace files must stay inside the workspace, user files inside
+/// `<home>/.<app>` (symlinks are followed only that far).
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
-    /// The app name: its files live in `.<app>` folders.
+    /// The app name: its files live in `.<app>` folders. A plain folder name
+    /// (no `/`, not `.` or `..`); [`load_session`] refuses anything else.
     pub app: String,
-    /// The workspace (repository) root.
+    /// The workspace (repository) root. Nothing above it is read by walking.
     pub workspace: PathBuf,
     /// The working directory, at or below the workspace.
     pub cwd: PathBuf,
@@ -40,10 +45,14 @@ pub struct SessionConfig {
     pub prompt_search_path: Vec<PathBuf>,
     /// Variables for prompt templates. `app` and `workspace` (the folder's name) are set by default.
     pub template_vars: BTreeMap<String, String>,
+    /// What a prompt template may spend.
+    pub templates: TemplateLimits,
     /// How project docs are read.
     pub project_docs: ProjectDocsConfig,
     /// Cap of each memory file, in bytes. Default 8 KiB.
     pub memory_cap: usize,
+    /// How many skills, and how much of each, go into the index.
+    pub skills: SkillLimits,
     /// Budget of the facts list. Default 4 KiB.
     pub facts_budget: Budget,
     /// At most this many facts. Default 50.
@@ -52,6 +61,11 @@ pub struct SessionConfig {
     pub episodes_budget: Budget,
     /// At most this many episodes. Default 5.
     pub max_episodes: usize,
+    /// At most this many bytes are read of each JSON-lines file: its tail,
+    /// where the newest entries are. Default 256 KiB.
+    pub jsonl_read_cap: usize,
+    /// Facts and episodes dated after this are skipped. Default: when the config was made.
+    pub now: jiff::Timestamp,
 }
 
 impl SessionConfig {
@@ -65,7 +79,7 @@ impl SessionConfig {
             .canonicalize()
             .unwrap_or_else(|_| workspace.clone())
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
+            .map(|n| crate::sources::one_line(&n.to_string_lossy()))
             .unwrap_or_default();
         template_vars.insert("workspace".to_owned(), name);
         Self {
@@ -76,13 +90,54 @@ impl SessionConfig {
             shared_dir: None,
             prompt_search_path: Vec::new(),
             template_vars,
+            templates: TemplateLimits::default(),
             project_docs: ProjectDocsConfig::default(),
             memory_cap: 8 * 1024,
+            skills: SkillLimits::default(),
             facts_budget: Budget::Bytes(4 * 1024),
             max_facts: 50,
             episodes_budget: Budget::Bytes(4 * 1024),
             max_episodes: 5,
+            jsonl_read_cap: 256 * 1024,
+            now: jiff::Timestamp::now(),
         }
+    }
+
+    /// Checks what came from outside: the app name is a plain folder name,
+    /// the workspace is a directory, and the working directory is a directory
+    /// at or below it.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !crate::sources::__private::is_plain_name(&self.app) {
+            return Err(ConfigError::App {
+                app: crate::sources::__private::visible(&self.app),
+            });
+        }
+        let workspace = match self.workspace.canonicalize() {
+            Ok(dir) if dir.is_dir() => dir,
+            _ => {
+                return Err(ConfigError::Workspace {
+                    workspace: self.workspace.clone(),
+                });
+            }
+        };
+        let cwd = self
+            .cwd
+            .canonicalize()
+            .map_err(|_| ConfigError::CwdMissing {
+                cwd: self.cwd.clone(),
+            })?;
+        if !cwd.is_dir() {
+            return Err(ConfigError::CwdNotDirectory {
+                cwd: self.cwd.clone(),
+            });
+        }
+        if !cwd.starts_with(&workspace) {
+            return Err(ConfigError::CwdOutside {
+                cwd: self.cwd.clone(),
+                workspace: self.workspace.clone(),
+            });
+        }
+        Ok(())
     }
 
     /// `<workspace>/.<app>`.
@@ -96,92 +151,160 @@ impl SessionConfig {
     }
 
     /// `<workspace>/.<app>/scratchpad.json`: load it per turn with
-    /// [`Scratchpad::load`](crate::sources::Scratchpad::load).
+    /// [`SessionConfig::load_scratchpad`].
     pub fn scratchpad_path(&self) -> PathBuf {
         self.project_dir().join("scratchpad.json")
+    }
+
+    /// Loads this turn's scratchpad (absent: empty).
+    pub fn load_scratchpad(&self) -> Result<Scratchpad, SourceError> {
+        Scratchpad::load(&self.scratchpad_path(), &self.workspace_root())
     }
 
     fn app_dir(&self) -> String {
         format!(".{}", self.app)
     }
 
-    /// A path as the prompt shows it: relative to the workspace, or `~/..`, or as is.
-    fn display(&self, path: &Path) -> String {
-        if let Ok(rel) = path.strip_prefix(&self.workspace) {
-            return rel.to_string_lossy().replace('\\', "/");
-        }
-        if let Some(rel) = self.home.as_ref().and_then(|h| path.strip_prefix(h).ok()) {
-            return format!("~/{}", rel.to_string_lossy().replace('\\', "/"));
-        }
-        path.display().to_string()
+    fn workspace_root(&self) -> Root {
+        Root::new(&self.workspace, "")
     }
+
+    fn user_root(&self) -> Option<Root> {
+        self.user_dir()
+            .map(|dir| Root::new(dir, format!("~/{}", self.app_dir())))
+    }
+}
+
+/// A [`SessionConfig`] that cannot be used. Each says what to change.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The app name is not a plain folder name.
+    #[error(
+        "app name `{app}` is not a plain folder name: use letters, digits, `-`, `_` or `.`, without `/` (e.g. `agent`)"
+    )]
+    App {
+        /// The name, control characters escaped.
+        app: String,
+    },
+    /// The workspace is missing or not a directory.
+    #[error("workspace `{}` is not a directory", workspace.display())]
+    Workspace {
+        /// The workspace.
+        workspace: PathBuf,
+    },
+    /// The working directory does not exist.
+    #[error("working directory `{}` does not exist", cwd.display())]
+    CwdMissing {
+        /// The working directory.
+        cwd: PathBuf,
+    },
+    /// The working directory is a file.
+    #[error("working directory `{}` is not a directory", cwd.display())]
+    CwdNotDirectory {
+        /// The working directory.
+        cwd: PathBuf,
+    },
+    /// The working directory is outside the workspace.
+    #[error("working directory `{}` is outside the workspace `{}`: give a directory at or below it", cwd.display(), workspace.display())]
+    CwdOutside {
+        /// The working directory.
+        cwd: PathBuf,
+        /// The workspace.
+        workspace: PathBuf,
+    },
 }
 
 /// Loads every standard source for a session: the returned context holds
 /// [`BasePromptText`](crate::sources::BasePromptText), [`UserPreferences`],
-/// [`ProjectMemory`], [`ProjectDocs`], [`SkillIndex`], [`Facts`] and
-/// [`Episodes`]. Nothing here fails: each value carries its own problems, and
-/// the layer that shows it notes them in the trace.
+/// [`ProjectMemory`], [`ProjectDocs`], [`SkillIndex`] (with its
+/// [`SkillLimits`]), [`Facts`] and [`Episodes`].
+///
+/// Fails only on a config [`SessionConfig::validate`] refuses. Past that,
+/// nothing fails: each value carries its own problems, and the layer that
+/// shows it notes them in the trace.
 ///
 /// Add what is not read from files (e.g. [`SubAgents`](crate::SubAgents)) to
 /// the returned context.
-pub fn load_session(config: &SessionConfig) -> Context {
-    let templates = Templates::new(config.shared_dir.clone());
+pub fn load_session(config: &SessionConfig) -> Result<Context, ConfigError> {
+    config.validate()?;
+    let templates = Templates::new(config.shared_dir.clone()).with_limits(config.templates);
     let mut base = BasePromptConfig::for_app(&config.app);
     base.search_path = config.prompt_search_path.clone();
-    let base_prompt = base.resolve(&config.cwd, &templates, &config.template_vars);
+    let base_prompt = base.resolve(
+        &config.workspace,
+        &config.cwd,
+        &templates,
+        &config.template_vars,
+    );
 
     let project_dir = config.project_dir();
-    let user_dir = config.user_dir();
+    let workspace = config.workspace_root();
+    let user = config.user_dir().zip(config.user_root());
     let memory_file = |dir: &Path, file: &str| dir.join("memory").join(file);
 
-    let user_preferences = match &user_dir {
-        Some(dir) => MemoryFile::load(&memory_file(dir, "user.md"), "user.md", config.memory_cap),
+    let user_preferences = match &user {
+        Some((dir, root)) => {
+            MemoryFile::load(&memory_file(dir, "user.md"), root, config.memory_cap)
+        }
         None => MemoryFile {
-            path: PathBuf::from("~/.".to_owned() + &config.app + "/memory/user.md"),
+            path: PathBuf::from(format!("~/{}/memory/user.md", config.app_dir())),
             text: None,
             problem: None,
         },
     };
     let project_memory = MemoryFile::load(
         &memory_file(&project_dir, "project.md"),
-        "project.md",
+        &workspace,
         config.memory_cap,
     );
 
     let docs = ProjectDocs::load(&config.workspace, &config.cwd, &config.project_docs);
 
-    let mut skill_roots = vec![project_dir.join("skills")];
-    skill_roots.extend(user_dir.as_ref().map(|d| d.join("skills")));
-    let skills = SkillIndex::load(&skill_roots, |p| config.display(p));
+    let mut skill_dirs = vec![(project_dir.join("skills"), workspace.clone())];
+    skill_dirs.extend(
+        user.iter()
+            .map(|(dir, root)| (dir.join("skills"), root.clone())),
+    );
+    let skills = SkillIndex::load(&skill_dirs, &config.skills);
 
     let mut fact_files = Vec::new();
-    fact_files.extend(user_dir.as_ref().map(|d| memory_file(d, "facts.jsonl")));
-    fact_files.push(memory_file(&project_dir, "facts.jsonl"));
-    let fact_paths: Vec<&Path> = fact_files.iter().map(PathBuf::as_path).collect();
+    fact_files.extend(
+        user.iter()
+            .map(|(dir, root)| (memory_file(dir, "facts.jsonl"), root.clone())),
+    );
+    fact_files.push((memory_file(&project_dir, "facts.jsonl"), workspace.clone()));
     let facts = DatedEntries::load(
-        &fact_paths,
-        "text",
-        "created_at",
-        config.facts_budget,
-        config.max_facts,
+        &fact_files,
+        &DatedSpec {
+            text_key: "text",
+            time_key: "created_at",
+            budget: config.facts_budget,
+            max_entries: config.max_facts,
+            read_cap: config.jsonl_read_cap,
+            now: config.now,
+        },
     );
 
-    let episodes_file = memory_file(&project_dir, "episodes.jsonl");
     let episodes = DatedEntries::load(
-        &[episodes_file.as_path()],
-        "summary",
-        "ended_at",
-        config.episodes_budget,
-        config.max_episodes,
+        &[(memory_file(&project_dir, "episodes.jsonl"), workspace)],
+        &DatedSpec {
+            text_key: "summary",
+            time_key: "ended_at",
+            budget: config.episodes_budget,
+            max_entries: config.max_episodes,
+            read_cap: config.jsonl_read_cap,
+            now: config.now,
+        },
     );
 
-    Context::new()
+    Ok(Context::new()
         .with(base_prompt)
         .with(UserPreferences(user_preferences))
         .with(ProjectMemory(project_memory))
         .with(docs)
         .with(skills)
+        .with(config.skills)
         .with(Facts(facts))
-        .with(Episodes(episodes))
+        .with(Episodes(episodes)))
 }

@@ -88,6 +88,7 @@ mod registry;
 pub mod testing;
 
 pub mod providers;
+pub mod secrets;
 pub mod tokens;
 
 #[doc(hidden)]

@@ -44,7 +44,10 @@ fn turn(facts: RuntimeFacts) -> Context {
 
 /// The bare session (an empty folder) and the full fixture workspace over two turns.
 fn paradigms(bare: &std::path::Path, ws: &FixtureWorkspace) -> Vec<Paradigm> {
-    let mut full = Paradigm::new("full", load_session(&full_config(ws)).with(sub_agents()));
+    let mut full = Paradigm::new(
+        "full",
+        load_session(&full_config(ws)).unwrap().with(sub_agents()),
+    );
     for (day, model) in [("29", "claude-opus"), ("30", "claude-haiku")] {
         let facts = facts(day, model);
         for (label, value) in facts.entries() {
@@ -53,7 +56,10 @@ fn paradigms(bare: &std::path::Path, ws: &FixtureWorkspace) -> Vec<Paradigm> {
         full = full.turn(turn(facts));
     }
     vec![
-        Paradigm::new("bare", load_session(&SessionConfig::new("agent", bare))),
+        Paradigm::new(
+            "bare",
+            load_session(&SessionConfig::new("agent", bare)).unwrap(),
+        ),
         full,
     ]
 }
@@ -106,7 +112,7 @@ fn the_full_workspace_wakes_every_declared_silent_layer() {
 #[test]
 fn standard_pipeline_snapshots() {
     let ws = FixtureWorkspace::new();
-    let session = load_session(&full_config(&ws)).with(sub_agents());
+    let session = load_session(&full_config(&ws)).unwrap().with(sub_agents());
     let pipeline = Pipeline::collect().unwrap();
     let turn = turn(facts("29", "claude-opus"));
     for (label, prompt) in testing::every_assembly(&pipeline, &session, &turn).unwrap() {

@@ -34,16 +34,18 @@ struct Standard {
 
 fn standard() -> Standard {
     let ws = FixtureWorkspace::new();
-    let session = load_session(&full_config(&ws)).with(SubAgents(vec![
-        SubAgent {
-            name: "explorer".into(),
-            description: "Reads code and answers questions about it.".into(),
-        },
-        SubAgent {
-            name: "tester".into(),
-            description: "Runs the test suite and reports failures.".into(),
-        },
-    ]));
+    let session = load_session(&full_config(&ws))
+        .unwrap()
+        .with(SubAgents(vec![
+            SubAgent {
+                name: "explorer".into(),
+                description: "Reads code and answers questions about it.".into(),
+            },
+            SubAgent {
+                name: "tester".into(),
+                description: "Runs the test suite and reports failures.".into(),
+            },
+        ]));
     let turn = Context::new()
         .with(RuntimeFacts {
             date: Some("2026-11-29".into()),
@@ -54,7 +56,13 @@ fn standard() -> Standard {
             model: Some("claude-sonnet-4-5".into()),
             git_branch: Some("fix/login".into()),
         })
-        .with(Scratchpad::load(&ws.repo.join(".agent/scratchpad.json")).unwrap());
+        .with(
+            Scratchpad::load(
+                &ws.repo.join(".agent/scratchpad.json"),
+                &prompt_layers::sources::Root::new(&ws.repo, ""),
+            )
+            .unwrap(),
+        );
     let tools = SubAgents::tools_for(&session)
         .into_iter()
         .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))

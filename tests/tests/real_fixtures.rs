@@ -2,8 +2,9 @@
 //! (`tests/fixtures/real`, byte-exact vendored copies; see SOURCES.md there).
 
 use prompt_core::{Context, DefaultPipeline, LayerEntry, Pipeline, PromptBuilder, PromptPipeline};
+use prompt_layers::sources::__private::read_capped;
 use prompt_layers::sources::{
-    CappedText, MemoryFile, ProjectDocs, ProjectDocsConfig, SkillIndex, read_capped,
+    CappedText, MemoryFile, ProjectDocs, ProjectDocsConfig, Root, SkillIndex, SkillLimits,
 };
 use prompt_layers::{ProjectContextLayer, SkillsIndexLayer};
 use prompt_tests::real_fixture;
@@ -87,7 +88,7 @@ fn a_memory_file_over_the_memory_cap_is_cut_and_marked() {
     // Codex's AGENTS.md (12,209 bytes, Japanese and English) used as a memory file.
     let fixture = "agents/openai__codex__AGENTS.md";
     let path = real_fixture(fixture);
-    let memory = MemoryFile::load(&path, "user.md", 8 * 1024);
+    let memory = MemoryFile::load(&path, &Root::new(path.parent().unwrap(), ""), 8 * 1024);
     let text = memory.text.as_ref().unwrap();
     assert_eq!(text.text.len(), 8 * 1024);
     assert_eq!(text.size, 12209);
@@ -96,7 +97,7 @@ fn a_memory_file_over_the_memory_cap_is_cut_and_marked() {
         memory
             .rendered()
             .unwrap()
-            .ends_with("[…truncated: user.md is 11.9 KiB, cap 8 KiB]")
+            .ends_with("[…truncated: openai__codex__AGENTS.md is 11.9 KiB, cap 8 KiB]")
     );
 }
 
@@ -115,14 +116,14 @@ fn cjk_files_are_cut_on_a_character_boundary() {
             .collect();
         assert!(splitting.len() > 100, "{fixture} has multi-byte text");
         for &cap in splitting.iter().step_by(7) {
-            let capped = read_capped(&path, "f", cap).unwrap();
+            let capped = read_capped(&path, &Root::new(real_fixture(""), ""), cap).unwrap();
             let boundary = (0..=cap)
                 .rev()
                 .find(|&i| original.is_char_boundary(i))
                 .unwrap();
             assert_eq!(capped.text.len(), boundary, "{fixture} cap {cap}");
             assert!(original.starts_with(&capped.text));
-            assert_eq!(capped, CappedText::from_text("f", &original, cap));
+            assert_eq!(capped, CappedText::from_text(fixture, &original, cap));
         }
     }
 }
@@ -158,7 +159,8 @@ fn nested_airflow_docs_root_first_within_one_budget() {
         outline,
         [
             "AGENTS.md 16384 of 23802 bytes",
-            "providers/AGENTS.md 4096 of 5284 bytes"
+            // The 4 KiB budget pays for the heading too: 4096 - 19.
+            "providers/AGENTS.md 4077 of 5284 bytes"
         ]
     );
 }
@@ -184,13 +186,10 @@ fn files_without_a_final_newline_render_like_those_with_one() {
 
 #[test]
 fn skills_index_from_real_skill_files() {
-    let root = real_fixture("skills");
-    let index = SkillIndex::load(std::slice::from_ref(&root), |p| {
-        p.strip_prefix(&root).map_or_else(
-            |_| p.display().to_string(),
-            |r| format!("skills/{}", r.display()),
-        )
-    });
+    let index = SkillIndex::load(
+        &[(real_fixture("skills"), Root::new(real_fixture(""), ""))],
+        &SkillLimits::default(),
+    );
     assert!(index.problems.is_empty(), "{:?}", index.problems);
     assert_eq!(index.skills.len(), 6);
     let comms = index

@@ -4,12 +4,38 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use std::path::PathBuf;
+
+use prompt_layers::sources::__private::{find_upward, parse_skill, read_capped, repo_root};
 use prompt_layers::sources::{
-    BasePromptConfig, Budget, CappedText, DatedEntries, MemoryFile, ProjectDocs, ProjectDocsConfig,
-    PromptOrigin, Scratchpad, SkillIndex, SourceError, Templates, approx_tokens, find_upward,
-    read_capped, repo_root,
+    BasePromptConfig, Budget, CappedText, DatedEntries, DatedSpec, MemoryFile, ProjectDocs,
+    ProjectDocsConfig, PromptOrigin, Root, Scratchpad, SkillIndex, SkillLimits, SourceError,
+    TemplateLimits, Templates, approx_tokens,
 };
 use prompt_tests::FixtureWorkspace;
+
+/// A root at `dir` shown without a label (as the workspace is).
+fn root(dir: &Path) -> Root {
+    Root::new(dir, "")
+}
+
+fn spec(budget: Budget, max_entries: usize) -> DatedSpec<'static> {
+    DatedSpec {
+        text_key: "text",
+        time_key: "created_at",
+        budget,
+        max_entries,
+        read_cap: 64 * 1024,
+        now: "2026-11-30T00:00:00Z".parse().unwrap(),
+    }
+}
+
+fn files(paths: &[(&Path, &Path)]) -> Vec<(PathBuf, Root)> {
+    paths
+        .iter()
+        .map(|(file, dir)| (file.to_path_buf(), root(dir)))
+        .collect()
+}
 
 fn vars() -> BTreeMap<String, String> {
     BTreeMap::from([
@@ -25,7 +51,7 @@ fn a_file_under_the_cap_is_read_whole_without_a_marker() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("AGENTS.md");
     std::fs::write(&path, "short\n").unwrap();
-    let text = read_capped(&path, "AGENTS.md", 6).unwrap();
+    let text = read_capped(&path, &root(dir.path()), 6).unwrap();
     assert_eq!(text.text, "short\n");
     assert!(!text.is_truncated());
     assert_eq!(text.marker(), None);
@@ -37,7 +63,7 @@ fn a_file_over_the_cap_is_cut_and_marked_with_name_size_and_cap() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("AGENTS.md");
     std::fs::write(&path, "x".repeat(41 * 1024)).unwrap();
-    let text = read_capped(&path, "AGENTS.md", 16 * 1024).unwrap();
+    let text = read_capped(&path, &root(dir.path()), 16 * 1024).unwrap();
     assert_eq!(text.text.len(), 16 * 1024);
     assert_eq!(text.size, 41 * 1024);
     assert_eq!(
@@ -57,12 +83,15 @@ fn a_cut_inside_a_multibyte_character_drops_the_whole_character() {
     std::fs::write(&path, "ab日本").unwrap(); // 2 + 3 + 3 bytes
     for cap in 2..5 {
         assert_eq!(
-            read_capped(&path, "notes.md", cap).unwrap().text,
+            read_capped(&path, &root(dir.path()), cap).unwrap().text,
             "ab",
             "cap {cap}"
         );
     }
-    assert_eq!(read_capped(&path, "notes.md", 5).unwrap().text, "ab日");
+    assert_eq!(
+        read_capped(&path, &root(dir.path()), 5).unwrap().text,
+        "ab日"
+    );
 }
 
 #[test]
@@ -70,32 +99,32 @@ fn invalid_utf8_is_an_error_naming_the_file_and_offset() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("CLAUDE.md");
     std::fs::write(&path, b"fine\xff\xfe").unwrap();
-    let error = read_capped(&path, "CLAUDE.md", 1024).unwrap_err();
+    let error = read_capped(&path, &root(dir.path()), 1024).unwrap_err();
     assert!(
         matches!(error, SourceError::InvalidUtf8 { offset: 4, .. }),
         "{error:?}"
     );
-    assert_eq!(error.path(), path);
-    assert!(
-        error.to_string().starts_with(&path.display().to_string()),
-        "{error}"
-    );
+    // Named relative to its root: the same on every machine.
+    assert_eq!(error.path(), Path::new("CLAUDE.md"));
+    assert!(error.to_string().starts_with("CLAUDE.md: "), "{error}");
     assert!(error.to_string().contains("offset 4"), "{error}");
 }
 
 #[test]
 fn a_directory_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
-    let error = read_capped(dir.path(), "AGENTS.md", 1024).unwrap_err();
+    let error = read_capped(dir.path(), &root(dir.path()), 1024).unwrap_err();
     assert!(
         matches!(error, SourceError::IsDirectory { .. }),
         "{error:?}"
     );
-    assert!(
-        error
-            .to_string()
-            .contains(&dir.path().display().to_string()),
-        "{error}"
+    assert_eq!(error.to_string(), ".: is a directory, expected a file");
+    let sub = dir.path().join("AGENTS.md");
+    std::fs::create_dir(&sub).unwrap();
+    let error = read_capped(&sub, &root(dir.path()), 1024).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "AGENTS.md: is a directory, expected a file"
     );
 }
 
@@ -103,12 +132,9 @@ fn a_directory_is_an_error_naming_it() {
 fn a_missing_file_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("missing.md");
-    let error = read_capped(&path, "missing.md", 1024).unwrap_err();
+    let error = read_capped(&path, &root(dir.path()), 1024).unwrap_err();
     assert!(error.is_not_found());
-    assert_eq!(
-        error.to_string(),
-        format!("{}: no such file", path.display())
-    );
+    assert_eq!(error.to_string(), "missing.md: no such file");
 }
 
 #[test]
@@ -117,12 +143,10 @@ fn an_unreadable_path_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("file"), "x").unwrap();
     let path = dir.path().join("file/AGENTS.md");
-    let error = read_capped(&path, "AGENTS.md", 1024).unwrap_err();
+    let error = read_capped(&path, &root(dir.path()), 1024).unwrap_err();
     assert!(matches!(error, SourceError::Unreadable { .. }), "{error:?}");
     assert!(
-        error
-            .to_string()
-            .starts_with(&format!("{}: cannot read", path.display())),
+        error.to_string().starts_with("file/AGENTS.md: cannot read"),
         "{error}"
     );
 }
@@ -134,14 +158,14 @@ fn discovery_finds_the_nearest_file_upward() {
     let ws = FixtureWorkspace::new();
     let start = ws.repo.join("services/api/src");
     assert_eq!(
-        find_upward(&start, "AGENTS.md").unwrap(),
+        find_upward(&ws.repo, &start, "AGENTS.md").unwrap(),
         ws.repo.join("services/api/AGENTS.md")
     );
     assert_eq!(
-        find_upward(&start, "CLAUDE.md").unwrap(),
+        find_upward(&ws.repo, &start, "CLAUDE.md").unwrap(),
         start.join("CLAUDE.md")
     );
-    assert_eq!(repo_root(&start).unwrap(), ws.repo);
+    assert_eq!(repo_root(&ws.repo, &start).unwrap(), ws.repo);
 }
 
 #[test]
@@ -157,14 +181,32 @@ fn discovery_stops_at_the_repository_root() {
     );
     std::fs::remove_file(ws.repo.join(".agent/system-prompt.md")).unwrap();
     assert_eq!(
-        find_upward(&ws.repo.join("services/api/src"), ".agent/system-prompt.md"),
+        find_upward(
+            &ws.repo,
+            &ws.repo.join("services/api/src"),
+            ".agent/system-prompt.md"
+        ),
         None
     );
-    // Without the marker the walk goes on to the filesystem root and finds it.
+    // Without the marker the walk still ends at the workspace root: never above it.
     std::fs::remove_dir(ws.repo.join(".git")).unwrap();
     assert_eq!(
-        find_upward(&ws.repo.join("services"), ".agent/system-prompt.md").unwrap(),
-        ws.repo.parent().unwrap().join(".agent/system-prompt.md")
+        find_upward(
+            &ws.repo,
+            &ws.repo.join("services"),
+            ".agent/system-prompt.md"
+        ),
+        None
+    );
+    assert_eq!(repo_root(&ws.repo, &ws.repo.join("services")), None);
+    // Even when the caller names the outer folder as the start, it is not in the workspace.
+    assert_eq!(
+        find_upward(
+            &ws.repo,
+            ws.repo.parent().unwrap(),
+            ".agent/system-prompt.md"
+        ),
+        None
     );
 }
 
@@ -178,14 +220,17 @@ fn discovery_survives_symlink_loops_and_missing_starts() {
     std::fs::create_dir(dir.path().join(".git")).unwrap();
     std::fs::write(dir.path().join("AGENTS.md"), "root").unwrap();
     // `a/x` cannot be resolved (a loop): it is walked as written, and ends at the root.
+    let ws = dir.path().canonicalize().unwrap();
     assert_eq!(
-        find_upward(&a.join("x"), "AGENTS.md").unwrap(),
-        dir.path().join("AGENTS.md")
+        find_upward(&ws, &ws.join("a/x"), "AGENTS.md").unwrap(),
+        ws.join("AGENTS.md")
     );
-    // A file named like a loop is not a file.
-    assert_eq!(find_upward(dir.path(), "a"), None);
+    // A looping link is found (so the reader can refuse it with a note), never followed.
+    assert_eq!(find_upward(&ws, &ws, "a"), Some(ws.join("a")));
+    let error = read_capped(&ws.join("a"), &root(&ws), 64).unwrap_err();
+    assert!(matches!(error, SourceError::BadSymlink { .. }), "{error:?}");
     assert_eq!(
-        find_upward(&dir.path().join("no/such/dir"), "nothing.md"),
+        find_upward(&ws, &ws.join("no/such/dir"), "nothing.md"),
         None
     );
 }
@@ -215,7 +260,8 @@ fn nested_docs_go_root_first_down_to_the_cwd_and_an_override_replaces_agents_md(
         [
             "AGENTS.md",
             "CLAUDE.md",
-            "services/api/AGENTS.md",
+            // The heading names the file read, so the model is told the real file.
+            "services/api/AGENTS.override.md",
             "services/api/src/CLAUDE.md"
         ]
     );
@@ -227,14 +273,15 @@ fn nested_docs_go_root_first_down_to_the_cwd_and_an_override_replaces_agents_md(
 }
 
 #[test]
-fn nested_docs_share_one_budget() {
+fn nested_docs_share_one_budget_that_counts_their_headings() {
     let ws = FixtureWorkspace::new();
     let override_len = std::fs::metadata(ws.repo.join("services/api/AGENTS.override.md"))
         .unwrap()
         .len() as usize;
+    let headings = "services/api/AGENTS.override.md".len() + "services/api/src/CLAUDE.md".len();
     let config = ProjectDocsConfig {
         nested: true,
-        nested_budget: override_len + 10,
+        nested_budget: headings + override_len + 10,
         ..ProjectDocsConfig::default()
     };
     let docs = ProjectDocs::load(&ws.repo, &ws.repo.join("services/api/src"), &config);
@@ -243,9 +290,10 @@ fn nested_docs_share_one_budget() {
     assert_eq!(last.text.text.len(), 10);
     assert!(last.text.is_truncated());
 
+    // Room for the text but not for its heading: left out, and said so.
     let config = ProjectDocsConfig {
         nested: true,
-        nested_budget: override_len,
+        nested_budget: headings + override_len,
         ..ProjectDocsConfig::default()
     };
     let docs = ProjectDocs::load(&ws.repo, &ws.repo.join("services/api/src"), &config);
@@ -259,7 +307,7 @@ fn a_broken_project_doc_is_reported_not_fatal() {
     let docs = ProjectDocs::load(&ws.repo, &ws.repo, &ProjectDocsConfig::default());
     assert_eq!(docs.docs.len(), 1);
     assert_eq!(docs.problems.len(), 1);
-    assert_eq!(docs.problems[0].path(), ws.repo.join("CLAUDE.md"));
+    assert_eq!(docs.problems[0].path(), Path::new("CLAUDE.md"));
 }
 
 // ---- memory ------------------------------------------------------------
@@ -267,15 +315,16 @@ fn a_broken_project_doc_is_reported_not_fatal() {
 #[test]
 fn memory_files_are_capped_and_absence_is_not_a_problem() {
     let ws = FixtureWorkspace::new();
-    let user = MemoryFile::load(&ws.home.join(".agent/memory/user.md"), "user.md", 8);
+    let user_root = Root::new(ws.home.join(".agent"), "~/.agent");
+    let user = MemoryFile::load(&ws.home.join(".agent/memory/user.md"), &user_root, 8);
     assert_eq!(user.text.as_ref().unwrap().text, "I use vi");
     assert_eq!(
         user.rendered().unwrap(),
-        "I use vi\n\n[…truncated: user.md is 48 B, cap 8 B]"
+        "I use vi\n\n[…truncated: ~/.agent/memory/user.md is 48 B, cap 8 B]"
     );
-    let absent = MemoryFile::load(&ws.home.join("nope.md"), "nope.md", 8);
+    let absent = MemoryFile::load(&ws.home.join(".agent/nope.md"), &user_root, 8);
     assert!(absent.text.is_none() && absent.problem.is_none());
-    let dir = MemoryFile::load(&ws.home, "home", 8);
+    let dir = MemoryFile::load(&ws.home.join(".agent/memory"), &user_root, 8);
     assert!(matches!(dir.problem, Some(SourceError::IsDirectory { .. })));
 }
 
@@ -287,11 +336,8 @@ fn facts_merge_newest_first_skip_malformed_lines_and_drop_repeats() {
     let global = ws.home.join(".agent/memory/facts.jsonl");
     let local = ws.repo.join(".agent/memory/facts.jsonl");
     let facts = DatedEntries::load(
-        &[&global, &local],
-        "text",
-        "created_at",
-        Budget::Bytes(4096),
-        50,
+        &files(&[(&global, &ws.home), (&local, &ws.repo)]),
+        &spec(Budget::Bytes(4096), 50),
     );
     let texts: Vec<&str> = facts.entries.iter().map(|f| f.text.as_str()).collect();
     assert_eq!(
@@ -313,30 +359,133 @@ fn facts_merge_newest_first_skip_malformed_lines_and_drop_repeats() {
 fn facts_are_bounded_by_bytes_tokens_and_count() {
     let ws = FixtureWorkspace::new();
     let local = ws.repo.join(".agent/memory/facts.jsonl");
-    let by_bytes = DatedEntries::load(&[&local], "text", "created_at", Budget::Bytes(25), 50);
-    assert_eq!(by_bytes.entries.len(), 1); // "CI runs on two cores." is 21 bytes
+    let local = files(&[(&local, &ws.repo)]);
+    let kept = |facts: &DatedEntries| -> Vec<String> {
+        facts.entries.iter().map(|f| f.text.clone()).collect()
+    };
+    // Newest first: "CI runs on two cores." (21 B), "The API is versioned under /v2." (31 B),
+    // "The staging database is read-only." (34 B).
+    let by_bytes = DatedEntries::load(&local, &spec(Budget::Bytes(25), 50));
+    assert_eq!(kept(&by_bytes), ["CI runs on two cores."]);
     assert_eq!(by_bytes.over_budget, 2);
     let by_tokens = DatedEntries::load(
-        &[&local],
-        "text",
-        "created_at",
-        Budget::Tokens {
-            max: 14,
-            count: approx_tokens,
-        },
-        50,
+        &local,
+        &spec(
+            Budget::Tokens {
+                max: 14,
+                count: approx_tokens,
+            },
+            50,
+        ),
     );
-    assert_eq!(by_tokens.entries.len(), 2); // 6 + 8 tokens
-    let by_count = DatedEntries::load(&[&local], "text", "created_at", Budget::Bytes(4096), 1);
-    assert_eq!((by_count.entries.len(), by_count.over_budget), (1, 2));
+    // 6 + 8 tokens; the third (9) does not fit.
+    assert_eq!(
+        kept(&by_tokens),
+        ["CI runs on two cores.", "The API is versioned under /v2."]
+    );
+    let by_count = DatedEntries::load(&local, &spec(Budget::Bytes(4096), 1));
+    assert_eq!(kept(&by_count), ["CI runs on two cores."]);
+    assert_eq!((by_count.over_budget, by_count.over_limit), (0, 2));
+    assert_eq!(
+        by_count.notes(),
+        [
+            "skipped 2 malformed line(s)",
+            "left out 2 older entr(ies) over the limit of 1"
+        ]
+    );
+}
+
+/// The selection rule: an entry that does not fit is skipped and the rest are
+/// still considered. (Stopping at the first misfit would keep only the first.)
+#[test]
+fn a_fact_that_does_not_fit_is_skipped_and_older_ones_are_still_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("facts.jsonl");
+    let big = "B".repeat(100);
+    std::fs::write(
+        &path,
+        format!(
+            "{{\"text\": \"old small\", \"created_at\": \"2026-01-01T00:00:00Z\"}}\n\
+             {{\"text\": \"{big}\", \"created_at\": \"2026-06-01T00:00:00Z\"}}\n\
+             {{\"text\": \"new small\", \"created_at\": \"2026-11-01T00:00:00Z\"}}\n"
+        ),
+    )
+    .unwrap();
+    let facts = DatedEntries::load(&files(&[(&path, dir.path())]), &spec(Budget::Bytes(30), 50));
+    let texts: Vec<&str> = facts.entries.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(texts, ["new small", "old small"]);
+    assert_eq!(facts.over_budget, 1);
+    assert_eq!(
+        facts.notes(),
+        ["left out 1 entr(ies) that did not fit the budget of 30 B"]
+    );
+}
+
+/// One oversized newest workspace fact must not drop the user's global facts.
+#[test]
+fn an_oversized_newest_fact_does_not_drop_the_global_ones() {
+    let ws = FixtureWorkspace::new();
+    let global = ws.home.join(".agent/memory/facts.jsonl");
+    let local = ws.repo.join(".agent/memory/facts.jsonl");
+    let huge = "x".repeat(5000);
+    let mut text = std::fs::read_to_string(&local).unwrap();
+    text.push_str(&format!(
+        "{{\"text\": \"{huge}\", \"created_at\": \"2026-11-29T00:00:00Z\"}}\n"
+    ));
+    std::fs::write(&local, text).unwrap();
+    let facts = DatedEntries::load(
+        &files(&[(&global, &ws.home), (&local, &ws.repo)]),
+        &spec(Budget::Bytes(4096), 50),
+    );
+    let texts: Vec<&str> = facts.entries.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "The user's name is Ada.",
+            "CI runs on two cores.",
+            "The API is versioned under /v2.",
+            "The staging database is read-only.",
+        ]
+    );
+    assert_eq!(facts.over_budget, 1);
+}
+
+#[test]
+fn future_dates_are_skipped_and_counted_even_past_the_timestamp_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("facts.jsonl");
+    std::fs::write(
+        &path,
+        "{\"text\": \"from 2999\", \"created_at\": \"2999-01-01T00:00:00Z\"}\n\
+         {\"text\": \"from 9999\", \"created_at\": \"9999-12-31T23:59:59Z\"}\n\
+         {\"text\": \"today\", \"created_at\": \"2026-11-29T00:00:00Z\"}\n\
+         {\"text\": \"bad date\", \"created_at\": \"2026-13-45\"}\n",
+    )
+    .unwrap();
+    let facts = DatedEntries::load(
+        &files(&[(&path, dir.path())]),
+        &spec(Budget::Bytes(4096), 50),
+    );
+    let texts: Vec<&str> = facts.entries.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(texts, ["today"]);
+    assert_eq!((facts.future, facts.malformed), (2, 1));
+    assert_eq!(
+        facts.notes(),
+        [
+            "skipped 1 malformed line(s)",
+            "skipped 2 entr(ies) dated in the future"
+        ]
+    );
 }
 
 #[test]
 fn an_unreadable_facts_file_is_reported_with_its_path() {
     let dir = tempfile::tempdir().unwrap();
-    let facts = DatedEntries::load(&[dir.path()], "text", "created_at", Budget::Bytes(10), 5);
+    let sub = dir.path().join("facts.jsonl");
+    std::fs::create_dir(&sub).unwrap();
+    let facts = DatedEntries::load(&files(&[(&sub, dir.path())]), &spec(Budget::Bytes(10), 5));
     assert_eq!(facts.problems.len(), 1);
-    assert_eq!(facts.problems[0].path(), dir.path());
+    assert_eq!(facts.problems[0].path(), Path::new("facts.jsonl"));
 }
 
 // ---- skills ------------------------------------------------------------
@@ -344,34 +493,33 @@ fn an_unreadable_facts_file_is_reported_with_its_path() {
 #[test]
 fn skills_are_indexed_by_name_with_the_workspace_winning_and_broken_ones_reported() {
     let ws = FixtureWorkspace::new();
-    let roots = [ws.repo.join(".agent/skills"), ws.home.join(".agent/skills")];
-    let index = SkillIndex::load(&roots, |p| {
-        p.strip_prefix(ws.dir.path().canonicalize().unwrap())
-            .unwrap()
-            .display()
-            .to_string()
-    });
+    let dirs = [
+        (ws.repo.join(".agent/skills"), root(&ws.repo)),
+        (
+            ws.home.join(".agent/skills"),
+            Root::new(ws.home.join(".agent"), "~/.agent"),
+        ),
+    ];
+    let index = SkillIndex::load(&dirs, &SkillLimits::default());
     let names: Vec<&str> = index.skills.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["deploy", "review"]);
     assert_eq!(
         index.skills[0].description,
         "Deploy the API to staging. Use when asked to ship or deploy."
     );
-    assert_eq!(
-        index.skills[0].location,
-        "outer/repo/.agent/skills/deploy/SKILL.md"
-    );
+    assert_eq!(index.skills[0].location, ".agent/skills/deploy/SKILL.md");
+    assert_eq!(index.skills[1].location, "~/.agent/skills/review/SKILL.md");
     assert_eq!(index.skills[0].extra["allowed-tools"], "Bash");
     let problems: Vec<String> = index.problems.iter().map(ToString::to_string).collect();
     assert_eq!(problems.len(), 2, "{problems:#?}");
-    assert!(
-        problems[0].contains(
-            "skills/broken/SKILL.md: bad frontmatter: line 4: did not find expected ',' or ']'"
-        ),
-        "{}",
-        problems[0]
+    assert_eq!(
+        problems[0],
+        ".agent/skills/broken/SKILL.md: bad frontmatter: line 4: did not find expected ',' or ']'"
     );
-    assert!(problems[1].contains("home/.agent/skills/deploy/SKILL.md: bad frontmatter: skill name `deploy` is already taken"), "{}", problems[1]);
+    assert_eq!(
+        problems[1],
+        "~/.agent/skills/deploy/SKILL.md: bad frontmatter: skill name `deploy` is already taken by .agent/skills/deploy/SKILL.md; this one is skipped"
+    );
 }
 
 #[test]
@@ -386,9 +534,13 @@ fn frontmatter_errors_name_the_file_and_what_is_missing() {
             "---\nname: [1]\ndescription: d\n---\n",
             "`name` must be a non-empty string",
         ),
+        (
+            "---\nname: a\nname: b\ndescription: d\n---\n",
+            "line 2: duplicate entry with key \"name\"",
+        ),
     ];
     for (text, expected) in cases {
-        let error = prompt_layers::sources::parse_skill(path, text, String::new()).unwrap_err();
+        let error = parse_skill(path, text, String::new(), &SkillLimits::default()).unwrap_err();
         let message = error.to_string();
         assert!(
             message.starts_with("x/SKILL.md: bad frontmatter: "),
@@ -405,10 +557,15 @@ fn the_base_prompt_comes_from_the_override_found_upward_and_renders_shared_inclu
     let ws = FixtureWorkspace::new();
     let config = BasePromptConfig::for_app("agent");
     let templates = Templates::new(Some(ws.shared.clone()));
-    let base = config.resolve(&ws.repo.join("services/api/src"), &templates, &vars());
+    let base = config.resolve(
+        &ws.repo,
+        &ws.repo.join("services/api/src"),
+        &templates,
+        &vars(),
+    );
     assert_eq!(
         base.origin,
-        PromptOrigin::Override(ws.repo.join(".agent/system-prompt.md"))
+        PromptOrigin::Override(PathBuf::from(".agent/system-prompt.md"))
     );
     assert_eq!(
         base.text,
@@ -423,8 +580,8 @@ fn without_an_override_the_search_path_then_the_built_in_default_is_used() {
     std::fs::remove_file(ws.repo.join(".agent/system-prompt.md")).unwrap();
     let mut config = BasePromptConfig::for_app("agent");
     let templates = Templates::new(None);
-    assert_eq!(config.locate(&ws.repo), PromptOrigin::BuiltIn);
-    let base = config.resolve(&ws.repo, &templates, &vars());
+    assert_eq!(config.locate(&ws.repo, &ws.repo), PromptOrigin::BuiltIn);
+    let base = config.resolve(&ws.repo, &ws.repo, &templates, &vars());
     assert_eq!(base.text, prompt_layers::DEFAULT_BASE_PROMPT);
 
     let search = tempfile::tempdir().unwrap();
@@ -434,7 +591,7 @@ fn without_an_override_the_search_path_then_the_built_in_default_is_used() {
     )
     .unwrap();
     config.search_path = vec![ws.home.clone(), search.path().to_owned()];
-    let base = config.resolve(&ws.repo, &templates, &vars());
+    let base = config.resolve(&ws.repo, &ws.repo, &templates, &vars());
     assert_eq!(
         base.origin,
         PromptOrigin::SearchPath(search.path().join("system-prompt.md"))
@@ -447,7 +604,12 @@ fn a_broken_override_falls_back_to_the_default_and_keeps_the_error() {
     let ws = FixtureWorkspace::new();
     let path = ws.repo.join(".agent/system-prompt.md");
     std::fs::write(&path, "line one\n{% if %}\n").unwrap();
-    let base = BasePromptConfig::for_app("agent").resolve(&ws.repo, &Templates::new(None), &vars());
+    let base = BasePromptConfig::for_app("agent").resolve(
+        &ws.repo,
+        &ws.repo,
+        &Templates::new(None),
+        &vars(),
+    );
     assert_eq!(base.text, prompt_layers::DEFAULT_BASE_PROMPT);
     let problem = base.problem.unwrap();
     assert!(
@@ -457,7 +619,7 @@ fn a_broken_override_falls_back_to_the_default_and_keeps_the_error() {
     assert!(
         problem
             .to_string()
-            .starts_with(&format!("{}:2: template error", path.display())),
+            .starts_with(".agent/system-prompt.md:2: template error"),
         "{problem}"
     );
 }
@@ -553,7 +715,7 @@ fn a_syntax_error_in_an_include_names_that_file_and_line() {
     .unwrap_err();
     match &error {
         SourceError::Template { path, line, .. } => {
-            assert_eq!(path, &ws.shared.join("bad.md"));
+            assert_eq!(path, Path::new("@shared/bad.md"));
             assert_eq!(*line, 3);
         }
         other => panic!("expected a template error, got {other:?}"),
@@ -579,7 +741,197 @@ fn a_missing_include_names_the_missing_file() {
     )
     .unwrap_err();
     assert!(error.is_not_found());
-    assert_eq!(error.path(), ws.shared.join("nope.md"));
+    assert_eq!(error.path(), Path::new("@shared/nope.md"));
+}
+
+/// The guard applies to computed names too, and says why (not "template not
+/// found"). Without the guard call in the loader, `@shared/../secret.md`
+/// would be read: the file exists there.
+#[test]
+fn a_computed_include_is_checked_by_the_shared_folder_guard() {
+    let ws = FixtureWorkspace::new();
+    let outside = ws.shared.parent().unwrap().join("secret.md");
+    std::fs::write(&outside, "SECRET").unwrap();
+    let templates = Templates::new(Some(ws.shared.clone()));
+    for (source, reason) in [
+        (
+            "{% set f = \"@shared/../secret.md\" %}{% include f %}",
+            "`..` is not allowed",
+        ),
+        (
+            "{% set f = \"tone.md\" %}{% include f %}",
+            "must name a file in the shared folder",
+        ),
+        (
+            "{% include app|default(\"@shared//etc/passwd\") if false else \"@shared//etc/passwd\" %}",
+            "absolute paths are not allowed",
+        ),
+    ] {
+        let error = render(&templates, source).unwrap_err();
+        assert!(
+            matches!(error, SourceError::IncludeRejected { .. }),
+            "{source}: {error:?}"
+        );
+        assert!(error.to_string().contains(reason), "{error}");
+        assert!(!error.to_string().contains("not found"), "{error}");
+    }
+    // The same computed name inside the folder is fine.
+    let ok = render(
+        &templates,
+        "{% set f = \"@shared/tone.md\" %}{% include f %}",
+    )
+    .unwrap();
+    assert_eq!(ok, "Write plainly; no filler.");
+}
+
+#[test]
+fn ignore_missing_is_honoured_for_literal_and_computed_includes() {
+    let ws = FixtureWorkspace::new();
+    let templates = Templates::new(Some(ws.shared.clone()));
+    assert_eq!(
+        render(
+            &templates,
+            "a{% include \"@shared/nope.md\" ignore missing %}b"
+        )
+        .unwrap(),
+        "ab"
+    );
+    assert_eq!(
+        render(
+            &templates,
+            "a{% set f = \"@shared/nope.md\" %}{% include f ignore missing %}b"
+        )
+        .unwrap(),
+        "ab"
+    );
+    let error = render(
+        &templates,
+        "{% set f = \"@shared/nope.md\" %}{% include f %}",
+    )
+    .unwrap_err();
+    assert!(error.is_not_found(), "{error:?}");
+    assert_eq!(error.path(), Path::new("@shared/nope.md"));
+}
+
+/// A chain deeper than the limit is a depth error, not a cycle.
+#[test]
+fn a_deep_include_chain_is_a_depth_error_distinct_from_a_cycle() {
+    let ws = FixtureWorkspace::new();
+    for i in 0..40 {
+        std::fs::write(
+            ws.shared.join(format!("d{i}.md")),
+            format!("{i} {{% include \"@shared/d{}.md\" %}}", i + 1),
+        )
+        .unwrap();
+    }
+    std::fs::write(ws.shared.join("d40.md"), "end").unwrap();
+    let templates = Templates::new(Some(ws.shared.clone()));
+    let error = render(&templates, "{% include \"@shared/d0.md\" %}").unwrap_err();
+    assert!(
+        matches!(error, SourceError::TemplateLimit { .. }),
+        "{error:?}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.starts_with(
+            "base.md: template stopped: includes nest deeper than 16 (base.md -> @shared/d0.md"
+        ),
+        "{message}"
+    );
+    // Within the limit the same chain renders.
+    let shallow = render(&templates, "{% include \"@shared/d30.md\" %}").unwrap();
+    assert!(shallow.starts_with("30 31 32"), "{shallow}");
+    assert!(shallow.ends_with("end"), "{shallow}");
+}
+
+/// Each file includes the next twice: 2^30 renders without limits. Checking is
+/// memoised (each file read once), and rendering stops at the fuel or output limit.
+#[test]
+fn a_doubling_include_chain_stops_at_a_limit() {
+    let ws = FixtureWorkspace::new();
+    for i in 0..30 {
+        std::fs::write(
+            ws.shared.join(format!("x{i}.md")),
+            format!(
+                "{{% include \"@shared/x{n}.md\" %}}{{% include \"@shared/x{n}.md\" %}}",
+                n = i + 1
+            ),
+        )
+        .unwrap();
+    }
+    std::fs::write(ws.shared.join("x30.md"), "ab").unwrap();
+    let templates = Templates::new(Some(ws.shared.clone())).with_limits(TemplateLimits {
+        max_include_depth: 64,
+        ..TemplateLimits::default()
+    });
+    let error = render(&templates, "{% include \"@shared/x0.md\" %}").unwrap_err();
+    assert!(
+        matches!(error, SourceError::TemplateLimit { .. }),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn fuel_and_output_limits_stop_a_template_and_name_the_limit() {
+    let loops = "{% for a in \"0123456789\" %}{% for b in \"0123456789\" %}{% for c in \"0123456789\" %}{% for d in \"0123456789\" %}{% for e in \"0123456789\" %}.{% endfor %}{% endfor %}{% endfor %}{% endfor %}{% endfor %}";
+    let error = render(&Templates::new(None), loops).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "base.md: template stopped: fuel of 100000 instructions spent (simplify the template)"
+    );
+    let wide = Templates::new(None).with_limits(TemplateLimits {
+        max_output: 100,
+        fuel: 10_000_000,
+        ..TemplateLimits::default()
+    });
+    let error = render(&wide, loops).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "base.md: template stopped: output over 100 B (simplify the template)"
+    );
+}
+
+#[test]
+fn constructs_that_grow_without_fuel_are_refused_before_rendering() {
+    for (source, why) in [
+        (
+            "{% set s = \"xx\" %}{% set s = s ~ s %}{{ s }}",
+            "`~` operator",
+        ),
+        ("{{ \"x\" * 99999999 }}", "`*` operator"),
+        ("{% macro m(s) %}{{ m(s) }}{% endmacro %}", "`macro` tag"),
+        ("{% set l = [app, app] %}", "list and map literals"),
+    ] {
+        let error = render(&Templates::new(None), source).unwrap_err();
+        assert!(
+            matches!(error, SourceError::Template { line: 1, .. }),
+            "{source}: {error:?}"
+        );
+        assert!(error.to_string().contains(why), "{error}");
+    }
+}
+
+/// Over a limit, the base prompt falls back to the built-in one and keeps
+/// an error naming the file and the limit.
+#[test]
+fn a_template_over_a_limit_falls_back_to_the_built_in_prompt() {
+    let ws = FixtureWorkspace::new();
+    std::fs::write(
+        ws.repo.join(".agent/system-prompt.md"),
+        "{% for a in app %}{% for b in app %}{% for c in app %}{% for d in app %}{% for e in app %}{% for f in app %}{% for g in app %}{% for h in app %}x{% endfor %}{% endfor %}{% endfor %}{% endfor %}{% endfor %}{% endfor %}{% endfor %}{% endfor %}",
+    )
+    .unwrap();
+    let base = BasePromptConfig::for_app("agent").resolve(
+        &ws.repo,
+        &ws.repo,
+        &Templates::new(None),
+        &vars(),
+    );
+    assert_eq!(base.text, prompt_layers::DEFAULT_BASE_PROMPT);
+    assert_eq!(
+        base.problem.unwrap().to_string(),
+        ".agent/system-prompt.md: template stopped: fuel of 100000 instructions spent (simplify the template)"
+    );
 }
 
 // ---- scratchpad ---------------------------------------------------------
@@ -588,19 +940,27 @@ fn a_missing_include_names_the_missing_file() {
 fn the_scratchpad_loads_sorted_and_a_malformed_one_names_file_and_line() {
     let ws = FixtureWorkspace::new();
     let path = ws.repo.join(".agent/scratchpad.json");
-    let pad = Scratchpad::load(&path).unwrap();
+    let ws_root = root(&ws.repo);
+    let pad = Scratchpad::load(&path, &ws_root).unwrap();
     assert_eq!(pad.0.keys().collect::<Vec<_>>(), ["branch", "plan"]);
     assert_eq!(
-        Scratchpad::load(&ws.repo.join("none.json")).unwrap(),
+        Scratchpad::load(&ws.repo.join("none.json"), &ws_root).unwrap(),
         Scratchpad::default()
     );
     std::fs::write(&path, "{\n\"plan\": 3\n}").unwrap();
-    let error = Scratchpad::load(&path).unwrap_err();
+    let error = Scratchpad::load(&path, &ws_root).unwrap_err();
     assert!(
         error
             .to_string()
-            .starts_with(&format!("{}: malformed: line 2", path.display())),
+            .starts_with(".agent/scratchpad.json: malformed: line 2"),
         "{error}"
+    );
+    // Keys and values are one line each: JSON escapes cannot forge lines.
+    std::fs::write(&path, r#"{"a\n# Heading": "x\ny\u001b[2J"}"#).unwrap();
+    let pad = Scratchpad::load(&path, &ws_root).unwrap();
+    assert_eq!(
+        pad.0.into_iter().collect::<Vec<_>>(),
+        [("a # Heading".to_owned(), "x y[2J".to_owned())]
     );
 }
 
@@ -612,7 +972,7 @@ fn capped_text_from_memory_matches_capped_text_from_disk() {
     std::fs::write(&path, text).unwrap();
     for cap in 0..=text.len() + 1 {
         assert_eq!(
-            read_capped(&path, "f.md", cap).unwrap(),
+            read_capped(&path, &root(dir.path()), cap).unwrap(),
             CappedText::from_text("f.md", text, cap)
         );
     }
@@ -621,10 +981,34 @@ fn capped_text_from_memory_matches_capped_text_from_disk() {
 #[test]
 fn a_skills_root_that_is_a_file_is_reported() {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("skills");
-    std::fs::write(&root, "not a directory").unwrap();
-    let index = SkillIndex::load(std::slice::from_ref(&root), |p| p.display().to_string());
+    let skills = dir.path().join("skills");
+    std::fs::write(&skills, "not a directory").unwrap();
+    let index = SkillIndex::load(
+        &[(skills.clone(), root(dir.path()))],
+        &SkillLimits::default(),
+    );
     assert!(index.skills.is_empty());
     assert_eq!(index.problems.len(), 1);
-    assert_eq!(index.problems[0].path(), root);
+    assert_eq!(index.problems[0].path(), Path::new("skills"));
+}
+
+/// An incomplete character at the end is the cap's doing only when the file
+/// was longer than the cap. A file that itself ends mid-character (whatever
+/// the cap, even exactly its length) is invalid UTF-8: an error, not a silent cut.
+#[test]
+fn a_file_that_ends_mid_character_is_invalid_whatever_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.md");
+    std::fs::write(&path, b"ab\xe6\x97").unwrap(); // "ab" + the first two bytes of 日
+    for cap in [4, 5, 100] {
+        let error = read_capped(&path, &root(dir.path()), cap).unwrap_err();
+        assert!(
+            matches!(error, SourceError::InvalidUtf8 { offset: 2, .. }),
+            "cap {cap}: {error:?}"
+        );
+    }
+    // Cut by the cap inside a complete file: the split character is dropped.
+    std::fs::write(&path, "ab日").unwrap();
+    let text = read_capped(&path, &root(dir.path()), 4).unwrap();
+    assert_eq!((text.text.as_str(), text.truncated), ("ab", true));
 }

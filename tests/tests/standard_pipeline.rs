@@ -5,7 +5,6 @@ mod common;
 
 use common::full_config;
 use prompt_core::{Context, Pipeline, PromptBuilder, PromptMode, Stability};
-use prompt_layers::sources::Scratchpad;
 use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
 use prompt_tests::FixtureWorkspace;
 
@@ -33,21 +32,13 @@ fn turn(ws: &FixtureWorkspace) -> Context {
             model: Some("claude-opus".into()),
             git_branch: Some("fix/login".into()),
         })
-        .with(Scratchpad::load(&ws.repo.join(".agent/scratchpad.json")).unwrap())
-}
-
-/// Absolute temp paths vary per run; the snapshot shows them relative.
-fn relative(ws: &FixtureWorkspace, text: &str) -> String {
-    text.replace(
-        &ws.dir.path().canonicalize().unwrap().display().to_string(),
-        "<tmp>",
-    )
+        .with(full_config(ws).load_scratchpad().unwrap())
 }
 
 #[test]
 fn every_standard_layer_speaks_over_a_full_workspace() {
     let ws = FixtureWorkspace::new();
-    let session = load_session(&full_config(&ws)).with(sub_agents());
+    let session = load_session(&full_config(&ws)).unwrap().with(sub_agents());
     let pipeline = Pipeline::collect().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&session, &turn(&ws))
@@ -58,24 +49,26 @@ fn every_standard_layer_speaks_over_a_full_workspace() {
         prompt.stable(),
         prompt.dynamic()
     ));
-    let ws = &ws;
+    // Notes name files relative to the workspace or as `~/.agent/...`: no
+    // absolute path, so the snapshot is the same on every machine.
+    let root = ws.dir.path().canonicalize().unwrap();
     let notes: Vec<String> = prompt
         .trace()
         .layers
         .iter()
-        .flat_map(|l| {
-            l.notes
-                .iter()
-                .map(move |n| format!("{}: {}", l.name, relative(ws, n)))
-        })
+        .flat_map(|l| l.notes.iter().map(move |n| format!("{}: {n}", l.name)))
         .collect();
+    assert!(
+        notes.iter().all(|n| !n.contains(&*root.to_string_lossy())),
+        "{notes:#?}"
+    );
     insta::assert_snapshot!(notes.join("\n"));
 }
 
 #[test]
 fn sections_come_in_the_documented_order() {
     let ws = FixtureWorkspace::new();
-    let session = load_session(&full_config(&ws)).with(sub_agents());
+    let session = load_session(&full_config(&ws)).unwrap().with(sub_agents());
     let pipeline = Pipeline::collect().unwrap();
     let text = PromptBuilder::new(&pipeline)
         .build_basic(&session, &turn(&ws))
@@ -102,8 +95,15 @@ fn sections_come_in_the_documented_order() {
 
 #[test]
 fn an_empty_workspace_leaves_the_conditional_layers_silent_and_says_why() {
-    let dir = tempfile::tempdir().unwrap();
-    let session = load_session(&SessionConfig::new("agent", dir.path()));
+    // Discovery never walks above the workspace, so a `system-prompt.md` in
+    // `/tmp/.agent/` (or anywhere above) cannot change this test. A `.agent`
+    // folder planted just above the workspace proves it.
+    let outer = tempfile::tempdir().unwrap();
+    std::fs::create_dir(outer.path().join(".agent")).unwrap();
+    std::fs::write(outer.path().join(".agent/system-prompt.md"), "PLANTED").unwrap();
+    let dir = outer.path().join("ws");
+    std::fs::create_dir(&dir).unwrap();
+    let session = load_session(&SessionConfig::new("agent", &dir)).unwrap();
     let pipeline = Pipeline::collect().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&session, &Context::new())
@@ -190,7 +190,7 @@ fn the_standard_pipeline_is_stable_before_dynamic_and_has_room_between_layers() 
 #[test]
 fn minimal_mode_keeps_only_what_the_agent_cannot_work_without() {
     let ws = FixtureWorkspace::new();
-    let session = load_session(&full_config(&ws)).with(sub_agents());
+    let session = load_session(&full_config(&ws)).unwrap().with(sub_agents());
     let pipeline = Pipeline::collect().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .mode(PromptMode::Minimal)
@@ -210,7 +210,7 @@ fn a_source_that_cannot_be_read_silences_its_layer_and_the_trace_names_the_file(
     std::fs::write(&user_md, b"caf\xe9 au lait").unwrap();
     std::fs::remove_file(ws.repo.join(".agent/memory/project.md")).unwrap();
     std::fs::create_dir(ws.repo.join(".agent/memory/project.md")).unwrap();
-    let session = load_session(&full_config(&ws));
+    let session = load_session(&full_config(&ws)).unwrap();
     let pipeline = Pipeline::collect().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&session, &Context::new())
@@ -219,19 +219,13 @@ fn a_source_that_cannot_be_read_silences_its_layer_and_the_trace_names_the_file(
     assert!(user.silent);
     assert_eq!(
         user.notes,
-        [format!(
-            "{}: not valid UTF-8 (first bad byte at offset 3); save it as UTF-8",
-            user_md.display()
-        )]
+        ["~/.agent/memory/user.md: not valid UTF-8 (first bad byte at offset 3); save it as UTF-8"]
     );
     let project = prompt.trace().layer("project_memory").unwrap();
     assert!(project.silent);
     assert_eq!(
         project.notes,
-        [format!(
-            "{}: is a directory, expected a file",
-            ws.repo.join(".agent/memory/project.md").display()
-        )]
+        [".agent/memory/project.md: is a directory, expected a file"]
     );
     assert!(!prompt.stable().contains("# User preferences"));
 }

@@ -96,7 +96,12 @@ impl Render for CoordinatorLayer {
              before you rely on it. Do the work yourself when it is small or needs this conversation."
         );
         for agent in &agents.0 {
-            let _ = write!(out, "\n- {}: {}", agent.name, agent.description);
+            let _ = write!(
+                out,
+                "\n- {}: {}",
+                crate::sources::one_line(&agent.name),
+                crate::sources::one_line(&agent.description)
+            );
         }
     }
 }

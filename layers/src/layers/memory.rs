@@ -63,7 +63,7 @@ fn section(out: &mut String, input: &LayerInput<'_>, header: &str, file: Option<
         }
         return;
     };
-    if let Some(note) = file.text.as_ref().and_then(|t| t.note()) {
+    for note in file.text.iter().flat_map(|t| t.notes()) {
         input.note(note);
     }
     out.push_str(header);

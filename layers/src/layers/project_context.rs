@@ -44,7 +44,7 @@ impl Render for ProjectContextLayer {
         }
         out.push_str("# Project context");
         for (doc, text) in docs {
-            if let Some(note) = doc.text.note() {
+            for note in doc.text.notes() {
                 input.note(note);
             }
             out.push_str("\n\n## ");

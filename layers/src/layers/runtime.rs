@@ -66,7 +66,8 @@ impl Render for RuntimeContextLayer {
         }
         out.push_str("# Runtime context\n");
         for (label, value) in entries {
-            let _ = write!(out, "\n- {label}: {value}");
+            // A fact is one line: a newline in a branch or path must not forge structure.
+            let _ = write!(out, "\n- {label}: {}", crate::sources::one_line(value));
         }
         if input.mode() == PromptMode::Full {
             out.push_str("\n\nThese facts are current for this message only.");

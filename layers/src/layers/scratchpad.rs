@@ -26,8 +26,12 @@ impl Render for ScratchpadLayer {
         };
         out.push_str("# Scratchpad\n");
         for (key, value) in entries {
-            let value = value.split_whitespace().collect::<Vec<_>>().join(" ");
-            let _ = write!(out, "\n- {key}: {value}");
+            let _ = write!(
+                out,
+                "\n- {}: {}",
+                crate::sources::one_line(key),
+                crate::sources::one_line(value)
+            );
         }
     }
 }

@@ -1,11 +1,9 @@
 //! `# Available skills`: one line per skill.
 
-use std::fmt::Write as _;
-
 use prompt_core::{LayerInput, Render, prompt_layer};
 
 use crate::priorities;
-use crate::sources::SkillIndex;
+use crate::sources::{SkillIndex, SkillLimits};
 
 /// `# Available skills`: `- name: description (location)`, one line per skill in
 /// the session's [`SkillIndex`], sorted by name.
@@ -24,8 +22,9 @@ impl Render for SkillsIndexLayer {
             input.note("no skill index in the session context");
             return;
         };
-        for problem in &index.problems {
-            input.note(format!("skipped: {problem}"));
+        let limits = input.get::<SkillLimits>().copied().unwrap_or_default();
+        for note in index.notes(&limits) {
+            input.note(note);
         }
         if index.skills.is_empty() {
             input.note("no skills");
@@ -33,11 +32,8 @@ impl Render for SkillsIndexLayer {
         }
         out.push_str("# Available skills\n\nRead a skill's SKILL.md before you use it.\n");
         for skill in &index.skills {
-            let _ = write!(
-                out,
-                "\n- {}: {} ({})",
-                skill.name, skill.description, skill.location
-            );
+            out.push('\n');
+            out.push_str(&skill.index_line());
         }
     }
 }

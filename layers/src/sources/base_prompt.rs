@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{SourceError, Templates, find_upward};
+use super::discover::find_upward;
+use super::fs::Root;
+use super::{SourceError, Templates};
 
 /// The built-in base prompt, used when no file provides one.
 pub const DEFAULT_BASE_PROMPT: &str = include_str!("../../prompts/base.md");
@@ -12,7 +14,9 @@ pub const DEFAULT_BASE_PROMPT: &str = include_str!("../../prompts/base.md");
 /// Where the base prompt came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PromptOrigin {
-    /// An override file found upward from the working directory.
+    /// An override file found upward from the working directory (up to the
+    /// repository root or the workspace, whichever is nearer). After
+    /// [`BasePromptConfig::resolve`], relative to the workspace.
     Override(PathBuf),
     /// A file on the configured search path.
     SearchPath(PathBuf),
@@ -64,32 +68,43 @@ impl BasePromptConfig {
         }
     }
 
-    /// The file that provides the base prompt from `cwd`, and its origin.
-    pub fn locate(&self, cwd: &Path) -> PromptOrigin {
-        if let Some(path) = find_upward(cwd, &self.override_file) {
+    /// The file that provides the base prompt from `cwd` in `workspace`, and its origin.
+    pub fn locate(&self, workspace: &Path, cwd: &Path) -> PromptOrigin {
+        if let Some(path) = find_upward(workspace, cwd, &self.override_file) {
             return PromptOrigin::Override(path);
         }
         self.search_path
             .iter()
             .map(|dir| dir.join(&self.file_name))
-            .find(|path| path.is_file())
+            .find(|path| std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir()))
             .map_or(PromptOrigin::BuiltIn, PromptOrigin::SearchPath)
     }
 
-    /// Locates and renders the base prompt. A file that fails to render falls
-    /// back to the built-in default, keeping the error.
+    /// Locates and renders the base prompt. An override must lie in the
+    /// workspace, a search-path file in its directory. A file that fails to
+    /// render (or goes over a template limit) falls back to the built-in
+    /// default, keeping the error.
     pub fn resolve(
         &self,
+        workspace: &Path,
         cwd: &Path,
         templates: &Templates,
         vars: &BTreeMap<String, String>,
     ) -> BasePromptText {
-        let origin = self.locate(cwd);
-        let path = match &origin {
-            PromptOrigin::Override(path) | PromptOrigin::SearchPath(path) => path,
+        let origin = self.locate(workspace, cwd);
+        let (path, root) = match &origin {
+            PromptOrigin::Override(path) => (path, Root::new(workspace, "")),
+            PromptOrigin::SearchPath(path) => {
+                let dir = path.parent().unwrap_or(Path::new("."));
+                (path, Root::new(dir, dir.to_string_lossy()))
+            }
             PromptOrigin::BuiltIn => return BasePromptText::new(DEFAULT_BASE_PROMPT),
         };
-        match templates.render_file(path, vars) {
+        let origin = match &origin {
+            PromptOrigin::Override(path) => PromptOrigin::Override(PathBuf::from(root.show(path))),
+            other => other.clone(),
+        };
+        match templates.render_file(path, &root, vars) {
             Ok(text) => BasePromptText {
                 text,
                 origin,

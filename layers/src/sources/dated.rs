@@ -3,14 +3,17 @@
 //! One JSON object per line, with a text field and an RFC 3339 timestamp:
 //! `{"text": "The API is versioned.", "created_at": "2026-11-02T09:30:00Z"}`.
 //! Other keys are ignored. A line that is not such an object is skipped and
-//! counted, never fatal.
+//! counted, never fatal. These files only grow, newest lines last, so only
+//! their tail is read: at most [`DatedSpec::read_cap`] bytes of each.
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
 use super::SourceError;
+use super::capped::{Size, decode};
+use super::fs::{Root, open, read_tail};
+use super::text::one_line;
 
 /// One dated entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,9 +53,35 @@ impl Budget {
     }
 }
 
+impl std::fmt::Display for Budget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Budget::Bytes(max) => write!(f, "{}", Size(*max as u64)),
+            Budget::Tokens { max, .. } => write!(f, "{max} tokens"),
+        }
+    }
+}
+
 /// A rough token count: one token per four characters, rounded up.
 pub fn approx_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
+}
+
+/// How one kind of dated entry is read and kept.
+#[derive(Debug, Clone, Copy)]
+pub struct DatedSpec<'a> {
+    /// The key of the entry's text, e.g. `text`.
+    pub text_key: &'a str,
+    /// The key of its RFC 3339 timestamp, e.g. `created_at`.
+    pub time_key: &'a str,
+    /// How much entry text is kept.
+    pub budget: Budget,
+    /// At most this many entries are kept.
+    pub max_entries: usize,
+    /// At most this many bytes are read of each file: its tail.
+    pub read_cap: usize,
+    /// Entries dated after this are skipped (a date in the future would stay on top for ever).
+    pub now: Timestamp,
 }
 
 /// Entries read from one or more files, newest first, within a budget.
@@ -62,30 +91,41 @@ pub struct DatedEntries {
     pub entries: Vec<Dated>,
     /// Lines skipped because they were not valid entries.
     pub malformed: usize,
-    /// Entries left out because the budget (or entry limit) was spent.
+    /// Entries skipped because they are dated after `now`.
+    pub future: usize,
+    /// Entries left out because they did not fit the budget (newer or older than those kept).
     pub over_budget: usize,
+    /// Entries left out because the entry limit was reached (all older than those kept).
+    pub over_limit: usize,
+    /// Files read only in part (their tail), as notes name them, with their sizes.
+    pub partial: Vec<(String, u64)>,
     /// Files that exist but could not be read.
     pub problems: Vec<SourceError>,
+    /// The budget, for the notes.
+    budget: Option<(String, usize, usize)>,
 }
 
 impl DatedEntries {
-    /// Reads every file in `paths` (absent ones are skipped), merges them,
-    /// drops repeated texts (keeping the newest), sorts newest first and keeps
-    /// entries while they fit `budget` and `max_entries`.
-    pub fn load(
-        paths: &[&Path],
-        text_key: &str,
-        time_key: &str,
-        budget: Budget,
-        max_entries: usize,
-    ) -> Self {
+    /// Reads the tail of every file in `files` (each inside its root; absent
+    /// ones are skipped), merges them, drops repeated texts (keeping the
+    /// newest) and entries dated in the future, sorts newest first, then keeps
+    /// each entry that fits the budget: one that does not fit is left out and
+    /// the rest are still considered, until `max_entries` are kept.
+    pub fn load(files: &[(PathBuf, Root)], spec: &DatedSpec<'_>) -> Self {
         let mut all = Vec::new();
-        let mut out = DatedEntries::default();
-        for path in paths {
-            match read_lines(path, text_key, time_key) {
-                Ok((entries, malformed)) => {
-                    all.extend(entries);
-                    out.malformed += malformed;
+        let mut out = DatedEntries {
+            budget: Some((spec.budget.to_string(), spec.max_entries, spec.read_cap)),
+            ..DatedEntries::default()
+        };
+        for (path, root) in files {
+            match read_lines(path, root, spec) {
+                Ok(read) => {
+                    all.extend(read.entries);
+                    out.malformed += read.malformed;
+                    out.future += read.future;
+                    if let Some(partial) = read.partial {
+                        out.partial.push(partial);
+                    }
                 }
                 Err(error) if error.is_not_found() => {}
                 Err(error) => out.problems.push(error),
@@ -97,11 +137,12 @@ impl DatedEntries {
 
         let mut spent = 0;
         for entry in all {
-            let cost = budget.cost(&entry.text);
-            if out.entries.len() < max_entries
-                && spent + cost <= budget.limit()
-                && out.over_budget == 0
-            {
+            if out.entries.len() == spec.max_entries {
+                out.over_limit += 1;
+                continue;
+            }
+            let cost = spec.budget.cost(&entry.text);
+            if spent + cost <= spec.budget.limit() {
                 spent += cost;
                 out.entries.push(entry);
             } else {
@@ -111,16 +152,36 @@ impl DatedEntries {
         out
     }
 
-    /// Notes for the trace: skipped and left-out counts, and read problems.
+    /// Notes for the trace: what was skipped or left out, and why; files read in part; read problems.
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         if self.malformed > 0 {
             notes.push(format!("skipped {} malformed line(s)", self.malformed));
         }
+        if self.future > 0 {
+            notes.push(format!(
+                "skipped {} entr(ies) dated in the future",
+                self.future
+            ));
+        }
+        let (budget, max, cap) = self.budget.clone().unwrap_or_default();
         if self.over_budget > 0 {
             notes.push(format!(
-                "left out {} older entr(ies) over the budget",
+                "left out {} entr(ies) that did not fit the budget of {budget}",
                 self.over_budget
+            ));
+        }
+        if self.over_limit > 0 {
+            notes.push(format!(
+                "left out {} older entr(ies) over the limit of {max}",
+                self.over_limit
+            ));
+        }
+        for (file, size) in &self.partial {
+            notes.push(format!(
+                "{file}: read only its last {} of {}",
+                Size(cap as u64),
+                Size(*size)
             ));
         }
         notes.extend(self.problems.iter().map(ToString::to_string));
@@ -128,47 +189,71 @@ impl DatedEntries {
     }
 }
 
-/// Parses one file; returns its entries and how many lines were malformed.
-fn read_lines(
-    path: &Path,
-    text_key: &str,
-    time_key: &str,
-) -> Result<(Vec<Dated>, usize), SourceError> {
-    let file = std::fs::File::open(path).map_err(|e| SourceError::io(path, e))?;
-    if file
-        .metadata()
-        .map_err(|e| SourceError::io(path, e))?
-        .is_dir()
-    {
-        return Err(SourceError::IsDirectory {
-            path: path.to_owned(),
-        });
-    }
-    let mut entries = Vec::new();
-    let mut malformed = 0;
-    for line in BufReader::new(file).split(b'\n') {
-        let line = line.map_err(|e| SourceError::io(path, e))?;
-        let Ok(line) = std::str::from_utf8(&line) else {
-            malformed += 1;
+struct Read {
+    entries: Vec<Dated>,
+    malformed: usize,
+    future: usize,
+    partial: Option<(String, u64)>,
+}
+
+/// Parses the tail of one file.
+fn read_lines(path: &Path, root: &Root, spec: &DatedSpec<'_>) -> Result<Read, SourceError> {
+    let mut opened = open(path, root)?;
+    let (bytes, partial) = read_tail(&mut opened, spec.read_cap)?;
+    let mut read = Read {
+        entries: Vec::new(),
+        malformed: 0,
+        future: 0,
+        partial: partial.then(|| (opened.shown.clone(), opened.meta.len())),
+    };
+    for line in bytes.split(|&b| b == b'\n') {
+        let Ok(line) = decode(line.to_vec(), false, &opened.shown) else {
+            read.malformed += 1;
             continue;
         };
         if line.trim().is_empty() {
             continue;
         }
-        match parse_line(line, text_key, time_key) {
-            Some(entry) => entries.push(entry),
-            None => malformed += 1,
+        match parse_line(&line, spec) {
+            Parsed::Entry(entry) => read.entries.push(entry),
+            Parsed::Future => read.future += 1,
+            Parsed::Malformed => read.malformed += 1,
         }
     }
-    Ok((entries, malformed))
+    Ok(read)
 }
 
-fn parse_line(line: &str, text_key: &str, time_key: &str) -> Option<Dated> {
-    let value: serde_json::Value = serde_json::from_str(line).ok()?;
-    let text = value.get(text_key)?.as_str()?;
-    let at: Timestamp = value.get(time_key)?.as_str()?.parse().ok()?;
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    (!text.is_empty()).then_some(Dated { text, at })
+enum Parsed {
+    Entry(Dated),
+    Future,
+    Malformed,
+}
+
+fn parse_line(line: &str, spec: &DatedSpec<'_>) -> Parsed {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+        return Parsed::Malformed;
+    };
+    let (Some(text), Some(at)) = (
+        value.get(spec.text_key).and_then(|v| v.as_str()),
+        value.get(spec.time_key).and_then(|v| v.as_str()),
+    ) else {
+        return Parsed::Malformed;
+    };
+    let text = one_line(text);
+    if text.is_empty() {
+        return Parsed::Malformed;
+    }
+    match at.parse::<Timestamp>() {
+        Ok(at) if at > spec.now => Parsed::Future,
+        Ok(at) => Parsed::Entry(Dated { text, at }),
+        // A well-formed date past what a timestamp holds (9999-12-31) is in the future too.
+        Err(_) => match jiff::fmt::temporal::Pieces::parse(at) {
+            Ok(pieces) if pieces.date() > spec.now.to_zoned(jiff::tz::TimeZone::UTC).date() => {
+                Parsed::Future
+            }
+            _ => Parsed::Malformed,
+        },
+    }
 }
 
 /// Facts (`facts.jsonl`, global and workspace, merged). Read by the `facts` layer.

@@ -5,6 +5,10 @@ use std::path::PathBuf;
 
 /// A source that could not be loaded. Each names the file and says what to do;
 /// the layer that would have shown it stays silent and notes the error in the trace.
+///
+/// Files are named as their [`Root`](super::Root) shows them: relative to the
+/// workspace, `~/.<app>/...` for the user's files, `@shared/...` for shared
+/// templates. So a note carries no absolute path and reads the same on every machine.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SourceError {
@@ -27,6 +31,34 @@ pub enum SourceError {
         path: PathBuf,
         /// Byte offset of the first invalid sequence.
         offset: usize,
+    },
+    /// A FIFO, socket or device where a regular file was expected. It is
+    /// refused without being opened, so it cannot block or flood the read.
+    #[error("{}: is {kind}, not a regular file; not read (replace it with a regular file)", path.display())]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What it is, e.g. `a FIFO (named pipe)`.
+        kind: &'static str,
+    },
+    /// A path whose real location (through symlinks) lies outside the folder
+    /// its kind of file must stay in.
+    #[error("{}: resolves outside {root}{}; not read (make it a regular file inside {root})", path.display(), if target.is_empty() { String::new() } else { format!(" (to {target})") })]
+    OutsideRoot {
+        /// The path.
+        path: PathBuf,
+        /// Where it really leads, when known.
+        target: String,
+        /// The folder it had to stay in.
+        root: String,
+    },
+    /// A symlink that leads nowhere: dangling, or a loop.
+    #[error("{}: {reason}; not read", path.display())]
+    BadSymlink {
+        /// The link.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
     },
     /// Reading failed (permissions, I/O).
     #[error("{}: cannot read: {source}", path.display())]
@@ -73,6 +105,15 @@ pub enum SourceError {
         /// Why it is rejected.
         reason: String,
     },
+    /// A template that went over one of its limits (fuel, output size, include
+    /// depth); the built-in prompt is used instead.
+    #[error("{}: template stopped: {limit} (simplify the template)", path.display())]
+    TemplateLimit {
+        /// The template file.
+        path: PathBuf,
+        /// Which limit, with its value.
+        limit: String,
+    },
     /// Templates that include each other.
     #[error("{}: include cycle: {}", path.display(), chain.join(" -> "))]
     IncludeCycle {
@@ -95,7 +136,11 @@ impl SourceError {
             | SourceError::Frontmatter { path, .. }
             | SourceError::Template { path, .. }
             | SourceError::IncludeRejected { path, .. }
-            | SourceError::IncludeCycle { path, .. } => path,
+            | SourceError::IncludeCycle { path, .. }
+            | SourceError::NotRegular { path, .. }
+            | SourceError::OutsideRoot { path, .. }
+            | SourceError::BadSymlink { path, .. }
+            | SourceError::TemplateLimit { path, .. } => path,
         }
     }
 
@@ -104,13 +149,18 @@ impl SourceError {
         matches!(self, SourceError::NotFound { .. })
     }
 
-    pub(crate) fn io(path: &std::path::Path, error: io::Error) -> Self {
+    pub(crate) fn io(path: impl AsRef<std::path::Path>, error: io::Error) -> Self {
+        let path = path.as_ref();
         match error.kind() {
             io::ErrorKind::NotFound => SourceError::NotFound {
                 path: path.to_owned(),
             },
             io::ErrorKind::IsADirectory => SourceError::IsDirectory {
                 path: path.to_owned(),
+            },
+            _ if error.raw_os_error() == Some(ELOOP) => SourceError::BadSymlink {
+                path: path.to_owned(),
+                reason: "a symlink loop".to_owned(),
             },
             _ => SourceError::Unreadable {
                 path: path.to_owned(),
@@ -119,3 +169,8 @@ impl SourceError {
         }
     }
 }
+
+#[cfg(unix)]
+const ELOOP: i32 = libc::ELOOP;
+#[cfg(not(unix))]
+const ELOOP: i32 = -1;

@@ -2,12 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{CappedText, SourceError, read_capped};
+use super::capped::read_capped;
+use super::fs::Root;
+use super::{CappedText, SourceError};
 
 /// One optional, capped memory file, as loaded.
 #[derive(Debug)]
 pub struct MemoryFile {
-    /// Where it was looked for.
+    /// Where it was looked for, as notes name it (`.agent/memory/project.md`,
+    /// `~/.agent/memory/user.md`).
     pub path: PathBuf,
     /// Its text; `None` when absent or unreadable.
     pub text: Option<CappedText>,
@@ -16,15 +19,15 @@ pub struct MemoryFile {
 }
 
 impl MemoryFile {
-    /// Reads `path` under `cap`, naming it `name`. Absence is not a problem.
-    pub fn load(path: &Path, name: &str, cap: usize) -> Self {
-        let (text, problem) = match read_capped(path, name, cap) {
+    /// Reads `path`, which must lie in `root`, under `cap`. Absence is not a problem.
+    pub fn load(path: &Path, root: &Root, cap: usize) -> Self {
+        let (text, problem) = match read_capped(path, root, cap) {
             Ok(text) => (Some(text), None),
             Err(error) if error.is_not_found() => (None, None),
             Err(error) => (None, Some(error)),
         };
         Self {
-            path: path.to_owned(),
+            path: PathBuf::from(root.show(path)),
             text,
             problem,
         }

@@ -4,25 +4,52 @@
 //! any [`SourceError`]s inside (naming the file), never a panic and never a
 //! silent cut. [`crate::load_session`] runs them all and puts the results in
 //! a session [`Context`](prompt_core::Context) for the layers to read.
+//!
+//! Every file is read the same way, because every file may come from a
+//! repository the user did not write: only regular files (a FIFO or device
+//! is refused without being opened), never through a symlink out of the
+//! file's [`Root`], never more than a cap (append-only logs: their tail), and
+//! with control characters other than newline and tab removed, a BOM dropped
+//! and CRLF normalised. Discovery never walks above the workspace.
 
 mod base_prompt;
 mod capped;
 mod dated;
 mod discover;
 mod error;
+mod fs;
+mod git;
 mod memory;
 mod project_docs;
 mod scratchpad;
 mod skills;
 mod templates;
+mod text;
 
 pub use base_prompt::{BasePromptConfig, BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
-pub use capped::{CappedText, cut, read_capped};
-pub use dated::{Budget, Dated, DatedEntries, Episodes, Facts, approx_tokens};
-pub use discover::{find_upward, repo_root};
+pub use capped::CappedText;
+pub use dated::{Budget, Dated, DatedEntries, DatedSpec, Episodes, Facts, approx_tokens};
 pub use error::SourceError;
+pub use fs::Root;
+pub use git::git_branch;
 pub use memory::{MemoryFile, ProjectMemory, UserPreferences};
 pub use project_docs::{PROJECT_DOC_NAMES, ProjectDoc, ProjectDocs, ProjectDocsConfig};
-pub use scratchpad::{SCRATCHPAD_CAP, Scratchpad};
-pub use skills::{SKILL_READ_CAP, Skill, SkillIndex, parse_skill};
-pub use templates::{SHARED_PREFIX, TEMPLATE_CAP, Templates};
+pub use scratchpad::Scratchpad;
+pub use skills::{Skill, SkillIndex, SkillLimits};
+pub use templates::{SHARED_PREFIX, TemplateLimits, Templates};
+pub use text::Cleaned;
+
+pub(crate) use text::one_line;
+
+/// Implementation helpers, reachable for this project's tests, benchmarks
+/// and fuzz targets only. Not part of the API: anything here may change.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::capped::{cut, decode, read_capped};
+    pub use super::discover::{find_upward, repo_root};
+    pub use super::fs::is_plain_name;
+    pub use super::scratchpad::SCRATCHPAD_CAP;
+    pub use super::skills::{FRONTMATTER_CAP, SKILL_READ_CAP, parse_frontmatter, parse_skill};
+    pub use super::templates::{TEMPLATE_CAP, check_syntax, resolve_shared};
+    pub use super::text::{clean, one_line, visible};
+}

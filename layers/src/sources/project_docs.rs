@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{CappedText, SourceError, read_capped};
+use super::capped::read_capped;
+use super::fs::Root;
+use super::{CappedText, SourceError};
 
 /// The file names read in each directory, in prompt order.
 pub const PROJECT_DOC_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
@@ -15,7 +17,8 @@ pub struct ProjectDocsConfig {
     pub cap_per_file: usize,
     /// Also read directory-level docs between the root and the working directory.
     pub nested: bool,
-    /// One budget, in bytes, for all directory-level docs together. Default 16 KiB.
+    /// One budget, in bytes, for all directory-level docs together, their
+    /// `## <path>` headings included. Default 16 KiB.
     pub nested_budget: usize,
 }
 
@@ -32,8 +35,9 @@ impl Default for ProjectDocsConfig {
 /// One project doc, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectDoc {
-    /// The sub-header it goes under: its path relative to the root, `/`-separated
-    /// (`AGENTS.md`, `providers/AGENTS.md`).
+    /// The sub-header it goes under: the path of the file read, relative to
+    /// the root, `/`-separated (`AGENTS.md`, `providers/AGENTS.override.md`),
+    /// control characters escaped.
     pub heading: String,
     /// Where it was read from (for an override, the override file).
     pub path: PathBuf,
@@ -55,16 +59,19 @@ pub struct ProjectDocs {
 impl ProjectDocs {
     /// Reads the docs of `root` and, when `config.nested`, of each directory
     /// from `root` down to `cwd` (which must lie under `root`; otherwise only
-    /// the root is read).
+    /// the root is read). Every file must lie inside `root`.
     ///
-    /// In each directory an `AGENTS.override.md` replaces that directory's `AGENTS.md`.
+    /// In each directory an `AGENTS.override.md` (if there is one, of any
+    /// kind: one that cannot be read is reported, not passed over) replaces
+    /// that directory's `AGENTS.md`.
     pub fn load(root: &Path, cwd: &Path, config: &ProjectDocsConfig) -> Self {
         let mut docs = ProjectDocs::default();
-        docs.read_dir(root, "", config.cap_per_file, None);
+        let workspace = Root::new(root, "");
+        docs.read_dir(&workspace, root, config.cap_per_file, None);
         if config.nested {
             let mut budget = config.nested_budget;
-            for (dir, prefix) in between(root, cwd) {
-                docs.read_dir(&dir, &prefix, config.cap_per_file, Some(&mut budget));
+            for dir in between(root, cwd) {
+                docs.read_dir(&workspace, &dir, config.cap_per_file, Some(&mut budget));
             }
         }
         docs
@@ -75,29 +82,30 @@ impl ProjectDocs {
         self.docs.is_empty()
     }
 
-    fn read_dir(&mut self, dir: &Path, prefix: &str, cap: usize, mut budget: Option<&mut usize>) {
+    fn read_dir(&mut self, root: &Root, dir: &Path, cap: usize, mut budget: Option<&mut usize>) {
         for name in PROJECT_DOC_NAMES {
-            let heading = format!("{prefix}{name}");
             let override_path = (name == "AGENTS.md").then(|| dir.join("AGENTS.override.md"));
-            let path = match override_path.filter(|p| p.is_file()) {
+            let path = match override_path.filter(|p| std::fs::symlink_metadata(p).is_ok()) {
                 Some(path) => path,
                 None => dir.join(name),
             };
-            if !path.exists() {
+            if std::fs::symlink_metadata(&path).is_err() {
                 continue;
             }
+            let heading = root.show(&path);
             let cap = match budget.as_deref() {
-                Some(0) => {
+                // The heading is paid for first; a doc whose heading does not fit is left out.
+                Some(left) if *left <= heading.len() => {
                     self.over_budget.push(heading);
                     continue;
                 }
-                Some(left) => cap.min(*left),
+                Some(left) => cap.min(*left - heading.len()),
                 None => cap,
             };
-            match read_capped(&path, heading.clone(), cap) {
+            match read_capped(&path, root, cap) {
                 Ok(text) => {
                     if let Some(left) = budget.as_deref_mut() {
-                        *left -= text.text.len();
+                        *left -= heading.len() + text.text.len().min(cap);
                     }
                     self.docs.push(ProjectDoc {
                         heading,
@@ -111,9 +119,8 @@ impl ProjectDocs {
     }
 }
 
-/// The directories strictly below `root` down to `cwd`, each with its
-/// `/`-terminated path relative to `root`.
-fn between(root: &Path, cwd: &Path) -> Vec<(PathBuf, String)> {
+/// The directories strictly below `root` down to `cwd`.
+fn between(root: &Path, cwd: &Path) -> Vec<PathBuf> {
     let (Ok(root), Ok(cwd)) = (root.canonicalize(), cwd.canonicalize()) else {
         return Vec::new();
     };
@@ -121,14 +128,11 @@ fn between(root: &Path, cwd: &Path) -> Vec<(PathBuf, String)> {
         return Vec::new();
     };
     let mut dir = root.clone();
-    let mut prefix = String::new();
     relative
         .components()
         .map(|component| {
             dir.push(component);
-            prefix.push_str(&component.as_os_str().to_string_lossy());
-            prefix.push('/');
-            (dir.clone(), prefix.clone())
+            dir.clone()
         })
         .collect()
 }

@@ -3,7 +3,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{SourceError, read_capped};
+use super::SourceError;
+use super::capped::read_capped;
+use super::fs::Root;
+use super::text::one_line;
 
 /// The largest scratchpad file read, in bytes.
 pub const SCRATCHPAD_CAP: usize = 64 * 1024;
@@ -14,25 +17,35 @@ pub const SCRATCHPAD_CAP: usize = 64 * 1024;
 pub struct Scratchpad(pub BTreeMap<String, String>);
 
 impl Scratchpad {
-    /// Reads a JSON object of string values (`{"plan": "..."}`).
-    /// An absent file is an empty scratchpad.
-    pub fn load(path: &Path) -> Result<Self, SourceError> {
-        let text = match read_capped(path, "scratchpad", SCRATCHPAD_CAP) {
+    /// Reads a JSON object of string values (`{"plan": "..."}`) from `path`,
+    /// which must lie in `root`, at most 64 KiB. Keys and values are folded
+    /// onto one line. An absent file is an empty scratchpad.
+    pub fn load(path: &Path, root: &Root) -> Result<Self, SourceError> {
+        let text = match read_capped(path, root, SCRATCHPAD_CAP) {
             Ok(text) => text,
             Err(error) if error.is_not_found() => return Ok(Self::default()),
             Err(error) => return Err(error),
         };
+        let shown = std::path::PathBuf::from(&text.name);
         if text.is_truncated() {
             return Err(SourceError::Malformed {
-                path: path.to_owned(),
-                message: format!("larger than the {SCRATCHPAD_CAP}-byte limit"),
+                path: shown,
+                message: format!(
+                    "larger than the {} limit",
+                    super::capped::Size(SCRATCHPAD_CAP as u64)
+                ),
             });
         }
-        serde_json::from_str(&text.text)
-            .map(Scratchpad)
-            .map_err(|e| SourceError::Malformed {
-                path: path.to_owned(),
+        let entries: BTreeMap<String, String> =
+            serde_json::from_str(&text.text).map_err(|e| SourceError::Malformed {
+                path: shown,
                 message: format!("line {}: {e}; expected a JSON object of strings", e.line()),
-            })
+            })?;
+        Ok(Scratchpad(
+            entries
+                .into_iter()
+                .map(|(key, value)| (one_line(&key), one_line(&value)))
+                .collect(),
+        ))
     }
 }

@@ -3,15 +3,51 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{SourceError, read_capped};
+use super::SourceError;
+use super::capped::{Size, read_capped};
+use super::fs::Root;
+use super::text::one_line;
 
 /// The most of a SKILL.md that is read to find its frontmatter.
 pub const SKILL_READ_CAP: usize = 64 * 1024;
 
+/// The largest frontmatter parsed, in bytes.
+pub const FRONTMATTER_CAP: usize = 16 * 1024;
+
+/// How deeply `[` / `{` may nest in a frontmatter before it is refused unparsed.
+pub const FRONTMATTER_DEPTH: usize = 16;
+
+/// How many entries of one skills folder are looked at.
+const MAX_ENTRIES: usize = 4096;
+
+/// How much of the skills index goes into the prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkillLimits {
+    /// At most this many skills. Default 64.
+    pub max_skills: usize,
+    /// At most this many bytes of index lines (`- name: description (location)`). Default 8 KiB.
+    pub max_bytes: usize,
+    /// A longer name is cut, with `…`. Default 64 characters.
+    pub max_name_chars: usize,
+    /// A longer description is cut, with `…`. Default 1024 characters.
+    pub max_description_chars: usize,
+}
+
+impl Default for SkillLimits {
+    fn default() -> Self {
+        Self {
+            max_skills: 64,
+            max_bytes: 8 * 1024,
+            max_name_chars: 64,
+            max_description_chars: 1024,
+        }
+    }
+}
+
 /// One skill, from its frontmatter.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skill {
-    /// `name`: how the agent refers to the skill.
+    /// `name`: how the agent refers to the skill, on one line.
     pub name: String,
     /// `description`: when to use it, folded onto one line.
     pub description: String,
@@ -23,50 +59,49 @@ pub struct Skill {
     pub extra: BTreeMap<String, serde_json::Value>,
 }
 
-/// Every skill of a session, sorted by name.
+impl Skill {
+    /// The skill's line in the index: `- name: description (location)`.
+    pub fn index_line(&self) -> String {
+        format!("- {}: {} ({})", self.name, self.description, self.location)
+    }
+}
+
+/// Every skill of a session, sorted by name, within [`SkillLimits`].
 #[derive(Debug, Default)]
 pub struct SkillIndex {
     /// The skills, sorted by name.
     pub skills: Vec<Skill>,
     /// Skills reported and skipped: broken frontmatter, unreadable files, repeated names.
     pub problems: Vec<SourceError>,
+    /// Names of valid skills left out because the index's count or byte limit was reached.
+    pub over_budget: Vec<String>,
+    /// Notes on the limits themselves (a folder listed only in part).
+    pub limit_notes: Vec<String>,
 }
 
 impl SkillIndex {
-    /// Indexes `<root>/<skill>/SKILL.md` for every root (absent roots are
-    /// skipped; a root that exists but cannot be listed is reported). A name found in an earlier root wins over a later one.
-    /// `display` turns a file path into the location the prompt shows.
-    pub fn load(roots: &[PathBuf], display: impl Fn(&Path) -> String) -> Self {
+    /// Indexes `<dir>/<skill>/SKILL.md` for every `(dir, root)` (absent
+    /// folders are skipped; one that exists but cannot be listed is reported).
+    /// Each file must lie inside its root. A name found in an earlier folder
+    /// wins over a later one. Skills are then kept by name while they fit `limits`:
+    /// one that does not fit is left out and the rest are still considered.
+    pub fn load(dirs: &[(PathBuf, Root)], limits: &SkillLimits) -> Self {
         let mut index = SkillIndex::default();
         let mut by_name: BTreeMap<String, Skill> = BTreeMap::new();
-        for root in roots {
-            let entries = match std::fs::read_dir(root) {
-                Ok(entries) => entries,
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(error) => {
-                    index.problems.push(SourceError::io(root, error));
-                    continue;
-                }
-            };
-            let mut dirs: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.join("SKILL.md").is_file())
-                .collect();
-            dirs.sort();
-            for dir in dirs {
-                let path = dir.join("SKILL.md");
-                let skill = read_capped(&path, "SKILL.md", SKILL_READ_CAP)
-                    .and_then(|text| parse_skill(&path, &text.text, display(&path)));
+        for (dir, root) in dirs {
+            for path in index.list(dir, root) {
+                let skill = read_capped(&path, root, SKILL_READ_CAP).and_then(|text| {
+                    parse_skill(Path::new(&text.name), &text.text, text.name.clone(), limits)
+                });
                 match skill {
-                    Ok(skill) => {
+                    Ok(mut skill) => {
+                        skill.path = path;
                         if let Some(first) = by_name.get(&skill.name) {
                             index.problems.push(SourceError::Frontmatter {
-                                path: skill.path.clone(),
+                                path: PathBuf::from(&skill.location),
                                 message: format!(
                                     "skill name `{}` is already taken by {}; this one is skipped",
-                                    skill.name,
-                                    first.path.display()
+                                    skill.name, first.location
                                 ),
                             });
                         } else {
@@ -77,79 +112,113 @@ impl SkillIndex {
                 }
             }
         }
-        index.skills = by_name.into_values().collect();
+        let mut spent = 0;
+        for skill in by_name.into_values() {
+            let cost = skill.index_line().len() + 1;
+            if index.skills.len() < limits.max_skills && spent + cost <= limits.max_bytes {
+                spent += cost;
+                index.skills.push(skill);
+            } else {
+                index.over_budget.push(skill.name);
+            }
+        }
         index
+    }
+
+    /// Every note for the trace: problems, then skills left out and why.
+    pub fn notes(&self, limits: &SkillLimits) -> Vec<String> {
+        let mut notes: Vec<String> = self
+            .problems
+            .iter()
+            .map(|p| format!("skipped: {p}"))
+            .collect();
+        notes.extend(self.limit_notes.iter().cloned());
+        if !self.over_budget.is_empty() {
+            const SHOWN: usize = 10;
+            let mut names = self.over_budget[..self.over_budget.len().min(SHOWN)].join(", ");
+            if self.over_budget.len() > SHOWN {
+                names.push_str(&format!(" and {} more", self.over_budget.len() - SHOWN));
+            }
+            notes.push(format!(
+                "left out {} skill(s) over the index limits ({} skills, {}): {names}",
+                self.over_budget.len(),
+                limits.max_skills,
+                Size(limits.max_bytes as u64),
+            ));
+        }
+        notes
+    }
+
+    /// The `SKILL.md` paths of `dir`'s sub-folders, sorted.
+    fn list(&mut self, dir: &Path, root: &Root) -> Vec<PathBuf> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+            Err(error) => {
+                self.problems.push(SourceError::io(root.show(dir), error));
+                return Vec::new();
+            }
+        };
+        let mut paths = Vec::new();
+        for (seen, entry) in entries.filter_map(Result::ok).enumerate() {
+            if seen == MAX_ENTRIES {
+                self.limit_notes.push(format!(
+                    "{}: looked at the first {MAX_ENTRIES} entries only",
+                    root.show(dir)
+                ));
+                break;
+            }
+            // Plain files are not skills; folders and links to them may be.
+            if entry.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            let path = entry.path().join("SKILL.md");
+            let link = entry.file_type().is_ok_and(|t| t.is_symlink());
+            // A folder without SKILL.md is not a skill; a link that leads nowhere is reported.
+            if link || std::fs::symlink_metadata(&path).is_ok() {
+                paths.push(path);
+            }
+        }
+        paths.sort();
+        paths
     }
 }
 
 /// Parses a SKILL.md's frontmatter: a `---` line, YAML with string `name` and
-/// `description`, and a closing `---` line.
-///
-/// ```
-/// let skill = prompt_layers::sources::parse_skill(
-///     "deploy/SKILL.md".as_ref(),
-///     "---\nname: deploy\ndescription: >\n  Ship it.\n  Carefully.\nlicense: MIT\n---\n# Deploy\n",
-///     "deploy/SKILL.md".into(),
-/// ).unwrap();
-/// assert_eq!(skill.description, "Ship it. Carefully.");
-/// assert_eq!(skill.extra["license"], "MIT");
-/// ```
-pub fn parse_skill(path: &Path, text: &str, location: String) -> Result<Skill, SourceError> {
+/// `description`, and a closing `---` line. The YAML is refused unparsed when
+/// it is larger than 16 KiB or nests `[`/`{` deeper than 16, so parsing takes
+/// bounded time whatever its shape; a key given twice is an error.
+pub fn parse_skill(
+    path: &Path,
+    text: &str,
+    location: String,
+    limits: &SkillLimits,
+) -> Result<Skill, SourceError> {
     let error = |message: String| SourceError::Frontmatter {
         path: path.to_owned(),
         message,
     };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text.split_inclusive('\n');
-    if lines.next().map(str::trim_end) != Some("---") {
-        return Err(error(
-            "line 1: expected `---` to open the frontmatter".into(),
-        ));
-    }
-    let mut yaml = String::new();
-    let mut closed = false;
-    for line in lines {
-        if line.trim_end() == "---" {
-            closed = true;
-            break;
-        }
-        yaml.push_str(line);
-    }
-    if !closed {
-        return Err(error("no closing `---` line after the frontmatter".into()));
-    }
-    let map: BTreeMap<String, serde_yaml_ng::Value> =
-        serde_yaml_ng::from_str(&yaml).map_err(|e| {
-            // The parser counts lines from the YAML's start, which is line 2 of
-            // the file: report the file's line, and drop the parser's own positions.
-            let message = e.to_string();
-            let message = message
-                .split(" at line ")
-                .next()
-                .unwrap_or(&message)
-                .to_owned();
-            match e.location() {
-                Some(at) => error(format!("line {}: {message}", at.line() + 1)),
-                None => error(message),
-            }
-        })?;
+    let map = parse_frontmatter(text).map_err(error)?;
     let mut extra = BTreeMap::new();
     let (mut name, mut description) = (None, None);
     for (key, value) in map {
+        let Some(key) = key.as_str().map(str::to_owned) else {
+            return Err(error("every key must be a string".into()));
+        };
         match key.as_str() {
             "name" | "description" => {
                 let Some(text) = value.as_str().map(one_line).filter(|t| !t.is_empty()) else {
                     return Err(error(format!("`{key}` must be a non-empty string")));
                 };
                 if key == "name" {
-                    name = Some(text);
+                    name = Some(shorten(&text, limits.max_name_chars));
                 } else {
-                    description = Some(text);
+                    description = Some(shorten(&text, limits.max_description_chars));
                 }
             }
             _ => {
-                let json =
-                    serde_json::to_value(&value).map_err(|e| error(format!("`{key}`: {e}")))?;
+                let json = serde_json::to_value(&value)
+                    .map_err(|e| error(format!("`{}`: {e}", one_line(&key))))?;
                 extra.insert(key, json);
             }
         }
@@ -165,6 +234,84 @@ pub fn parse_skill(path: &Path, text: &str, location: String) -> Result<Skill, S
     })
 }
 
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+/// The YAML mapping between the `---` lines, or what is wrong (with the file's line).
+pub fn parse_frontmatter(text: &str) -> Result<serde_yaml_ng::Mapping, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.split_inclusive('\n');
+    if lines.next().map(str::trim_end) != Some("---") {
+        return Err("line 1: expected `---` to open the frontmatter".into());
+    }
+    let start = text.find('\n').map_or(text.len(), |n| n + 1);
+    let mut end = None;
+    let mut offset = start;
+    for line in lines {
+        if line.trim_end() == "---" {
+            end = Some(offset);
+            break;
+        }
+        offset += line.len();
+        if offset - start > FRONTMATTER_CAP {
+            return Err(format!(
+                "the frontmatter is larger than {}; keep it to name, description and a few keys",
+                Size(FRONTMATTER_CAP as u64)
+            ));
+        }
+    }
+    let Some(end) = end else {
+        return Err("no closing `---` line after the frontmatter".into());
+    };
+    let yaml = &text[start..end];
+    if let Some(line) = too_deep(yaml, FRONTMATTER_DEPTH) {
+        return Err(format!(
+            "line {}: `[` / `{{` nest deeper than {FRONTMATTER_DEPTH}",
+            line + 1
+        ));
+    }
+    serde_yaml_ng::from_str(yaml).map_err(|e| {
+        // The parser counts lines from the YAML's start, which is line 2 of
+        // the file: report the file's line, and drop the parser's own positions.
+        let message = e.to_string();
+        let message = message
+            .split(" at line ")
+            .next()
+            .unwrap_or(&message)
+            .to_owned();
+        match e.location() {
+            Some(at) => format!("line {}: {message}", at.line() + 1),
+            None => message,
+        }
+    })
+}
+
+/// The 1-based line (within `yaml`) where flow collections first nest deeper
+/// than `max`. Quotes are ignored, so this may over-count inside strings: the
+/// cost of that is a refusal, never a slow parse.
+fn too_deep(yaml: &str, max: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut line = 1;
+    for b in yaml.bytes() {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return Some(line);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'\n' => line += 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// At most `max` characters of `text`, ending in `…` when cut.
+fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some(_) => {
+            let keep: String = text.chars().take(max.saturating_sub(1)).collect();
+            format!("{keep}…")
+        }
+    }
 }

@@ -74,7 +74,9 @@ use prompt_core::{
     PromptMode,
 };
 use prompt_layers::RuntimeFacts;
-use prompt_layers::sources::{MemoryFile, Skill, SkillIndex, SourceError, read_capped};
+use prompt_layers::sources::{
+    CappedText, MemoryFile, Root, Skill, SkillIndex, SkillLimits, SourceError,
+};
 
 pub use dynamic::*;
 pub use stable::*;
@@ -158,12 +160,10 @@ impl AlephWorkspace {
         let session: SessionState = read_json(&workspace.join(".aleph/session.json"))?;
         let turn: TurnState = read_json(&workspace.join(".aleph/turn.json"))?;
         let files = read_files(workspace, &config, session.model_family.as_deref())?;
-        let index = SkillIndex::load(&[workspace.join("skills")], |p| {
-            p.strip_prefix(workspace)
-                .unwrap_or(p)
-                .to_string_lossy()
-                .replace('\\', "/")
-        });
+        let index = SkillIndex::load(
+            &[(workspace.join("skills"), Root::new(workspace, ""))],
+            &SkillLimits::default(),
+        );
         Ok(Self {
             config,
             files,
@@ -199,7 +199,8 @@ impl AlephWorkspace {
 }
 
 fn read_text(path: &Path) -> Result<Option<String>, AlephError> {
-    match read_capped(path, path.display().to_string(), CONFIG_CAP) {
+    let root = Root::new(path.parent().unwrap_or(Path::new(".")), "");
+    match CappedText::read(path, &root, CONFIG_CAP) {
         Ok(text) if text.is_truncated() => Err(AlephError::Config {
             path: path.to_owned(),
             message: format!("larger than the {CONFIG_CAP}-byte limit"),
@@ -243,8 +244,9 @@ fn read_files(
     family: Option<&str>,
 ) -> Result<IdentityFiles, AlephError> {
     let mut files = IdentityFiles::default();
-    let read = |path: PathBuf, name: &str, notes: &mut Vec<String>| {
-        let file = MemoryFile::load(&path, name, IDENTITY_FILE_CAP);
+    let root = Root::new(workspace, "");
+    let read = |path: PathBuf, _name: &str, notes: &mut Vec<String>| {
+        let file = MemoryFile::load(&path, &root, IDENTITY_FILE_CAP);
         if let Some(problem) = &file.problem {
             notes.push(problem.to_string());
         }

@@ -455,7 +455,7 @@ fn load(workspace: &Path) -> Result<Story, KitsokiError> {
         message: "no app.yaml here or in stories/*/; point --workspace at a story folder"
             .to_owned(),
     })?;
-    Story::load(&root, &[])
+    Story::load_in(workspace, &root, &[])
 }
 
 /// The fixture's demo call: `ask` for the `guide`, with `prompts/narrate.md`.

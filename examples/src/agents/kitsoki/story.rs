@@ -4,7 +4,9 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
-use prompt_layers::sources::{BasePromptConfig, PromptOrigin, SourceError, Templates, read_capped};
+use prompt_layers::sources::{
+    BasePromptConfig, CappedText, PromptOrigin, Root, SourceError, Templates,
+};
 use serde::Deserialize;
 
 use super::{DEFAULT_FRAMEWORK, KitsokiError};
@@ -98,8 +100,22 @@ impl Story {
     /// `context_path` set), or the project or persona file that cannot be read
     /// or rendered.
     pub fn load(root: &Path, search_path: &[PathBuf]) -> Result<Self, KitsokiError> {
+        Self::load_in(root, root, search_path)
+    }
+
+    /// [`load`](Self::load) for a story inside `workspace`: the upward search
+    /// for `.kitsoki/system-prompt.md` may go up to `workspace` (or the
+    /// repository root below it), never above.
+    ///
+    /// # Errors
+    /// As [`load`](Self::load).
+    pub fn load_in(
+        workspace: &Path,
+        root: &Path,
+        search_path: &[PathBuf],
+    ) -> Result<Self, KitsokiError> {
         let app_yaml = root.join("app.yaml");
-        let text = read_file(&app_yaml)?;
+        let text = read_file(root, &app_yaml)?;
         let app: AppFile = serde_yaml_ng::from_str(&text).map_err(|e| KitsokiError::AppYaml {
             path: app_yaml.clone(),
             message: e.to_string(),
@@ -112,7 +128,7 @@ impl Story {
             file_name: "sysprompt/kitsoki.md".to_owned(),
             search_path: search_path.to_vec(),
         };
-        let base = framework_config.resolve(root, &templates, &vars);
+        let base = framework_config.resolve(workspace, root, &templates, &vars);
         let mut notes = Vec::new();
         if let Some(problem) = &base.problem {
             notes.push(format!("{problem}; using the built-in framework layer"));
@@ -142,12 +158,12 @@ impl Story {
             }
             (_, Some(path)) if !path.trim().is_empty() => {
                 let file = inside(root, path, &app_yaml, "app.context_path")?;
-                Some(templates.render_file(&file, &vars)?)
+                Some(templates.render_file(&file, &Root::new(root, ""), &vars)?)
             }
             _ => {
                 let convention = root.join("prompts/_project.md");
                 if convention.is_file() {
-                    Some(templates.render_file(&convention, &vars)?)
+                    Some(templates.render_file(&convention, &Root::new(root, ""), &vars)?)
                 } else {
                     None
                 }
@@ -170,7 +186,7 @@ impl Story {
                 (Some(text), None) => text.clone(),
                 (None, Some(path)) => {
                     let key = format!("agents.{name}.system_prompt_path");
-                    read_file(&inside(root, path, &app_yaml, &key)?)?
+                    read_file(root, &inside(root, path, &app_yaml, &key)?)?
                 }
                 (None, None) => String::new(),
             };
@@ -204,12 +220,13 @@ impl Story {
         args: &BTreeMap<String, String>,
     ) -> Result<String, KitsokiError> {
         let file = inside(&self.root, path, &self.root.join("app.yaml"), "prompt")?;
-        Ok(Self::templates(&self.root).render_file(&file, args)?)
+        Ok(Self::templates(&self.root).render_file(&file, &Root::new(&self.root, ""), args)?)
     }
 }
 
-fn read_file(path: &Path) -> Result<String, KitsokiError> {
-    let text = read_capped(path, path.display().to_string(), STORY_FILE_CAP)?;
+/// A story file, read the hardened way: it must lie in the story `root`.
+fn read_file(root: &Path, path: &Path) -> Result<String, KitsokiError> {
+    let text = CappedText::read(path, &Root::new(root, ""), STORY_FILE_CAP)?;
     if text.is_truncated() {
         return Err(KitsokiError::AppYaml {
             path: path.to_owned(),

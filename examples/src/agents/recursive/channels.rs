@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use prompt_core::{AssembledPrompt, AssemblyPath};
 use prompt_layers::ToolSpec;
-use prompt_layers::sources::{CappedText, SkillIndex, SourceError, read_capped};
+use prompt_layers::sources::{CappedText, Root, SkillIndex, SkillLimits, SourceError};
 use serde::Deserialize;
 
 use super::{BaseFold, RecursiveConfig, assemble};
@@ -46,7 +46,9 @@ impl CliFlags {
 }
 
 fn read_system_prompt_file(path: &Path) -> Result<String, ChannelError> {
-    let text = read_capped(path, path.display().to_string(), SYSTEM_PROMPT_FILE_CAP)
+    // The caller named this file itself: its own folder is its root.
+    let root = Root::new(path.parent().unwrap_or(Path::new(".")), "");
+    let text = CappedText::read(path, &root, SYSTEM_PROMPT_FILE_CAP)
         .map_err(ChannelError::SystemPromptFile)?;
     if text.is_truncated() {
         return Err(ChannelError::SystemPromptFile(SourceError::Malformed {
@@ -145,7 +147,7 @@ pub fn cli_run(
     goal: &str,
 ) -> Result<ChannelPrompt, ChannelError> {
     let mut prompt = channel(config, &flags.fold()?)?;
-    let skills = SkillIndex::load(&config.skill_roots(), |p| p.display().to_string());
+    let skills = SkillIndex::load(&config.skill_roots(), &SkillLimits::default());
     prompt.suffix = goal_matched_skills(&skills, goal);
     Ok(prompt)
 }
@@ -193,7 +195,8 @@ pub fn goal_matched_skills(skills: &SkillIndex, goal: &str) -> Option<String> {
         if !(triggered && matched) {
             continue;
         }
-        let Ok(text) = read_capped(&skill.path, "SKILL.md", RUN_SKILLS_CAP) else {
+        let root = Root::new(skill.path.parent().unwrap_or(Path::new(".")), "");
+        let Ok(text) = CappedText::read(&skill.path, &root, RUN_SKILLS_CAP) else {
             continue;
         };
         if !block.is_empty() {

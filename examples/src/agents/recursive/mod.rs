@@ -74,9 +74,12 @@ use prompt_core::{
 };
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    Budget, DatedEntries, Episodes, Facts, MemoryFile, ProjectDocs, ProjectDocsConfig,
-    ProjectMemory, Scratchpad, SkillIndex, UserPreferences,
+    Budget, DatedEntries, DatedSpec, Episodes, Facts, MemoryFile, ProjectDocs, ProjectDocsConfig,
+    ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits, UserPreferences,
 };
+
+/// At most this many bytes are read of each JSON-lines file: its tail.
+pub const JSONL_READ_CAP: usize = 256 * 1024;
 
 pub use channels::{
     ChannelError, ChannelPrompt, CliFlags, RUN_SKILLS_CAP, RunRequest, SYSTEM_PROMPT_FILE_CAP,
@@ -155,28 +158,30 @@ impl RecursiveConfig {
     }
 
     /// Skill roots, in precedence order: the workspace's `.recursive/skills`
-    /// and `.claude/skills`, then the same under the home.
-    pub fn skill_roots(&self) -> Vec<PathBuf> {
+    /// and `.claude/skills`, then the same under the home; each with the root
+    /// its files must stay in.
+    pub fn skill_roots(&self) -> Vec<(PathBuf, Root)> {
+        let workspace = self.workspace_root();
         let mut roots = vec![
-            self.workspace.join(".recursive/skills"),
-            self.workspace.join(".claude/skills"),
+            (self.workspace.join(".recursive/skills"), workspace.clone()),
+            (self.workspace.join(".claude/skills"), workspace),
         ];
         if let Some(home) = &self.home {
-            roots.push(home.join(".recursive/skills"));
-            roots.push(home.join(".claude/skills"));
+            let home_root = Root::new(home, "~");
+            roots.push((home.join(".recursive/skills"), home_root.clone()));
+            roots.push((home.join(".claude/skills"), home_root));
         }
         roots
     }
 
-    /// A path as the prompt shows it: relative to the workspace, `~/...`, or as is.
-    fn display(&self, path: &Path) -> String {
-        if let Ok(rel) = path.strip_prefix(&self.workspace) {
-            return rel.to_string_lossy().replace('\\', "/");
-        }
-        if let Some(rel) = self.home.as_ref().and_then(|h| path.strip_prefix(h).ok()) {
-            return format!("~/{}", rel.to_string_lossy().replace('\\', "/"));
-        }
-        path.display().to_string()
+    /// The workspace, as the root its files must stay in.
+    pub fn workspace_root(&self) -> Root {
+        Root::new(&self.workspace, "")
+    }
+
+    /// `~/.recursive`, as the root the user's files must stay in.
+    fn user_root(&self) -> Option<Root> {
+        self.user_dir().map(|dir| Root::new(dir, "~/.recursive"))
     }
 }
 
@@ -214,9 +219,10 @@ pub fn session(config: &RecursiveConfig, fold: &BaseFold) -> Context {
         &config.workspace,
         &docs_config,
     ));
-    session.insert(SkillIndex::load(&config.skill_roots(), |p| {
-        config.display(p)
-    }));
+    session.insert(SkillIndex::load(
+        &config.skill_roots(),
+        &SkillLimits::default(),
+    ));
     session.insert(SubAgentsEnabled(config.sub_agents));
     session
 }
@@ -225,18 +231,19 @@ pub fn session(config: &RecursiveConfig, fold: &BaseFold) -> Context {
 fn load_base(config: &RecursiveConfig, session: &mut Context) {
     let project = config.project_dir();
     let user = config.user_dir();
-    let user_md = match &user {
-        Some(dir) => MemoryFile::load(&dir.join("memory/user.md"), "user.md", MEMORY_CAP),
-        None => MemoryFile {
+    let user_md = match (&user, config.user_root()) {
+        (Some(dir), Some(root)) => MemoryFile::load(&dir.join("memory/user.md"), &root, MEMORY_CAP),
+        _ => MemoryFile {
             path: PathBuf::from("~/.recursive/memory/user.md"),
             text: None,
             problem: None,
         },
     };
     session.insert(UserPreferences(user_md));
+    let workspace = config.workspace_root();
     session.insert(ProjectMemory(MemoryFile::load(
         &project.join("memory/project.md"),
-        "project.md",
+        &workspace,
         MEMORY_CAP,
     )));
     session.insert(LegacyNotes::load(
@@ -244,29 +251,31 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
         config.summary_limit,
     ));
     // Frozen at session start: a Stable section, read from the session context.
-    let scratchpad = Scratchpad::load(&project.join("scratchpad.json"));
+    let scratchpad = Scratchpad::load(&project.join("scratchpad.json"), &workspace);
     session.insert(scratchpad.unwrap_or_default());
 
-    let mut fact_files: Vec<PathBuf> = user
+    let mut fact_files: Vec<(PathBuf, Root)> = user
         .iter()
-        .map(|dir| dir.join("memory/facts.jsonl"))
+        .zip(config.user_root())
+        .map(|(dir, root)| (dir.join("memory/facts.jsonl"), root))
         .collect();
-    fact_files.push(project.join("memory/facts.jsonl"));
-    let fact_paths: Vec<&Path> = fact_files.iter().map(PathBuf::as_path).collect();
+    fact_files.push((project.join("memory/facts.jsonl"), workspace.clone()));
+    let spec = |text_key, time_key| DatedSpec {
+        text_key,
+        time_key,
+        budget: Budget::Bytes(4 * 1024),
+        max_entries: config.summary_limit,
+        read_cap: JSONL_READ_CAP,
+        now: jiff::Timestamp::now(),
+    };
     session.insert(Facts(DatedEntries::load(
-        &fact_paths,
-        "text",
-        "last_accessed",
-        Budget::Bytes(4 * 1024),
-        config.summary_limit,
+        &fact_files,
+        &spec("text", "last_accessed"),
     )));
-    let episodes = project.join("memory/episodes.jsonl");
+    let episodes = (project.join("memory/episodes.jsonl"), workspace);
     session.insert(Episodes(DatedEntries::load(
-        &[episodes.as_path()],
-        "summary",
-        "ended_at",
-        Budget::Bytes(4 * 1024),
-        config.summary_limit,
+        &[episodes],
+        &spec("summary", "ended_at"),
     )));
 }
 

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use prompt_layers::sources::{SourceError, cut, read_capped};
+use prompt_layers::sources::{CappedText, Root, SourceError};
 use serde::Deserialize;
 
 /// The largest `memory.json` read, in bytes.
@@ -28,7 +28,10 @@ impl Note {
         if line.len() <= HOOK_BYTES {
             return line;
         }
-        format!("{}...", cut(&line, HOOK_BYTES - 3).trim_end())
+        format!(
+            "{}...",
+            line[..line.floor_char_boundary(HOOK_BYTES - 3)].trim_end()
+        )
     }
 }
 
@@ -51,7 +54,8 @@ impl LegacyNotes {
     /// Reads `path`, keeping the newest `limit` notes (the file lists oldest first).
     /// Absence is no problem; a malformed file is reported and shows no notes.
     pub fn load(path: &Path, limit: usize) -> Self {
-        let text = match read_capped(path, "memory.json", NOTES_FILE_CAP) {
+        let root = Root::new(path.parent().unwrap_or(Path::new(".")), "");
+        let text = match CappedText::read(path, &root, NOTES_FILE_CAP) {
             Ok(text) if text.is_truncated() => {
                 return Self::failed(path, format!("larger than the {NOTES_FILE_CAP}-byte limit"));
             }
