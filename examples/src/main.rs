@@ -3,7 +3,10 @@
 //!
 //! ```text
 //! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--path cached|basic]
-//!               [--mode full|compact|minimal] [--format text|json|annotated] [--trace] ...
+//!               [--mode full|compact|minimal] [--trace]
+//!               [--format text|json|annotated|anthropic|openai|gemini|claude-cli]
+//!               [--budget-chars N | --budget-tokens N] [--tokenizer approx|o200k|cl100k] ...
+//! prompt cache  [workspace options] --turns N [--ttl 5m|1h] [--bust-at K] [--json]
 //! prompt size   [workspace options] [--json]
 //! prompt lint   [workspace options]
 //! prompt diff A.json B.json
@@ -28,6 +31,7 @@ use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptBuilder, PromptMo
 use prompt_examples::agents::{Agent, RenderRequest};
 
 use cmd::Outcome;
+use cmd::formats::{DeliveryArgs, Format};
 use workspace::WorkspaceArgs;
 
 #[derive(Parser)]
@@ -43,8 +47,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Render the system prompt for a workspace.
+    /// Render the system prompt for a workspace, or a provider request carrying it.
     Render(RenderArgs),
+    /// Simulate a session of N calls and what Anthropic's prompt cache saves.
+    Cache(cmd::cache::CacheArgs),
     /// Per-layer bytes for every path and mode, with a bar per layer.
     Size(cmd::size::SizeArgs),
     /// Run the contract checks over a workspace; exit 1 with the report when one fails.
@@ -79,22 +85,20 @@ struct RenderArgs {
     #[arg(long)]
     mode: Option<PromptMode>,
     /// `text`: the prompt as sent; `json`: its parts and the assembly trace;
-    /// `annotated`: the text with each layer's name and size at its boundary.
+    /// `annotated`: the text with each layer's name and size at its boundary;
+    /// `anthropic`, `openai`, `gemini`: a request body carrying the prompt
+    /// (model: --model, default claude-sonnet-4-5 / gpt-5; Gemini's is in the
+    /// URL); `claude-cli`: the `claude` arguments as a JSON array.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    #[command(flatten)]
+    delivery: DeliveryArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum PathArg {
     Cached,
     Basic,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Json,
-    Annotated,
 }
 
 fn main() -> ExitCode {
@@ -125,6 +129,7 @@ fn run(cli: Cli) -> Outcome {
             print(&pipeline.manifest())?;
         }
         Command::Render(args) => render(args)?,
+        Command::Cache(args) => return cmd::cache::run(args),
         Command::Size(args) => return cmd::size::run(args),
         Command::Lint(args) => return cmd::lint::run(args),
         Command::Diff(args) => return cmd::diff::run(args),
@@ -151,20 +156,36 @@ fn render(args: RenderArgs) -> Result<(), String> {
     if let Some(agent) = args.workspace.agent() {
         return render_agent(agent, args);
     }
+    let model = args.workspace.model.clone();
     let loaded = args.workspace.load()?;
     let (pipeline, session, turn) = (loaded.pipeline, loaded.session, loaded.turn);
 
     let builder = PromptBuilder::new(&pipeline).mode(args.mode.unwrap_or_default());
+    let builder = args.delivery.configure(builder);
     let prompt = match args.path {
         PathArg::Cached => builder.build_cached(&session, &turn),
         PathArg::Basic => builder.build_basic(&session, &turn),
     }
     .map_err(|e| e.to_string())?;
-    output(&prompt, prompt.text(), args.trace, args.format)
+    let model = model.as_deref();
+    output(
+        &prompt,
+        prompt.text(),
+        &args.delivery,
+        args.trace,
+        args.format,
+        model,
+    )
 }
 
 /// `render --agent NAME`: the agent over `--workspace` or its built-in fixture.
 fn render_agent(agent: Agent, args: RenderArgs) -> Result<(), String> {
+    if args.delivery.has_budget() {
+        return Err(format!(
+            "--budget-chars and --budget-tokens apply to a workspace's standard pipeline; \
+             {agent} sizes its own prompt: drop the budget flag or --agent"
+        ));
+    }
     let request = RenderRequest {
         workspace: args.workspace.agent_workspace(agent)?,
         path: match args.path {
@@ -176,18 +197,33 @@ fn render_agent(agent: Agent, args: RenderArgs) -> Result<(), String> {
         model: args.workspace.model.clone(),
     };
     let rendered = agent.render(&request).map_err(|e| e.to_string())?;
-    output(&rendered.prompt, rendered.text, args.trace, args.format)
+    let model = args.workspace.model.as_deref();
+    output(
+        &rendered.prompt,
+        rendered.text,
+        &args.delivery,
+        args.trace,
+        args.format,
+        model,
+    )
 }
 
-/// Prints `text` (the prompt as sent), its JSON or its annotation, and the trace when asked.
+/// Prints `text` (the prompt as sent), its JSON, its annotation or a provider
+/// request, and the trace when asked.
 fn output(
     prompt: &prompt_core::AssembledPrompt,
     text: String,
+    delivery: &DeliveryArgs,
     trace: bool,
     format: Format,
+    model: Option<&str>,
 ) -> Result<(), String> {
     if trace {
         eprint!("{}", trace_summary(prompt.trace()));
+        eprint!(
+            "{}",
+            cmd::formats::trace_lines(prompt, format, delivery, model)
+        );
     }
     match format {
         Format::Text => print(&(text + "\n")),
@@ -197,6 +233,9 @@ fn output(
         }
         Format::Annotated => {
             print(&prompt_core::testing::annotate(prompt).map_err(|e| e.to_string())?)
+        }
+        request => {
+            print(&cmd::formats::request(prompt, request, delivery, model)?.unwrap_or_default())
         }
     }
 }
