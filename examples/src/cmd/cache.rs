@@ -3,8 +3,7 @@
 //!
 //! Each turn is a real render on the Cached path: the stable prefix once
 //! (checked byte-identical on every turn), the dynamic suffix per turn with
-//! that turn's facts. The token counts go to
-//! [`CacheSimulation`](prompt_core::providers::cache::CacheSimulation), which
+//! that turn's facts. The token counts go to [`CacheSimulation`], which
 //! prices them.
 
 use std::process::ExitCode;
