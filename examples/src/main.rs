@@ -3,8 +3,10 @@
 //!
 //! ```text
 //! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--path cached|basic]
-//!               [--mode full|compact|minimal] [--format text|json|annotated] [--trace]
-//!               [--check-secrets [--redact]] ...
+//!               [--mode full|compact|minimal] [--trace] [--check-secrets [--redact]]
+//!               [--format text|json|annotated|anthropic|openai|gemini|claude-cli]
+//!               [--budget-chars N | --budget-tokens N] [--tokenizer approx|o200k|cl100k] ...
+//! prompt cache  [workspace options] --turns N [--ttl 5m|1h] [--bust-at K] [--json]
 //! prompt size   [workspace options] [--json]
 //! prompt lint   [workspace options]
 //! prompt diff A.json B.json
@@ -33,6 +35,7 @@ use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptBuilder, PromptMo
 use prompt_examples::agents::{Agent, RenderRequest};
 
 use cmd::Outcome;
+use cmd::formats::{DeliveryArgs, Format};
 use workspace::WorkspaceArgs;
 
 #[derive(Parser)]
@@ -48,8 +51,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Render the system prompt for a workspace.
+    /// Render the system prompt for a workspace, or a provider request carrying it.
     Render(RenderArgs),
+    /// Simulate a session of N calls and what Anthropic's prompt cache saves.
+    Cache(cmd::cache::CacheArgs),
     /// Per-layer bytes for every path and mode, with a bar per layer.
     Size(cmd::size::SizeArgs),
     /// Run the contract checks over a workspace; exit 1 with the report when one fails.
@@ -84,7 +89,10 @@ struct RenderArgs {
     #[arg(long)]
     mode: Option<PromptMode>,
     /// `text`: the prompt as sent; `json`: its parts and the assembly trace;
-    /// `annotated`: the text with each layer's name and size at its boundary.
+    /// `annotated`: the text with each layer's name and size at its boundary;
+    /// `anthropic`, `openai`, `gemini`: a request body carrying the prompt
+    /// (model: --model, default claude-sonnet-4-5 / gpt-5; Gemini's is in the
+    /// URL); `claude-cli`: the `claude` arguments as a JSON array.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Scan the prompt for credential-shaped strings (API keys, private keys,
@@ -96,19 +104,14 @@ struct RenderArgs {
     /// finding replaced by `[REDACTED <kind>]` instead of failing.
     #[arg(long, requires = "check_secrets")]
     redact: bool,
+    #[command(flatten)]
+    delivery: DeliveryArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum PathArg {
     Cached,
     Basic,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    Text,
-    Json,
-    Annotated,
 }
 
 fn main() -> ExitCode {
@@ -139,6 +142,7 @@ fn run(cli: Cli) -> Outcome {
             print(&pipeline.manifest())?;
         }
         Command::Render(args) => render(args)?,
+        Command::Cache(args) => return cmd::cache::run(args),
         Command::Size(args) => return cmd::size::run(args),
         Command::Lint(args) => return cmd::lint::run(args),
         Command::Diff(args) => return cmd::diff::run(args),
@@ -165,11 +169,19 @@ fn render(args: RenderArgs) -> Result<(), String> {
     if let Some(agent) = args.workspace.agent() {
         return render_agent(agent, args);
     }
-    let options = OutputOptions::of(&args);
+    let options = OutputOptions {
+        trace: args.trace,
+        format: args.format,
+        check_secrets: args.check_secrets,
+        redact: args.redact,
+        delivery: &args.delivery,
+        model: args.workspace.model.clone(),
+    };
     let loaded = args.workspace.load()?;
     let (pipeline, session, turn) = (loaded.pipeline, loaded.session, loaded.turn);
 
     let builder = PromptBuilder::new(&pipeline).mode(args.mode.unwrap_or_default());
+    let builder = args.delivery.configure(builder);
     let prompt = match args.path {
         PathArg::Cached => builder.build_cached(&session, &turn),
         PathArg::Basic => builder.build_basic(&session, &turn),
@@ -180,6 +192,12 @@ fn render(args: RenderArgs) -> Result<(), String> {
 
 /// `render --agent NAME`: the agent over `--workspace` or its built-in fixture.
 fn render_agent(agent: Agent, args: RenderArgs) -> Result<(), String> {
+    if args.delivery.has_budget() {
+        return Err(format!(
+            "--budget-chars and --budget-tokens apply to a workspace's standard pipeline; \
+             {agent} sizes its own prompt: drop the budget flag or --agent"
+        ));
+    }
     let request = RenderRequest {
         workspace: args.workspace.agent_workspace(agent)?,
         path: match args.path {
@@ -195,21 +213,25 @@ fn render_agent(agent: Agent, args: RenderArgs) -> Result<(), String> {
 }
 
 /// How `render` prints what it assembled.
-#[derive(Clone, Copy)]
-struct OutputOptions {
+struct OutputOptions<'a> {
     trace: bool,
     format: Format,
     check_secrets: bool,
     redact: bool,
+    delivery: &'a DeliveryArgs,
+    model: Option<String>,
 }
 
-impl OutputOptions {
-    fn of(args: &RenderArgs) -> Self {
+impl<'a> OutputOptions<'a> {
+    /// Borrows only what printing needs, so `args.workspace` can still be consumed.
+    fn of(args: &'a RenderArgs) -> Self {
         Self {
             trace: args.trace,
             format: args.format,
             check_secrets: args.check_secrets,
             redact: args.redact,
+            delivery: &args.delivery,
+            model: args.workspace.model.clone(),
         }
     }
 }
@@ -224,6 +246,10 @@ fn output(
 ) -> Result<(), String> {
     if args.trace {
         eprint!("{}", trace_summary(prompt.trace()));
+        eprint!(
+            "{}",
+            cmd::formats::trace_lines(prompt, args.format, args.delivery, args.model.as_deref())
+        );
     }
     if args.check_secrets {
         if args.redact && !matches!(args.format, Format::Text) {
@@ -259,6 +285,11 @@ fn output(
         }
         Format::Annotated => {
             print(&prompt_core::testing::annotate(prompt).map_err(|e| e.to_string())?)
+        }
+        request => {
+            let body =
+                cmd::formats::request(prompt, request, args.delivery, args.model.as_deref())?;
+            print(&body.unwrap_or_default())
         }
     }
 }

@@ -45,7 +45,9 @@ pub(crate) struct WorkspaceArgs {
     /// The date to state, instead of today's (for reproducible output).
     #[arg(long)]
     pub(crate) date: Option<String>,
-    /// The model name to state.
+    /// The model name to state in the prompt; also the model of `render
+    /// --format anthropic|openai` requests and of `prompt cache` (defaults
+    /// there: claude-sonnet-4-5, gpt-5).
     #[arg(long)]
     pub(crate) model: Option<String>,
 }

@@ -173,7 +173,7 @@ fn every_verb_but_task_excludes_claude_codes_dynamic_sections() {
     let story = fixture();
     for verb in Verb::ALL {
         let invocation = ask(&story, verb);
-        let args = claude_args(&invocation);
+        let args = claude_args(&invocation).unwrap();
         assert_eq!(args[0], "--system-prompt");
         assert_eq!(args[1], invocation.system_prompt);
         let excludes = args
@@ -199,7 +199,7 @@ fn inherit_claude_default_appends_the_persona_without_grounding() {
     let invocation = kitsoki::compose(&story, &call, AssemblyPath::Basic).unwrap();
     assert!(invocation.legacy && invocation.prompt.is_none());
     assert_eq!(
-        claude_args(&invocation),
+        claude_args(&invocation).unwrap(),
         [
             "--append-system-prompt",
             "You name wagon parties. Reply with one name."
@@ -222,7 +222,7 @@ fn codex_receives_the_same_bytes_through_an_instructions_file() {
         args,
         [
             "-c".to_owned(),
-            format!("model_instructions_file={}", path.display())
+            format!("model_instructions_file=\"{}\"", path.display())
         ]
     );
     assert_eq!(

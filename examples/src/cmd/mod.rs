@@ -1,6 +1,8 @@
 //! The subcommands beyond `render` and `manifest`, one per file.
 
+pub(crate) mod cache;
 pub(crate) mod diff;
+pub(crate) mod formats;
 pub(crate) mod lint;
 pub(crate) mod size;
 

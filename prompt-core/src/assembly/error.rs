@@ -27,12 +27,12 @@ pub enum AssemblyError {
         /// Up to five of the largest Stable layers, largest first.
         largest: Vec<LayerSize>,
     },
-    /// Every layer that may yield was shed or cut, and the prompt is still over budget.
+    /// Every layer that may yield was shed or cut, and the prompt (with the
+    /// notice saying so) is still over budget.
     #[error(
         "the prompt still measures {total} {unit} after every Dynamic layer that may yield \
-         was shed or cut, over the budget of {limit} {unit}. Layers declared `yields = Keep`: {}. \
-         Raise the budget, or let some of them yield (`yields = Shed` or `yields = Truncate`)",
-        list(largest)
+         was shed or cut, over the budget of {limit} {unit}. {}",
+        kept_advice(largest, *total, *unit)
     )]
     KeptOverBudget {
         /// The prompt's size with only the stable prefix and the `Keep` layers.
@@ -58,6 +58,22 @@ pub enum AssemblyError {
         /// The panic's message, when it was a string.
         message: String,
     },
+}
+
+/// What to do when only the stable prefix, the `Keep` layers and the notice are left.
+fn kept_advice(largest: &[LayerSize], total: usize, unit: BudgetUnit) -> String {
+    if largest.is_empty() {
+        return format!(
+            "No layer is declared `yields = Keep`: what is left is the stable prefix and the \
+             short notice telling the model what was trimmed. Raise the budget to at least \
+             {total} {unit}"
+        );
+    }
+    format!(
+        "Layers declared `yields = Keep`: {}. Raise the budget, or let some of them yield \
+         (`yields = Shed` or `yields = Truncate`)",
+        list(largest)
+    )
 }
 
 fn list(layers: &[LayerSize]) -> String {

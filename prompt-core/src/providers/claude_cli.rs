@@ -71,7 +71,16 @@ impl ClaudeCli {
     /// argument can carry; [`ClaudeCliError::TooLong`] when it exceeds
     /// [`MAX_ARG_BYTES`], which the OS refuses to pass.
     pub fn args(&self, prompt: &AssembledPrompt) -> Result<Vec<String>, ClaudeCliError> {
-        let text = prompt.text();
+        self.args_for_text(&prompt.text())
+    }
+
+    /// The arguments for a system prompt that is already text, such as a
+    /// persona sent on its own with the legacy form; [`args`](Self::args)
+    /// is this with the assembled prompt's text.
+    ///
+    /// # Errors
+    /// As [`args`](Self::args).
+    pub fn args_for_text(&self, text: &str) -> Result<Vec<String>, ClaudeCliError> {
         if let Some(offset) = text.find('\0') {
             return Err(ClaudeCliError::Nul { offset });
         }
@@ -81,10 +90,10 @@ impl ClaudeCli {
         let mut args = Vec::with_capacity(3);
         if self.append {
             if !text.is_empty() {
-                args.extend(["--append-system-prompt".to_owned(), text]);
+                args.extend(["--append-system-prompt".to_owned(), text.to_owned()]);
             }
         } else {
-            args.extend(["--system-prompt".to_owned(), text]);
+            args.extend(["--system-prompt".to_owned(), text.to_owned()]);
         }
         if self.exclude_dynamic {
             args.push("--exclude-dynamic-system-prompt-sections".to_owned());

@@ -43,7 +43,15 @@ use crate::AssembledPrompt;
 /// [`CodexError::Write`] naming the path and the step that failed (no parent
 /// directory, cannot create, write or rename); any temporary file is removed.
 pub fn write_instructions(prompt: &AssembledPrompt, path: &Path) -> Result<(), CodexError> {
-    let text = prompt.text();
+    write_instructions_text(&prompt.text(), path)
+}
+
+/// Writes `text` to `path` atomically, as [`write_instructions`] does with an
+/// assembled prompt's text: for instructions composed outside a pipeline.
+///
+/// # Errors
+/// As [`write_instructions`].
+pub fn write_instructions_text(text: &str, path: &Path) -> Result<(), CodexError> {
     let error = |step: &'static str, source: io::Error| CodexError::Write {
         path: path.to_owned(),
         step,

@@ -1,11 +1,14 @@
 //! The system-prompt arguments of the `claude` and `codex` command lines.
 //!
-//! Kept to one function per backend so they can later delegate to a shared
-//! providers module without their callers changing.
+//! Both delegate to `prompt_core::providers` ([`claude_cli`](prompt_core::providers::claude_cli), [`codex`]), the
+//! one implementation of these command lines: kitsoki only decides which form
+//! a call gets (composed or legacy, with or without Claude Code's dynamic
+//! sections) and where the Codex instructions file lives.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
+
+use prompt_core::providers::claude_cli::{ClaudeCli, ClaudeCliError};
+use prompt_core::providers::codex::{self, CodexError};
 
 use super::Invocation;
 
@@ -18,66 +21,28 @@ pub const INSTRUCTIONS_FILE: &str = "kitsoki-instructions.md";
 /// `--exclude-dynamic-system-prompt-sections` when the verb excludes Claude
 /// Code's dynamic sections. Legacy (`inherit_claude_default`):
 /// `--append-system-prompt PERSONA`, only when the persona has text.
-pub fn claude_args(invocation: &Invocation) -> Vec<String> {
-    if invocation.legacy {
-        return if invocation.system_prompt.is_empty() {
-            Vec::new()
-        } else {
-            vec![
-                "--append-system-prompt".to_owned(),
-                invocation.system_prompt.clone(),
-            ]
-        };
-    }
-    let mut args = vec![
-        "--system-prompt".to_owned(),
-        invocation.system_prompt.clone(),
-    ];
-    if invocation.exclude_dynamic {
-        args.push("--exclude-dynamic-system-prompt-sections".to_owned());
-    }
-    args
+///
+/// # Errors
+/// [`ClaudeCliError`] when the prompt cannot be one argument (a NUL byte, or
+/// longer than the OS passes).
+pub fn claude_args(invocation: &Invocation) -> Result<Vec<String>, ClaudeCliError> {
+    ClaudeCli::new()
+        .append_legacy(invocation.legacy)
+        .exclude_host_dynamic_sections(!invocation.legacy && invocation.exclude_dynamic)
+        .args_for_text(&invocation.system_prompt)
 }
 
 /// Writes the invocation's bytes to `dir/kitsoki-instructions.md` and returns
-/// the `codex` arguments that point at it: `-c model_instructions_file=PATH`.
+/// the `codex` arguments that point at it:
+/// `-c model_instructions_file="PATH"` (a TOML string, as `-c` values are).
 ///
 /// The file is written to a temporary name in `dir` and renamed into place,
 /// so a concurrent reader sees the old bytes or the new ones, never half.
 ///
 /// # Errors
-/// The I/O error, with `dir` named in its message.
-pub fn codex_args(invocation: &Invocation, dir: &Path) -> std::io::Result<Vec<String>> {
-    let path = write_atomically(dir, INSTRUCTIONS_FILE, invocation.system_prompt.as_bytes())?;
-    Ok(vec![
-        "-c".to_owned(),
-        format!("model_instructions_file={}", path.display()),
-    ])
-}
-
-fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name_error = |e: std::io::Error| {
-        std::io::Error::new(e.kind(), format!("{}: {e}", dir.join(name).display()))
-    };
-    let target = dir.join(name);
-    let temp = dir.join(format!(
-        ".{name}.{}.{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, &target)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result.map_err(name_error)?;
-    Ok(target)
+/// [`CodexError`] naming the file and the step that failed.
+pub fn codex_args(invocation: &Invocation, dir: &Path) -> Result<Vec<String>, CodexError> {
+    let path = dir.join(INSTRUCTIONS_FILE);
+    codex::write_instructions_text(&invocation.system_prompt, &path)?;
+    codex::args(&path)
 }

@@ -1,0 +1,218 @@
+//! `prompt cache`: what Anthropic's prompt cache saves over a session of N
+//! calls, from the workspace's own prompt.
+//!
+//! Each turn is a real render on the Cached path: the stable prefix once
+//! (checked byte-identical on every turn), the dynamic suffix per turn with
+//! that turn's facts. The token counts go to [`CacheSimulation`], which
+//! prices them.
+
+use std::process::ExitCode;
+
+use prompt_core::providers::cache::{CacheReport, CacheSimulation, SimulationError};
+use prompt_core::tokens::TokenCounter;
+use prompt_core::{AssembledPrompt, AssemblyPath, PromptBuilder, Stability};
+use prompt_examples::agents::{Agent, RenderRequest};
+use prompt_layers::RuntimeFacts;
+use serde::Serialize;
+
+use super::formats::{DEFAULT_ANTHROPIC_MODEL, Tokenizer, Ttl};
+use super::{Failure, Outcome};
+use crate::print;
+use crate::workspace::WorkspaceArgs;
+
+/// Arguments of `prompt cache`.
+///
+/// Turn K re-renders the Dynamic layers with the date fact set to `--date`
+/// (default today) at 09:00 plus K-1 minutes, as an agent stating the time
+/// of each call would: calls a minute apart, inside either TTL, so the
+/// cache never expires between them. The stable prefix is rendered the same
+/// on every turn; `--bust-at K` simulates a changed Stable layer at turn K.
+#[derive(clap::Args)]
+pub(crate) struct CacheArgs {
+    #[command(flatten)]
+    workspace: WorkspaceArgs,
+    /// How many calls the session makes. Turn K states the time 09:00 + K-1
+    /// minutes on --date, so each turn's dynamic suffix differs.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    turns: u16,
+    /// The cache TTL: a write costs 1.25x input for 5m, 2x for 1h; a read 0.1x.
+    #[arg(long, value_enum, default_value_t = Ttl::FiveMinutes)]
+    ttl: Ttl,
+    /// Simulate a change to the first Stable layer at turn K (1-based): the
+    /// prefix is written to the cache again there.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..))]
+    bust_at: Option<u16>,
+    /// How tokens are counted [default: approx].
+    #[arg(long, value_enum)]
+    tokenizer: Option<Tokenizer>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The report `--json` prints: the simulation's, with what was measured.
+#[derive(Serialize)]
+struct Output<'a> {
+    pipeline: &'a str,
+    tokenizer: &'static str,
+    /// The Stable layer `--bust-at` stands for.
+    bust_layer: Option<&'static str>,
+    #[serde(flatten)]
+    report: &'a CacheReport,
+}
+
+pub(crate) fn run(args: CacheArgs) -> Outcome {
+    let turns = usize::from(args.turns);
+    let bust_at = args.bust_at.map(usize::from);
+    if let Some(bust) = bust_at.filter(|&k| k > turns) {
+        return Err(Failure {
+            message: format!(
+                "--bust-at {bust} is after the last turn: pick K from 1 to --turns ({turns})"
+            ),
+            code: 2,
+        });
+    }
+    let counter = args.tokenizer.unwrap_or(Tokenizer::Approx).counter();
+    let model = args
+        .workspace
+        .model
+        .clone()
+        .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned());
+    let base_date = args
+        .workspace
+        .date
+        .clone()
+        .unwrap_or_else(|| jiff::Zoned::now().date().to_string());
+
+    let prompts = render_turns(args.workspace, &base_date, turns)?;
+    let first = &prompts[0];
+    let pipeline = first.trace().pipeline.clone();
+    if let Some((turn, _)) = prompts
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.stable() != first.stable())
+    {
+        return Err(format!(
+            "the stable prefix of `{pipeline}` changed at turn {}: a Stable layer reads a per-call \
+             value; compare `render --format json` outputs with `prompt diff` to find it",
+            turn + 1
+        )
+        .into());
+    }
+    let stable_tokens = counter.count(first.stable());
+    let dynamic = prompts.iter().map(|p| dynamic_tokens(p, &*counter));
+
+    let mut simulation = CacheSimulation::new(model, stable_tokens, dynamic).ttl(args.ttl.into());
+    if let Some(bust) = bust_at {
+        simulation = simulation.bust_at(bust);
+    }
+    let report = simulation
+        .run()
+        .map_err(|e: SimulationError| e.to_string())?;
+    let bust_layer = bust_at.and(first_stable_layer(first));
+
+    let text = if args.json {
+        let output = Output {
+            pipeline: &pipeline,
+            tokenizer: counter.name(),
+            bust_layer,
+            report: &report,
+        };
+        serde_json::to_string_pretty(&output).map_err(|e| e.to_string())? + "\n"
+    } else {
+        let mut text = format!(
+            "pipeline `{pipeline}`, {turns} turn{}, tokens counted with {}; turn K states the \
+             time 09:00 + K-1 minutes on {base_date}\n",
+            if turns == 1 { "" } else { "s" },
+            counter.name()
+        );
+        if let (Some(bust), Some(layer)) = (bust_at, bust_layer) {
+            text.push_str(&format!(
+                "turn {bust}: Stable layer `{layer}` changed (simulated): the prefix is written again\n"
+            ));
+        }
+        text + &report.to_string() + "\n"
+    };
+    print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Each turn's prompt on the Cached path: the workspace's standard pipeline,
+/// or the reference agent's, with the turn's time in the date fact.
+fn render_turns(
+    workspace: WorkspaceArgs,
+    base_date: &str,
+    turns: usize,
+) -> Result<Vec<AssembledPrompt>, String> {
+    let dates = (1..=turns).map(|turn| turn_date(base_date, turn));
+    if let Some(agent) = workspace.agent() {
+        return render_agent_turns(agent, &workspace, dates);
+    }
+    let mut loaded = workspace.load()?;
+    let session = PromptBuilder::new(&loaded.pipeline).session(loaded.session);
+    dates
+        .map(|date| {
+            loaded.turn.insert(RuntimeFacts {
+                date: Some(date),
+                ..loaded.facts.clone()
+            });
+            session
+                .build_cached(&loaded.turn)
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+fn render_agent_turns(
+    agent: Agent,
+    workspace: &WorkspaceArgs,
+    dates: impl Iterator<Item = String>,
+) -> Result<Vec<AssembledPrompt>, String> {
+    let root = workspace.agent_workspace(agent)?;
+    dates
+        .map(|date| {
+            let request = RenderRequest {
+                workspace: root.clone(),
+                path: AssemblyPath::Cached,
+                mode: None,
+                date: Some(date),
+                model: workspace.model.clone(),
+            };
+            agent
+                .render(&request)
+                .map(|rendered| rendered.prompt)
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+/// `2026-11-29 09:00` for turn 1 of `2026-11-29`, a minute later per turn;
+/// a `--date` that is not a date gets `(turn K)` appended instead.
+fn turn_date(base: &str, turn: usize) -> String {
+    let minutes = i64::try_from(turn - 1).unwrap_or(0);
+    base.parse::<jiff::civil::Date>()
+        .ok()
+        .and_then(|date| {
+            date.at(9, 0, 0, 0)
+                .checked_add(jiff::Span::new().minutes(minutes))
+                .ok()
+        })
+        .map(|time| time.strftime("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_else(|| format!("{base} (turn {turn})"))
+}
+
+/// The uncached input a turn adds to the system prompt: the dynamic suffix
+/// and any reminder text.
+fn dynamic_tokens(prompt: &AssembledPrompt, counter: &dyn TokenCounter) -> usize {
+    counter.count(prompt.dynamic()) + prompt.reminder().map_or(0, |r| counter.count(r))
+}
+
+/// The first Stable layer that spoke: the one `--bust-at` names.
+fn first_stable_layer(prompt: &AssembledPrompt) -> Option<&'static str> {
+    prompt
+        .trace()
+        .layers
+        .iter()
+        .find(|l| l.stability == Stability::Stable && !l.silent)
+        .map(|l| l.name)
+}

@@ -1,0 +1,272 @@
+//! What `prompt render` delivers: the output formats (the prompt itself, or a
+//! provider's request carrying it), the budget and the token counter.
+//!
+//! The request formats are thin: `prompt_core::providers` builds every body;
+//! this file only picks the defaults a command line needs (a model, a
+//! placeholder user turn) and says on stderr what a provider would not.
+
+use std::sync::Arc;
+
+use clap::ValueEnum;
+use prompt_core::budget::TokenBudget;
+use prompt_core::providers::anthropic::{
+    BelowCacheMinimum, CacheMinimums, CacheTtl, MessagesRequest, check_cache_minimum,
+};
+use prompt_core::providers::claude_cli::ClaudeCli;
+use prompt_core::providers::{Message, gemini, openai};
+use prompt_core::tokens::{ApproxCounter, Cl100kBase, O200kBase, TokenCounter};
+use prompt_core::{AssembledPrompt, AssemblyPath, PromptBuilder};
+use serde::Serialize;
+
+/// The model of an Anthropic request (and of `prompt cache`) without `--model`.
+pub(crate) const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
+/// The model of an OpenAI request without `--model`.
+pub(crate) const DEFAULT_OPENAI_MODEL: &str = "gpt-5";
+/// The user turn a request format carries without `--message`.
+const PLACEHOLDER_MESSAGE: &str = "(the user's message goes here)";
+
+/// What `prompt render` prints.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// The prompt as sent.
+    Text,
+    /// Its parts and the assembly trace.
+    Json,
+    /// The text with each layer's name and size at its boundary.
+    Annotated,
+    /// An Anthropic Messages request body (`POST /v1/messages`).
+    Anthropic,
+    /// An OpenAI Responses request body (`POST /v1/responses`).
+    Openai,
+    /// A Gemini `generateContent` body, for implicit caching.
+    Gemini,
+    /// The `claude` CLI's arguments, as a JSON array of strings.
+    ClaudeCli,
+}
+
+/// How tokens are counted.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Tokenizer {
+    /// About 4 characters a token (CJK: ¾ token a character); no tables.
+    Approx,
+    /// OpenAI's `o200k_base` (GPT-4o, GPT-5), exact.
+    O200k,
+    /// OpenAI's `cl100k_base` (GPT-4, GPT-3.5), exact.
+    Cl100k,
+}
+
+impl Tokenizer {
+    /// The counter, shareable between the builder and the reports.
+    pub(crate) fn counter(self) -> Arc<dyn TokenCounter> {
+        match self {
+            Tokenizer::Approx => Arc::new(ApproxCounter),
+            Tokenizer::O200k => Arc::new(O200kBase),
+            Tokenizer::Cl100k => Arc::new(Cl100kBase),
+        }
+    }
+}
+
+/// The lifetime of Anthropic's cache entry.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Ttl {
+    /// 5 minutes: a write costs 1.25x input.
+    #[value(name = "5m")]
+    FiveMinutes,
+    /// 1 hour: a write costs 2x input.
+    #[value(name = "1h")]
+    OneHour,
+}
+
+impl From<Ttl> for CacheTtl {
+    fn from(ttl: Ttl) -> Self {
+        match ttl {
+            Ttl::FiveMinutes => CacheTtl::FiveMinutes,
+            Ttl::OneHour => CacheTtl::OneHour,
+        }
+    }
+}
+
+/// The options of `prompt render` beyond the workspace's: budget, counter and
+/// the request fields of the provider formats.
+#[derive(clap::Args)]
+pub(crate) struct DeliveryArgs {
+    /// Fit the prompt into N characters, trimming only the dynamic suffix; a
+    /// stable prefix over N is an error naming its largest layers.
+    #[arg(long, value_name = "N", conflicts_with = "budget_tokens")]
+    budget_chars: Option<usize>,
+    /// Fit the prompt into N tokens (counted with --tokenizer), trimming only
+    /// the dynamic suffix; a stable prefix over N is an error.
+    #[arg(long, value_name = "N")]
+    budget_tokens: Option<usize>,
+    /// How tokens are counted for --budget-tokens, the trace and the cache
+    /// warning [default: approx]. Given, the trace and `--format json` also
+    /// report tokens per layer.
+    #[arg(long, value_enum)]
+    tokenizer: Option<Tokenizer>,
+    /// `max_tokens` of an anthropic request, `max_output_tokens` of openai
+    /// and gemini ones.
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    max_tokens: u32,
+    /// The TTL of the anthropic request's cache breakpoint.
+    #[arg(long, value_enum, default_value_t = Ttl::FiveMinutes)]
+    ttl: Ttl,
+    /// The user turn of a request format.
+    #[arg(long, value_name = "TEXT", default_value = PLACEHOLDER_MESSAGE)]
+    message: String,
+}
+
+impl DeliveryArgs {
+    /// The counter `--tokenizer` names, approximate by default.
+    pub(crate) fn counter(&self) -> Arc<dyn TokenCounter> {
+        self.tokenizer.unwrap_or(Tokenizer::Approx).counter()
+    }
+
+    /// Whether a budget flag was given (the reference agents size their own
+    /// prompts and take none).
+    pub(crate) fn has_budget(&self) -> bool {
+        self.budget_chars.is_some() || self.budget_tokens.is_some()
+    }
+
+    /// `builder` with the budget and, when `--tokenizer` is given, the counter.
+    pub(crate) fn configure<'p>(&self, mut builder: PromptBuilder<'p>) -> PromptBuilder<'p> {
+        if let Some(tokenizer) = self.tokenizer {
+            builder = builder.counter(tokenizer.counter());
+        }
+        match (self.budget_chars, self.budget_tokens) {
+            (Some(chars), _) => builder.budget(TokenBudget::chars(chars)),
+            (None, Some(tokens)) => builder.budget(TokenBudget::tokens(tokens)),
+            (None, None) => builder,
+        }
+    }
+}
+
+/// A provider format's output for `prompt`, with a trailing newline; `None`
+/// for the formats `main` prints itself (text, json, annotated).
+///
+/// Warnings go to stderr, one line each: the stable prefix below the
+/// Anthropic model's minimum cacheable length, or a reminder a format cannot
+/// carry.
+pub(crate) fn request(
+    prompt: &AssembledPrompt,
+    format: Format,
+    delivery: &DeliveryArgs,
+    model: Option<&str>,
+) -> Result<Option<String>, String> {
+    let message = Message::user(delivery.message.as_str());
+    let json = match format {
+        Format::Text | Format::Json | Format::Annotated => return Ok(None),
+        Format::Anthropic => {
+            let model = model.unwrap_or(DEFAULT_ANTHROPIC_MODEL);
+            if let Some(warning) = below_minimum(prompt, model, &*delivery.counter()) {
+                eprintln!("prompt: warning: {warning}");
+            }
+            let mut request = MessagesRequest::new(prompt, model, delivery.max_tokens)
+                .ttl(delivery.ttl.into())
+                .message(message);
+            request
+                .with_reminder(prompt.reminder())
+                .map_err(|e| e.to_string())?;
+            to_json(&request)?
+        }
+        Format::Openai => {
+            warn_reminder(prompt, "openai");
+            let model = model.unwrap_or(DEFAULT_OPENAI_MODEL);
+            to_json(
+                &openai::ResponsesRequest::new(prompt, model)
+                    .max_output_tokens(delivery.max_tokens)
+                    .message(message),
+            )?
+        }
+        Format::Gemini => {
+            warn_reminder(prompt, "gemini");
+            to_json(
+                &gemini::GenerateContentRequest::new(prompt)
+                    .max_output_tokens(delivery.max_tokens)
+                    .message(message),
+            )?
+        }
+        Format::ClaudeCli => {
+            warn_reminder(prompt, "claude-cli");
+            let args = ClaudeCli::new()
+                .exclude_host_dynamic_sections(true)
+                .args(prompt)
+                .map_err(|e| e.to_string())?;
+            to_json(&args)?
+        }
+    };
+    Ok(Some(json))
+}
+
+/// The below-minimum warning for `model`, on the Cached path only (the Basic
+/// path marks nothing for caching).
+pub(crate) fn below_minimum(
+    prompt: &AssembledPrompt,
+    model: &str,
+    counter: &dyn TokenCounter,
+) -> Option<BelowCacheMinimum> {
+    check_cache_minimum(prompt, model, counter, &CacheMinimums::anthropic())
+}
+
+/// The trace lines `render --trace` adds for delivery: tokens per part, what
+/// the budget did, and, for `--format anthropic`, the cache minimum.
+pub(crate) fn trace_lines(
+    prompt: &AssembledPrompt,
+    format: Format,
+    delivery: &DeliveryArgs,
+    model: Option<&str>,
+) -> String {
+    let trace = prompt.trace();
+    let mut out = String::new();
+    if let (Some(name), Some(stable), Some(dynamic)) =
+        (trace.tokenizer, trace.stable_tokens, trace.dynamic_tokens)
+    {
+        out.push_str(&format!(
+            "  tokens ({name}): stable {stable}, dynamic {dynamic}\n"
+        ));
+    }
+    if let Some(budget) = &trace.budget {
+        out.push_str(&format!(
+            "  budget {}: {} -> {}",
+            budget.budget, budget.before, budget.after
+        ));
+        if !budget.shed.is_empty() {
+            out.push_str(&format!("; shed {}", budget.shed.join(", ")));
+        }
+        for cut in &budget.truncated {
+            out.push_str(&format!("; cut {} {} -> {}", cut.name, cut.from, cut.to));
+        }
+        out.push('\n');
+    }
+    if format == Format::Anthropic && prompt.path() == AssemblyPath::Cached {
+        let model = model.unwrap_or(DEFAULT_ANTHROPIC_MODEL);
+        let counter = delivery.counter();
+        let minimum = CacheMinimums::anthropic().lookup(model).tokens;
+        let stable = counter.count(prompt.stable());
+        let verdict = if below_minimum(prompt, model, &*counter).is_some() {
+            "below it: nothing is cached"
+        } else {
+            "cacheable"
+        };
+        out.push_str(&format!(
+            "  cache ({model}): stable prefix {stable} tokens ({}), minimum {minimum}: {verdict}\n",
+            counter.name()
+        ));
+    }
+    out
+}
+
+fn warn_reminder(prompt: &AssembledPrompt, format: &str) {
+    if let Some(reminder) = prompt.reminder() {
+        eprintln!(
+            "prompt: warning: the reminder ({} B, from `channel = Reminder` layers) is not part of \
+             the {format} output: send it at the end of the user's message",
+            reminder.len()
+        );
+    }
+}
+
+fn to_json(value: &impl Serialize) -> Result<String, String> {
+    serde_json::to_string_pretty(value)
+        .map(|json| json + "\n")
+        .map_err(|e| format!("cannot serialize the request: {e}"))
+}

@@ -1,0 +1,445 @@
+//! `prompt render --format anthropic|openai|gemini|claude-cli`, the budget and
+//! tokenizer flags, and `prompt cache`, run as a user runs them.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// A small workspace (a stable prefix of about 150 tokens: below every
+/// Claude minimum) with a fixed date and time zone.
+struct Workspace {
+    dir: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl Workspace {
+    fn new() -> Self {
+        let ws = Self {
+            dir: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        };
+        ws.write(
+            "AGENTS.md",
+            "# Rules\n\nRun `make check` before every commit.\n",
+        );
+        ws.write(".agent/memory/project.md", "- Errors use thiserror.\n");
+        ws.write(
+            ".agent/scratchpad.json",
+            r#"{"plan": "1. reproduce the login failure in a test\n2. fix the session check\n3. run make check", "branch": "fix/login"}"#,
+        );
+        ws
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// `prompt <args> --workspace . --date 2026-11-29`, run inside the
+    /// workspace so the working directory it states is `.` everywhere.
+    fn run(&self, args: &[&str]) -> Output {
+        let mut all = args.to_vec();
+        all.extend(["--workspace", ".", "--date", "2026-11-29"]);
+        command(&all, self.home.path())
+            .current_dir(self.dir.path())
+            .output()
+            .expect("the prompt binary runs")
+    }
+}
+
+fn command(args: &[&str], home: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_prompt"));
+    command
+        .args(args)
+        .env("HOME", home)
+        .env("TZ", "UTC")
+        .env_remove("RUST_LOG")
+        .env_remove("SHELL");
+    command
+}
+
+/// `prompt <args>` from this crate's directory, for the reference agents'
+/// fixtures named by a relative path (so the path they state is the same on
+/// every machine).
+fn run_here(args: &[&str]) -> Output {
+    let home = tempfile::tempdir().unwrap();
+    command(args, home.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the prompt binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "exit {:?}: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone())
+        .unwrap()
+        .replace(&format!("- OS: {}", std::env::consts::OS), "- OS: <os>")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_str(&stdout(output)).expect("the output is JSON")
+}
+
+#[test]
+fn anthropic_format_is_a_complete_messages_request() {
+    let output = Workspace::new().run(&["render", "--format", "anthropic"]);
+    let body = json(&output);
+    assert_eq!(body["model"], "claude-sonnet-4-5");
+    assert_eq!(body["max_tokens"], 1024);
+    assert_eq!(body["system"].as_array().unwrap().len(), 2);
+    assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
+    assert!(body["system"][1].get("cache_control").is_none());
+    assert_eq!(body["messages"][0]["role"], "user");
+    insta::assert_snapshot!(stdout(&output));
+}
+
+#[test]
+fn anthropic_format_takes_model_ttl_max_tokens_and_message() {
+    let output = Workspace::new().run(&[
+        "render",
+        "--format",
+        "anthropic",
+        "--model",
+        "claude-opus-4-5",
+        "--ttl",
+        "1h",
+        "--max-tokens",
+        "4096",
+        "--message",
+        "Fix the failing test.",
+    ]);
+    let body = json(&output);
+    assert_eq!(body["model"], "claude-opus-4-5");
+    assert_eq!(body["max_tokens"], 4096);
+    assert_eq!(body["system"][0]["cache_control"]["ttl"], "1h");
+    assert_eq!(
+        body["messages"][0]["content"][0]["text"],
+        "Fix the failing test."
+    );
+    // The model is also the fact the prompt states.
+    let dynamic = body["system"][1]["text"].as_str().unwrap();
+    assert!(dynamic.contains("- Model: claude-opus-4-5\n"), "{dynamic}");
+}
+
+#[test]
+fn openai_format_is_a_responses_request_routed_by_prompt_cache_key() {
+    let output = Workspace::new().run(&["render", "--format", "openai"]);
+    let body = json(&output);
+    assert_eq!(body["model"], "gpt-5");
+    assert!(
+        body["prompt_cache_key"]
+            .as_str()
+            .unwrap()
+            .starts_with("default-")
+    );
+    insta::assert_snapshot!(stdout(&output));
+}
+
+#[test]
+fn gemini_format_is_an_implicit_caching_request() {
+    let output = Workspace::new().run(&["render", "--format", "gemini"]);
+    let body = json(&output);
+    assert_eq!(
+        body["systemInstruction"]["parts"].as_array().unwrap().len(),
+        2
+    );
+    assert_eq!(body["generationConfig"]["maxOutputTokens"], 1024);
+    insta::assert_snapshot!(stdout(&output));
+}
+
+#[test]
+fn claude_cli_format_is_the_argument_vector_as_json() {
+    let ws = Workspace::new();
+    let output = ws.run(&["render", "--format", "claude-cli"]);
+    let args: Vec<String> = serde_json::from_str(&stdout(&output)).unwrap();
+    let text = stdout(&ws.run(&["render"]));
+    assert_eq!(
+        args,
+        [
+            "--system-prompt",
+            text.strip_suffix('\n').unwrap(),
+            "--exclude-dynamic-system-prompt-sections"
+        ]
+    );
+    insta::assert_snapshot!(stdout(&output));
+}
+
+#[test]
+fn a_char_budget_trims_only_the_dynamic_suffix() {
+    let ws = Workspace::new();
+    let full = json(&ws.run(&["render", "--format", "json"]));
+    let stable = full["parts"][0]["content"].as_str().unwrap();
+    let whole = stable.chars().count() + 2 + full["parts"][1]["content"].as_str().unwrap().len();
+    let limit = stable.chars().count() + 250;
+    assert!(limit < whole, "the budget must cut something");
+
+    let output = ws.run(&[
+        "render",
+        "--format",
+        "json",
+        "--budget-chars",
+        &limit.to_string(),
+    ]);
+    let trimmed = json(&output);
+    assert_eq!(
+        trimmed["parts"][0]["content"], stable,
+        "the stable prefix is untouched"
+    );
+    let text = stdout(&ws.run(&["render", "--budget-chars", &limit.to_string()]));
+    assert!(text.trim_end().chars().count() <= limit, "{text}");
+    let budget = &trimmed["trace"]["budget"];
+    assert_eq!(budget["budget"]["limit"], limit);
+    assert!(budget["after"].as_u64().unwrap() <= limit as u64);
+    assert!(!budget["shed"].as_array().unwrap().is_empty(), "{budget}");
+}
+
+#[test]
+fn a_budget_below_the_stable_prefix_fails_with_one_line_naming_its_largest_layers() {
+    for flag in ["--budget-chars", "--budget-tokens"] {
+        let output = Workspace::new().run(&["render", flag, "50"]);
+        assert_eq!(output.status.code(), Some(1), "{flag}");
+        assert!(output.stdout.is_empty());
+        let stderr = stderr(&output);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("prompt: the stable prefix alone measures"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("Largest stable layers: base_prompt ("),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_budget_with_a_reference_agent_is_refused() {
+    let output = run_here(&["render", "--agent", "aleph", "--budget-chars", "100"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("aleph sizes its own prompt"));
+}
+
+#[test]
+fn the_tokenizer_changes_the_counts_in_the_trace() {
+    let ws = Workspace::new();
+    let count = |tokenizer: &str| {
+        let trace =
+            json(&ws.run(&["render", "--format", "json", "--tokenizer", tokenizer]))["trace"]
+                .clone();
+        (
+            trace["tokenizer"].as_str().unwrap().to_owned(),
+            trace["stable_tokens"].as_u64().unwrap(),
+        )
+    };
+    let (approx_name, approx) = count("approx");
+    let (o200k_name, o200k) = count("o200k");
+    let (cl100k_name, _) = count("cl100k");
+    assert_eq!(
+        (
+            approx_name.as_str(),
+            o200k_name.as_str(),
+            cl100k_name.as_str()
+        ),
+        ("approx", "o200k_base", "cl100k_base")
+    );
+    assert_ne!(approx, o200k);
+    // Without --tokenizer the trace stays in bytes.
+    let plain = json(&ws.run(&["render", "--format", "json"]));
+    assert!(
+        plain["trace"]
+            .get("stable_tokens")
+            .is_none_or(Value::is_null)
+    );
+}
+
+#[test]
+fn a_stable_prefix_below_the_models_minimum_is_warned_about() {
+    let ws = Workspace::new();
+    let output = ws.run(&["render", "--format", "anthropic", "--trace"]);
+    let stderr = stderr(&output);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("prompt: warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].contains("below the 1024 tokens Claude Sonnet 4.5 caches at the least"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("  cache (claude-sonnet-4-5): stable prefix"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("minimum 1024: below it: nothing is cached"),
+        "{stderr}"
+    );
+
+    // Long enough: no warning, and the trace says it is cacheable.
+    ws.write(
+        "AGENTS.md",
+        &"Keep every public item documented.\n".repeat(150),
+    );
+    let output = ws.run(&["render", "--format", "anthropic", "--trace"]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(!stderr.contains("prompt: warning:"), "{stderr}");
+    assert!(stderr.contains(": cacheable\n"), "{stderr}");
+}
+
+#[test]
+fn cache_reports_each_turn_and_the_total_for_a_reference_agent() {
+    let output = run_here(&[
+        "cache",
+        "--agent",
+        "aleph",
+        "--workspace",
+        "fixtures/aleph",
+        "--date",
+        "2026-11-29",
+        "--model",
+        "claude-opus-5",
+        "--turns",
+        "10",
+    ]);
+    insta::assert_snapshot!(stdout(&output));
+}
+
+#[test]
+fn cache_json_is_the_report_with_what_was_measured() {
+    let args = [
+        "cache",
+        "--agent",
+        "aleph",
+        "--workspace",
+        "fixtures/aleph",
+        "--date",
+        "2026-11-29",
+        "--model",
+        "claude-opus-5",
+        "--turns",
+        "10",
+        "--json",
+    ];
+    let report = json(&run_here(&args));
+    let stable = report["stable_tokens"].as_u64().unwrap();
+    assert_eq!(report["pipeline"], "aleph");
+    assert_eq!(report["tokenizer"], "approx");
+    assert_eq!(report["minimum_tokens"], 512);
+    assert_eq!(report["cached"], true);
+    assert_eq!(report["multipliers"]["cache_write"], 1.25);
+    assert_eq!(report["multipliers"]["cache_read"], 0.1);
+    assert_eq!(report["total"]["cache_write"], stable);
+    assert_eq!(report["total"]["cache_read"], 9 * stable);
+    let dynamic: u64 = report["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["uncached"].as_u64().unwrap())
+        .sum();
+    assert_eq!(report["uncached_cost"], 10 * stable + dynamic);
+    // The cost is the tokens times the multipliers it printed.
+    let total = &report["total"];
+    let cost = total["cache_write"].as_f64().unwrap() * 1.25
+        + total["cache_read"].as_f64().unwrap() * 0.1
+        + total["uncached"].as_f64().unwrap();
+    assert!(
+        (total["cost"].as_f64().unwrap() - cost).abs() < 1e-6,
+        "{total}"
+    );
+    // The measured figures the README quotes.
+    assert_eq!((stable, dynamic), (997, 4360));
+    insta::assert_snapshot!(serde_json::to_string_pretty(&report).unwrap());
+}
+
+#[test]
+fn bust_at_writes_the_prefix_again_at_that_turn_and_names_the_layer() {
+    let mut args = vec![
+        "cache",
+        "--agent",
+        "aleph",
+        "--workspace",
+        "fixtures/aleph",
+        "--date",
+        "2026-11-29",
+        "--model",
+        "claude-opus-5",
+        "--turns",
+        "6",
+        "--bust-at",
+        "4",
+    ];
+    let text = stdout(&run_here(&args));
+    assert!(
+        text.contains("turn 4: Stable layer `soul` changed (simulated)"),
+        "{text}"
+    );
+    args.push("--json");
+    let report = json(&run_here(&args));
+    let stable = report["stable_tokens"].as_u64().unwrap();
+    let writes: Vec<u64> = report["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["cache_write"].as_u64().unwrap())
+        .collect();
+    assert_eq!(writes, [stable, 0, 0, stable, 0, 0]);
+    assert_eq!(report["bust_layer"], "soul");
+    assert_eq!(report["bust_at"], 4);
+}
+
+#[test]
+fn cache_below_the_minimum_bills_everything_as_input() {
+    let output = Workspace::new().run(&["cache", "--turns", "3", "--json"]);
+    let report = json(&output);
+    assert_eq!(report["pipeline"], "default");
+    assert_eq!(report["cached"], false);
+    assert_eq!(report["total"]["cache_read"], 0);
+    assert_eq!(report["relative_cost"], 1.0);
+}
+
+#[test]
+fn the_tokenizer_changes_the_cache_counts() {
+    let count = |tokenizer: &str| {
+        let ws = Workspace::new();
+        json(&ws.run(&["cache", "--turns", "1", "--json", "--tokenizer", tokenizer]))
+            ["stable_tokens"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_ne!(count("approx"), count("o200k"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let ws = Workspace::new();
+    for args in [
+        &["render", "--format", "xml"][..],
+        &["render", "--tokenizer", "bpe"],
+        &["render", "--budget-chars", "100", "--budget-tokens", "100"],
+        &["render", "--ttl", "2h"],
+        &["cache"],
+        &["cache", "--turns", "0"],
+        &["cache", "--turns", "3", "--bust-at", "0"],
+        &["cache", "--turns", "3", "--bust-at", "4"],
+    ] {
+        let output = ws.run(args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}
