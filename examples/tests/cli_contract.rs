@@ -264,3 +264,49 @@ fn docs_layers_md_is_the_output_of_manifest_all() {
         "docs/layers.md is stale: regenerate it with\n    cargo run -p prompt-examples -- manifest --all > docs/layers.md"
     );
 }
+
+#[test]
+fn size_counts_tokens_with_a_tokenizer_and_only_then() {
+    let home = tempfile::tempdir().unwrap();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let output = prompt(args, home.path());
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let plain = json(&["size", "--agent", "kitsoki", "--json"]);
+    assert!(plain["assemblies"][0].get("tokens").is_none());
+    let counted = json(&[
+        "size",
+        "--agent",
+        "kitsoki",
+        "--json",
+        "--tokenizer",
+        "o200k",
+    ]);
+    let assembly = &counted["assemblies"][0];
+    let total = assembly["tokens"].as_u64().unwrap();
+    let layers: Vec<u64> = assembly["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["tokens"].as_u64().unwrap())
+        .collect();
+    // Every layer that spoke has tokens, and the whole prompt is about their sum
+    // (BPE merges across the `---` separators change it by a few tokens).
+    assert!(layers.iter().all(|&t| t > 0), "{layers:?}");
+    let sum: u64 = layers.iter().sum();
+    assert!(total.abs_diff(sum) <= 10, "{total} vs {sum}");
+    let approx = json(&[
+        "size",
+        "--agent",
+        "kitsoki",
+        "--json",
+        "--tokenizer",
+        "approx",
+    ]);
+    assert_ne!(approx["assemblies"][0]["tokens"], assembly["tokens"]);
+}

@@ -6,6 +6,7 @@ use super::paradigm::Paradigm;
 use super::renders::Renders;
 use crate::layer::{AssemblyPath, PromptMode, Stability};
 use crate::pipeline::Pipeline;
+use crate::tokens::TokenCounter;
 
 /// Sizes of a pipeline's prompts, per path and mode, worst case over
 /// paradigms and turns. What `prompt size` prints and the ratchet compares.
@@ -30,8 +31,8 @@ pub struct AssemblySize {
     pub stable_bytes: usize,
     /// The largest dynamic suffix seen, in bytes.
     pub dynamic_bytes: usize,
-    /// Tokens of the largest whole prompt, once a token counter is wired in
-    /// (`None` until then).
+    /// Tokens of the largest whole prompt (system text plus reminder), when
+    /// measured with a counter ([`measure_tokens`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<usize>,
     /// Every layer on this path and mode, in render order, at its largest.
@@ -49,7 +50,7 @@ pub struct LayerSize {
     pub stability: Stability,
     /// The most bytes it wrote in any paradigm and turn (0: silent in all).
     pub bytes: usize,
-    /// Its tokens, once a token counter is wired in (`None` until then).
+    /// The most tokens it wrote, when measured with a counter ([`measure_tokens`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<usize>,
     /// The paradigm in which it wrote the most (empty when silent in all).
@@ -89,6 +90,53 @@ pub fn measure(pipeline: &Pipeline, paradigms: &[Paradigm]) -> Sizes {
     sizes(&Renders::new(pipeline, paradigms), paradigms)
 }
 
+/// [`measure`], with tokens counted by `counter` as well as bytes: per layer
+/// (the most it wrote) and per path and mode (the largest whole prompt).
+///
+/// ```standalone_crate
+/// use prompt_core::contract::{measure_tokens, Paradigm};
+/// use prompt_core::tokens::ApproxCounter;
+/// use prompt_core::{prompt_layer, Context, Pipeline};
+///
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], modes = [Full], text = "Be brief and exact.")]
+/// struct Brief;
+///
+/// let sizes = measure_tokens(&Pipeline::collect().unwrap(), &[Paradigm::new("bare", Context::new())], &ApproxCounter);
+/// assert_eq!(sizes.assemblies[0].layers[0].tokens, Some(5));
+/// assert_eq!(sizes.assemblies[0].tokens, Some(5));
+/// ```
+pub fn measure_tokens(
+    pipeline: &Pipeline,
+    paradigms: &[Paradigm],
+    counter: &dyn TokenCounter,
+) -> Sizes {
+    let renders = Renders::new(pipeline, paradigms);
+    let mut sizes = sizes(&renders, paradigms);
+    for item in &renders.items {
+        let Some(entry) = sizes
+            .assemblies
+            .iter_mut()
+            .find(|a| a.path == item.path && a.mode == item.mode)
+        else {
+            continue;
+        };
+        let whole = counter.count(&item.prompt.text())
+            + item.prompt.reminder().map_or(0, |r| counter.count(r));
+        entry.tokens = Some(entry.tokens.unwrap_or(0).max(whole));
+        for segment in item.segments() {
+            if let Some(size) = entry
+                .layers
+                .iter_mut()
+                .find(|s| s.name == segment.layer.name)
+            {
+                let tokens = counter.count(segment.text);
+                size.tokens = Some(size.tokens.unwrap_or(0).max(tokens));
+            }
+        }
+    }
+    sizes
+}
+
 pub(crate) fn sizes(renders: &Renders<'_>, paradigms: &[Paradigm]) -> Sizes {
     let mut assemblies: Vec<AssemblySize> = Vec::new();
     for item in &renders.items {
@@ -104,7 +152,6 @@ pub(crate) fn sizes(renders: &Renders<'_>, paradigms: &[Paradigm]) -> Sizes {
                     mode: item.mode,
                     stable_bytes: 0,
                     dynamic_bytes: 0,
-                    // Seam: count tokens here once `prompt_core::tokens` exists.
                     tokens: None,
                     layers: trace
                         .layers
