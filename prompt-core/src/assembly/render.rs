@@ -127,19 +127,44 @@ impl Plan<'_> {
         session: &Context,
         turn: &Context,
     ) -> Result<StablePrefix, AssemblyError> {
-        let outputs = self.render(path, Stability::Stable, session, turn)?;
-        let text = self.join(&outputs);
-        let layers = outputs
+        // Each layer writes into the (empty) scratch buffer and is appended to
+        // the prefix at once: one copy of its bytes, no `String` of its own.
+        let mut text = String::new();
+        let mut spoken = Vec::with_capacity(self.pipeline.len());
+        let mut scratch = SCRATCH.take();
+        let mut result = Ok(());
+        for entry in self.entries(path, Stability::Stable) {
+            scratch.clear();
+            match self.render_one(entry, path, session, turn, &mut scratch) {
+                Ok(notes) => {
+                    self.push_joined(&mut text, &scratch);
+                    // A silent layer's range is empty.
+                    let end = text.len();
+                    spoken.push((entry.spec(), end - scratch.len(), end, notes));
+                }
+                Err(error) => {
+                    result = Err(error);
+                    break;
+                }
+            }
+        }
+        if scratch.capacity() <= SCRATCH_KEEP {
+            SCRATCH.set(scratch);
+        }
+        result?;
+        let tokens = self.counter.map(|c| c.count(&text));
+        let text = Arc::new(text);
+        let layers = spoken
             .into_iter()
-            .map(|output| {
-                let mut trace = layer_trace(&output.spec, &output.text, output.notes, self.counter);
-                trace.fingerprint = LazyFingerprint::of(output.text);
+            .map(|(spec, start, end, notes)| {
+                let mut trace = layer_trace(spec, &text[start..end], notes, self.counter);
+                trace.fingerprint = LazyFingerprint::of(Arc::clone(&text), start, end);
                 trace
             })
             .collect();
         Ok(Arc::new(StableTrace {
-            tokens: self.counter.map(|c| c.count(&text)),
-            text: Arc::new(text),
+            tokens,
+            text,
             layers,
             fingerprint: OnceLock::new(),
         }))

@@ -53,36 +53,48 @@ impl LayerTrace {
 
     /// A Stable layer's output text (empty for Dynamic layers).
     pub(crate) fn stable_text(&self) -> &str {
-        match &self.fingerprint {
-            LazyFingerprint::None => "",
-            LazyFingerprint::Of { text, .. } => text,
-        }
+        self.fingerprint.text()
     }
 }
 
-/// A Stable layer's fingerprint, hashed from its text only when read: a cold
-/// build that nobody asks for fingerprints spends nothing on them.
+/// A Stable layer's fingerprint, hashed from its text (a range of the shared
+/// prefix) only when read: a cold build that nobody asks for fingerprints
+/// spends nothing on them.
 #[derive(Clone)]
 pub(crate) enum LazyFingerprint {
     None,
     Of {
-        text: String,
+        prefix: Arc<String>,
+        start: usize,
+        end: usize,
         digest: OnceLock<Fingerprint>,
     },
 }
 
 impl LazyFingerprint {
-    pub(crate) fn of(text: String) -> Self {
+    /// The fingerprint of `prefix[start..end]`.
+    pub(crate) fn of(prefix: Arc<String>, start: usize, end: usize) -> Self {
         Self::Of {
-            text,
+            prefix,
+            start,
+            end,
             digest: OnceLock::new(),
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Self::None => "",
+            Self::Of {
+                prefix, start, end, ..
+            } => &prefix[*start..*end],
         }
     }
 
     fn get(&self) -> Option<Fingerprint> {
         match self {
             Self::None => None,
-            Self::Of { text, digest } => Some(*digest.get_or_init(|| Fingerprint::of(text))),
+            Self::Of { digest, .. } => Some(*digest.get_or_init(|| Fingerprint::of(self.text()))),
         }
     }
 
@@ -96,7 +108,7 @@ impl PartialEq for LazyFingerprint {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Self::None, Self::None) => true,
-            (Self::Of { text: a, .. }, Self::Of { text: b, .. }) => a == b,
+            (Self::Of { .. }, Self::Of { .. }) => self.text() == other.text(),
             _ => false,
         }
     }
