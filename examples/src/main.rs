@@ -308,7 +308,7 @@ fn trace_summary(trace: &AssemblyTrace) -> String {
         trace.path,
         trace.mode,
         trace.stable_bytes,
-        trace.stable_fingerprint.short(),
+        trace.stable_fingerprint().short(),
         trace.dynamic_bytes
     );
     for layer in &trace.layers {

@@ -143,8 +143,10 @@ fn the_stable_dynamic_split_holds_in_every_mode() {
             .position(|l| l.stability == Stability::Dynamic)
             .unwrap();
         assert!(
-            trace.layers[first_dynamic..]
+            trace
+                .layers
                 .iter()
+                .skip(first_dynamic)
                 .all(|l| l.stability == Stability::Dynamic)
         );
         let bytes = |stability| -> usize {

@@ -96,8 +96,8 @@ pub mod tokens;
 pub mod __private_v1;
 
 pub use assembly::{
-    AssembledPrompt, AssemblyError, AssemblyTrace, DEFAULT_SEPARATOR, LayerTrace, PromptBuilder,
-    PromptSession, SystemPromptPart,
+    AssembledPrompt, AssemblyError, AssemblyTrace, DEFAULT_SEPARATOR, LayerTrace, LayerTraces,
+    LayerTracesIter, PromptBuilder, PromptSession, PromptText, SystemPromptPart,
 };
 pub use context::{Context, LayerInput, Notes};
 pub use fingerprint::Fingerprint;

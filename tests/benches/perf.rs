@@ -5,12 +5,16 @@
 //!
 //! `cargo bench -p prompt-tests --bench perf`; BENCHMARKS.md has the figures.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use prompt_core::{Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render, Stability};
-use prompt_tests::{TEST, spec};
+use prompt_layers::{RuntimeFacts, load_session};
+use prompt_tests::{FixtureWorkspace, TEST, spec};
 
 const STABLE: usize = 32;
 const DYNAMIC: usize = 10;
@@ -253,6 +257,28 @@ fn benches(c: &mut Criterion) {
             |entries| Pipeline::from_layers(TEST, entries).unwrap(),
             criterion::BatchSize::SmallInput,
         )
+    });
+
+    // The standard pipeline over the fixture workspace: loading a session's
+    // sources, then a warm call.
+    let ws = FixtureWorkspace::new();
+    let config = common::full_config(&ws);
+    group.bench_function("standard: load_session (fixture workspace)", |b| {
+        b.iter(|| load_session(black_box(&config)))
+    });
+    let standard = Pipeline::collect().expect("the standard pipeline is valid");
+    let standard_session = PromptBuilder::new(&standard)
+        .session(load_session(&config).expect("the fixture session loads"));
+    group.bench_function("standard: warm PromptSession::build_cached", |b| {
+        b.iter(|| {
+            let turn = Context::new().with(RuntimeFacts {
+                date: Some("2026-11-29".into()),
+                model: Some("opus".into()),
+                cwd: Some("/repo".into()),
+                ..RuntimeFacts::default()
+            });
+            standard_session.build_cached(black_box(&turn)).unwrap()
+        })
     });
     group.finish();
 

@@ -151,7 +151,7 @@ fn cached_prompts_have_a_cached_stable_part_then_an_uncached_dynamic_part() {
             SystemPromptPart::new("T", false),
         ]
     );
-    assert_eq!(prompt.trace().stable_fingerprint, Fingerprint::of("P"));
+    assert_eq!(prompt.trace().stable_fingerprint(), Fingerprint::of("P"));
     assert_eq!(
         (prompt.trace().stable_bytes, prompt.trace().dynamic_bytes),
         (1, 1)

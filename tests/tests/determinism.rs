@@ -60,7 +60,11 @@ fn render() -> String {
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&session, &turn)
         .unwrap();
-    format!("{:?}\n{}", prompt.text(), prompt.trace().stable_fingerprint)
+    format!(
+        "{:?}\n{}",
+        prompt.text(),
+        prompt.trace().stable_fingerprint()
+    )
 }
 
 #[test]
@@ -127,7 +131,7 @@ fn the_fingerprint_is_the_sha256_of_the_prefix() {
         .unwrap();
     assert_eq!(prompt.stable(), "You are careful.");
     assert_eq!(
-        prompt.trace().stable_fingerprint.to_string(),
+        prompt.trace().stable_fingerprint().to_string(),
         "1c8263f8d319d73353265e4d405142d93205d9f02a972d6c6d5e749b83c75b97"
     );
 }

@@ -541,7 +541,7 @@ fn the_cache_key_is_the_pipeline_and_the_stable_fingerprint() {
     let key = prompt_cache_key(&prompt);
     assert_eq!(
         key,
-        format!("test-{}", prompt.trace().stable_fingerprint.short())
+        format!("test-{}", prompt.trace().stable_fingerprint().short())
     );
     assert_eq!(
         key,

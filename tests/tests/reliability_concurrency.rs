@@ -42,8 +42,8 @@ fn sixteen_threads_assemble_byte_identical_prompts_from_one_session() {
                         .filter(|_| {
                             let prompt = shared.build_cached(&turn).unwrap();
                             prompt.parts() != expected.parts()
-                                || prompt.trace().stable_fingerprint
-                                    != expected.trace().stable_fingerprint
+                                || prompt.trace().stable_fingerprint()
+                                    != expected.trace().stable_fingerprint()
                         })
                         .count()
                 })

@@ -86,7 +86,7 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
 
     let prompts = render_turns(args.workspace, &base_date, turns)?;
     let first = &prompts[0];
-    let pipeline = first.trace().pipeline.clone();
+    let pipeline = first.trace().pipeline.to_owned();
     if let Some((turn, _)) = prompts
         .iter()
         .enumerate()

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::budget::TokenBudget;
 use crate::context::Context;
-use crate::layer::{AssemblyPath, PromptMode, Stability};
+use crate::layer::{AssemblyPath, PromptMode};
 use crate::pipeline::Pipeline;
 use crate::tokens::TokenCounter;
 
@@ -169,7 +169,6 @@ impl<'p> PromptBuilder<'p> {
     ) -> Result<AssembledPrompt, AssemblyError> {
         let plan = self.plan();
         let stable = plan.stable_prefix(path, session, turn)?;
-        let dynamic = plan.render(path, Stability::Dynamic, session, turn)?;
-        plan.assemble(path, &stable, dynamic)
+        plan.assemble(path, &stable, session, turn, None)
     }
 }

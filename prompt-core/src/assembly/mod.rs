@@ -5,10 +5,12 @@ mod error;
 mod prompt;
 mod render;
 mod session;
+mod text;
 mod trace;
 
 pub use builder::{DEFAULT_SEPARATOR, PromptBuilder};
 pub use error::AssemblyError;
 pub use prompt::{AssembledPrompt, SystemPromptPart};
 pub use session::PromptSession;
-pub use trace::{AssemblyTrace, LayerTrace};
+pub use text::PromptText;
+pub use trace::{AssemblyTrace, LayerTrace, LayerTraces, LayerTracesIter};

@@ -1,7 +1,10 @@
 //! The assembled prompt and its parts.
 
-use serde::Serialize;
+use std::borrow::Cow;
 
+use serde::{Serialize, Serializer};
+
+use super::text::PromptText;
 use super::trace::AssemblyTrace;
 use crate::layer::AssemblyPath;
 
@@ -9,8 +12,9 @@ use crate::layer::AssemblyPath;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct SystemPromptPart {
-    /// The text.
-    pub content: String,
+    /// The text: reads as a `str`; shared, not copied, when it is a
+    /// session's stable prefix.
+    pub content: PromptText,
     /// Whether a provider should put a cache breakpoint after this block.
     pub cache: bool,
 }
@@ -19,7 +23,7 @@ impl SystemPromptPart {
     /// A part holding `content`, marked for a cache breakpoint when `cache`.
     pub fn new(content: impl Into<String>, cache: bool) -> Self {
         Self {
-            content: content.into(),
+            content: PromptText::from(content.into()),
             cache,
         }
     }
@@ -32,18 +36,39 @@ impl SystemPromptPart {
 /// `{cache: false}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AssembledPrompt {
-    parts: Vec<SystemPromptPart>,
+    #[serde(serialize_with = "serialize_parts")]
+    parts: Parts,
     #[serde(skip_serializing_if = "Option::is_none")]
     reminder: Option<String>,
-    separator: String,
+    separator: Cow<'static, str>,
     trace: AssemblyTrace,
+}
+
+/// One part (Basic) or two (Cached), held inline: no allocation per prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Parts {
+    Basic([SystemPromptPart; 1]),
+    Cached([SystemPromptPart; 2]),
+}
+
+impl Parts {
+    fn as_slice(&self) -> &[SystemPromptPart] {
+        match self {
+            Parts::Basic(parts) => parts,
+            Parts::Cached(parts) => parts,
+        }
+    }
+}
+
+fn serialize_parts<S: Serializer>(parts: &Parts, serializer: S) -> Result<S::Ok, S::Error> {
+    parts.as_slice().serialize(serializer)
 }
 
 impl AssembledPrompt {
     pub(crate) fn new(
-        parts: Vec<SystemPromptPart>,
+        parts: Parts,
         reminder: Option<String>,
-        separator: String,
+        separator: Cow<'static, str>,
         trace: AssemblyTrace,
     ) -> Self {
         Self {
@@ -67,13 +92,13 @@ impl AssembledPrompt {
 
     /// The parts, in order.
     pub fn parts(&self) -> &[SystemPromptPart] {
-        &self.parts
+        self.parts.as_slice()
     }
 
     /// The cacheable prefix: the cached part's text. Empty on the Basic path,
     /// which caches nothing.
     pub fn stable(&self) -> &str {
-        self.parts
+        self.parts()
             .iter()
             .find(|p| p.cache)
             .map_or("", |p| p.content.as_str())
@@ -82,7 +107,7 @@ impl AssembledPrompt {
     /// The uncached text: the dynamic suffix on the Cached path, the whole
     /// prompt on the Basic path.
     pub fn dynamic(&self) -> &str {
-        self.parts
+        self.parts()
             .iter()
             .find(|p| !p.cache)
             .map_or("", |p| p.content.as_str())
@@ -97,8 +122,13 @@ impl AssembledPrompt {
     /// separator. For layers on both paths, a Cached prompt's `text()` equals
     /// the Basic prompt.
     pub fn text(&self) -> String {
-        let mut text = String::new();
-        for part in self.parts.iter().filter(|p| !p.content.is_empty()) {
+        let parts = self.parts().iter().filter(|p| !p.content.is_empty());
+        let len = parts
+            .clone()
+            .map(|p| p.content.len() + self.separator.len())
+            .sum();
+        let mut text = String::with_capacity(len);
+        for part in self.parts().iter().filter(|p| !p.content.is_empty()) {
             if !text.is_empty() {
                 text.push_str(&self.separator);
             }

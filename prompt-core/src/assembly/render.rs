@@ -1,15 +1,19 @@
 //! The one place layers are run and their outputs joined.
 
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use super::error::AssemblyError;
-use super::prompt::{AssembledPrompt, SystemPromptPart};
-use super::trace::{AssemblyTrace, LayerTrace};
+use super::prompt::{AssembledPrompt, Parts, SystemPromptPart};
+use super::text::PromptText;
+use super::trace::{AssemblyTrace, LayerTrace, LayerTraces, LazyFingerprint, StableTrace};
 use crate::budget::{self, BudgetUnit, Candidate, TokenBudget};
 use crate::context::{Context, LayerInput, Notes};
-use crate::fingerprint::Fingerprint;
 use crate::layer::{AssemblyPath, Channel, LayerSpec, PromptMode, Stability};
-use crate::pipeline::Pipeline;
+use crate::pipeline::{LayerEntry, Pipeline};
 use crate::tokens::{ApproxCounter, TokenCounter};
 
 /// What one layer wrote.
@@ -20,14 +24,26 @@ pub(crate) struct LayerOutput {
     pub(crate) notes: Vec<String>,
 }
 
-/// The Stable layers' outputs, joined and fingerprinted once: a session reuses it for every turn.
-#[derive(Debug, Clone)]
-pub(crate) struct StablePrefix {
-    outputs: Vec<LayerOutput>,
-    /// One per output, in order: what the trace shows for each Stable layer.
-    fingerprints: Vec<Fingerprint>,
-    text: String,
-    fingerprint: Fingerprint,
+/// The Stable layers' outputs, joined once and shared by every prompt of a
+/// session; fingerprinted only when someone reads a fingerprint.
+pub(crate) type StablePrefix = Arc<StableTrace>;
+
+/// The Dynamic layers' joined outputs and traces for one call.
+struct DynamicOutput {
+    system: String,
+    reminder: String,
+    layers: Vec<LayerTrace>,
+    budget: Option<budget::BudgetTrace>,
+}
+
+/// A scratch buffer larger than this is not kept for the next call.
+const SCRATCH_KEEP: usize = 64 * 1024;
+
+thread_local! {
+    /// Where a Dynamic layer writes before its text is appended to the
+    /// prompt: each layer still starts from an empty `String`, and a warm
+    /// call allocates none.
+    static SCRATCH: Cell<String> = const { Cell::new(String::new()) };
 }
 
 /// What a build needs besides the contexts.
@@ -35,47 +51,66 @@ pub(crate) struct StablePrefix {
 pub(crate) struct Plan<'a> {
     pub(crate) pipeline: &'a Pipeline,
     pub(crate) mode: PromptMode,
-    pub(crate) separator: &'a str,
+    pub(crate) separator: &'a Cow<'static, str>,
     pub(crate) budget: Option<TokenBudget>,
     pub(crate) counter: Option<&'a dyn TokenCounter>,
 }
 
 impl Plan<'_> {
-    /// Runs every layer of `stability` that is on `path` and in the mode, in order.
+    /// The entries of `stability` that are on `path` and in the mode, in order.
+    fn entries(
+        &self,
+        path: AssemblyPath,
+        stability: Stability,
+    ) -> impl Iterator<Item = &LayerEntry> + '_ {
+        self.pipeline.entries().iter().filter(move |e| {
+            let spec = e.spec();
+            spec.stability == stability && spec.on_path(path) && spec.in_mode(self.mode)
+        })
+    }
+
+    /// Runs one layer into `out` (empty), and returns its notes.
     ///
     /// A layer that panics is caught and named: the pipeline, the session and
     /// other threads keep working.
-    pub(crate) fn render(
+    fn render_one(
+        &self,
+        entry: &LayerEntry,
+        path: AssemblyPath,
+        session: &Context,
+        turn: &Context,
+        out: &mut String,
+    ) -> Result<Vec<String>, AssemblyError> {
+        let spec = entry.spec();
+        let notes = Notes::new();
+        let input = LayerInput::new(spec, session, turn, path, self.mode).with_notes(&notes);
+        catch_unwind(AssertUnwindSafe(|| entry.render(out, &input))).map_err(|payload| {
+            AssemblyError::LayerPanicked {
+                layer: spec.name,
+                location: spec.location(),
+                message: panic_message(payload.as_ref()),
+            }
+        })?;
+        Ok(notes.into_vec())
+    }
+
+    /// Runs every layer of `stability` that is on `path` and in the mode, in
+    /// order, each into its own `String`.
+    fn render(
         &self,
         path: AssemblyPath,
         stability: Stability,
         session: &Context,
         turn: &Context,
     ) -> Result<Vec<LayerOutput>, AssemblyError> {
-        self.pipeline
-            .entries()
-            .iter()
-            .filter(|e| {
-                let spec = e.spec();
-                spec.stability == stability && spec.on_path(path) && spec.in_mode(self.mode)
-            })
+        self.entries(path, stability)
             .map(|entry| {
-                let spec = entry.spec();
                 let mut text = String::new();
-                let notes = Notes::new();
-                let input =
-                    LayerInput::new(spec, session, turn, path, self.mode).with_notes(&notes);
-                catch_unwind(AssertUnwindSafe(|| entry.render(&mut text, &input))).map_err(
-                    |payload| AssemblyError::LayerPanicked {
-                        layer: spec.name,
-                        location: spec.location(),
-                        message: panic_message(payload.as_ref()),
-                    },
-                )?;
+                let notes = self.render_one(entry, path, session, turn, &mut text)?;
                 Ok(LayerOutput {
-                    spec: *spec,
+                    spec: *entry.spec(),
                     text,
-                    notes: notes.into_vec(),
+                    notes,
                 })
             })
             .collect()
@@ -92,35 +127,146 @@ impl Plan<'_> {
         session: &Context,
         turn: &Context,
     ) -> Result<StablePrefix, AssemblyError> {
-        let outputs = self.render(path, Stability::Stable, session, turn)?;
-        let text = self.join(&outputs);
-        Ok(StablePrefix {
-            fingerprint: Fingerprint::of(&text),
-            fingerprints: outputs.iter().map(|o| Fingerprint::of(&o.text)).collect(),
-            outputs,
+        // Each layer writes into the (empty) scratch buffer and is appended to
+        // the prefix at once: one copy of its bytes, no `String` of its own.
+        let mut text = String::new();
+        let mut spoken = Vec::with_capacity(self.pipeline.len());
+        let mut scratch = SCRATCH.take();
+        let mut result = Ok(());
+        for entry in self.entries(path, Stability::Stable) {
+            scratch.clear();
+            match self.render_one(entry, path, session, turn, &mut scratch) {
+                Ok(notes) => {
+                    self.push_joined(&mut text, &scratch);
+                    // A silent layer's range is empty.
+                    let end = text.len();
+                    spoken.push((entry.spec(), end - scratch.len(), end, notes));
+                }
+                Err(error) => {
+                    result = Err(error);
+                    break;
+                }
+            }
+        }
+        if scratch.capacity() <= SCRATCH_KEEP {
+            SCRATCH.set(scratch);
+        }
+        result?;
+        let tokens = self.counter.map(|c| c.count(&text));
+        let text = Arc::new(text);
+        let layers = spoken
+            .into_iter()
+            .map(|(spec, start, end, notes)| {
+                let mut trace = layer_trace(spec, &text[start..end], notes, self.counter);
+                trace.fingerprint = LazyFingerprint::of(Arc::clone(&text), start, end);
+                trace
+            })
+            .collect();
+        Ok(Arc::new(StableTrace {
+            tokens,
             text,
+            layers,
+            fingerprint: OnceLock::new(),
+        }))
+    }
+
+    /// Runs the Dynamic layers straight into the joined texts: no `String`
+    /// per layer, no join. `capacity` is a guess at the system text's length.
+    fn render_dynamic(
+        &self,
+        path: AssemblyPath,
+        stable: &StableTrace,
+        session: &Context,
+        turn: &Context,
+        capacity: usize,
+    ) -> Result<DynamicOutput, AssemblyError> {
+        let mut system = String::with_capacity(capacity);
+        let mut reminder = String::new();
+        let mut layers =
+            Vec::with_capacity(self.pipeline.len().saturating_sub(stable.layers.len()));
+        let mut scratch = SCRATCH.take();
+        let mut result = Ok(());
+        for entry in self.entries(path, Stability::Dynamic) {
+            scratch.clear();
+            let notes = match self.render_one(entry, path, session, turn, &mut scratch) {
+                Ok(notes) => notes,
+                Err(error) => {
+                    result = Err(error);
+                    break;
+                }
+            };
+            let spec = entry.spec();
+            let joined = match spec.channel {
+                Channel::System => &mut system,
+                Channel::Reminder => &mut reminder,
+            };
+            self.push_joined(joined, &scratch);
+            layers.push(layer_trace(spec, &scratch, notes, self.counter));
+        }
+        if scratch.capacity() <= SCRATCH_KEEP {
+            SCRATCH.set(scratch);
+        }
+        result.map(|()| DynamicOutput {
+            system,
+            reminder,
+            layers,
+            budget: None,
         })
     }
 
-    /// Fits `dynamic` into the budget, if one is set: sheds and cuts Dynamic
-    /// layers in place, and returns the budget's trace and its notice.
+    /// Renders the Dynamic layers, each into its own `String`, and fits them
+    /// into the budget: sheds and cuts them, and adds the budget's notice.
+    fn render_fitted(
+        &self,
+        path: AssemblyPath,
+        stable: &StableTrace,
+        session: &Context,
+        turn: &Context,
+        budget: TokenBudget,
+    ) -> Result<DynamicOutput, AssemblyError> {
+        let mut dynamic = self.render(path, Stability::Dynamic, session, turn)?;
+        let trace = self.fit(budget, stable, &mut dynamic)?;
+        let mut system = self.join(dynamic.iter().filter(|o| o.spec.channel == Channel::System));
+        let reminder = self.join(
+            dynamic
+                .iter()
+                .filter(|o| o.spec.channel == Channel::Reminder),
+        );
+        if let Some(notice) = trace.notice.as_deref() {
+            if !system.is_empty() {
+                system.push_str(self.separator);
+            }
+            system.push_str(notice);
+        }
+        let layers = dynamic
+            .into_iter()
+            .map(|o| layer_trace(&o.spec, &o.text, o.notes, self.counter))
+            .collect();
+        Ok(DynamicOutput {
+            system,
+            reminder,
+            layers,
+            budget: Some(trace),
+        })
+    }
+
+    /// Fits `dynamic` into `budget`: sheds and cuts Dynamic layers in place,
+    /// and returns the budget's trace and its notice.
     fn fit(
         &self,
-        stable: &StablePrefix,
+        budget: TokenBudget,
+        stable: &StableTrace,
         dynamic: &mut [LayerOutput],
-    ) -> Result<Option<budget::BudgetTrace>, AssemblyError> {
-        let Some(budget) = self.budget else {
-            return Ok(None);
-        };
+    ) -> Result<budget::BudgetTrace, AssemblyError> {
         let counter = self.counter.unwrap_or(&ApproxCounter);
         let measure = |text: &str| match budget.unit() {
             BudgetUnit::Chars => text.chars().count(),
             BudgetUnit::Tokens => counter.count(text),
         };
         let stable_layers: Vec<(&'static str, &str)> = stable
-            .outputs
+            .layers
             .iter()
-            .map(|o| (o.spec.name, o.text.as_str()))
+            .map(|l| (l.name, l.stable_text()))
             .collect();
         let mut candidates: Vec<Candidate> = dynamic
             .iter_mut()
@@ -159,97 +305,112 @@ impl Plan<'_> {
                 ));
             }
         }
-        Ok(Some(trace))
+        Ok(trace)
     }
 
-    /// Joins the prefix and the Dynamic outputs (from [`render`](Self::render))
-    /// into the prompt for `path`, and records the trace.
+    /// Runs the Dynamic layers and joins them after the prefix into the
+    /// prompt for `path`, and records the trace.
+    ///
+    /// `hint` remembers the longest dynamic text seen, so that the next call
+    /// sizes its `String` once.
     pub(crate) fn assemble(
         &self,
         path: AssemblyPath,
         stable: &StablePrefix,
-        mut dynamic: Vec<LayerOutput>,
+        session: &Context,
+        turn: &Context,
+        hint: Option<&AtomicUsize>,
     ) -> Result<AssembledPrompt, AssemblyError> {
-        let budget = self.fit(stable, &mut dynamic)?;
-        let dynamic = &dynamic;
-        let stable_text = stable.text.clone();
-        let mut dynamic_text =
-            self.join(dynamic.iter().filter(|o| o.spec.channel == Channel::System));
-        let reminder = self.join(
-            dynamic
-                .iter()
-                .filter(|o| o.spec.channel == Channel::Reminder),
-        );
-        if let Some(notice) = budget.as_ref().and_then(|b| b.notice.as_deref()) {
-            if !dynamic_text.is_empty() {
-                dynamic_text.push_str(self.separator);
+        let dynamic = match self.budget {
+            None => {
+                // With room for a turn whose values are a little longer.
+                let capacity = hint.map_or(0, |h| {
+                    let longest = h.load(Ordering::Relaxed);
+                    longest + longest / 8
+                });
+                self.render_dynamic(path, stable, session, turn, capacity)?
             }
-            dynamic_text.push_str(notice);
+            Some(budget) => self.render_fitted(path, stable, session, turn, budget)?,
+        };
+        if let Some(hint) = hint {
+            hint.fetch_max(dynamic.system.len(), Ordering::Relaxed);
         }
+        let DynamicOutput {
+            system: dynamic_text,
+            reminder,
+            layers,
+            budget,
+        } = dynamic;
         let trace = AssemblyTrace {
-            pipeline: self.pipeline.name().to_owned(),
+            pipeline: self.pipeline.name(),
             path,
             mode: self.mode,
-            layers: stable
-                .outputs
-                .iter()
-                .zip(&stable.fingerprints)
-                .map(|(output, fingerprint)| layer_trace(output, Some(*fingerprint), self.counter))
-                .chain(
-                    dynamic
-                        .iter()
-                        .map(|output| layer_trace(output, None, self.counter)),
-                )
-                .collect(),
-            stable_bytes: stable_text.len(),
+            layers: LayerTraces::new(Arc::clone(stable), layers),
+            stable_bytes: stable.text.len(),
             dynamic_bytes: dynamic_text.len(),
             reminder_bytes: reminder.len(),
             tokenizer: self.counter.map(|c| c.name()),
-            stable_tokens: self.counter.map(|c| c.count(&stable_text)),
+            stable_tokens: stable.tokens,
             dynamic_tokens: self.counter.map(|c| c.count(&dynamic_text)),
-            stable_fingerprint: stable.fingerprint,
             budget,
         };
         trace.emit();
         let parts = match path {
-            AssemblyPath::Cached => vec![
+            AssemblyPath::Cached => Parts::Cached([
                 SystemPromptPart {
-                    content: stable_text,
+                    content: PromptText::shared(Arc::clone(&stable.text)),
                     cache: true,
                 },
                 SystemPromptPart {
-                    content: dynamic_text,
+                    content: dynamic_text.into(),
                     cache: false,
                 },
-            ],
+            ]),
             AssemblyPath::Basic => {
-                let mut whole = stable_text;
+                let mut whole = String::with_capacity(
+                    stable.text.len() + self.separator.len() + dynamic_text.len(),
+                );
+                whole.push_str(&stable.text);
                 if !whole.is_empty() && !dynamic_text.is_empty() {
                     whole.push_str(self.separator);
                 }
                 whole.push_str(&dynamic_text);
-                vec![SystemPromptPart {
-                    content: whole,
+                Parts::Basic([SystemPromptPart {
+                    content: whole.into(),
                     cache: false,
-                }]
+                }])
             }
         };
         Ok(AssembledPrompt::new(
             parts,
             (!reminder.is_empty()).then_some(reminder),
-            self.separator.to_owned(),
+            self.separator.clone(),
             trace,
         ))
     }
 
-    /// Non-empty outputs joined with the separator; silent layers leave no trace in the text.
-    fn join<'o>(&self, outputs: impl IntoIterator<Item = &'o LayerOutput>) -> String {
-        let mut joined = String::new();
-        for output in outputs.into_iter().filter(|o| !o.text.is_empty()) {
-            if !joined.is_empty() {
-                joined.push_str(self.separator);
-            }
-            joined.push_str(&output.text);
+    /// Appends `text` to `joined`, after the separator if both are non-empty;
+    /// silent layers leave no trace in the text.
+    fn push_joined(&self, joined: &mut String, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if !joined.is_empty() {
+            joined.push_str(self.separator);
+        }
+        joined.push_str(text);
+    }
+
+    /// Non-empty outputs joined with the separator, in one allocation.
+    fn join<'o>(&self, outputs: impl IntoIterator<Item = &'o LayerOutput> + Clone) -> String {
+        let len = outputs
+            .clone()
+            .into_iter()
+            .map(|o| o.text.len() + self.separator.len())
+            .sum();
+        let mut joined = String::with_capacity(len);
+        for output in outputs {
+            self.push_joined(&mut joined, &output.text);
         }
         joined
     }
@@ -266,20 +427,22 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// A layer's trace, without a fingerprint.
 fn layer_trace(
-    output: &LayerOutput,
-    fingerprint: Option<Fingerprint>,
+    spec: &LayerSpec,
+    text: &str,
+    notes: Vec<String>,
     counter: Option<&dyn TokenCounter>,
 ) -> LayerTrace {
     LayerTrace {
-        name: output.spec.name,
-        priority: output.spec.priority,
-        stability: output.spec.stability,
-        bytes: output.text.len(),
-        silent: output.text.is_empty(),
-        notes: output.notes.clone(),
-        channel: output.spec.channel,
-        fingerprint,
-        tokens: counter.map(|c| c.count(&output.text)),
+        name: spec.name,
+        priority: spec.priority,
+        stability: spec.stability,
+        bytes: text.len(),
+        silent: text.is_empty(),
+        notes,
+        channel: spec.channel,
+        fingerprint: LazyFingerprint::None,
+        tokens: counter.map(|c| c.count(text)),
     }
 }

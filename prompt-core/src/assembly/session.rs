@@ -1,13 +1,14 @@
 //! `PromptSession`: one session's context, with its stable prefix rendered once.
 
 use std::sync::OnceLock;
+use std::sync::atomic::AtomicUsize;
 
 use super::builder::PromptBuilder;
 use super::error::AssemblyError;
 use super::prompt::AssembledPrompt;
 use super::render::StablePrefix;
 use crate::context::Context;
-use crate::layer::{AssemblyPath, Stability};
+use crate::layer::AssemblyPath;
 
 /// A [`PromptBuilder`] bound to one session's context.
 ///
@@ -25,7 +26,7 @@ use crate::layer::{AssemblyPath, Stability};
 /// let session = PromptBuilder::new(&pipeline).session(Context::new());
 /// let first = session.build_cached(&Context::new())?;
 /// let second = session.build_cached(&Context::new())?;
-/// assert_eq!(first.trace().stable_fingerprint, second.trace().stable_fingerprint);
+/// assert_eq!(first.trace().stable_fingerprint(), second.trace().stable_fingerprint());
 /// # Ok::<(), prompt_core::AssemblyError>(())
 /// ```
 #[derive(Debug)]
@@ -34,6 +35,8 @@ pub struct PromptSession<'p> {
     session: Context,
     /// Stable outputs per path: index 0 Basic, 1 Cached.
     stable: [OnceLock<StablePrefix>; 2],
+    /// The longest dynamic text so far: a call sizes its `String` once.
+    dynamic_len: AtomicUsize,
 }
 
 impl<'p> PromptSession<'p> {
@@ -42,6 +45,7 @@ impl<'p> PromptSession<'p> {
             builder,
             session,
             stable: [OnceLock::new(), OnceLock::new()],
+            dynamic_len: AtomicUsize::new(0),
         }
     }
 
@@ -81,7 +85,6 @@ impl<'p> PromptSession<'p> {
                 slot.get_or_init(|| prefix)
             }
         };
-        let dynamic = plan.render(path, Stability::Dynamic, &self.session, turn)?;
-        plan.assemble(path, stable, dynamic)
+        plan.assemble(path, stable, &self.session, turn, Some(&self.dynamic_len))
     }
 }

@@ -1,6 +1,13 @@
 //! What an assembly did, layer by layer.
 
-use serde::Serialize;
+use std::fmt;
+use std::iter::Chain;
+use std::ops::Index;
+use std::slice;
+use std::sync::{Arc, OnceLock};
+
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
 use crate::budget::BudgetTrace;
 use crate::fingerprint::Fingerprint;
@@ -23,11 +30,9 @@ pub struct LayerTrace {
     /// What the layer noted: why it is silent, what its sources cut.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
-    /// Fingerprint of the layer's output, for Stable layers (`None` for
-    /// Dynamic ones): when the prefix fingerprint changes, the first Stable
-    /// layer whose fingerprint changed is the one that busted the cache.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fingerprint: Option<Fingerprint>,
+    /// See [`fingerprint`](Self::fingerprint).
+    #[serde(skip_serializing_if = "LazyFingerprint::is_none")]
+    pub(crate) fingerprint: LazyFingerprint,
     /// Where its text went: the system prompt, or the reminder
     /// ([`AssembledPrompt::reminder`](crate::AssembledPrompt::reminder)).
     pub channel: Channel,
@@ -36,22 +41,243 @@ pub struct LayerTrace {
     pub tokens: Option<usize>,
 }
 
+impl LayerTrace {
+    /// Fingerprint of the layer's output, for Stable layers (`None` for
+    /// Dynamic ones): when the prefix fingerprint changes, the first Stable
+    /// layer whose fingerprint changed is the one that busted the cache.
+    ///
+    /// Computed when first asked for, then remembered.
+    pub fn fingerprint(&self) -> Option<Fingerprint> {
+        self.fingerprint.get()
+    }
+
+    /// A Stable layer's output text (empty for Dynamic layers).
+    pub(crate) fn stable_text(&self) -> &str {
+        self.fingerprint.text()
+    }
+}
+
+/// A Stable layer's fingerprint, hashed from its text (a range of the shared
+/// prefix) only when read: a cold build that nobody asks for fingerprints
+/// spends nothing on them.
+#[derive(Clone)]
+pub(crate) enum LazyFingerprint {
+    None,
+    Of {
+        prefix: Arc<String>,
+        start: usize,
+        end: usize,
+        digest: OnceLock<Fingerprint>,
+    },
+}
+
+impl LazyFingerprint {
+    /// The fingerprint of `prefix[start..end]`.
+    pub(crate) fn of(prefix: Arc<String>, start: usize, end: usize) -> Self {
+        Self::Of {
+            prefix,
+            start,
+            end,
+            digest: OnceLock::new(),
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Self::None => "",
+            Self::Of {
+                prefix, start, end, ..
+            } => &prefix[*start..*end],
+        }
+    }
+
+    fn get(&self) -> Option<Fingerprint> {
+        match self {
+            Self::None => None,
+            Self::Of { digest, .. } => Some(*digest.get_or_init(|| Fingerprint::of(self.text()))),
+        }
+    }
+
+    fn is_none(&self) -> bool {
+        matches!(self, Self::None)
+    }
+}
+
+// Equal texts have equal fingerprints, and different ones (practically) not.
+impl PartialEq for LazyFingerprint {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::None, Self::None) => true,
+            (Self::Of { .. }, Self::Of { .. }) => self.text() == other.text(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for LazyFingerprint {}
+
+impl fmt::Debug for LazyFingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.get(), f)
+    }
+}
+
+impl Serialize for LazyFingerprint {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.get().serialize(serializer)
+    }
+}
+
+/// What a session renders once and every one of its prompts shares: the
+/// stable prefix, its layers' traces, and (lazily) its fingerprint.
+#[derive(Debug)]
+pub(crate) struct StableTrace {
+    pub(crate) text: Arc<String>,
+    pub(crate) layers: Vec<LayerTrace>,
+    pub(crate) tokens: Option<usize>,
+    pub(crate) fingerprint: OnceLock<Fingerprint>,
+}
+
+impl StableTrace {
+    fn fingerprint(&self) -> Fingerprint {
+        *self.fingerprint.get_or_init(|| Fingerprint::of(&self.text))
+    }
+}
+
+/// The traces of every layer of one assembly, in render order: the Stable
+/// layers' (shared by every prompt of a session), then the Dynamic layers'.
+///
+/// Reads like a slice of [`LayerTrace`]: `iter()`, `len()`, `get(i)`,
+/// `layers[i]`, `for layer in &layers`, and `==` with an array or a `Vec`.
+#[derive(Clone)]
+pub struct LayerTraces {
+    stable: Arc<StableTrace>,
+    dynamic: Vec<LayerTrace>,
+}
+
+/// The iterator of [`LayerTraces::iter`].
+pub type LayerTracesIter<'a> = Chain<slice::Iter<'a, LayerTrace>, slice::Iter<'a, LayerTrace>>;
+
+impl LayerTraces {
+    pub(crate) fn new(stable: Arc<StableTrace>, dynamic: Vec<LayerTrace>) -> Self {
+        Self { stable, dynamic }
+    }
+
+    /// Every layer's trace, in render order.
+    pub fn iter(&self) -> LayerTracesIter<'_> {
+        self.stable.layers.iter().chain(&self.dynamic)
+    }
+
+    /// How many layers took part.
+    pub fn len(&self) -> usize {
+        self.stable.layers.len() + self.dynamic.len()
+    }
+
+    /// Whether no layer took part.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `index`th layer's trace, in render order.
+    pub fn get(&self, index: usize) -> Option<&LayerTrace> {
+        let stable = &self.stable.layers;
+        match index.checked_sub(stable.len()) {
+            None => stable.get(index),
+            Some(index) => self.dynamic.get(index),
+        }
+    }
+
+    /// The Stable layers' traces, in render order.
+    pub fn stable(&self) -> &[LayerTrace] {
+        &self.stable.layers
+    }
+
+    /// The Dynamic layers' traces, in render order.
+    pub fn dynamic(&self) -> &[LayerTrace] {
+        &self.dynamic
+    }
+
+    /// Every layer's trace, copied into a `Vec`.
+    pub fn to_vec(&self) -> Vec<LayerTrace> {
+        self.iter().cloned().collect()
+    }
+}
+
+impl Index<usize> for LayerTraces {
+    type Output = LayerTrace;
+
+    fn index(&self, index: usize) -> &LayerTrace {
+        let len = self.len();
+        self.get(index)
+            .unwrap_or_else(|| panic!("layer index {index} out of range for {len} layers"))
+    }
+}
+
+impl<'a> IntoIterator for &'a LayerTraces {
+    type Item = &'a LayerTrace;
+    type IntoIter = LayerTracesIter<'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for LayerTraces {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for LayerTraces {}
+
+impl PartialEq<[LayerTrace]> for LayerTraces {
+    fn eq(&self, other: &[LayerTrace]) -> bool {
+        self.iter().eq(other)
+    }
+}
+
+impl<const N: usize> PartialEq<[LayerTrace; N]> for LayerTraces {
+    fn eq(&self, other: &[LayerTrace; N]) -> bool {
+        self.iter().eq(other)
+    }
+}
+
+impl PartialEq<Vec<LayerTrace>> for LayerTraces {
+    fn eq(&self, other: &Vec<LayerTrace>) -> bool {
+        self.iter().eq(other)
+    }
+}
+
+impl fmt::Debug for LayerTraces {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for LayerTraces {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
 /// The record of one assembly: which layers spoke, how much, and the stable
 /// prefix's fingerprint. Also emitted as a `tracing` event (target
 /// `prompt_core::assembly`), so `RUST_LOG=prompt_core=debug` shows it once
 /// the application installs a `tracing` subscriber (e.g. `tracing_subscriber::fmt()
 /// .with_env_filter(..).init()`); without one, nothing is printed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// Serializes with a `stable_fingerprint` field after `dynamic_tokens`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct AssemblyTrace {
     /// The pipeline assembled.
-    pub pipeline: String,
+    pub pipeline: &'static str,
     /// The path assembled.
     pub path: AssemblyPath,
     /// The mode assembled.
     pub mode: PromptMode,
     /// Every layer that was on the path and in the mode, in render order.
-    pub layers: Vec<LayerTrace>,
+    pub layers: LayerTraces,
     /// Bytes of the stable prefix (the Stable layers' joined output).
     pub stable_bytes: usize,
     /// Bytes of the dynamic suffix (the Dynamic layers' joined output).
@@ -60,22 +286,53 @@ pub struct AssemblyTrace {
     /// sent in the last user message rather than the system prompt.
     pub reminder_bytes: usize,
     /// The token counter's name (`approx`, `o200k_base`, ...), when the build had one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tokenizer: Option<&'static str>,
     /// Tokens of the stable prefix, when the build had a token counter.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub stable_tokens: Option<usize>,
     /// Tokens of the dynamic suffix (the budget's notice included), when the build had a token counter.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub dynamic_tokens: Option<usize>,
-    /// Fingerprint of the stable prefix.
-    pub stable_fingerprint: Fingerprint,
     /// What the token budget did, when the build had one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetTrace>,
 }
 
+impl Serialize for AssemblyTrace {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("AssemblyTrace", 12)?;
+        s.serialize_field("pipeline", self.pipeline)?;
+        s.serialize_field("path", &self.path)?;
+        s.serialize_field("mode", &self.mode)?;
+        s.serialize_field("layers", &self.layers)?;
+        s.serialize_field("stable_bytes", &self.stable_bytes)?;
+        s.serialize_field("dynamic_bytes", &self.dynamic_bytes)?;
+        s.serialize_field("reminder_bytes", &self.reminder_bytes)?;
+        optional(&mut s, "tokenizer", &self.tokenizer)?;
+        optional(&mut s, "stable_tokens", &self.stable_tokens)?;
+        optional(&mut s, "dynamic_tokens", &self.dynamic_tokens)?;
+        s.serialize_field("stable_fingerprint", &self.stable_fingerprint())?;
+        optional(&mut s, "budget", &self.budget)?;
+        s.end()
+    }
+}
+
+/// A field that is left out when `None`.
+fn optional<S: SerializeStruct, T: Serialize>(
+    s: &mut S,
+    key: &'static str,
+    value: &Option<T>,
+) -> Result<(), S::Error> {
+    match value {
+        Some(value) => s.serialize_field(key, value),
+        None => s.skip_field(key),
+    }
+}
+
 impl AssemblyTrace {
+    /// Fingerprint of the stable prefix: computed when first asked for, then
+    /// shared by every prompt of the session.
+    pub fn stable_fingerprint(&self) -> Fingerprint {
+        self.layers.stable.fingerprint()
+    }
+
     /// Names of the layers that wrote nothing, in render order.
     pub fn silent(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.layers.iter().filter(|l| l.silent).map(|l| l.name)
@@ -87,8 +344,9 @@ impl AssemblyTrace {
     }
 
     pub(crate) fn emit(&self) {
+        const TARGET: &str = "prompt_core::assembly";
         tracing::debug!(
-            target: "prompt_core::assembly",
+            target: TARGET,
             pipeline = %self.pipeline,
             path = %self.path,
             mode = %self.mode,
@@ -96,14 +354,18 @@ impl AssemblyTrace {
             silent = ?self.silent().collect::<Vec<_>>(),
             stable_bytes = self.stable_bytes,
             dynamic_bytes = self.dynamic_bytes,
-            stable_fingerprint = %self.stable_fingerprint.short(),
+            stable_fingerprint = %self.stable_fingerprint().short(),
             budget_shed = ?self.budget.as_ref().map(|b| &b.shed),
             budget_notice = ?self.budget.as_ref().and_then(|b| b.notice.as_deref()),
             "assembled system prompt",
         );
+        // One check, not one per layer, when nobody listens.
+        if !tracing::enabled!(target: TARGET, tracing::Level::TRACE) {
+            return;
+        }
         for layer in &self.layers {
             tracing::trace!(
-                target: "prompt_core::assembly",
+                target: TARGET,
                 layer = layer.name,
                 priority = layer.priority,
                 stability = %layer.stability,

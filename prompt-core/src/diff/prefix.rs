@@ -59,7 +59,7 @@ impl StablePrefix {
                 .map(|s| s.text),
         );
         Ok(Self {
-            pipeline: trace.pipeline.clone(),
+            pipeline: trace.pipeline.to_owned(),
             path: trace.path,
             mode: trace.mode,
             layers: segments

@@ -22,54 +22,50 @@ pub(crate) fn problems(pipeline: &PipelineSpec, specs: &[&LayerSpec]) -> Vec<Pro
     let mut previous: Option<&LayerSpec> = None;
 
     for &spec in specs {
-        let layer = LayerRef::from(spec);
+        // Built only for a problem: formatting a location for every layer
+        // would be most of the cost of validating a valid pipeline.
+        let layer = || LayerRef::from(spec);
         if !spec.in_pipeline(pipeline.name) {
             problems.push(Problem::WrongPipeline {
-                layer: layer.clone(),
+                layer: layer(),
                 declared: spec.pipelines.to_vec(),
                 expected: pipeline.name.to_owned(),
             });
         }
         for &path in spec.paths.iter().filter(|p| !pipeline.serves_path(**p)) {
             problems.push(Problem::PathNotServed {
-                layer: layer.clone(),
+                layer: layer(),
                 path,
                 pipeline: pipeline.name.to_owned(),
             });
         }
         if !is_snake_case(spec.name) {
-            problems.push(Problem::BadName {
-                layer: layer.clone(),
-            });
+            problems.push(Problem::BadName { layer: layer() });
         }
         if !spec.stability.admits(spec.priority) {
             problems.push(Problem::OutOfBand {
-                layer: layer.clone(),
+                layer: layer(),
                 priority: spec.priority,
                 stability: spec.stability,
             });
         }
         if spec.paths.is_empty() {
-            problems.push(Problem::NoPaths {
-                layer: layer.clone(),
-            });
+            problems.push(Problem::NoPaths { layer: layer() });
         }
         if spec.modes.is_empty() {
-            problems.push(Problem::NoModes {
-                layer: layer.clone(),
-            });
+            problems.push(Problem::NoModes { layer: layer() });
         }
         if let Some(prev) = previous.filter(|p| p.priority == spec.priority) {
             problems.push(Problem::DuplicatePriority {
                 first: prev.into(),
-                second: layer.clone(),
+                second: layer(),
                 priority: spec.priority,
             });
         }
         match by_name.entry(spec.name) {
             Entry::Occupied(first) => problems.push(Problem::DuplicateName {
                 first: (*first.get()).into(),
-                second: layer,
+                second: layer(),
                 name: spec.name,
             }),
             Entry::Vacant(slot) => {

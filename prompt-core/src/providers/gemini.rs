@@ -131,7 +131,9 @@ impl GenerateContentRequest {
     pub fn new(prompt: &AssembledPrompt) -> Self {
         Self {
             cached_content: None,
-            system_instruction: Content::system(prompt.parts().iter().map(|p| p.content.clone())),
+            system_instruction: Content::system(
+                prompt.parts().iter().map(|p| p.content.to_string()),
+            ),
             contents: Vec::new(),
             generation_config: None,
             head_alone: false,

@@ -56,7 +56,7 @@ pub fn prompt_cache_key(prompt: &AssembledPrompt) -> String {
     format!(
         "{}-{}",
         &trace.pipeline[..end],
-        trace.stable_fingerprint.short()
+        trace.stable_fingerprint().short()
     )
 }
 

@@ -202,7 +202,7 @@ pub fn system_blocks(prompt: &AssembledPrompt, ttl: CacheTtl) -> Vec<TextBlock> 
         .iter()
         .filter(|part| !part.content.is_empty())
         .map(|part| TextBlock {
-            text: part.content.clone(),
+            text: part.content.to_string(),
             cache_control: part.cache.then_some(CacheControl::new(ttl)),
         })
         .collect()
