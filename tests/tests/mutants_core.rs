@@ -3,8 +3,9 @@
 
 use prompt_core::budget::TokenBudget;
 use prompt_core::{
-    Channel, Context, DefaultPipeline, LayerEntry, LayerLink, LayerRef, LayerSpec, Notes, Pipeline,
-    Problem, PromptBuilder, PromptPipeline, Relation, Stability, Yields, prompt_layer,
+    AssemblyError, Channel, Context, DefaultPipeline, LayerEntry, LayerLink, LayerRef, LayerSpec,
+    Notes, Pipeline, Problem, PromptBuilder, PromptPipeline, Relation, Stability, Yields,
+    prompt_layer,
 };
 use prompt_tests::{Fixed, TEST, spec};
 
@@ -318,4 +319,117 @@ fn a_notice_alone_has_no_leading_separator() {
     let budget = prompt.trace().budget.as_ref().unwrap();
     assert_eq!(budget.shed, ["hints"]);
     assert_eq!(prompt.dynamic(), budget.notice.as_deref().unwrap());
+}
+
+const FETCH: &str = ". Fetch details again with your tools if you need them.]";
+
+/// The notice counts what was left out exactly, and lists omitted and
+/// shortened layers separately: a Truncate layer that cannot fit even empty
+/// goes whole (omitted, all of it counted) and the next one is cut (shortened,
+/// the difference counted).
+#[test]
+fn the_notice_counts_and_sorts_what_gave_way() {
+    let pipeline = Pipeline::from_layers(
+        TEST,
+        [
+            LayerEntry::new(spec("persona", 1, Stability::Stable), Fixed("S".to_owned())),
+            LayerEntry::new(
+                spec("recent", 10_000, Stability::Dynamic).with_yields(Yields::Truncate),
+                Fixed("r".repeat(100)),
+            ),
+            LayerEntry::new(
+                spec("older", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
+                Fixed("o".repeat(100)),
+            ),
+        ],
+    )
+    .unwrap();
+    let prompt = PromptBuilder::new(&pipeline)
+        .budget(TokenBudget::chars(200))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let budget = prompt.trace().budget.clone().unwrap();
+    assert!(budget.shed.is_empty());
+    let cuts: Vec<(&str, usize, bool)> = budget
+        .truncated
+        .iter()
+        .map(|t| (t.name, t.from, t.to == 0))
+        .collect();
+    assert_eq!(cuts, [("older", 100, true), ("recent", 100, false)]);
+    let kept = budget.truncated[1].to;
+    assert!(kept > 4, "{budget:?}");
+    assert_eq!(
+        budget.notice.as_deref().unwrap(),
+        format!(
+            "[Trimmed to fit the prompt budget: {} chars left out; omitted: older; shortened: recent{FETCH}",
+            200 - kept
+        )
+    );
+    assert_eq!(budget.after, 200);
+}
+
+/// A notice names three layers, then counts the rest.
+#[test]
+fn the_notice_names_three_layers_and_counts_the_rest() {
+    let shed = |n: usize| {
+        let names = ["a", "b", "c", "d"];
+        let mut layers = vec![("persona", 1, Stability::Stable, "S")];
+        let text = "x".repeat(100);
+        for (i, name) in names.iter().take(n).enumerate() {
+            layers.push((*name, 10_000 + i as u32, Stability::Dynamic, text.as_str()));
+        }
+        let prompt = PromptBuilder::new(&prompt_tests::fixed(&layers))
+            .budget(TokenBudget::chars(200))
+            .build_cached(&Context::new(), &Context::new())
+            .unwrap();
+        prompt.trace().budget.clone().unwrap().notice.unwrap()
+    };
+    assert_eq!(
+        shed(3),
+        format!("[Trimmed to fit the prompt budget: 300 chars left out; omitted: c, b, a{FETCH}")
+    );
+    assert_eq!(
+        shed(4),
+        format!(
+            "[Trimmed to fit the prompt budget: 400 chars left out; omitted: d, c, b and 1 more{FETCH}"
+        )
+    );
+}
+
+/// A prefix exactly at the limit is not over it: the build goes on to shed,
+/// and fails only because the notice no longer fits beside the prefix.
+#[test]
+fn a_stable_prefix_exactly_at_the_limit_is_not_over_budget() {
+    let pipeline = prompt_tests::fixed(&[
+        ("persona", 1, Stability::Stable, &"s".repeat(100)),
+        ("hints", 10_000, Stability::Dynamic, "hint"),
+    ]);
+    let error = PromptBuilder::new(&pipeline)
+        .budget(TokenBudget::chars(100))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap_err();
+    assert!(
+        matches!(error, AssemblyError::KeptOverBudget { limit: 100, .. }),
+        "{error:?}"
+    );
+}
+
+/// The error for a prefix over budget names its largest layers, never a
+/// silent one.
+#[test]
+fn a_prefix_over_budget_names_no_silent_layer() {
+    let pipeline = prompt_tests::fixed(&[
+        ("persona", 1, Stability::Stable, &"s".repeat(100)),
+        ("memory", 2, Stability::Stable, ""),
+        ("rules", 3, Stability::Stable, "rrr"),
+    ]);
+    let error = PromptBuilder::new(&pipeline)
+        .budget(TokenBudget::chars(50))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap_err();
+    let AssemblyError::StablePrefixOverBudget { largest, .. } = error else {
+        panic!("{error:?}");
+    };
+    let largest: Vec<(&str, usize)> = largest.iter().map(|l| (l.name, l.size)).collect();
+    assert_eq!(largest, [("persona", 100), ("rules", 3)]);
 }
