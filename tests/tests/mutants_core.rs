@@ -30,31 +30,34 @@ fn truncating(text: &str) -> Pipeline {
 /// The cut is *the* longest that fits, not merely one that fits: with text that
 /// has no whitespace to trim and a removed count that keeps its digits, one more
 /// kept character costs exactly one more character, so the longest cut fills the
-/// budget to the character.
+/// budget to the character. Short texts keep less than half, long ones more
+/// (a binary search that runs the wrong way finds one side but not the other).
 #[test]
 fn the_truncated_layer_keeps_the_longest_cut_that_fits() {
-    let text: String = ('a'..='z').cycle().take(300).collect();
-    let pipeline = truncating(&text);
-    let free = PromptBuilder::new(&pipeline)
-        .build_cached(&Context::new(), &Context::new())
-        .unwrap();
-    let whole = free.text().chars().count();
-    // Limits whose cuts leave out between 100 and 299 characters of the 300
-    // (the notice takes about 130 of the budget).
-    for limit in [whole - 100, whole - 123, whole - 140] {
-        let fitted = PromptBuilder::new(&pipeline)
-            .budget(TokenBudget::chars(limit))
+    for len in [300, 1000] {
+        let text: String = ('a'..='z').cycle().take(len).collect();
+        let pipeline = truncating(&text);
+        let free = PromptBuilder::new(&pipeline)
             .build_cached(&Context::new(), &Context::new())
             .unwrap();
-        let budget = fitted.trace().budget.as_ref().unwrap();
-        assert!(budget.shed.is_empty(), "{budget:?}");
-        assert_eq!(budget.truncated.len(), 1, "{budget:?}");
-        assert_eq!(budget.after, limit, "not the longest cut: {budget:?}");
-        assert_eq!(fitted.text().chars().count(), limit);
-        let body = fitted.dynamic().split("\n[…]").next().unwrap();
-        assert!(text.starts_with(body), "{body:?}");
-        let cut = &budget.truncated[0];
-        assert_eq!((cut.from, cut.to), (300, body.chars().count() + 4));
+        let whole = free.text().chars().count();
+        // Each cut leaves out between 100 and 999 characters (the notice
+        // takes about 130 of the budget).
+        for limit in [whole - 100, whole - 123, whole - 140] {
+            let fitted = PromptBuilder::new(&pipeline)
+                .budget(TokenBudget::chars(limit))
+                .build_cached(&Context::new(), &Context::new())
+                .unwrap();
+            let budget = fitted.trace().budget.as_ref().unwrap();
+            assert!(budget.shed.is_empty(), "{budget:?}");
+            assert_eq!(budget.truncated.len(), 1, "{budget:?}");
+            assert_eq!(budget.after, limit, "not the longest cut: {budget:?}");
+            assert_eq!(fitted.text().chars().count(), limit);
+            let body = fitted.dynamic().split("\n[…]").next().unwrap();
+            assert!(text.starts_with(body), "{body:?}");
+            let cut = &budget.truncated[0];
+            assert_eq!((cut.from, cut.to), (len, body.chars().count() + 4));
+        }
     }
 }
 
