@@ -90,8 +90,7 @@ pub(crate) fn fit(
             trace.truncated.pop();
             (size, to, notice)
         };
-        // The longest cut that fits: binary search over boundaries, then
-        // verify (token counts are not strictly monotone in the cut).
+        // The longest cut that fits: binary search over char boundaries.
         let (mut lo, mut hi) = (0usize, boundaries.len());
         while lo + 1 < hi {
             let mid = (lo + hi) / 2;
@@ -101,23 +100,20 @@ pub(crate) fn fit(
                 hi = mid;
             }
         }
-        let mut pick = lo;
-        loop {
-            let (size, to, notice) = attempt(dynamic, &mut trace, boundaries[pick]);
-            if size <= limit {
-                trace.truncated.push(TruncatedLayer {
-                    name: dynamic[i].name,
-                    from,
-                    to,
-                });
-                trace.after = size;
-                trace.notice = Some(notice);
-                return Ok(trace);
-            }
-            if pick == 0 {
-                break;
-            }
-            pick -= 1;
+        // `lo` is a cut the search saw fit, or 0 (keep nothing), which it never
+        // tried: one attempt settles it. (The search returns a cut that fits
+        // even when token counts are not monotone in the cut; it may then not
+        // be the longest.)
+        let (size, to, notice) = attempt(dynamic, &mut trace, boundaries[lo]);
+        if size <= limit {
+            trace.truncated.push(TruncatedLayer {
+                name: dynamic[i].name,
+                from,
+                to,
+            });
+            trace.after = size;
+            trace.notice = Some(notice);
+            return Ok(trace);
         }
         // Even an empty cut does not fit: the layer goes whole, and the next one is cut.
         dynamic[i].text.clear();
