@@ -1,0 +1,60 @@
+//! Each reference agent's Cached prompt as every provider receives it:
+//! the Anthropic Messages body (cache breakpoint on the stable block, the
+//! reminder in the last user turn), the OpenAI Responses body (routed by
+//! `prompt_cache_key`) and the Gemini implicit-caching body.
+
+use prompt_core::AssemblyPath;
+use prompt_core::providers::Message;
+use prompt_core::providers::anthropic::MessagesRequest;
+use prompt_core::providers::gemini::GenerateContentRequest;
+use prompt_core::providers::openai::{ResponsesRequest, prompt_cache_key};
+use prompt_examples::agents::{Agent, RenderRequest};
+
+#[test]
+fn every_agent_as_each_provider_receives_it() {
+    for agent in Agent::ALL {
+        let request = RenderRequest {
+            workspace: agent.fixture(),
+            path: AssemblyPath::Cached,
+            mode: None,
+            date: Some("2026-11-29".into()),
+            model: Some("claude-sonnet-4-5".into()),
+        };
+        let prompt = agent.render(&request).unwrap().prompt;
+        let user = Message::user("Continue.");
+
+        let mut anthropic =
+            MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024).message(user.clone());
+        anthropic.with_reminder(prompt.reminder()).unwrap();
+        let anthropic = serde_json::to_value(&anthropic).unwrap();
+        // The stable block carries the one system breakpoint; no block is empty.
+        let system = anthropic["system"].as_array().unwrap();
+        assert_eq!(system[0]["text"], prompt.stable(), "{agent}");
+        assert_eq!(system[0]["cache_control"]["type"], "ephemeral", "{agent}");
+        assert!(system.iter().all(|b| b["text"] != ""), "{agent}");
+        insta::assert_snapshot!(
+            format!("{agent}_anthropic"),
+            serde_json::to_string_pretty(&anthropic).unwrap()
+        );
+
+        let openai =
+            serde_json::to_value(ResponsesRequest::new(&prompt, "gpt-5").message(user.clone()))
+                .unwrap();
+        assert_eq!(
+            openai["prompt_cache_key"],
+            prompt_cache_key(&prompt),
+            "{agent}"
+        );
+        insta::assert_snapshot!(
+            format!("{agent}_openai"),
+            serde_json::to_string_pretty(&openai).unwrap()
+        );
+
+        let gemini =
+            serde_json::to_value(GenerateContentRequest::new(&prompt).message(user)).unwrap();
+        insta::assert_snapshot!(
+            format!("{agent}_gemini"),
+            serde_json::to_string_pretty(&gemini).unwrap()
+        );
+    }
+}
