@@ -10,6 +10,15 @@ use prompt_core::providers::gemini::GenerateContentRequest;
 use prompt_core::providers::openai::{ResponsesRequest, prompt_cache_key};
 use prompt_examples::agents::{Agent, RenderRequest};
 
+/// The body as pretty JSON, with the fixture's absolute path (the runtime
+/// facts state the working directory) replaced so the snapshot is the same
+/// on every machine.
+fn machine_free(body: &serde_json::Value, agent: Agent) -> String {
+    serde_json::to_string_pretty(body)
+        .unwrap()
+        .replace(&agent.fixture().display().to_string(), "<fixture>")
+}
+
 #[test]
 fn every_agent_as_each_provider_receives_it() {
     for agent in Agent::ALL {
@@ -34,7 +43,7 @@ fn every_agent_as_each_provider_receives_it() {
         assert!(system.iter().all(|b| b["text"] != ""), "{agent}");
         insta::assert_snapshot!(
             format!("{agent}_anthropic"),
-            serde_json::to_string_pretty(&anthropic).unwrap()
+            machine_free(&anthropic, agent)
         );
 
         let openai =
@@ -45,16 +54,10 @@ fn every_agent_as_each_provider_receives_it() {
             prompt_cache_key(&prompt),
             "{agent}"
         );
-        insta::assert_snapshot!(
-            format!("{agent}_openai"),
-            serde_json::to_string_pretty(&openai).unwrap()
-        );
+        insta::assert_snapshot!(format!("{agent}_openai"), machine_free(&openai, agent));
 
         let gemini =
             serde_json::to_value(GenerateContentRequest::new(&prompt).message(user)).unwrap();
-        insta::assert_snapshot!(
-            format!("{agent}_gemini"),
-            serde_json::to_string_pretty(&gemini).unwrap()
-        );
+        insta::assert_snapshot!(format!("{agent}_gemini"), machine_free(&gemini, agent));
     }
 }
