@@ -2,7 +2,10 @@
 //! `manifest --all`, run as a user runs them, their output snapshotted.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::command;
 
 /// A small workspace: a project memory, an AGENTS.md and one skill.
 struct Workspace {
@@ -64,17 +67,6 @@ impl Workspace {
             .replace(self.path(), "<ws>")
             .replace(&format!("- OS: {}", std::env::consts::OS), "- OS: <os>")
     }
-}
-
-fn command(args: &[&str], home: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_prompt"));
-    command
-        .args(args)
-        .env("HOME", home)
-        .env("TZ", "UTC")
-        .env_remove("RUST_LOG")
-        .env_remove("SHELL");
-    command
 }
 
 fn prompt(args: &[&str], home: &Path) -> Output {

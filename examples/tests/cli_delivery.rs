@@ -1,8 +1,10 @@
 //! `prompt render --format anthropic|openai|gemini|claude-cli`, the budget and
 //! tokenizer flags, and `prompt cache`, run as a user runs them.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::command;
 
 use serde_json::Value;
 
@@ -47,17 +49,6 @@ impl Workspace {
             .output()
             .expect("the prompt binary runs")
     }
-}
-
-fn command(args: &[&str], home: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_prompt"));
-    command
-        .args(args)
-        .env("HOME", home)
-        .env("TZ", "UTC")
-        .env_remove("RUST_LOG")
-        .env_remove("SHELL");
-    command
 }
 
 /// `prompt <args>` from this crate's directory, for the reference agents'
