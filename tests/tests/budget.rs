@@ -72,6 +72,7 @@ fn over_budget_sheds_the_least_important_dynamic_layer_and_keeps_the_stable_pref
     // The cached part is byte-for-byte the unbudgeted one.
     assert_eq!(fitted.parts()[0], free.parts()[0]);
     let budget = fitted.trace().budget.as_ref().unwrap();
+    assert!(budget.trimmed(), "shedding a layer is trimming");
     assert_eq!(budget.shed, ["hints"]);
     assert!(budget.after <= size - 20);
     assert_eq!(fitted.text().chars().count(), budget.after);
@@ -341,8 +342,13 @@ fn yields_from_the_spec_decide_who_gives_way() {
 #[test]
 fn a_token_counter_puts_tokens_in_the_trace_and_measures_the_budget() {
     let pipeline = pipeline();
-    let prompt = PromptBuilder::new(&pipeline)
-        .counter(ApproxCounter)
+    let builder = PromptBuilder::new(&pipeline).counter(ApproxCounter);
+    // A builder's Debug names its counter (a counter has no Debug of its own).
+    assert!(
+        format!("{builder:?}").contains("counter: Some(approx)"),
+        "{builder:?}"
+    );
+    let prompt = builder
         .build_cached(&Context::new(), &Context::new())
         .unwrap();
     let trace = prompt.trace();

@@ -436,3 +436,14 @@ fn a_prefix_over_budget_names_no_silent_layer() {
     let largest: Vec<(&str, usize)> = largest.iter().map(|l| (l.name, l.size)).collect();
     assert_eq!(largest, [("persona", 100), ("rules", 3)]);
 }
+
+/// `LayerEntry`'s `Debug` names the layer, so a pipeline printed in a test
+/// failure or a log says which layers it holds.
+#[test]
+fn a_layer_entry_debugs_as_its_name() {
+    let entry = LayerEntry::new(
+        spec("persona", 100, Stability::Stable),
+        Fixed(String::new()),
+    );
+    assert_eq!(format!("{entry:?}"), r#"LayerEntry("persona")"#);
+}

@@ -126,6 +126,8 @@ fn a_layer_of_a_pipeline_can_be_dropped_or_replaced_by_name() {
             "dynamic_first"
         ]
     );
+    assert_eq!(without.len(), 4);
+    assert!(!without.is_empty());
     let replaced = without
         .with_layer(LayerEntry::new(
             spec("my_mid", 300, Stability::Stable).with_pipelines(&["default"]),
@@ -142,6 +144,11 @@ fn a_layer_of_a_pipeline_can_be_dropped_or_replaced_by_name() {
         &error.problems[..],
         [Problem::UnknownLayer { name, known }] if name == "stable_midd" && known.contains(&"stable_mid".to_owned())
     ));
+
+    let all = Pipeline::collect().unwrap();
+    let every: Vec<&str> = names(&all);
+    let none = Pipeline::collect().unwrap().without(&every).unwrap();
+    assert!(none.is_empty(), "every layer removed: {:?}", names(&none));
 }
 
 #[test]

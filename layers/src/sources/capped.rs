@@ -232,6 +232,10 @@ mod tests {
     #[test]
     fn sizes_read_like_a_person_writes_them() {
         assert_eq!(Size(512).to_string(), "512 B");
+        assert_eq!(Size(1023).to_string(), "1023 B");
+        // Exactly one unit is that unit, not 1024 of the smaller one.
+        assert_eq!(Size(1024).to_string(), "1 KiB");
+        assert_eq!(Size(1 << 20).to_string(), "1 MiB");
         assert_eq!(Size(16 * 1024).to_string(), "16 KiB");
         assert_eq!(Size(21_262).to_string(), "20.8 KiB");
         assert_eq!(Size(3 * 1024 * 1024 / 2).to_string(), "1.5 MiB");

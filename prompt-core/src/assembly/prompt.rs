@@ -122,9 +122,10 @@ impl AssembledPrompt {
     /// separator. For layers on both paths, a Cached prompt's `text()` equals
     /// the Basic prompt.
     pub fn text(&self) -> String {
-        let parts = self.parts().iter().filter(|p| !p.content.is_empty());
-        let len = parts
-            .clone()
+        // At most one separator per part: a bound, not the exact length.
+        let len = self
+            .parts()
+            .iter()
             .map(|p| p.content.len() + self.separator.len())
             .sum();
         let mut text = String::with_capacity(len);
