@@ -447,3 +447,13 @@ fn a_layer_entry_debugs_as_its_name() {
     );
     assert_eq!(format!("{entry:?}"), r#"LayerEntry("persona")"#);
 }
+
+/// A session hands back the context it was given, so code holding only the
+/// session (a tool, a sub-agent) reads the same session facts the layers saw.
+#[test]
+fn a_session_hands_back_its_context() {
+    struct Branch(&'static str);
+    let pipeline = truncating("notes");
+    let session = PromptBuilder::new(&pipeline).session(Context::new().with(Branch("main")));
+    assert_eq!(session.context().get::<Branch>().map(|b| b.0), Some("main"));
+}

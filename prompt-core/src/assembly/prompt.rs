@@ -122,20 +122,12 @@ impl AssembledPrompt {
     /// separator. For layers on both paths, a Cached prompt's `text()` equals
     /// the Basic prompt.
     pub fn text(&self) -> String {
-        // At most one separator per part: a bound, not the exact length.
-        let len = self
-            .parts()
+        self.parts()
             .iter()
-            .map(|p| p.content.len() + self.separator.len())
-            .sum();
-        let mut text = String::with_capacity(len);
-        for part in self.parts().iter().filter(|p| !p.content.is_empty()) {
-            if !text.is_empty() {
-                text.push_str(&self.separator);
-            }
-            text.push_str(&part.content);
-        }
-        text
+            .filter(|p| !p.content.is_empty())
+            .map(|p| p.content.as_str())
+            .collect::<Vec<_>>()
+            .join(&self.separator)
     }
 
     /// The path this prompt was assembled on.
