@@ -457,3 +457,57 @@ fn a_session_hands_back_its_context() {
     let session = PromptBuilder::new(&pipeline).session(Context::new().with(Branch("main")));
     assert_eq!(session.context().get::<Branch>().map(|b| b.0), Some("main"));
 }
+
+fn persona(text: &str) -> Pipeline {
+    Pipeline::from_layers(
+        TEST,
+        [
+            LayerEntry::new(
+                spec("persona", 100, Stability::Stable),
+                Fixed(text.to_owned()),
+            ),
+            LayerEntry::new(
+                spec("notes", 10_000, Stability::Dynamic),
+                Fixed("a note".to_owned()),
+            ),
+        ],
+    )
+    .unwrap()
+}
+
+/// A Stable layer's trace carries the fingerprint of exactly its own text
+/// (how `prompt cache` names the layer that busted the cache); a Dynamic
+/// layer's carries none, and serializes without the key.
+#[test]
+fn a_stable_layer_trace_fingerprints_its_own_text_and_a_dynamic_one_none() {
+    let prompt = PromptBuilder::new(&persona("You are terse."))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let stable = prompt.trace().layer("persona").unwrap();
+    let dynamic = prompt.trace().layer("notes").unwrap();
+    assert_eq!(
+        stable.fingerprint(),
+        Some(prompt_core::Fingerprint::of("You are terse."))
+    );
+    assert_eq!(dynamic.fingerprint(), None);
+    let json = |t| serde_json::to_value(t).unwrap();
+    assert_eq!(
+        json(stable)["fingerprint"],
+        serde_json::json!(prompt_core::Fingerprint::of("You are terse."))
+    );
+    assert!(
+        json(dynamic).get("fingerprint").is_none(),
+        "{}",
+        json(dynamic)
+    );
+
+    // Traces compare by what the layer wrote: another text, another trace.
+    let again = PromptBuilder::new(&persona("You are terse."))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let other = PromptBuilder::new(&persona("You are wordy."))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(again.trace().layer("persona"), Some(stable));
+    assert_ne!(other.trace().layer("persona"), Some(stable));
+}

@@ -56,3 +56,163 @@ fn an_absent_dated_file_is_skipped_without_a_problem() {
     assert_eq!(read.entries.len(), 1);
     assert_eq!(read.entries[0].text, "The API is versioned.");
 }
+
+/// A line of invalid UTF-8 in a dated file is a malformed line, counted and
+/// noted like any other, and the valid lines around it are kept.
+#[test]
+fn a_dated_line_of_invalid_utf8_is_counted_as_malformed() {
+    let ws = tempfile::tempdir().unwrap();
+    let mut bytes = br#"{"text": "Kept.", "created_at": "2026-11-02T09:30:00Z"}"#.to_vec();
+    bytes.extend_from_slice(b"\n\xff\xfe not utf-8\n");
+    std::fs::write(ws.path().join("facts.jsonl"), bytes).unwrap();
+    let spec = DatedSpec {
+        text_key: "text",
+        time_key: "created_at",
+        budget: Budget::Bytes(1024),
+        max_entries: 10,
+        read_cap: 1024,
+        now: "2026-11-30T00:00:00Z".parse().unwrap(),
+    };
+    let read = DatedEntries::load(
+        &[(ws.path().join("facts.jsonl"), Root::new(ws.path(), ""))],
+        &spec,
+    );
+    assert_eq!(read.malformed, 1);
+    assert_eq!(read.notes(), ["skipped 1 malformed line(s)"]);
+    assert_eq!(read.entries.len(), 1);
+}
+
+mod templates {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    use prompt_layers::sources::{SourceError, TemplateLimits, Templates};
+
+    fn shared(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        dir
+    }
+
+    fn render(templates: &Templates, source: &str) -> Result<String, SourceError> {
+        templates.render_str(Path::new("base.md"), source, &BTreeMap::new())
+    }
+
+    /// The template size limit is 256 KiB: a 100 KiB template renders whole.
+    #[test]
+    fn a_template_under_the_256_kib_limit_renders_whole() {
+        let big = "x".repeat(100 * 1024);
+        let dir = shared(&[("big.md", &big)]);
+        let templates = Templates::new(Some(dir.path().to_owned())).with_limits(TemplateLimits {
+            max_output: 1 << 20,
+            ..TemplateLimits::default()
+        });
+        let text = render(&templates, "{% include \"@shared/big.md\" %}").unwrap();
+        assert_eq!(text.len(), big.len());
+    }
+
+    /// A computed include of a file that exists but may not be read (over
+    /// the size limit) says so; it is not reported as "not found".
+    #[test]
+    fn a_computed_include_of_an_oversized_file_names_the_real_problem() {
+        let dir = shared(&[("big.md", &"x".repeat(300 * 1024))]);
+        let templates = Templates::new(Some(dir.path().to_owned()));
+        let error = render(
+            &templates,
+            "{% set f = \"@shared/big.md\" %}{% include f %}",
+        )
+        .unwrap_err();
+        assert!(!error.is_not_found(), "{error:?}");
+        assert!(
+            error
+                .to_string()
+                .contains("larger than the 256 KiB template limit"),
+            "{error}"
+        );
+    }
+
+    /// `max_include_depth` is the number of nested includes allowed: with 2,
+    /// base -> a -> b renders and base -> a -> b -> c is refused.
+    #[test]
+    fn includes_nest_exactly_as_deep_as_the_limit() {
+        let dir = shared(&[
+            ("a.md", "A {% include \"@shared/b.md\" %}"),
+            ("b.md", "B"),
+            ("a3.md", "A {% include \"@shared/b3.md\" %}"),
+            ("b3.md", "B {% include \"@shared/c3.md\" %}"),
+            ("c3.md", "C"),
+        ]);
+        let templates = Templates::new(Some(dir.path().to_owned())).with_limits(TemplateLimits {
+            max_include_depth: 2,
+            ..TemplateLimits::default()
+        });
+        assert_eq!(
+            render(&templates, "{% include \"@shared/a.md\" %}").unwrap(),
+            "A B"
+        );
+        let error = render(&templates, "{% include \"@shared/a3.md\" %}").unwrap_err();
+        assert!(
+            matches!(error, SourceError::TemplateLimit { .. }),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("deeper than 2"), "{error}");
+    }
+
+    /// `ignore missing` forgives an absent file only: an include that exists
+    /// but is not a regular file is still refused, and named.
+    #[cfg(unix)]
+    #[test]
+    fn ignore_missing_does_not_forgive_a_fifo() {
+        let dir = shared(&[]);
+        let fifo = dir.path().join("pipe.md");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let templates = Templates::new(Some(dir.path().to_owned()));
+        let error = render(
+            &templates,
+            "{% include \"@shared/pipe.md\" ignore missing %}",
+        )
+        .unwrap_err();
+        assert!(matches!(error, SourceError::NotRegular { .. }), "{error:?}");
+        assert_eq!(error.path(), Path::new("@shared/pipe.md"));
+        // And an absent one is forgiven.
+        assert_eq!(
+            render(
+                &templates,
+                "a{% include \"@shared/none.md\" ignore missing %}b"
+            )
+            .unwrap(),
+            "ab"
+        );
+    }
+
+    /// A render error inside an include names the included file; one in the
+    /// template itself names the template exactly as given, even a file name
+    /// that is not UTF-8.
+    #[test]
+    fn a_render_error_names_the_file_it_happened_in() {
+        let dir = shared(&[("x.md", "fine\n{{ nope }}")]);
+        let templates = Templates::new(Some(dir.path().to_owned()));
+        let error = render(&templates, "ok\n{% include \"@shared/x.md\" %}").unwrap_err();
+        assert!(
+            matches!(error, SourceError::Template { line: 2, .. }),
+            "{error:?}"
+        );
+        assert_eq!(error.path(), Path::new("@shared/x.md"));
+
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let name = Path::new(std::ffi::OsStr::from_bytes(b"base\xff.md"));
+            let error = templates
+                .render_str(name, "{{ nope }}", &BTreeMap::new())
+                .unwrap_err();
+            assert_eq!(error.path(), name);
+        }
+    }
+}

@@ -159,3 +159,43 @@ impl Serialize for PromptText {
         serializer.serialize_str(self.as_str())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::hash_map::DefaultHasher;
+
+    fn hash(value: &impl Hash) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        value.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// Shared and owned text behave as the same `str` through every trait a
+    /// caller may reach for: a map keyed by `String` finds a `PromptText`
+    /// (`Borrow` and `Hash` agree with `str`), sorting is by text, and
+    /// converting out keeps every byte.
+    #[test]
+    fn shared_and_owned_text_read_as_the_same_str() {
+        let owned = PromptText::from("beta");
+        let shared = PromptText::shared(Arc::new("beta".to_owned()));
+        for text in [&owned, &shared] {
+            assert_eq!(AsRef::<str>::as_ref(text), "beta");
+            assert_eq!(Borrow::<str>::borrow(text), "beta");
+            assert_eq!(hash(text), hash(&"beta"), "Hash must agree with str's");
+            assert_eq!(format!("{text:?}"), r#""beta""#);
+        }
+        assert_eq!(owned, shared);
+        assert_ne!(owned, PromptText::from("alpha"));
+        assert_eq!(
+            PromptText::from("alpha").partial_cmp(&owned),
+            Some(std::cmp::Ordering::Less)
+        );
+        assert_eq!(owned.clone().into_string(), "beta");
+        assert_eq!(shared.clone().into_string(), "beta");
+        assert_eq!(String::from(shared), "beta");
+
+        let set = std::collections::HashSet::from([PromptText::from("beta")]);
+        assert!(set.contains("beta"));
+    }
+}
