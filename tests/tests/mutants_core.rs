@@ -511,3 +511,34 @@ fn a_stable_layer_trace_fingerprints_its_own_text_and_a_dynamic_one_none() {
     assert_eq!(again.trace().layer("persona"), Some(stable));
     assert_ne!(other.trace().layer("persona"), Some(stable));
 }
+
+/// `LayerTraces` reads like the slice it stands for: its Stable and Dynamic
+/// halves, a copy, emptiness, and equality with another trace or a slice.
+#[test]
+fn layer_traces_read_like_a_slice_split_by_stability() {
+    let prompt = PromptBuilder::new(&persona("You are terse."))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let layers = &prompt.trace().layers;
+    let names =
+        |traces: &[prompt_core::LayerTrace]| traces.iter().map(|t| t.name).collect::<Vec<_>>();
+    assert_eq!(names(layers.stable()), ["persona"]);
+    assert_eq!(names(layers.dynamic()), ["notes"]);
+    let copy = layers.to_vec();
+    assert_eq!(names(&copy), ["persona", "notes"]);
+    assert!(!layers.is_empty());
+    assert!(*layers == copy[..]);
+    assert!(*layers != copy[..1]);
+
+    let other = PromptBuilder::new(&persona("You are wordy."))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert!(*layers == prompt.clone().trace().layers);
+    assert!(*layers != other.trace().layers);
+
+    let empty = Pipeline::from_layers(TEST, []).unwrap();
+    let prompt = PromptBuilder::new(&empty)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert!(prompt.trace().layers.is_empty());
+}

@@ -215,4 +215,90 @@ mod templates {
             assert_eq!(error.path(), name);
         }
     }
+
+    /// The filters the subset documents are there.
+    #[test]
+    fn the_documented_filters_work() {
+        let templates = Templates::new(None);
+        let vars = BTreeMap::from([("name".to_owned(), "  ada lovelace ".to_owned())]);
+        let text = templates
+            .render_str(
+                Path::new("base.md"),
+                "{{ name | trim | upper }}/{{ name | trim | title }}/{{ name | length }}/{{ missing | default(\"none\") }}",
+                &vars,
+            )
+            .unwrap();
+        assert_eq!(text, "ADA LOVELACE/Ada Lovelace/15/none");
+    }
+
+    /// `max_output` is the most bytes a render may write: exactly that many
+    /// render, one more is refused.
+    #[test]
+    fn output_of_exactly_the_limit_renders_and_one_byte_more_is_refused() {
+        let templates = Templates::new(None).with_limits(TemplateLimits {
+            max_output: 10,
+            ..TemplateLimits::default()
+        });
+        assert_eq!(render(&templates, "0123456789").unwrap(), "0123456789");
+        let error = render(&templates, "0123456789A").unwrap_err();
+        assert!(
+            matches!(error, SourceError::TemplateLimit { .. }),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("output over 10 B"), "{error}");
+    }
+}
+
+fn dated_spec(now: &str) -> DatedSpec<'static> {
+    DatedSpec {
+        text_key: "text",
+        time_key: "created_at",
+        budget: Budget::Bytes(1024),
+        max_entries: 10,
+        read_cap: 1024,
+        now: now.parse().unwrap(),
+    }
+}
+
+fn load_lines(lines: &[&str], now: &str) -> DatedEntries {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("facts.jsonl"), lines.join("\n")).unwrap();
+    DatedEntries::load(
+        &[(ws.path().join("facts.jsonl"), Root::new(ws.path(), ""))],
+        &dated_spec(now),
+    )
+}
+
+/// An entry dated exactly now is kept (only later ones are "in the future");
+/// a date without a time or offset is malformed, not future, even dated today.
+#[test]
+fn an_entry_dated_now_is_kept_and_a_bare_date_is_malformed() {
+    let read = load_lines(
+        &[
+            r#"{"text": "Now.", "created_at": "2026-11-30T00:00:00Z"}"#,
+            r#"{"text": "Bare past.", "created_at": "2026-11-02"}"#,
+            r#"{"text": "Bare today.", "created_at": "2026-11-30"}"#,
+        ],
+        "2026-11-30T00:00:00Z",
+    );
+    let kept: Vec<&str> = read.entries.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(kept, ["Now."]);
+    assert_eq!((read.future, read.malformed), (0, 2));
+}
+
+/// Without any `.git`, the upward walk stops at the workspace root, and
+/// finds a file there from a sub-folder.
+#[test]
+fn without_git_a_file_at_the_workspace_root_is_found_from_below() {
+    use prompt_layers::sources::__private::{find_upward, repo_root};
+    let ws = tempfile::tempdir().unwrap();
+    let sub = ws.path().join("a/b");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(ws.path().join("AGENTS.md"), "root").unwrap();
+    let found = find_upward(ws.path(), &sub, "AGENTS.md").unwrap();
+    assert_eq!(
+        found.canonicalize().unwrap(),
+        ws.path().join("AGENTS.md").canonicalize().unwrap()
+    );
+    assert_eq!(repo_root(ws.path(), &sub), None);
 }

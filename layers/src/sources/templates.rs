@@ -407,11 +407,12 @@ pub fn resolve_shared(
 fn literal_includes(source: &str) -> Vec<(String, bool)> {
     let mut includes = Vec::new();
     let mut rest = source;
-    while let Some(start) = rest.find("{%") {
-        rest = &rest[start + 2..];
-        let Some(end) = rest.find("%}") else { break };
-        let tag = rest[..end].trim_matches(|c: char| c == '-' || c == '+' || c.is_whitespace());
-        rest = &rest[end + 2..];
+    while let Some((_, open)) = rest.split_once("{%") {
+        let Some((tag, after)) = open.split_once("%}") else {
+            break;
+        };
+        rest = after;
+        let tag = tag.trim_matches(|c: char| c == '-' || c == '+' || c.is_whitespace());
         let Some(arg) = tag.strip_prefix("include") else {
             continue;
         };
@@ -419,10 +420,10 @@ fn literal_includes(source: &str) -> Vec<(String, bool)> {
         let Some(quote) = arg.chars().next().filter(|c| *c == '"' || *c == '\'') else {
             continue;
         };
-        if let Some(close) = arg[1..].find(quote) {
-            let after = arg[1 + close + 1..].split_whitespace().collect::<Vec<_>>();
+        if let Some((name, after)) = arg[quote.len_utf8()..].split_once(quote) {
+            let after = after.split_whitespace().collect::<Vec<_>>();
             let ignore_missing = after.windows(2).any(|w| w == ["ignore", "missing"]);
-            includes.push((arg[1..1 + close].to_owned(), ignore_missing));
+            includes.push((name.to_owned(), ignore_missing));
         }
     }
     includes
