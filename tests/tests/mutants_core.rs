@@ -529,6 +529,15 @@ fn layer_traces_read_like_a_slice_split_by_stability() {
     assert!(!layers.is_empty());
     assert!(*layers == copy[..]);
     assert!(*layers != copy[..1]);
+    assert!(*layers == copy);
+    assert!(*layers != copy[..1].to_vec());
+    assert!(*layers == [copy[0].clone(), copy[1].clone()]);
+    assert!(*layers != [copy[0].clone()]);
+    let debug = format!("{layers:?}");
+    assert!(
+        debug.starts_with("[LayerTrace { name: \"persona\"") && debug.contains("name: \"notes\""),
+        "{debug}"
+    );
 
     let other = PromptBuilder::new(&persona("You are wordy."))
         .build_cached(&Context::new(), &Context::new())
@@ -541,4 +550,29 @@ fn layer_traces_read_like_a_slice_split_by_stability() {
         .build_cached(&Context::new(), &Context::new())
         .unwrap();
     assert!(prompt.trace().layers.is_empty());
+}
+
+/// The serialized trace carries the token and budget fields when the build
+/// had a counter and a budget, and leaves them out (not `null`) otherwise.
+#[test]
+fn the_serialized_trace_has_token_and_budget_fields_only_when_measured() {
+    let pipeline = persona("You are terse.");
+    let plain = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let measured = PromptBuilder::new(&pipeline)
+        .counter(prompt_core::tokens::ApproxCounter)
+        .budget(TokenBudget::tokens(1_000))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let keys = ["tokenizer", "stable_tokens", "dynamic_tokens", "budget"];
+    let plain = serde_json::to_value(plain.trace()).unwrap();
+    for key in keys {
+        assert!(plain.get(key).is_none(), "{key} in {plain}");
+    }
+    let measured = serde_json::to_value(measured.trace()).unwrap();
+    assert_eq!(measured["tokenizer"], "approx");
+    for key in keys {
+        assert!(!measured[key].is_null(), "{key} missing in {measured}");
+    }
 }

@@ -216,6 +216,29 @@ mod templates {
         }
     }
 
+    /// A comment is skipped whole by the syntax check, whatever it holds
+    /// (here refused operators, and an opening `{{` just before its end).
+    #[test]
+    fn a_comment_is_skipped_whole_by_the_syntax_check() {
+        let templates = Templates::new(None);
+        assert_eq!(
+            render(&templates, "a{# say {{ x ~ y }} or {{#}b").unwrap(),
+            "ab"
+        );
+    }
+
+    /// An expression after plain text is checked as itself: the text before
+    /// it (here holding `+` and `=`) is not part of it.
+    #[test]
+    fn an_expression_after_text_is_checked_alone() {
+        let templates = Templates::new(None);
+        let vars = BTreeMap::from([("sum".to_owned(), "3".to_owned())]);
+        let text = templates
+            .render_str(Path::new("base.md"), "x + y = {{ sum }}", &vars)
+            .unwrap();
+        assert_eq!(text, "x + y = 3");
+    }
+
     /// The filters the subset documents are there.
     #[test]
     fn the_documented_filters_work() {
@@ -301,4 +324,60 @@ fn without_git_a_file_at_the_workspace_root_is_found_from_below() {
         ws.path().join("AGENTS.md").canonicalize().unwrap()
     );
     assert_eq!(repo_root(ws.path(), &sub), None);
+}
+
+mod fs {
+    use prompt_layers::sources::{CappedText, Root, SourceError};
+
+    /// A root given through a symlink (`/tmp` on macOS, a linked checkout)
+    /// reads its files: being inside is judged by where the file really is.
+    #[cfg(unix)]
+    #[test]
+    fn a_root_given_through_a_symlink_reads_its_files() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("real")).unwrap();
+        std::fs::write(ws.path().join("real/AGENTS.md"), "hello").unwrap();
+        std::os::unix::fs::symlink(ws.path().join("real"), ws.path().join("link")).unwrap();
+        let root = Root::new(ws.path().join("link"), "");
+        let text = CappedText::read(&ws.path().join("link/AGENTS.md"), &root, 100).unwrap();
+        assert_eq!(text.text, "hello");
+        assert_eq!(text.name, "AGENTS.md");
+    }
+
+    /// A path outside the root is refused as outside before anything is
+    /// looked up there: whether it exists is not revealed.
+    #[test]
+    fn a_path_outside_the_root_is_refused_whether_or_not_it_exists() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("root")).unwrap();
+        std::fs::write(ws.path().join("there.md"), "x").unwrap();
+        let root = Root::new(ws.path().join("root"), "");
+        for name in ["there.md", "not-there.md"] {
+            let error = CappedText::read(&ws.path().join(name), &root, 100).unwrap_err();
+            assert!(
+                matches!(&error, SourceError::OutsideRoot { target, .. } if target.is_empty()),
+                "{name}: {error:?}"
+            );
+        }
+    }
+
+    /// A dangling symlink names its missing target; a loop says it cannot be resolved.
+    #[cfg(unix)]
+    #[test]
+    fn a_broken_symlink_says_why() {
+        let ws = tempfile::tempdir().unwrap();
+        let root = Root::new(ws.path(), "");
+        std::os::unix::fs::symlink("gone.md", ws.path().join("dangling.md")).unwrap();
+        std::os::unix::fs::symlink("loop.md", ws.path().join("loop.md")).unwrap();
+        let dangling = CappedText::read(&ws.path().join("dangling.md"), &root, 100).unwrap_err();
+        assert!(
+            matches!(&dangling, SourceError::BadSymlink { reason, .. } if reason == "a symlink to gone.md, which does not exist"),
+            "{dangling:?}"
+        );
+        let looping = CappedText::read(&ws.path().join("loop.md"), &root, 100).unwrap_err();
+        assert!(
+            matches!(&looping, SourceError::BadSymlink { reason, .. } if reason.starts_with("a symlink that cannot be resolved (")),
+            "{looping:?}"
+        );
+    }
 }
