@@ -533,10 +533,23 @@ fn layer_traces_read_like_a_slice_split_by_stability() {
     assert!(*layers != copy[..1].to_vec());
     assert!(*layers == [copy[0].clone(), copy[1].clone()]);
     assert!(*layers != [copy[0].clone()]);
+    assert_eq!(layers.len(), 2);
     let debug = format!("{layers:?}");
     assert!(
         debug.starts_with("[LayerTrace { name: \"persona\"") && debug.contains("name: \"notes\""),
         "{debug}"
+    );
+    // A Stable layer's fingerprint shows in Debug; a Dynamic layer has none.
+    let fingerprint = prompt_core::Fingerprint::of("You are terse.");
+    assert!(
+        format!("{:?}", layers[0]).contains(&format!("fingerprint: Some({fingerprint:?})")),
+        "{:?}",
+        layers[0]
+    );
+    assert!(
+        format!("{:?}", layers[1]).contains("fingerprint: None"),
+        "{:?}",
+        layers[1]
     );
 
     let other = PromptBuilder::new(&persona("You are wordy."))

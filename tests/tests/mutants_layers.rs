@@ -239,6 +239,40 @@ mod templates {
         assert_eq!(text, "x + y = 3");
     }
 
+    /// A raw block is text up to its own `endraw`, whatever tags and refused
+    /// operators it holds, with or without whitespace control on `endraw`.
+    #[test]
+    fn a_raw_block_is_text_up_to_its_endraw() {
+        let templates = Templates::new(None);
+        assert_eq!(
+            render(&templates, "{% raw %}{% if %}{{ x ~ y }}{%%}{% endraw %}").unwrap(),
+            "{% if %}{{ x ~ y }}{%%}"
+        );
+        assert_eq!(
+            render(&templates, "a{% raw %}b {%- endraw %}c").unwrap(),
+            "abc"
+        );
+    }
+
+    /// A closing `}}` inside a string literal (escaped quotes included) does
+    /// not end the expression, so it cannot hide a refused operator after it.
+    #[test]
+    fn a_closer_inside_a_string_cannot_hide_an_operator() {
+        let templates = Templates::new(None);
+        let vars = BTreeMap::from([("x".to_owned(), "!".to_owned())]);
+        for source in [r#"{{ "a}}" ~ x }}"#, r#"{{ "a\"}}" ~ x }}"#] {
+            let error = templates
+                .render_str(Path::new("base.md"), source, &vars)
+                .unwrap_err();
+            assert!(error.to_string().contains('~'), "{source}: {error}");
+        }
+        // The same strings without the operator render.
+        let text = templates
+            .render_str(Path::new("base.md"), r#"{{ "a\"}}" }}"#, &vars)
+            .unwrap();
+        assert_eq!(text, "a\"}}");
+    }
+
     /// The filters the subset documents are there.
     #[test]
     fn the_documented_filters_work() {
@@ -380,4 +414,33 @@ mod fs {
             "{looping:?}"
         );
     }
+}
+
+/// A dated file of exactly the read cap is read whole (not "read only its
+/// last ..."); a longer one is read from its tail, and the line the cut
+/// falls in is dropped whole rather than parsed as a malformed line.
+#[test]
+fn the_tail_of_a_dated_file_starts_at_a_whole_line() {
+    let line =
+        |n: usize| format!(r#"{{"text": "Entry {n}.", "created_at": "2026-11-0{n}T09:30:00Z"}}"#);
+    let lines: Vec<String> = (1..=3).map(line).collect();
+    let whole = lines.join("\n");
+    let ws = tempfile::tempdir().unwrap();
+    let path = ws.path().join("facts.jsonl");
+    std::fs::write(&path, &whole).unwrap();
+    let files = [(path, Root::new(ws.path(), ""))];
+
+    let mut spec = dated_spec("2026-11-30T00:00:00Z");
+    spec.read_cap = whole.len();
+    let read = DatedEntries::load(&files, &spec);
+    assert!(read.partial.is_empty(), "{:?}", read.partial);
+    assert_eq!(read.entries.len(), 3);
+
+    // Cut 5 bytes into the first line: it is dropped, the other two are kept.
+    spec.read_cap = whole.len() - 5;
+    let read = DatedEntries::load(&files, &spec);
+    assert_eq!(read.partial.len(), 1);
+    assert_eq!(read.malformed, 0);
+    let kept: Vec<&str> = read.entries.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(kept, ["Entry 3.", "Entry 2."]);
 }

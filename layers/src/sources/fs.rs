@@ -303,6 +303,43 @@ pub fn is_plain_name(name: &str) -> bool {
 mod tests {
     use super::is_plain_name;
 
+    /// The last line of defence against a file swapped between its metadata
+    /// check and its opening: the open itself never blocks on a FIFO and
+    /// never follows a symlink.
+    #[cfg(unix)]
+    #[test]
+    fn the_open_never_blocks_on_a_fifo_and_never_follows_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let (done, opened) = std::sync::mpsc::channel();
+        std::thread::spawn(move || done.send(super::open_nonblocking(&fifo).is_ok()));
+        let opened = opened.recv_timeout(std::time::Duration::from_secs(10));
+        assert_eq!(opened, Ok(true), "opening a FIFO with no writer blocked");
+
+        std::fs::write(dir.path().join("file"), "x").unwrap();
+        std::os::unix::fs::symlink("file", dir.path().join("link")).unwrap();
+        let error = super::open_nonblocking(&dir.path().join("link")).unwrap_err();
+        assert_eq!(error.raw_os_error(), Some(libc::ELOOP), "{error}");
+    }
+
+    /// Two different files are never taken for the same one.
+    #[cfg(unix)]
+    #[test]
+    fn different_files_are_not_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a"), "x").unwrap();
+        std::fs::write(dir.path().join("b"), "x").unwrap();
+        let a = std::fs::metadata(dir.path().join("a")).unwrap();
+        let b = std::fs::metadata(dir.path().join("b")).unwrap();
+        assert!(super::same_file(&a, &a));
+        assert!(!super::same_file(&a, &b));
+    }
+
     #[test]
     fn plain_names_are_one_component() {
         for ok in ["agent", "my-app", "a.b", "x_1"] {
