@@ -285,6 +285,16 @@ mod templates {
         );
         let error = render(&templates, r#"{{ missing | default("a"), 1 }}"#).unwrap_err();
         assert!(error.to_string().contains("tuples"), "{error}");
+        // A `for` may unpack (its body cannot keep what it builds).
+        let vars = BTreeMap::from([("e".to_owned(), String::new())]);
+        let text = templates
+            .render_str(
+                Path::new("base.md"),
+                "[{% for a, b in e %}{{ a }}{% endfor %}]",
+                &vars,
+            )
+            .unwrap();
+        assert_eq!(text, "[]");
     }
 
     /// A `set` with only a comparison in it is not an assignment: it is
