@@ -573,3 +573,23 @@ mod skills {
         assert!(index.notes(&SkillLimits::default()).is_empty());
     }
 }
+
+/// Frontmatter may nest `[` / `{` exactly 16 deep; 17 is refused unparsed.
+/// Depth is nesting, not count: many lists side by side are fine.
+#[test]
+fn frontmatter_nests_exactly_sixteen_deep_and_siblings_do_not_add_up() {
+    use prompt_layers::sources::__private::parse_frontmatter;
+    let nested = |n: usize| {
+        format!(
+            "---\nname: x\ndeep: {}{}\n---\n",
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
+    assert!(parse_frontmatter(&nested(16)).is_ok());
+    let error = parse_frontmatter(&nested(17)).unwrap_err();
+    assert_eq!(error, "line 3: `[` / `{` nest deeper than 16");
+    let siblings: String = (0..20).map(|i| format!("k{i}: [{i}]\n")).collect();
+    let map = parse_frontmatter(&format!("---\n{siblings}---\n")).unwrap();
+    assert_eq!(map.len(), 20);
+}
