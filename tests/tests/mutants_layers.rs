@@ -305,6 +305,14 @@ mod templates {
         assert!(error.to_string().contains("block `{% set %}`"), "{error}");
     }
 
+    /// A `{` that opens no tag is text, wherever it stands.
+    #[test]
+    fn a_lone_brace_is_text() {
+        let templates = Templates::new(None);
+        let source = r#"{ "json": {"a": 1} } and { alone"#;
+        assert_eq!(render(&templates, source).unwrap(), source);
+    }
+
     /// The filters the subset documents are there.
     #[test]
     fn the_documented_filters_work() {
