@@ -38,14 +38,7 @@ fn an_absent_dated_file_is_skipped_without_a_problem() {
         r#"{"text": "The API is versioned.", "created_at": "2026-11-02T09:30:00Z"}"#,
     )
     .unwrap();
-    let spec = DatedSpec {
-        text_key: "text",
-        time_key: "created_at",
-        budget: Budget::Bytes(1024),
-        max_entries: 10,
-        read_cap: 1024,
-        now: "2026-11-30T00:00:00Z".parse().unwrap(),
-    };
+    let spec = dated_spec("2026-11-30T00:00:00Z");
     let files = [
         (ws.path().join("absent.jsonl"), root.clone()),
         (ws.path().join("facts.jsonl"), root),
@@ -65,14 +58,7 @@ fn a_dated_line_of_invalid_utf8_is_counted_as_malformed() {
     let mut bytes = br#"{"text": "Kept.", "created_at": "2026-11-02T09:30:00Z"}"#.to_vec();
     bytes.extend_from_slice(b"\n\xff\xfe not utf-8\n");
     std::fs::write(ws.path().join("facts.jsonl"), bytes).unwrap();
-    let spec = DatedSpec {
-        text_key: "text",
-        time_key: "created_at",
-        budget: Budget::Bytes(1024),
-        max_entries: 10,
-        read_cap: 1024,
-        now: "2026-11-30T00:00:00Z".parse().unwrap(),
-    };
+    let spec = dated_spec("2026-11-30T00:00:00Z");
     let read = DatedEntries::load(
         &[(ws.path().join("facts.jsonl"), Root::new(ws.path(), ""))],
         &spec,
@@ -97,7 +83,20 @@ mod templates {
     }
 
     fn render(templates: &Templates, source: &str) -> Result<String, SourceError> {
-        templates.render_str(Path::new("base.md"), source, &BTreeMap::new())
+        render_with(templates, source, &[])
+    }
+
+    /// Renders `source` as `base.md` with the variables `vars`.
+    fn render_with(
+        templates: &Templates,
+        source: &str,
+        vars: &[(&str, &str)],
+    ) -> Result<String, SourceError> {
+        let vars: BTreeMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        templates.render_str(Path::new("base.md"), source, &vars)
     }
 
     /// The template size limit is 256 KiB: a 100 KiB template renders whole.
@@ -232,10 +231,7 @@ mod templates {
     #[test]
     fn an_expression_after_text_is_checked_alone() {
         let templates = Templates::new(None);
-        let vars = BTreeMap::from([("sum".to_owned(), "3".to_owned())]);
-        let text = templates
-            .render_str(Path::new("base.md"), "x + y = {{ sum }}", &vars)
-            .unwrap();
+        let text = render_with(&templates, "x + y = {{ sum }}", &[("sum", "3")]).unwrap();
         assert_eq!(text, "x + y = 3");
     }
 
@@ -259,17 +255,13 @@ mod templates {
     #[test]
     fn a_closer_inside_a_string_cannot_hide_an_operator() {
         let templates = Templates::new(None);
-        let vars = BTreeMap::from([("x".to_owned(), "!".to_owned())]);
+        let vars = [("x", "!")];
         for source in [r#"{{ "a}}" ~ x }}"#, r#"{{ "a\"}}" ~ x }}"#] {
-            let error = templates
-                .render_str(Path::new("base.md"), source, &vars)
-                .unwrap_err();
+            let error = render_with(&templates, source, &vars).unwrap_err();
             assert!(error.to_string().contains('~'), "{source}: {error}");
         }
         // The same strings without the operator render.
-        let text = templates
-            .render_str(Path::new("base.md"), r#"{{ "a\"}}" }}"#, &vars)
-            .unwrap();
+        let text = render_with(&templates, r#"{{ "a\"}}" }}"#, &vars).unwrap();
         assert_eq!(text, "a\"}}");
     }
 
@@ -286,14 +278,12 @@ mod templates {
         let error = render(&templates, r#"{{ missing | default("a"), 1 }}"#).unwrap_err();
         assert!(error.to_string().contains("tuples"), "{error}");
         // A `for` may unpack (its body cannot keep what it builds).
-        let vars = BTreeMap::from([("e".to_owned(), String::new())]);
-        let text = templates
-            .render_str(
-                Path::new("base.md"),
-                "[{% for a, b in e %}{{ a }}{% endfor %}]",
-                &vars,
-            )
-            .unwrap();
+        let text = render_with(
+            &templates,
+            "[{% for a, b in e %}{{ a }}{% endfor %}]",
+            &[("e", "")],
+        )
+        .unwrap();
         assert_eq!(text, "[]");
     }
 
@@ -317,14 +307,12 @@ mod templates {
     #[test]
     fn the_documented_filters_work() {
         let templates = Templates::new(None);
-        let vars = BTreeMap::from([("name".to_owned(), "  ada lovelace ".to_owned())]);
-        let text = templates
-            .render_str(
-                Path::new("base.md"),
-                "{{ name | trim | upper }}/{{ name | trim | title }}/{{ name | length }}/{{ missing | default(\"none\") }}",
-                &vars,
-            )
-            .unwrap();
+        let text = render_with(
+            &templates,
+            "{{ name | trim | upper }}/{{ name | trim | title }}/{{ name | length }}/{{ missing | default(\"none\") }}",
+            &[("name", "  ada lovelace ")],
+        )
+        .unwrap();
         assert_eq!(text, "ADA LOVELACE/Ada Lovelace/15/none");
     }
 
