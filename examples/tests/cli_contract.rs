@@ -5,20 +5,12 @@ use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::command;
-
-/// A small workspace: a project memory, an AGENTS.md and one skill.
-struct Workspace {
-    dir: tempfile::TempDir,
-    home: tempfile::TempDir,
-}
+use common::{Workspace, command};
 
 impl Workspace {
+    /// A small workspace: a project memory, an AGENTS.md and one skill.
     fn new() -> Self {
-        let ws = Self {
-            dir: tempfile::tempdir().unwrap(),
-            home: tempfile::tempdir().unwrap(),
-        };
+        let ws = Self::empty(&["--model", "claude-opus"]);
         ws.write(
             "AGENTS.md",
             "# Rules\n\nRun `make check` before every commit.\n",
@@ -31,33 +23,8 @@ impl Workspace {
         ws
     }
 
-    fn write(&self, rel: &str, text: &str) {
-        let path = self.dir.path().join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
     fn path(&self) -> &str {
         self.dir.path().to_str().unwrap()
-    }
-
-    /// `prompt <args> --workspace .` run inside the workspace (so the
-    /// working directory it states is `.` on every machine), with a fixed
-    /// date, model and time zone.
-    fn run(&self, args: &[&str]) -> Output {
-        let mut all: Vec<&str> = args.to_vec();
-        all.extend([
-            "--workspace",
-            ".",
-            "--date",
-            "2026-11-29",
-            "--model",
-            "claude-opus",
-        ]);
-        command(&all, self.home.path())
-            .current_dir(self.path())
-            .output()
-            .expect("the prompt binary runs")
     }
 
     /// `text` with the workspace's temporary path shown as `<ws>` and the OS as `<os>`.

@@ -4,23 +4,15 @@
 use std::process::Output;
 
 mod common;
-use common::command;
+use common::{Workspace, command};
 
 use serde_json::Value;
 
-/// A small workspace (a stable prefix of about 150 tokens: below every
-/// Claude minimum) with a fixed date and time zone.
-struct Workspace {
-    dir: tempfile::TempDir,
-    home: tempfile::TempDir,
-}
-
 impl Workspace {
+    /// A small workspace (a stable prefix of about 150 tokens: below every
+    /// Claude minimum) with a fixed date and time zone.
     fn new() -> Self {
-        let ws = Self {
-            dir: tempfile::tempdir().unwrap(),
-            home: tempfile::tempdir().unwrap(),
-        };
+        let ws = Self::empty(&[]);
         ws.write(
             "AGENTS.md",
             "# Rules\n\nRun `make check` before every commit.\n",
@@ -31,23 +23,6 @@ impl Workspace {
             r#"{"plan": "1. reproduce the login failure in a test\n2. fix the session check\n3. run make check", "branch": "fix/login"}"#,
         );
         ws
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let path = self.dir.path().join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
-    /// `prompt <args> --workspace . --date 2026-11-29`, run inside the
-    /// workspace so the working directory it states is `.` everywhere.
-    fn run(&self, args: &[&str]) -> Output {
-        let mut all = args.to_vec();
-        all.extend(["--workspace", ".", "--date", "2026-11-29"]);
-        command(&all, self.home.path())
-            .current_dir(self.dir.path())
-            .output()
-            .expect("the prompt binary runs")
     }
 }
 

@@ -1,4 +1,5 @@
-//! What the CLI test binaries share: how the `prompt` binary is started.
+//! What the CLI test binaries share: how the `prompt` binary is started, and
+//! a temporary workspace to start it in.
 
 use std::path::Path;
 use std::process::Command;
@@ -14,4 +15,46 @@ pub fn command(args: &[&str], home: &Path) -> Command {
         .env_remove("RUST_LOG")
         .env_remove("SHELL");
     command
+}
+
+/// A temporary workspace and home folder for one CLI test. Each test binary
+/// seeds its own files in its own `Workspace::new`.
+pub struct Workspace {
+    /// The workspace.
+    pub dir: tempfile::TempDir,
+    /// `HOME` for the runs.
+    pub home: tempfile::TempDir,
+    /// Arguments every run adds after `--workspace . --date 2026-11-29`.
+    extra: &'static [&'static str],
+}
+
+impl Workspace {
+    /// An empty workspace whose runs add `extra` to their arguments.
+    pub fn empty(extra: &'static [&'static str]) -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+            extra,
+        }
+    }
+
+    /// Writes `text` to `rel` inside the workspace, creating folders.
+    pub fn write(&self, rel: &str, text: &str) {
+        let path = self.dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// `prompt <args> --workspace . --date 2026-11-29 <extra>`, run inside
+    /// the workspace (so the working directory it states is `.` on every
+    /// machine).
+    pub fn run(&self, args: &[&str]) -> std::process::Output {
+        let mut all = args.to_vec();
+        all.extend(["--workspace", ".", "--date", "2026-11-29"]);
+        all.extend(self.extra);
+        command(&all, self.home.path())
+            .current_dir(self.dir.path())
+            .output()
+            .expect("the prompt binary runs")
+    }
 }
