@@ -1,3 +1,4 @@
+#![allow(dead_code)] // each test binary uses the part it needs
 //! What the CLI test binaries share: how the `prompt` binary is started, and
 //! a temporary workspace to start it in.
 
