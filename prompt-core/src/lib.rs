@@ -72,22 +72,39 @@
 //!
 //! # Features
 //!
-//! - `link-time-checks` (default): duplicate layer names and literal
-//!   priorities in one pipeline fail the build. See the limits at
-//!   [`prompt_layer`](macro@prompt_layer#what-the-link-time-check-catches-and-what-it-does-not).
+//! The default build is the runtime: layers, context, registry, pipeline,
+//! assembly, budget, tokens and fingerprints. The tools are opt-in, so a
+//! crate that only declares and assembles layers compiles none of them (and
+//! neither `regex` nor `serde_json`).
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `link-time-checks` | yes | duplicate layer names and literal priorities in one pipeline fail the build; see the limits, and the `unsafe` attribute it generates, at [`prompt_layer`](macro@prompt_layer#what-the-link-time-check-catches-and-what-it-does-not) |
+//! | `providers` | no | `providers`: Anthropic, OpenAI, Gemini, Claude Code and Codex requests |
+//! | `testing` | no | `testing`: annotated renderings for snapshot tests |
+//! | `diff` | no | `diff`: why two renderings do not share their stable prefix |
+//! | `contract` | no | `contract`: the reference agents' contract checks and byte ratchets |
+//! | `secrets` | no | `secrets`: a scan of a prompt for credential-shaped strings |
+//! | `tools` | no | all five above |
+//! | `tiktoken` | no | `tokens::Tiktoken`: exact OpenAI token counts |
 
 mod assembly;
 pub mod budget;
 mod context;
+#[cfg(feature = "contract")]
 pub mod contract;
+#[cfg(feature = "diff")]
 pub mod diff;
 mod fingerprint;
 mod layer;
 mod pipeline;
 mod registry;
+#[cfg(feature = "testing")]
 pub mod testing;
 
+#[cfg(feature = "providers")]
 pub mod providers;
+#[cfg(feature = "secrets")]
 pub mod secrets;
 pub mod tokens;
 
@@ -112,7 +129,7 @@ pub use pipeline::{
 pub use registry::pipeline_names;
 
 /// The README's example, run as a doctest so it cannot drift from the code.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "tools"))]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
 

@@ -56,6 +56,7 @@ use crate::context::Context;
 use crate::layer::{AssemblyPath, PromptMode};
 use crate::pipeline::Pipeline;
 
+#[cfg(feature = "diff")]
 pub(crate) use segments::split;
 
 /// The paths at least one of `pipeline`'s layers renders on, in declaration order
