@@ -1,6 +1,6 @@
 //! Aleph: bands, modes, welds, the mode from `aleph.toml`, the budget, silence.
 
-use prompt_core::budget::TokenBudget;
+use prompt_core::budget::{BudgetError, TokenBudget};
 use prompt_core::{AssembledPrompt, AssemblyError, Context, PromptMode, Stability};
 use prompt_examples::agents::aleph::{
     self, AlephError, AlephWorkspace, SessionMode, SpawnRequest, session_mode_line, strategy_block,
@@ -294,7 +294,9 @@ fn a_context_window_budget_trims_only_the_dynamic_suffix_with_a_notice() {
     .unwrap_err();
     assert!(matches!(
         error,
-        AlephError::Assembly(AssemblyError::StablePrefixOverBudget { .. })
+        AlephError::Assembly(AssemblyError::OverBudget(
+            BudgetError::StablePrefixOverBudget { .. }
+        ))
     ));
 }
 

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::layer::{AssemblyPath, LayerSpec, PromptMode, Stability};
+use crate::spec::{AssemblyPath, LayerSpec, PromptMode, Stability};
 
 /// A bag of typed values, one per type.
 ///

@@ -88,6 +88,8 @@
 //! | `tools` | no | all five above |
 //! | `tiktoken` | no | `tokens::Tiktoken`: exact OpenAI token counts |
 
+mod spec;
+
 mod assembly;
 pub mod budget;
 mod context;
@@ -113,20 +115,18 @@ pub mod tokens;
 pub mod __private_v1;
 
 pub use assembly::{
-    AssembledPrompt, AssemblyError, AssemblyTrace, DEFAULT_SEPARATOR, LayerTrace, LayerTraces,
-    LayerTracesIter, PromptBuilder, PromptSession, PromptText, SystemPromptPart,
+    AssembledPrompt, AssemblyError, AssemblyTrace, LayerTrace, LayerTraces, LayerTracesIter,
+    PromptBuilder, PromptSession, PromptText, SystemPromptPart,
 };
 pub use context::{Context, LayerInput, Notes};
 pub use fingerprint::Fingerprint;
-pub use layer::{
-    AssemblyPath, Channel, LayerLink, LayerSpec, ParseEnumError, PromptLayer, PromptMode, Render,
-    Stability, Yields,
-};
-pub use pipeline::{
-    DEFAULT_PIPELINE, DefaultPipeline, LayerEntry, LayerRef, Pipeline, PipelineError, PipelineSpec,
-    Problem, PromptPipeline, Relation,
-};
+pub use layer::{PromptLayer, Render};
+pub use pipeline::{LayerEntry, LayerRef, Pipeline, PipelineError, Problem, Relation};
 pub use registry::pipeline_names;
+pub use spec::{
+    AssemblyPath, Channel, DEFAULT_PIPELINE, DEFAULT_SEPARATOR, DefaultPipeline, LayerLink,
+    LayerSpec, ParseEnumError, PipelineSpec, PromptMode, PromptPipeline, Stability, Yields,
+};
 
 /// The README's example, run as a doctest so it cannot drift from the code.
 #[cfg(all(doctest, feature = "tools"))]

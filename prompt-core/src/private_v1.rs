@@ -13,11 +13,10 @@ pub use core;
 pub use inventory;
 
 pub use crate::context::LayerInput;
-pub use crate::layer::{
-    AssemblyPath, Channel, LayerLink, LayerSpec, PromptLayer, PromptMode, Render, Stability, Yields,
-};
-pub use crate::pipeline::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
+pub use crate::layer::{PromptLayer, Render};
 pub use crate::registry::{PipelineRegistration, Registration};
+pub use crate::spec::{AssemblyPath, Channel, LayerLink, LayerSpec, PromptMode, Stability, Yields};
+pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
 
 /// A layer's renderer as the registry keeps it.
 pub type BoxedRender = Box<dyn Render + Send + Sync>;

@@ -1,7 +1,8 @@
 //! Link-time collection of every layer and pipeline in the binary, through `inventory`.
 
-use crate::layer::{LayerSpec, Render};
-use crate::pipeline::{DefaultPipeline, PipelineSpec, PromptPipeline};
+use crate::layer::Render;
+use crate::spec::LayerSpec;
+use crate::spec::{DefaultPipeline, PipelineSpec, PromptPipeline};
 
 /// One layer as `#[prompt_layer]` registers it. Built only through
 /// [`Registration::new`], so a new field is not a breaking change for

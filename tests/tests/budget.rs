@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use prompt_core::budget::TokenBudget;
+use prompt_core::budget::{BudgetError, TokenBudget};
 use prompt_core::providers::Message;
 use prompt_core::providers::anthropic::MessagesRequest;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
@@ -97,7 +97,7 @@ fn a_stable_prefix_over_the_budget_is_an_error_naming_the_largest_stable_layers(
         .unwrap_err();
     assert!(matches!(
         error,
-        AssemblyError::StablePrefixOverBudget { limit: 10, .. }
+        AssemblyError::OverBudget(BudgetError::StablePrefixOverBudget { limit: 10, .. })
     ));
     let message = error.to_string();
     assert!(
@@ -333,7 +333,10 @@ fn yields_from_the_spec_decide_who_gives_way() {
         .build_cached(&Context::new(), &Context::new())
         .unwrap_err();
     assert!(
-        matches!(error, AssemblyError::KeptOverBudget { .. }),
+        matches!(
+            error,
+            AssemblyError::OverBudget(BudgetError::KeptOverBudget { .. })
+        ),
         "{error}"
     );
     assert!(error.to_string().contains("envelope (13)"), "{error}");

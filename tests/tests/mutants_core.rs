@@ -1,7 +1,7 @@
 //! Tests that kill the mutants cargo-mutants found surviving in prompt-core
 //! (issue 11): context visibility, assembly, pipeline validation, budget.
 
-use prompt_core::budget::TokenBudget;
+use prompt_core::budget::{BudgetError, TokenBudget};
 use prompt_core::{
     AssemblyError, Channel, Context, DefaultPipeline, LayerEntry, LayerLink, LayerRef, LayerSpec,
     Notes, Pipeline, Problem, PromptBuilder, PromptPipeline, Relation, Stability, Yields,
@@ -412,7 +412,10 @@ fn a_stable_prefix_exactly_at_the_limit_is_not_over_budget() {
         .build_cached(&Context::new(), &Context::new())
         .unwrap_err();
     assert!(
-        matches!(error, AssemblyError::KeptOverBudget { limit: 100, .. }),
+        matches!(
+            error,
+            AssemblyError::OverBudget(BudgetError::KeptOverBudget { limit: 100, .. })
+        ),
         "{error:?}"
     );
 }
@@ -430,7 +433,8 @@ fn a_prefix_over_budget_names_no_silent_layer() {
         .budget(TokenBudget::chars(50))
         .build_cached(&Context::new(), &Context::new())
         .unwrap_err();
-    let AssemblyError::StablePrefixOverBudget { largest, .. } = error else {
+    let AssemblyError::OverBudget(BudgetError::StablePrefixOverBudget { largest, .. }) = error
+    else {
         panic!("{error:?}");
     };
     let largest: Vec<(&str, usize)> = largest.iter().map(|l| (l.name, l.size)).collect();

@@ -11,12 +11,9 @@ use std::sync::Arc;
 
 use crate::budget::TokenBudget;
 use crate::context::Context;
-use crate::layer::{AssemblyPath, PromptMode};
 use crate::pipeline::Pipeline;
+use crate::spec::{AssemblyPath, PromptMode};
 use crate::tokens::TokenCounter;
-
-/// The separator between layer outputs unless [`PromptBuilder::separator`] sets another.
-pub const DEFAULT_SEPARATOR: &str = "\n\n";
 
 /// Assembles prompts from a pipeline.
 ///

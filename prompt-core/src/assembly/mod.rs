@@ -8,7 +8,7 @@ mod session;
 mod text;
 mod trace;
 
-pub use builder::{DEFAULT_SEPARATOR, PromptBuilder};
+pub use builder::PromptBuilder;
 pub use error::AssemblyError;
 pub use prompt::{AssembledPrompt, SystemPromptPart};
 pub use session::PromptSession;

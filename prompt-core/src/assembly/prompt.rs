@@ -6,7 +6,7 @@ use serde::{Serialize, Serializer};
 
 use super::text::PromptText;
 use super::trace::AssemblyTrace;
-use crate::layer::AssemblyPath;
+use crate::spec::AssemblyPath;
 
 /// One block of a system prompt, as providers take it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -12,8 +12,8 @@ use super::text::PromptText;
 use super::trace::{AssemblyTrace, LayerTrace, LayerTraces, LazyFingerprint, StableTrace};
 use crate::budget::{self, BudgetUnit, Candidate, TokenBudget};
 use crate::context::{Context, LayerInput, Notes};
-use crate::layer::{AssemblyPath, Channel, LayerSpec, PromptMode, Stability};
 use crate::pipeline::{LayerEntry, Pipeline};
+use crate::spec::{AssemblyPath, Channel, LayerSpec, PromptMode, Stability};
 use crate::tokens::{ApproxCounter, TokenCounter};
 
 /// What one layer wrote.

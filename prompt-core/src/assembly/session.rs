@@ -8,7 +8,7 @@ use super::error::AssemblyError;
 use super::prompt::AssembledPrompt;
 use super::render::StablePrefix;
 use crate::context::Context;
-use crate::layer::AssemblyPath;
+use crate::spec::AssemblyPath;
 
 /// A [`PromptBuilder`] bound to one session's context.
 ///

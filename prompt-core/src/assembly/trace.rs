@@ -11,7 +11,7 @@ use serde::{Serialize, Serializer};
 
 use crate::budget::BudgetTrace;
 use crate::fingerprint::Fingerprint;
-use crate::layer::{AssemblyPath, Channel, PromptMode, Stability};
+use crate::spec::{AssemblyPath, Channel, PromptMode, Stability};
 
 /// One layer's part in one assembly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

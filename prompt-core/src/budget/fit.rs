@@ -3,9 +3,9 @@
 use std::cmp::Reverse;
 use std::fmt::Write as _;
 
+use super::BudgetError;
 use super::{BudgetTrace, LayerSize, TokenBudget, TruncatedLayer};
-use crate::assembly::AssemblyError;
-use crate::layer::Yields;
+use crate::spec::Yields;
 
 /// The marker a truncated layer ends with.
 pub(crate) const CUT_MARKER: &str = "\n[…]";
@@ -29,7 +29,7 @@ pub(crate) fn fit(
     stable_layers: &[(&'static str, &str)],
     dynamic: &mut [Candidate],
     separator: &str,
-) -> Result<BudgetTrace, AssemblyError> {
+) -> Result<BudgetTrace, BudgetError> {
     let limit = budget.limit();
     let whole = |dynamic: &[Candidate], notice: Option<&str>| {
         measure(&compose(stable, dynamic, notice, separator))
@@ -48,7 +48,7 @@ pub(crate) fn fit(
     }
     let stable_size = measure(stable);
     if stable_size > limit {
-        return Err(AssemblyError::StablePrefixOverBudget {
+        return Err(BudgetError::StablePrefixOverBudget {
             stable: stable_size,
             limit,
             unit: budget.unit(),
@@ -128,7 +128,7 @@ pub(crate) fn fit(
     // 3. Only the stable prefix and the Keep layers are left, and they do not
     //    fit with the notice saying so.
     let total = whole(dynamic, Some(&notice(&trace, removed, budget)));
-    Err(AssemblyError::KeptOverBudget {
+    Err(BudgetError::KeptOverBudget {
         total,
         limit,
         unit: budget.unit(),
@@ -366,7 +366,7 @@ mod tests {
         .unwrap_err();
         assert!(matches!(
             error,
-            AssemblyError::StablePrefixOverBudget {
+            BudgetError::StablePrefixOverBudget {
                 stable: 17,
                 limit: 5,
                 ..
@@ -476,18 +476,17 @@ mod properties {
                         prop_assert!(kept_shed.is_empty());
                     }
                 }
-                Err(AssemblyError::StablePrefixOverBudget { stable: size, .. }) => {
+                Err(BudgetError::StablePrefixOverBudget { stable: size, .. }) => {
                     prop_assert!(size > limit);
                     prop_assert_eq!(size, measure(&stable));
                 }
-                Err(AssemblyError::KeptOverBudget { .. }) => {
+                Err(BudgetError::KeptOverBudget { .. }) => {
                     for (before, after) in original.iter().zip(&dynamic) {
                         if before.yields == Yields::Keep {
                             prop_assert_eq!(&before.text, &after.text);
                         }
                     }
                 }
-                Err(other) => prop_assert!(false, "unexpected {other}"),
             }
         }
     }

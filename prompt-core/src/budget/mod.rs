@@ -14,7 +14,7 @@
 //!
 //! `Keep` layers are never touched. When the stable prefix alone, or the
 //! stable prefix plus the `Keep` layers, exceed the budget, the build is an
-//! [`AssemblyError`](crate::AssemblyError) naming the largest layers: never a
+//! [`BudgetError`] (inside [`AssemblyError::OverBudget`](crate::AssemblyError::OverBudget)) naming the largest layers: never a
 //! silent cut of the cached prefix.
 //!
 //! ```
@@ -29,12 +29,14 @@
 //! assert_eq!(TokenBudget::chars(4_000).unit(), BudgetUnit::Chars);
 //! ```
 
+mod error;
 mod fit;
 
 use std::fmt;
 
 use serde::Serialize;
 
+pub use error::BudgetError;
 pub(crate) use fit::{Candidate, fit};
 
 /// What a [`TokenBudget`] counts.

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use super::renders::{Rendered, Renders};
 use super::report::{Check, Finding};
 use crate::diff::first_line_difference;
-use crate::layer::Stability;
+use crate::spec::Stability;
 use crate::testing::Segment;
 
 const STABLE_FIX: &str = "a Stable layer may format only what `input.get::<T>()` returns from the \

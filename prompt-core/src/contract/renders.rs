@@ -6,8 +6,8 @@ use super::paradigm::Paradigm;
 use super::report::{Check, Finding};
 use crate::assembly::AssembledPrompt;
 use crate::context::Context;
-use crate::layer::{AssemblyPath, LayerSpec, PromptMode};
 use crate::pipeline::Pipeline;
+use crate::spec::{AssemblyPath, LayerSpec, PromptMode};
 use crate::testing::{Segment, build, modes_of, paths_of, segments};
 
 /// One assembly: which paradigm, turn, path and mode, and the prompt.

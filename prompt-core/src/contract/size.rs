@@ -4,8 +4,8 @@ use serde::Serialize;
 
 use super::paradigm::Paradigm;
 use super::renders::Renders;
-use crate::layer::{AssemblyPath, PromptMode, Stability};
 use crate::pipeline::Pipeline;
+use crate::spec::{AssemblyPath, PromptMode, Stability};
 use crate::tokens::TokenCounter;
 
 /// Sizes of a pipeline's prompts, per path and mode, worst case over

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::renders::Renders;
 use super::report::{Check, Finding};
-use crate::layer::Stability;
+use crate::spec::Stability;
 
 /// A kind of value that looks like it changes between runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

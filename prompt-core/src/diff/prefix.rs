@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use crate::assembly::AssembledPrompt;
-use crate::layer::{AssemblyPath, PromptMode, Stability};
+use crate::spec::{AssemblyPath, PromptMode, Stability};
 use crate::testing::{segments, split};
 
 /// The Stable layers of one prompt and the text they wrote: what a prompt

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::layer::{LayerSpec, Stability};
+use crate::spec::{LayerSpec, Stability};
 
 /// A pipeline that failed validation, with every problem found.
 ///
@@ -270,7 +270,7 @@ pub enum Problem {
         /// The layer.
         layer: LayerRef,
         /// The path.
-        path: crate::layer::AssemblyPath,
+        path: crate::spec::AssemblyPath,
         /// The pipeline.
         pipeline: String,
     },

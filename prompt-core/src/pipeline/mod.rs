@@ -2,17 +2,16 @@
 
 mod error;
 mod manifest;
-mod spec;
 mod validate;
 
 use std::fmt;
 use std::sync::OnceLock;
 
 pub use error::{LayerRef, PipelineError, Problem, Relation};
-pub use spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
 
-use crate::layer::{LayerSpec, PromptLayer, Render};
+use crate::layer::{PromptLayer, Render};
 use crate::registry::{pipeline_names, pipelines, registrations};
+use crate::spec::{DefaultPipeline, LayerSpec, PipelineSpec, PromptPipeline};
 
 /// One layer of a pipeline: its spec and the value that renders it.
 pub struct LayerEntry {

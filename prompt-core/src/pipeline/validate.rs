@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
 use super::error::{LayerRef, Problem, Relation};
-use super::spec::PipelineSpec;
-use crate::layer::LayerSpec;
+use crate::spec::LayerSpec;
+use crate::spec::PipelineSpec;
 
 /// Whether `name` is snake_case: `[a-z][a-z0-9_]*`.
 pub(crate) fn is_snake_case(name: &str) -> bool {

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::segments::{SegmentError, segments};
 use crate::assembly::AssembledPrompt;
-use crate::layer::{AssemblyPath, Channel, Stability};
+use crate::spec::{AssemblyPath, Channel, Stability};
 
 /// The prompt's text with a marker line before each layer (name, stability,
 /// priority, bytes), the cache breakpoint between the stable prefix and the

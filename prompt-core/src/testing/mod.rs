@@ -53,8 +53,8 @@ pub use segments::{Segment, SegmentError, segments};
 
 use crate::assembly::{AssembledPrompt, AssemblyError, PromptBuilder};
 use crate::context::Context;
-use crate::layer::{AssemblyPath, PromptMode};
 use crate::pipeline::Pipeline;
+use crate::spec::{AssemblyPath, PromptMode};
 
 #[cfg(feature = "diff")]
 pub(crate) use segments::split;

@@ -1,7 +1,7 @@
 //! Which bytes of an assembled prompt each layer wrote.
 
 use crate::assembly::{AssembledPrompt, LayerTrace};
-use crate::layer::{AssemblyPath, Channel, Stability};
+use crate::spec::{AssemblyPath, Channel, Stability};
 
 /// One layer's text inside an [`AssembledPrompt`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,11 +1,7 @@
 //! What a pipeline is before any layer joins it: its declared type and [`PipelineSpec`].
 
-use crate::assembly::DEFAULT_SEPARATOR;
-use crate::layer::{AssemblyPath, PromptMode};
-
-/// The name of the pipeline a layer joins when its attribute names none:
-/// [`DefaultPipeline`]'s.
-pub const DEFAULT_PIPELINE: &str = "default";
+use super::enums::{AssemblyPath, PromptMode};
+use super::{DEFAULT_PIPELINE, DEFAULT_SEPARATOR};
 
 /// Everything the framework knows about a pipeline without collecting it.
 ///
@@ -155,5 +151,5 @@ pub struct DefaultPipeline;
 impl PromptPipeline for DefaultPipeline {
     const SPEC: PipelineSpec = PipelineSpec::new(DEFAULT_PIPELINE)
         .with_type_name("DefaultPipeline")
-        .defined_at(env!("CARGO_PKG_NAME"), "src/pipeline/spec.rs", line!());
+        .defined_at(env!("CARGO_PKG_NAME"), "src/spec/pipeline.rs", line!());
 }

@@ -1,0 +1,291 @@
+//! The closed vocabularies of a layer and a pipeline: stability, paths,
+//! modes, budget policy and channel, each parsed case-insensitively and
+//! serialized in lowercase.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Which cache partition a layer belongs to.
+///
+/// There is no default, on purpose: a layer that silently defaulted to
+/// `Stable` is how a clock ends up in the cached prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stability {
+    /// Identical for every call of a session; rendered into the cached prefix.
+    /// Priority band `0..10_000`.
+    Stable,
+    /// May change per call; rendered into the uncached suffix.
+    /// Priority band `10_000..20_000`.
+    Dynamic,
+}
+
+impl Stability {
+    /// Every stability, in band order.
+    pub const ALL: &'static [Stability] = &[Stability::Stable, Stability::Dynamic];
+
+    /// The half-open priority band `[start, end)` of this stability.
+    ///
+    /// Because the Stable band lies wholly below the Dynamic band, ascending
+    /// priority order *is* stable-before-dynamic order.
+    ///
+    /// ```
+    /// use prompt_core::Stability;
+    /// assert_eq!(Stability::Stable.band(), 0..10_000);
+    /// assert!(Stability::Dynamic.band().contains(&15_000));
+    /// ```
+    pub const fn band(self) -> std::ops::Range<u32> {
+        match self {
+            Stability::Stable => 0..10_000,
+            Stability::Dynamic => 10_000..20_000,
+        }
+    }
+
+    /// Whether `priority` lies in this stability's band.
+    pub const fn admits(self, priority: u32) -> bool {
+        let band = self.band();
+        priority >= band.start && priority < band.end
+    }
+
+    /// The lowercase name, as in serde and the manifest.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Stability::Stable => "stable",
+            Stability::Dynamic => "dynamic",
+        }
+    }
+}
+
+/// The entry point a prompt is assembled through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AssemblyPath {
+    /// One flat string, e.g. an inline sub-agent prompt.
+    Basic,
+    /// A cacheable stable prefix plus a dynamic suffix, for the main loop.
+    Cached,
+}
+
+impl AssemblyPath {
+    /// Every path, in order. The default paths of [`LayerSpec::new`].
+    pub const ALL: &'static [AssemblyPath] = &[AssemblyPath::Basic, AssemblyPath::Cached];
+
+    /// The lowercase name, as in serde and the manifest.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AssemblyPath::Basic => "basic",
+            AssemblyPath::Cached => "cached",
+        }
+    }
+}
+
+/// How much a prompt says.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum PromptMode {
+    /// Everything; the default.
+    #[default]
+    Full,
+    /// Shorter sections for tight context windows.
+    Compact,
+    /// Only what the agent cannot work without.
+    Minimal,
+}
+
+impl PromptMode {
+    /// Every mode, in order. The default of the attribute's `modes` key.
+    pub const ALL: &'static [PromptMode] =
+        &[PromptMode::Full, PromptMode::Compact, PromptMode::Minimal];
+
+    /// The lowercase name, as in serde and the manifest.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PromptMode::Full => "full",
+            PromptMode::Compact => "compact",
+            PromptMode::Minimal => "minimal",
+        }
+    }
+}
+
+/// How a Dynamic layer gives way when a token budget is short.
+///
+/// Set with the attribute's `yields` key. Stable layers are never cut (the
+/// cached prefix must stay byte-identical), so the key is rejected on them.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Yields {
+    /// Dropped whole, highest priority number first; the default.
+    #[default]
+    Shed,
+    /// Cut on a character boundary, after every `Shed` layer is gone.
+    Truncate,
+    /// Never touched.
+    Keep,
+}
+
+impl Yields {
+    /// Every way to yield, in order.
+    pub const ALL: &'static [Yields] = &[Yields::Shed, Yields::Truncate, Yields::Keep];
+
+    /// The lowercase name, as in serde and the manifest.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Yields::Shed => "shed",
+            Yields::Truncate => "truncate",
+            Yields::Keep => "keep",
+        }
+    }
+}
+
+/// Where a Dynamic layer's text travels.
+///
+/// Set with the attribute's `channel` key. A Stable layer is always part of
+/// the cached system prompt and never moves, so the key is rejected on them.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Channel {
+    /// In the system prompt's dynamic suffix; the default.
+    #[default]
+    System,
+    /// As a trailing `<system-reminder>` block in the last user message, so
+    /// the whole system prompt stays cacheable.
+    Reminder,
+}
+
+impl Channel {
+    /// Every channel, in order.
+    pub const ALL: &'static [Channel] = &[Channel::System, Channel::Reminder];
+
+    /// The lowercase name, as in serde and the manifest.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Channel::System => "system",
+            Channel::Reminder => "reminder",
+        }
+    }
+}
+
+macro_rules! display_and_parse {
+    ($ty:ident, $what:literal, [$($variant:ident),+]) => {
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = ParseEnumError;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                const EXPECTED: &[&str] = &[$($ty::$variant.as_str()),+];
+                $(
+                    if s.eq_ignore_ascii_case($ty::$variant.as_str()) {
+                        return Ok($ty::$variant);
+                    }
+                )+
+                Err(ParseEnumError {
+                    what: $what,
+                    got: s.to_owned(),
+                    expected: EXPECTED,
+                })
+            }
+        }
+    };
+}
+
+display_and_parse!(Stability, "stability", [Stable, Dynamic]);
+display_and_parse!(AssemblyPath, "assembly path", [Basic, Cached]);
+display_and_parse!(PromptMode, "prompt mode", [Full, Compact, Minimal]);
+display_and_parse!(Yields, "yield", [Shed, Truncate, Keep]);
+display_and_parse!(Channel, "channel", [System, Reminder]);
+
+/// A string that names no variant of [`Stability`], [`AssemblyPath`],
+/// [`PromptMode`], [`Yields`] or [`Channel`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{got}`: expected one of {}", expected.join(", "))]
+pub struct ParseEnumError {
+    what: &'static str,
+    got: String,
+    expected: &'static [&'static str],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_case_insensitively_and_round_trip() {
+        for mode in PromptMode::ALL {
+            assert_eq!(mode.to_string().parse::<PromptMode>(), Ok(*mode));
+        }
+        assert_eq!("COMPACT".parse::<PromptMode>(), Ok(PromptMode::Compact));
+        assert_eq!("Cached".parse::<AssemblyPath>(), Ok(AssemblyPath::Cached));
+        assert_eq!("dynamic".parse::<Stability>(), Ok(Stability::Dynamic));
+    }
+
+    #[test]
+    fn a_bad_name_says_what_was_expected() {
+        let error = "verbose".parse::<PromptMode>().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "unknown prompt mode `verbose`: expected one of full, compact, minimal"
+        );
+    }
+
+    #[test]
+    fn serde_uses_lowercase_names() {
+        assert_eq!(
+            serde_json::to_string(&PromptMode::Minimal).unwrap(),
+            "\"minimal\""
+        );
+        assert_eq!(
+            serde_json::to_string(&Stability::Stable).unwrap(),
+            "\"stable\""
+        );
+        assert_eq!(
+            serde_json::to_string(&AssemblyPath::Basic).unwrap(),
+            "\"basic\""
+        );
+        let mode: PromptMode = serde_json::from_str("\"compact\"").unwrap();
+        assert_eq!(mode, PromptMode::Compact);
+        assert!(serde_json::from_str::<PromptMode>("\"Compact\"").is_err());
+    }
+
+    #[test]
+    fn yields_and_channel_default_and_serialize_lowercase() {
+        assert_eq!(Yields::default(), Yields::Shed);
+        assert_eq!(Channel::default(), Channel::System);
+        assert_eq!(
+            serde_json::to_string(&Yields::Truncate).unwrap(),
+            "\"truncate\""
+        );
+        assert_eq!(
+            serde_json::to_string(&Channel::Reminder).unwrap(),
+            "\"reminder\""
+        );
+        for y in Yields::ALL {
+            assert_eq!(y.to_string().parse::<Yields>(), Ok(*y));
+        }
+        for c in Channel::ALL {
+            assert_eq!(c.to_string().parse::<Channel>(), Ok(*c));
+        }
+    }
+
+    #[test]
+    fn bands_are_adjacent_and_disjoint() {
+        assert_eq!(
+            Stability::Stable.band().end,
+            Stability::Dynamic.band().start
+        );
+        assert!(Stability::Stable.admits(9_999) && !Stability::Stable.admits(10_000));
+        assert!(Stability::Dynamic.admits(10_000) && !Stability::Dynamic.admits(20_000));
+    }
+}
