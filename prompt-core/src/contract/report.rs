@@ -5,8 +5,14 @@ use std::fmt;
 use serde::Serialize;
 
 /// One of the contract's checks.
+///
+/// `#[non_exhaustive]`: checks are added over time, so a `match` on one needs
+/// a `_` arm. A new check is a variant here, its entry in [`Check::ALL`] and
+/// [`Check::as_str`], its file in `contract/`, its arm in `Contract::check`,
+/// and its row in the module's table (`ARCHITECTURE.md` lists the files).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Check {
     /// Every paradigm, path and mode assembles without an error (no layer panics).
     Builds,

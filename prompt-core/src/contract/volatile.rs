@@ -14,6 +14,7 @@ use crate::spec::Stability;
 /// A kind of value that looks like it changes between runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Volatile {
     /// `2026-11-29`, `11/29/2026`, `Nov 29, 2026`.
     Date,
