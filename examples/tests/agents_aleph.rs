@@ -111,7 +111,7 @@ fn compact_and_minimal_drop_the_heavy_guidance() {
     };
     let full = speaking(PromptMode::Full);
     for heavy in HEAVY {
-        let spec = pipeline.spec(heavy).unwrap();
+        let spec = pipeline.layer(heavy).unwrap();
         assert_eq!(spec.modes, [PromptMode::Full], "{heavy}");
     }
     let compact = speaking(PromptMode::Compact);

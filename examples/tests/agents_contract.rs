@@ -22,7 +22,7 @@ fn every_reference_agent_keeps_its_contract_and_its_ratchets() {
         );
         let mut contract = Contract::new(&pipeline, &paradigms)
             .ratchet(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ratchets.json"));
-        if pipeline.spec("episodic_recall").is_some() {
+        if pipeline.layer("episodic_recall").is_some() {
             // Episodes are dated; the file is read once per session, so the
             // dates are fixed for the session and do not bust its cache.
             contract = contract.allow(

@@ -88,8 +88,8 @@ fn pipelines_hold_only_their_own_layers_and_shared_ones() {
     );
     let default = Pipeline::collect().unwrap();
     assert!(default.specs().all(|s| s.in_pipeline("default")));
-    assert!(default.spec("reviewer_persona").is_none());
-    assert!(default.spec("shared_rules").is_some());
+    assert!(default.layer("reviewer_persona").is_none());
+    assert!(default.layer("shared_rules").is_some());
     assert_eq!(prompt_core::pipeline_names(), ["default", "reviewer"]);
     assert_eq!(
         Pipeline::named("reviewer").unwrap().specs().count(),
@@ -134,7 +134,7 @@ fn a_layer_of_a_pipeline_can_be_dropped_or_replaced_by_name() {
             Fixed("mine".into()),
         ))
         .unwrap();
-    assert_eq!(replaced.spec("my_mid").unwrap().priority, 300);
+    assert_eq!(replaced.layer("my_mid").unwrap().priority, 300);
 
     let error = Pipeline::collect()
         .unwrap()

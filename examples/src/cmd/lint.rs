@@ -26,7 +26,7 @@ pub(crate) fn run(args: LintArgs) -> Outcome {
         .flat_map(|p| SubAgents::tools_for(p.session()))
         .collect();
     let mut contract = Contract::new(&pipeline, &paradigms);
-    if pipeline.spec("episodic_recall").is_some() {
+    if pipeline.layer("episodic_recall").is_some() {
         contract = contract.allow(
             "episodic_recall",
             Volatile::Date,

@@ -72,7 +72,7 @@ impl<'p> PromptBuilder<'p> {
         Self {
             pipeline,
             mode: PromptMode::Full,
-            separator: Cow::Borrowed(pipeline.pipeline_spec().separator),
+            separator: Cow::Borrowed(pipeline.spec().separator),
             budget: None,
             counter: None,
         }

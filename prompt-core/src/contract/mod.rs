@@ -82,7 +82,7 @@ use std::path::{Path, PathBuf};
 pub use paradigm::Paradigm;
 pub use ratchet::{FAR_UNDER_PERCENT, RATCHET_ENV, RatchetMode};
 pub use report::{Check, Finding, Report};
-pub use size::{AssemblySize, LayerSize, Sizes, measure, measure_tokens};
+pub use size::{AssemblySize, LayerMeasure, Sizes, measure, measure_tokens};
 pub use volatile::{Allowance, Volatile};
 
 use renders::Renders;

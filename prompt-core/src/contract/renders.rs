@@ -130,7 +130,7 @@ impl<'a> Renders<'a> {
 
     /// ``layer `name` (file:line)``, or ``layer `name` `` for a name the pipeline does not have.
     pub(crate) fn layer(&self, name: &str) -> String {
-        match self.pipeline.spec(name) {
+        match self.pipeline.layer(name) {
             Some(spec) => describe(spec),
             None => format!("layer `{name}`"),
         }

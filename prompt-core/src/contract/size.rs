@@ -36,12 +36,12 @@ pub struct AssemblySize {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<usize>,
     /// Every layer on this path and mode, in render order, at its largest.
-    pub layers: Vec<LayerSize>,
+    pub layers: Vec<LayerMeasure>,
 }
 
 /// One layer at its largest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LayerSize {
+pub struct LayerMeasure {
     /// The layer's name.
     pub name: String,
     /// Its priority.
@@ -59,8 +59,8 @@ pub struct LayerSize {
 
 impl AssemblySize {
     /// The largest layers first (ties in render order), at most `n`.
-    pub fn largest(&self, n: usize) -> Vec<&LayerSize> {
-        let mut layers: Vec<&LayerSize> = self.layers.iter().collect();
+    pub fn largest(&self, n: usize) -> Vec<&LayerMeasure> {
+        let mut layers: Vec<&LayerMeasure> = self.layers.iter().collect();
         layers.sort_by_key(|l| std::cmp::Reverse(l.bytes));
         layers.truncate(n);
         layers
@@ -156,7 +156,7 @@ pub(crate) fn sizes(renders: &Renders<'_>, paradigms: &[Paradigm]) -> Sizes {
                     layers: trace
                         .layers
                         .iter()
-                        .map(|l| LayerSize {
+                        .map(|l| LayerMeasure {
                             name: l.name.to_owned(),
                             priority: l.priority,
                             stability: l.stability,

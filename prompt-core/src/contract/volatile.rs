@@ -114,7 +114,8 @@ pub(crate) fn check(renders: &Renders<'_>, allowances: &[Allowance]) -> Vec<Find
     let mut findings = Vec::new();
     let mut seen = BTreeSet::new();
     for allowance in allowances {
-        if allowance.reason.trim().is_empty() || renders.pipeline.spec(&allowance.layer).is_none() {
+        if allowance.reason.trim().is_empty() || renders.pipeline.layer(&allowance.layer).is_none()
+        {
             findings.push(Finding {
                 check: Check::VolatileValue,
                 subject: format!("the allowance of {} for layer `{}`", allowance.kind, allowance.layer),

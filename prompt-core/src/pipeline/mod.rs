@@ -227,7 +227,7 @@ impl Pipeline {
     pub fn without(mut self, names: &[&str]) -> Result<Self, PipelineError> {
         let problems: Vec<Problem> = names
             .iter()
-            .filter(|name| self.spec(name).is_none())
+            .filter(|name| self.layer(name).is_none())
             .map(|name| Problem::UnknownLayer {
                 name: (*name).to_owned(),
                 known: self.specs().map(|s| s.name.to_owned()).collect(),
@@ -292,7 +292,7 @@ impl Pipeline {
     pub fn require_layers(self, names: &[&str]) -> Result<Self, PipelineError> {
         let problems: Vec<Problem> = names
             .iter()
-            .filter(|name| self.spec(name).is_none())
+            .filter(|name| self.layer(name).is_none())
             .map(|name| Problem::MissingLayer {
                 name: (*name).to_owned(),
             })
@@ -310,7 +310,7 @@ impl Pipeline {
     }
 
     /// The pipeline's declaration: what it serves, its separator.
-    pub fn pipeline_spec(&self) -> &PipelineSpec {
+    pub fn spec(&self) -> &PipelineSpec {
         &self.spec
     }
 
@@ -319,8 +319,8 @@ impl Pipeline {
         self.layers.iter().map(|l| &l.spec)
     }
 
-    /// The spec of the layer called `name`.
-    pub fn spec(&self, name: &str) -> Option<&LayerSpec> {
+    /// The spec of the layer called `name`, when the pipeline has it.
+    pub fn layer(&self, name: &str) -> Option<&LayerSpec> {
         self.specs().find(|s| s.name == name)
     }
 

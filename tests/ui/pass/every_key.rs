@@ -77,7 +77,7 @@ fn main() {
     let pipeline = Pipeline::of::<EveryKey>().expect("valid pipeline");
     let names: Vec<_> = pipeline.specs().map(|s| s.name).collect();
     assert_eq!(names, ["persona", "house_rules", "clock"]);
-    assert_eq!(pipeline.pipeline_spec().separator, "\n---\n");
+    assert_eq!(pipeline.spec().separator, "\n---\n");
     let sub_agent = Pipeline::named("sub_agent").expect("valid pipeline");
     assert_eq!(sub_agent.len(), 1);
 }
