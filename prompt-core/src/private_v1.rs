@@ -195,8 +195,7 @@ impl Msg {
     }
 
     const fn band(self, stability: Stability) -> Self {
-        let band = stability.band();
-        self.n(band.start).s("..").n(band.end)
+        self.s(stability.band_text())
     }
 
     const fn names(mut self, names: &[&str]) -> Self {
@@ -212,38 +211,24 @@ impl Msg {
     }
 }
 
-const fn stability_ident(stability: Stability) -> &'static str {
-    match stability {
-        Stability::Stable => "Stable",
-        Stability::Dynamic => "Dynamic",
-    }
-}
-
-const fn other_stability(stability: Stability) -> Stability {
-    match stability {
-        Stability::Stable => Stability::Dynamic,
-        Stability::Dynamic => Stability::Stable,
-    }
-}
-
 /// What is wrong with `spec`'s priority, if it lies outside its stability's
 /// band. The bands are [`Stability::band`]'s: defined once, here in prompt-core.
 pub const fn band_problem(spec: &LayerSpec) -> Msg {
     if spec.stub || spec.stability.admits(spec.priority) {
         return Msg::NONE;
     }
-    let other = other_stability(spec.stability);
+    let other = spec.stability.other();
     Msg::NONE
         .s("layer `")
         .s(spec.name)
         .s("` is ")
-        .s(stability_ident(spec.stability))
+        .s(spec.stability.ident())
         .s(", so its priority must be in ")
         .band(spec.stability)
         .s(", but it is ")
         .n(spec.priority)
         .s(": change `priority`, or make the layer ")
-        .s(stability_ident(other))
+        .s(other.ident())
         .s(" (band ")
         .band(other)
         .s(") if that is what it is")

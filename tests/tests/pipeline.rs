@@ -403,7 +403,7 @@ fn runtime_validation_reports_every_problem_with_its_location() {
         "{error}"
     );
     assert!(
-        message.contains("is Dynamic with priority 5, outside the Dynamic band 10000..20000"),
+        message.contains("is Dynamic, so its priority must be in 10_000..20_000, but it is 5: change `priority`, or make the layer Stable (band 0..10_000)"),
         "{message}"
     );
     assert!(

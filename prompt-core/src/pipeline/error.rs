@@ -190,8 +190,8 @@ pub enum Problem {
     },
     /// Priority outside the stability's band.
     #[error(
-        "layer {layer} is {stability:?} with priority {priority}, outside the {stability:?} band {}..{}; move the priority into the band or change its stability",
-        .stability.band().start, .stability.band().end
+        "layer {layer} is {}, so its priority must be in {}, but it is {priority}: change `priority`, or make the layer {} (band {}) if that is what it is",
+        .stability.ident(), .stability.band_text(), .stability.other().ident(), .stability.other().band_text()
     )]
     OutOfBand {
         /// The layer.

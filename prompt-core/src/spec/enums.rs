@@ -43,6 +43,31 @@ impl Stability {
         }
     }
 
+    /// The band as every message about it writes it (`0..10_000`): the
+    /// compile-time assert and the run-time check share this wording.
+    pub(crate) const fn band_text(self) -> &'static str {
+        match self {
+            Stability::Stable => "0..10_000",
+            Stability::Dynamic => "10_000..20_000",
+        }
+    }
+
+    /// The variant as written in the attribute: `Stable`, `Dynamic`.
+    pub(crate) const fn ident(self) -> &'static str {
+        match self {
+            Stability::Stable => "Stable",
+            Stability::Dynamic => "Dynamic",
+        }
+    }
+
+    /// The other stability.
+    pub(crate) const fn other(self) -> Stability {
+        match self {
+            Stability::Stable => Stability::Dynamic,
+            Stability::Dynamic => Stability::Stable,
+        }
+    }
+
     /// Whether `priority` lies in this stability's band.
     pub const fn admits(self, priority: u32) -> bool {
         let band = self.band();
@@ -220,6 +245,30 @@ pub struct ParseEnumError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_band_text_is_the_band() {
+        for stability in Stability::ALL {
+            let band = stability.band();
+            let literal = |n: u32| {
+                let digits = n.to_string();
+                let mut out = String::new();
+                for (i, c) in digits.chars().enumerate() {
+                    if n >= 10_000 && i > 0 && (digits.len() - i) % 3 == 0 {
+                        out.push('_');
+                    }
+                    out.push(c);
+                }
+                out
+            };
+            assert_eq!(
+                stability.band_text(),
+                format!("{}..{}", literal(band.start), literal(band.end))
+            );
+            assert_eq!(stability.other().other(), *stability);
+            assert_eq!(stability.ident().to_lowercase(), stability.as_str());
+        }
+    }
 
     #[test]
     fn names_parse_case_insensitively_and_round_trip() {
