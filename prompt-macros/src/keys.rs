@@ -1,84 +1,8 @@
-//! The attributes' keys and the words their values may be: one constant
-//! (an enum variant) per key, one list per vocabulary.
-//!
-//! Every key is an enum variant, and the parser dispatches with an
-//! exhaustive `match`: a key added here without being handled does not compile.
+//! The words the attributes' values may be: one list per vocabulary. The keys
+//! themselves are declared once, with their slots, in `parse.rs`.
 
 use proc_macro2::Span;
 use syn::Ident;
-
-macro_rules! keys {
-    ($(#[$meta:meta])* enum $name:ident { $($variant:ident => $text:literal,)+ }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-        pub(crate) enum $name {
-            $($variant,)+
-        }
-
-        impl $name {
-            /// Every key, in the order the docs list them.
-            pub(crate) const ALL: &'static [$name] = &[$($name::$variant,)+];
-
-            /// The key as written.
-            pub(crate) const fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $text,)+
-                }
-            }
-
-            /// The key written `text`.
-            pub(crate) fn from_str(text: &str) -> Option<Self> {
-                Self::ALL.iter().copied().find(|k| k.as_str() == text)
-            }
-
-            /// `a, b, c`: for "the keys are: ..." messages.
-            pub(crate) fn list() -> String {
-                Self::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
-            }
-        }
-    };
-}
-
-keys! {
-    /// The keys of `#[prompt_layer(..)]`.
-    enum LayerKey {
-        Priority => "priority",
-        Stability => "stability",
-        Paths => "paths",
-        Modes => "modes",
-        Name => "name",
-        Pipeline => "pipeline",
-        After => "after",
-        Before => "before",
-        Silent => "silent",
-        Text => "text",
-        File => "file",
-        Yields => "yields",
-        Channel => "channel",
-        Crate => "crate",
-    }
-}
-
-keys! {
-    /// The keys of `#[prompt_pipeline(..)]`.
-    enum PipelineKey {
-        Paths => "paths",
-        Modes => "modes",
-        Separator => "separator",
-        Crate => "crate",
-    }
-}
-
-impl LayerKey {
-    /// Keys without which the attribute is an error.
-    pub(crate) const REQUIRED: &'static [LayerKey] =
-        &[LayerKey::Priority, LayerKey::Stability, LayerKey::Paths];
-}
-
-impl PipelineKey {
-    /// Keys without which the attribute is an error.
-    pub(crate) const REQUIRED: &'static [PipelineKey] = &[PipelineKey::Paths];
-}
 
 /// A word of a key's vocabulary: the variants of one `prompt_core` enum.
 ///
@@ -181,20 +105,6 @@ impl<T: Word> Spanned<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_key_round_trips_and_is_listed_once() {
-        for key in LayerKey::ALL {
-            assert_eq!(LayerKey::from_str(key.as_str()), Some(*key));
-        }
-        let mut sorted = LayerKey::ALL.to_vec();
-        sorted.sort();
-        sorted.dedup();
-        assert_eq!(sorted.len(), LayerKey::ALL.len());
-        for key in PipelineKey::ALL {
-            assert_eq!(PipelineKey::from_str(key.as_str()), Some(*key));
-        }
-    }
 
     #[test]
     fn words_read_only_their_variants() {

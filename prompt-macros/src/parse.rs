@@ -11,7 +11,7 @@ use syn::spanned::Spanned as _;
 use syn::{Expr, ExprArray, Ident, Lit, LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
-use crate::keys::{self, LayerKey, PipelineKey, Spanned, Word};
+use crate::keys::{self, Spanned, Word};
 use crate::names::suggest;
 
 /// One key's value. Owns the "given twice" check, and remembers that the key
@@ -89,184 +89,121 @@ pub(crate) struct Pipelines {
     pub(crate) items: Vec<Path>,
 }
 
-/// `#[prompt_layer(..)]` as written.
-pub(crate) struct LayerArgs {
-    pub(crate) priority: Slot<Expr>,
-    pub(crate) stability: Slot<Spanned<keys::Stability>>,
-    pub(crate) paths: Slot<List<Spanned<keys::AssemblyPath>>>,
-    pub(crate) modes: Slot<List<Spanned<keys::PromptMode>>>,
-    pub(crate) name: Slot<LitStr>,
-    pub(crate) pipeline: Slot<Pipelines>,
-    pub(crate) after: Slot<List<Path>>,
-    pub(crate) before: Slot<List<Path>>,
-    pub(crate) silent: Slot<LitStr>,
-    pub(crate) text: Slot<LitStr>,
-    pub(crate) file: Slot<LitStr>,
-    pub(crate) yields: Slot<Spanned<keys::Yields>>,
-    pub(crate) channel: Slot<Spanned<keys::Channel>>,
-    pub(crate) krate: Slot<Path>,
-    /// Keys suggested for unknown ones: a misspelt required key is reported
-    /// once, as unknown, and not again as missing.
-    pub(crate) suggested: Vec<LayerKey>,
-}
-
-impl LayerArgs {
-    fn new() -> Self {
-        Self {
-            priority: Slot::new(LayerKey::Priority.as_str()),
-            stability: Slot::new(LayerKey::Stability.as_str()),
-            paths: Slot::new(LayerKey::Paths.as_str()),
-            modes: Slot::new(LayerKey::Modes.as_str()),
-            name: Slot::new(LayerKey::Name.as_str()),
-            pipeline: Slot::new(LayerKey::Pipeline.as_str()),
-            after: Slot::new(LayerKey::After.as_str()),
-            before: Slot::new(LayerKey::Before.as_str()),
-            silent: Slot::new(LayerKey::Silent.as_str()),
-            text: Slot::new(LayerKey::Text.as_str()),
-            file: Slot::new(LayerKey::File.as_str()),
-            yields: Slot::new(LayerKey::Yields.as_str()),
-            channel: Slot::new(LayerKey::Channel.as_str()),
-            krate: Slot::new(LayerKey::Crate.as_str()),
-            suggested: Vec::new(),
+/// Declares one attribute's keys once: the key enum (with `ALL` and
+/// `as_str`, which the unknown-key message and its suggestion use), the keys
+/// that are required (with the example and reason their "missing" error
+/// gives), the typed `Args` struct with one [`Slot`] per key (which owns the
+/// "given twice" check), `wrote`, and the parser's dispatch. Adding a key is
+/// one line here and its handling in `validate`.
+macro_rules! attribute {
+    (
+        $(#[$args_meta:meta])* struct $Args:ident;
+        $(#[$key_meta:meta])* enum $Key:ident {
+            $(
+                $field:ident: $ty:ty = $Variant:ident $text:literal
+                $(required($example:literal, $why:literal))?
+                => $read:expr,
+            )+
         }
-    }
-
-    /// Whether `key` was written, well-formed or not.
-    pub(crate) fn wrote(&self, key: LayerKey) -> bool {
-        match key {
-            LayerKey::Priority => self.priority.written(),
-            LayerKey::Stability => self.stability.written(),
-            LayerKey::Paths => self.paths.written(),
-            LayerKey::Modes => self.modes.written(),
-            LayerKey::Name => self.name.written(),
-            LayerKey::Pipeline => self.pipeline.written(),
-            LayerKey::After => self.after.written(),
-            LayerKey::Before => self.before.written(),
-            LayerKey::Silent => self.silent.written(),
-            LayerKey::Text => self.text.written(),
-            LayerKey::File => self.file.written(),
-            LayerKey::Yields => self.yields.written(),
-            LayerKey::Channel => self.channel.written(),
-            LayerKey::Crate => self.krate.written(),
+    ) => {
+        $(#[$key_meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+        pub(crate) enum $Key {
+            $($Variant,)+
         }
-    }
 
-    fn key(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>, owner: &str) -> syn::Result<()> {
-        let Some(key) = known_key(cx, meta, owner, LayerKey::from_str, LayerKey::list)? else {
-            if let Some(s) = meta.path.get_ident().and_then(|ident| {
-                suggest(
-                    &ident.to_string(),
-                    LayerKey::ALL.iter().map(|k| (k.as_str(), *k)),
-                )
-            }) {
-                self.suggested.push(s);
+        impl $Key {
+            /// Every key, in the order the docs list them.
+            pub(crate) const ALL: &'static [$Key] = &[$($Key::$Variant,)+];
+
+            /// Keys without which the attribute is an error, each with the
+            /// example and the reason its "missing" error gives.
+            pub(crate) const REQUIRED: &'static [($Key, &'static str, &'static str)] =
+                &[$($(($Key::$Variant, $example, $why),)?)+];
+
+            /// The key as written.
+            pub(crate) const fn as_str(self) -> &'static str {
+                match self {
+                    $($Key::$Variant => $text,)+
+                }
             }
-            return Ok(());
-        };
-        let key_name = key.as_str();
-        match key {
-            LayerKey::Priority => self.priority.read(cx, meta, owner, |_, e| Some(e.clone())),
-            LayerKey::Stability => self
-                .stability
-                .read(cx, meta, owner, |cx, e| word(cx, e, key_name, owner)),
-            LayerKey::Paths => self
-                .paths
-                .read(cx, meta, owner, |cx, e| word_list(cx, e, key_name, owner)),
-            LayerKey::Modes => self
-                .modes
-                .read(cx, meta, owner, |cx, e| word_list(cx, e, key_name, owner)),
-            LayerKey::Name => self
-                .name
-                .read(cx, meta, owner, |cx, e| string(cx, e, key_name, owner)),
-            LayerKey::Pipeline => self
-                .pipeline
-                .read(cx, meta, owner, |cx, e| pipelines(cx, e, owner)),
-            LayerKey::After => self
-                .after
-                .read(cx, meta, owner, |cx, e| path_list(cx, e, key_name, owner)),
-            LayerKey::Before => self
-                .before
-                .read(cx, meta, owner, |cx, e| path_list(cx, e, key_name, owner)),
-            LayerKey::Silent => self
-                .silent
-                .read(cx, meta, owner, |cx, e| string(cx, e, key_name, owner)),
-            LayerKey::Text => self
-                .text
-                .read(cx, meta, owner, |cx, e| string(cx, e, key_name, owner)),
-            LayerKey::File => self
-                .file
-                .read(cx, meta, owner, |cx, e| string(cx, e, key_name, owner)),
-            LayerKey::Yields => self
-                .yields
-                .read(cx, meta, owner, |cx, e| word(cx, e, key_name, owner)),
-            LayerKey::Channel => self
-                .channel
-                .read(cx, meta, owner, |cx, e| word(cx, e, key_name, owner)),
-            LayerKey::Crate => self
-                .krate
-                .read(cx, meta, owner, |cx, e| crate_path(cx, e, owner)),
         }
-    }
-}
 
-/// `#[prompt_pipeline(..)]` as written.
-pub(crate) struct PipelineArgs {
-    pub(crate) paths: Slot<List<Spanned<keys::AssemblyPath>>>,
-    pub(crate) modes: Slot<List<Spanned<keys::PromptMode>>>,
-    pub(crate) separator: Slot<LitStr>,
-    pub(crate) krate: Slot<Path>,
-    pub(crate) suggested: Vec<PipelineKey>,
-}
-
-impl PipelineArgs {
-    fn new() -> Self {
-        Self {
-            paths: Slot::new(PipelineKey::Paths.as_str()),
-            modes: Slot::new(PipelineKey::Modes.as_str()),
-            separator: Slot::new(PipelineKey::Separator.as_str()),
-            krate: Slot::new(PipelineKey::Crate.as_str()),
-            suggested: Vec::new(),
+        $(#[$args_meta])*
+        pub(crate) struct $Args {
+            $(pub(crate) $field: Slot<$ty>,)+
+            /// Keys suggested for unknown ones: a misspelt required key is
+            /// reported once, as unknown, and not again as missing.
+            pub(crate) suggested: Vec<$Key>,
         }
-    }
 
-    /// Whether `key` was written, well-formed or not.
-    pub(crate) fn wrote(&self, key: PipelineKey) -> bool {
-        match key {
-            PipelineKey::Paths => self.paths.written(),
-            PipelineKey::Modes => self.modes.written(),
-            PipelineKey::Separator => self.separator.written(),
-            PipelineKey::Crate => self.krate.written(),
-        }
-    }
-
-    fn key(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>, owner: &str) -> syn::Result<()> {
-        let Some(key) = known_key(cx, meta, owner, PipelineKey::from_str, PipelineKey::list)?
-        else {
-            if let Some(s) = meta.path.get_ident().and_then(|ident| {
-                suggest(
-                    &ident.to_string(),
-                    PipelineKey::ALL.iter().map(|k| (k.as_str(), *k)),
-                )
-            }) {
-                self.suggested.push(s);
+        impl $Args {
+            fn new() -> Self {
+                Self {
+                    $($field: Slot::new($Key::$Variant.as_str()),)+
+                    suggested: Vec::new(),
+                }
             }
-            return Ok(());
-        };
-        let key_name = key.as_str();
-        match key {
-            PipelineKey::Paths => self
-                .paths
-                .read(cx, meta, owner, |cx, e| word_list(cx, e, key_name, owner)),
-            PipelineKey::Modes => self
-                .modes
-                .read(cx, meta, owner, |cx, e| word_list(cx, e, key_name, owner)),
-            PipelineKey::Separator => self
-                .separator
-                .read(cx, meta, owner, |cx, e| string(cx, e, key_name, owner)),
-            PipelineKey::Crate => self
-                .krate
-                .read(cx, meta, owner, |cx, e| crate_path(cx, e, owner)),
+
+            /// Whether `key` was written, well-formed or not.
+            pub(crate) fn wrote(&self, key: $Key) -> bool {
+                match key {
+                    $($Key::$Variant => self.$field.written(),)+
+                }
+            }
+
+            fn key(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>, owner: &str) -> syn::Result<()> {
+                let Some(key) = known_key(cx, meta, owner, $Key::ALL, $Key::as_str, &mut self.suggested)? else {
+                    return Ok(());
+                };
+                let key_name = key.as_str();
+                match key {
+                    $($Key::$Variant => self.$field.read(cx, meta, owner, |cx, e| ($read)(cx, e, key_name, owner)),)+
+                }
+            }
         }
+    };
+}
+
+attribute! {
+    /// `#[prompt_layer(..)]` as written.
+    struct LayerArgs;
+    /// The keys of `#[prompt_layer(..)]`.
+    enum LayerKey {
+        priority: Expr = Priority "priority"
+            required("priority = 100", " (Stable: 0..10_000, Dynamic: 10_000..20_000)")
+            => expr,
+        stability: Spanned<keys::Stability> = Stability "stability"
+            required("stability = Stable", " or `stability = Dynamic`; there is no default, so that nothing per-call lands in the cached prefix by accident")
+            => word,
+        paths: List<Spanned<keys::AssemblyPath>> = Paths "paths"
+            required("paths = [Basic, Cached]", " (or just one of them)")
+            => word_list,
+        modes: List<Spanned<keys::PromptMode>> = Modes "modes" => word_list,
+        name: LitStr = Name "name" => string,
+        pipeline: Pipelines = Pipeline "pipeline" => pipelines,
+        after: List<Path> = After "after" => path_list,
+        before: List<Path> = Before "before" => path_list,
+        silent: LitStr = Silent "silent" => string,
+        text: LitStr = Text "text" => string,
+        file: LitStr = File "file" => string,
+        yields: Spanned<keys::Yields> = Yields "yields" => word,
+        channel: Spanned<keys::Channel> = Channel "channel" => word,
+        krate: Path = Crate "crate" => crate_path,
+    }
+}
+
+attribute! {
+    /// `#[prompt_pipeline(..)]` as written.
+    struct PipelineArgs;
+    /// The keys of `#[prompt_pipeline(..)]`.
+    enum PipelineKey {
+        paths: List<Spanned<keys::AssemblyPath>> = Paths "paths"
+            required("paths = [Basic, Cached]", " (or just one of them): the paths its callers assemble")
+            => word_list,
+        modes: List<Spanned<keys::PromptMode>> = Modes "modes" => word_list,
+        separator: LitStr = Separator "separator" => string,
+        krate: Path = Crate "crate" => crate_path,
     }
 }
 
@@ -291,15 +228,23 @@ pub(crate) fn pipeline_args(cx: &Ctxt, args: TokenStream, owner: &str) -> Pipeli
     parsed
 }
 
-/// The key `meta` names, or `None` after recording why it names none
-/// (not an identifier, or unknown, with a suggestion when one is close).
+/// The key `meta` names, or `None` after recording why it names none (not
+/// an identifier, or unknown, with a suggestion when one is close; the
+/// suggested key is pushed to `suggested`, so it is not also reported missing).
 fn known_key<K: Copy + 'static>(
     cx: &Ctxt,
     meta: &ParseNestedMeta<'_>,
     owner: &str,
-    from_str: fn(&str) -> Option<K>,
-    list: fn() -> String,
+    all: &'static [K],
+    as_str: fn(K) -> &'static str,
+    suggested: &mut Vec<K>,
 ) -> syn::Result<Option<K>> {
+    let list = || {
+        all.iter()
+            .map(|k| as_str(*k))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let Some(ident) = meta.path.get_ident() else {
         cx.error_spanned_by(
             &meta.path,
@@ -309,13 +254,14 @@ fn known_key<K: Copy + 'static>(
         return Ok(None);
     };
     let text = ident.to_string();
-    if let Some(key) = from_str(&text) {
+    if let Some(key) = all.iter().copied().find(|k| as_str(*k) == text) {
         return Ok(Some(key));
     }
-    let known: Vec<String> = list().split(", ").map(str::to_owned).collect();
-    let hint = suggest(&text, known.iter().map(|k| (k.as_str(), k.as_str())))
-        .map(|s| format!(" (did you mean `{s}`?)"))
+    let suggestion = suggest(&text, all.iter().map(|k| (as_str(*k), *k)));
+    let hint = suggestion
+        .map(|k| format!(" (did you mean `{}`?)", as_str(k)))
         .unwrap_or_default();
+    suggested.extend(suggestion);
     cx.error_spanned_by(
         &meta.path,
         format!(
@@ -325,6 +271,11 @@ fn known_key<K: Copy + 'static>(
     );
     skip_value(meta)?;
     Ok(None)
+}
+
+/// `key = <any expression>`, such as a priority.
+fn expr(_: &Ctxt, expr: &Expr, _key: &str, _owner: &str) -> Option<Expr> {
+    Some(expr.clone())
 }
 
 /// The `= value` after a key, as an expression. A key with no `=` is an
@@ -494,7 +445,7 @@ fn path_list(cx: &Ctxt, expr: &Expr, key: &str, owner: &str) -> Option<List<Path
 }
 
 /// `pipeline = Type` or `pipeline = [A, B]`.
-fn pipelines(cx: &Ctxt, expr: &Expr, owner: &str) -> Option<Pipelines> {
+fn pipelines(cx: &Ctxt, expr: &Expr, _key: &str, owner: &str) -> Option<Pipelines> {
     let form = "a pipeline type declared with `#[prompt_pipeline]`, or a list of them: `pipeline = Reviewer`, `pipeline = [Main, SubAgent]`";
     let items = match expr {
         Expr::Array(array) => array
@@ -521,7 +472,7 @@ fn pipelines(cx: &Ctxt, expr: &Expr, owner: &str) -> Option<Pipelines> {
     })
 }
 
-fn crate_path(cx: &Ctxt, expr: &Expr, owner: &str) -> Option<Path> {
+fn crate_path(cx: &Ctxt, expr: &Expr, _key: &str, owner: &str) -> Option<Path> {
     match type_path(expr) {
         Some(path) => Some(path.clone()),
         None => {

@@ -8,9 +8,9 @@ use proc_macro2::Span;
 use syn::{Expr, Fields, Ident, ItemStruct, LitStr, Path};
 
 use crate::ctxt::Ctxt;
-use crate::keys::{self, LayerKey, PipelineKey, Spanned};
+use crate::keys::{self, Spanned};
 use crate::names::{is_snake_case, layer_name, pipeline_name};
-use crate::parse::{LayerArgs, List, PipelineArgs};
+use crate::parse::{LayerArgs, LayerKey, List, PipelineArgs, PipelineKey};
 
 /// How the registry builds the layer value.
 pub(crate) enum Construct {
@@ -120,25 +120,7 @@ pub(crate) fn layer(cx: &Ctxt, item: &ItemStruct, mut args: LayerArgs) -> Option
     let layer = item.ident.to_string();
     generic(cx, item, "layer");
 
-    let required: [(LayerKey, &str, &str); 3] = [
-        (
-            LayerKey::Priority,
-            "priority = 100",
-            " (Stable: 0..10_000, Dynamic: 10_000..20_000)",
-        ),
-        (
-            LayerKey::Stability,
-            "stability = Stable",
-            " or `stability = Dynamic`; there is no default, so that nothing per-call lands in the cached prefix by accident",
-        ),
-        (
-            LayerKey::Paths,
-            "paths = [Basic, Cached]",
-            " (or just one of them)",
-        ),
-    ];
-    debug_assert_eq!(required.len(), LayerKey::REQUIRED.len());
-    for (key, example, why) in required {
+    for &(key, example, why) in LayerKey::REQUIRED {
         // A misspelt key was already reported, with this key as its suggestion.
         if !args.wrote(key) && !args.suggested.contains(&key) {
             cx.error_at(
@@ -289,12 +271,12 @@ pub(crate) fn layer(cx: &Ctxt, item: &ItemStruct, mut args: LayerArgs) -> Option
 pub(crate) fn pipeline(cx: &Ctxt, item: &ItemStruct, mut args: PipelineArgs) -> Option<Pipeline> {
     let ident = &item.ident;
     generic(cx, item, "pipeline");
-    for key in PipelineKey::REQUIRED {
-        if !args.wrote(*key) && !args.suggested.contains(key) {
+    for &(key, example, why) in PipelineKey::REQUIRED {
+        if !args.wrote(key) && !args.suggested.contains(&key) {
             cx.error_at(
                 Span::call_site(),
                 format!(
-                    "pipeline `{ident}` is missing `{}`: add `paths = [Basic, Cached]` (or just one of them): the paths its callers assemble",
+                    "pipeline `{ident}` is missing `{}`: add `{example}`{why}",
                     key.as_str()
                 ),
             );
