@@ -1,7 +1,7 @@
 //! Loading every standard source for a session into a [`Context`].
 
 use std::collections::BTreeMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use prompt_core::Context;
 
@@ -158,22 +158,10 @@ impl SessionConfig {
         let Some(shared) = &self.shared_dir else {
             return Ok(None);
         };
-        let named = by_name(shared);
-        let bases = [
-            Some(by_name(&self.workspace)),
-            self.workspace.canonicalize().ok(),
-        ];
-        let inside = bases
-            .iter()
-            .flatten()
-            .find_map(|base| named.strip_prefix(base).ok());
-        let Some(relative) = inside else {
-            return Ok(Some(Root::new(shared, LABEL)));
-        };
-        Root::within(workspace, relative, LABEL)
+        Root::named(workspace, shared, LABEL)
             .map(Some)
             .map_err(|error| ConfigError::Shared {
-                shared: workspace.show(&workspace.dir().join(relative)),
+                shared: workspace.show(shared),
                 reason: match error {
                     SourceError::OutsideRoot { target, root, .. } => format!(
                         "it leads outside {root}{}; a repository may not choose where the shared folder points (name the real folder instead)",
@@ -222,23 +210,6 @@ impl SessionConfig {
         self.user_dir()
             .map(|dir| Root::new(dir, format!("~/{}", self.app_dir())).allow_hard_links())
     }
-}
-
-/// `path` made absolute (against the working directory) with `.` and `..`
-/// resolved by name, without following a symlink: where it *says* it is.
-fn by_name(path: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    let mut out = PathBuf::new();
-    for component in absolute.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// A [`SessionConfig`] that cannot be used. Each says what to change.

@@ -179,6 +179,45 @@ impl Root {
         }
     }
 
+    /// The root for a folder the user named (a `--shared` folder, the folder
+    /// of a prompt file given on the command line): inside `domain` as
+    /// written (`.` and `..` taken by name, nothing followed) it is repository
+    /// content, derived from `domain` with [`Root::within`], so a symlink of
+    /// the repository cannot lead it out; outside `domain` it is the user's
+    /// own choice, taken as named with [`Root::new`].
+    ///
+    /// ```
+    /// use prompt_layers::sources::Root;
+    ///
+    /// let ws = tempfile::tempdir().unwrap();
+    /// let workspace = Root::new(ws.path(), "");
+    /// let mine = tempfile::tempdir().unwrap();
+    /// let inside = Root::named(&workspace, ws.path().join("prompts"), "@shared").unwrap();
+    /// let outside = Root::named(&workspace, mine.path(), "@shared").unwrap();
+    /// assert_eq!(inside.show(&ws.path().join("prompts/a.md")), "@shared/a.md");
+    /// assert_eq!(outside.show(&mine.path().join("a.md")), "@shared/a.md");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Root::within`], for a folder inside `domain`.
+    pub fn named(
+        domain: &Root,
+        dir: impl AsRef<Path>,
+        label: impl Into<String>,
+    ) -> Result<Root, SourceError> {
+        let dir = dir.as_ref();
+        let named = by_name(dir);
+        let bases = [Some(by_name(&domain.dir)), domain.real_dir().map(by_name)];
+        match bases
+            .iter()
+            .flatten()
+            .find_map(|base| named.strip_prefix(base).ok())
+        {
+            Some(relative) => Root::within(domain, relative, label),
+            None => Ok(Root::new(dir, label)),
+        }
+    }
+
     /// The same root, reading files that have more than one name (hard
     /// links). Only for a folder the user owns and fills themselves (their
     /// `~/.<app>`): a hard link there was made by someone who could read the
@@ -278,6 +317,23 @@ impl Anchor {
         let real = dir.canonicalize().ok()?;
         real.is_dir().then_some(Self { real })
     }
+}
+
+/// `path` made absolute (against the working directory) with `.` and `..`
+/// resolved by name, without following a symlink: where it *says* it is.
+fn by_name(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut out = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// An open regular file inside its root.
