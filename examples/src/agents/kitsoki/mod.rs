@@ -116,17 +116,6 @@ pub enum KitsokiError {
         /// The declared names.
         known: String,
     },
-    /// A story folder (the story under `stories/`, or its `shared/`) that
-    /// leads out of the folder it must stay in, or cannot be walked.
-    #[error("{folder} ({role}): {reason}")]
-    Folder {
-        /// The folder, as its parent names it.
-        folder: String,
-        /// What it is for: `story` or `@shared`.
-        role: String,
-        /// Why it is refused, and what to do.
-        reason: String,
-    },
     /// A file could not be read or rendered.
     #[error(transparent)]
     Source(prompt_layers::sources::SourceError),
@@ -136,33 +125,6 @@ pub enum KitsokiError {
     /// Assembly failed (a layer panicked: a bug).
     #[error(transparent)]
     Assembly(#[from] prompt_core::AssemblyError),
-}
-
-impl KitsokiError {
-    /// A folder `Root::within` refused.
-    pub(crate) fn folder(
-        folder: &str,
-        role: &str,
-        error: prompt_layers::sources::SourceError,
-    ) -> Self {
-        use prompt_layers::sources::SourceError;
-        let reason = match error {
-            SourceError::OutsideRoot { target, root, .. } => format!(
-                "leads outside {root}{}; a repository may not choose where its folders point (make it a folder inside {root})",
-                if target.is_empty() {
-                    String::new()
-                } else {
-                    format!(" through the symlink {target}")
-                }
-            ),
-            other => other.to_string(),
-        };
-        KitsokiError::Folder {
-            folder: prompt_layers::sources::__private::visible(folder),
-            role: role.to_owned(),
-            reason,
-        }
-    }
 }
 
 /// A host verb: one kind of judgment call.
@@ -539,4 +501,31 @@ pub(crate) fn render(request: &RenderRequest) -> Result<Rendered, AgentError> {
         AgentError::Unsupported("the guide inherits Claude Code's prompt: nothing to render".into())
     })?;
     Ok(Rendered::of(prompt))
+}
+
+impl KitsokiError {
+    /// A story folder (the story under `stories/`, or its `shared/`) that
+    /// `Root::within` refused: it leads out of its parent folder.
+    pub(crate) fn folder(
+        folder: &str,
+        role: &str,
+        error: prompt_layers::sources::SourceError,
+    ) -> Self {
+        use prompt_layers::sources::SourceError;
+        let reason = match error {
+            SourceError::OutsideRoot { target, root, .. } => format!(
+                "leads outside {root}{}; a repository may not choose where its folders point (make it a folder inside {root})",
+                if target.is_empty() {
+                    String::new()
+                } else {
+                    format!(" through the symlink {target}")
+                }
+            ),
+            other => other.to_string(),
+        };
+        KitsokiError::AppYaml {
+            path: PathBuf::from(prompt_layers::sources::__private::visible(folder)),
+            message: format!("the {role} folder {reason}"),
+        }
+    }
 }

@@ -86,7 +86,7 @@ impl Story {
     /// point it (or a folder on its way) outside itself.
     ///
     /// # Errors
-    /// [`KitsokiError::Folder`] when `shared/` leads out of the story folder.
+    /// [`KitsokiError::AppYaml`] naming `shared` when it leads out of the story folder.
     pub fn templates(root: &Path) -> Result<Templates, KitsokiError> {
         let story = Root::new(root, "");
         let shared = Root::within(&story, "shared", "@shared")
