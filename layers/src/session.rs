@@ -161,7 +161,7 @@ impl SessionConfig {
         Root::named(workspace, shared, LABEL)
             .map(Some)
             .map_err(|error| ConfigError::Shared {
-                shared: workspace.show(shared),
+                shared: error.path().to_string_lossy().into_owned(),
                 reason: match error {
                     SourceError::OutsideRoot { target, root, .. } => format!(
                         "it leads outside {root}{}; a repository may not choose where the shared folder points (name the real folder instead)",
