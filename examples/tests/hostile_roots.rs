@@ -450,7 +450,55 @@ fn swapping_a_parent_folder_for_a_link_never_reads_outside() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let swaps = swapper.join().unwrap();
     assert!(
-        swaps > 0 && inside > 0,
+        swaps > 0 && inside > 0 && refused > 0,
         "the race ran: {swaps} swaps, {inside} reads inside, {refused} refused"
+    );
+}
+
+/// Symlinks that stay inside the root are followed, absolute or relative,
+/// through `..` and through linked folders; the file is named by the path
+/// asked for.
+#[test]
+fn links_that_stay_inside_the_root_are_followed() {
+    let ws = tempfile::tempdir().unwrap();
+    let dir = ws.path().canonicalize().unwrap();
+    std::fs::create_dir_all(dir.join("docs/deep")).unwrap();
+    std::fs::write(dir.join("AGENTS.md"), "agents").unwrap();
+    symlink(dir.join("AGENTS.md"), dir.join("absolute.md")).unwrap();
+    symlink("../../AGENTS.md", dir.join("docs/deep/up.md")).unwrap();
+    symlink("docs/deep", dir.join("linked")).unwrap();
+    let root = Root::new(ws.path(), "");
+    for (path, name) in [
+        ("absolute.md", "absolute.md"),
+        ("docs/deep/up.md", "docs/deep/up.md"),
+        ("linked/up.md", "linked/up.md"),
+        ("docs/../AGENTS.md", "docs/../AGENTS.md"),
+    ] {
+        let text = CappedText::read(&ws.path().join(path), &root, 100).unwrap();
+        assert_eq!((text.text.as_str(), text.name.as_str()), ("agents", name));
+    }
+    // One `..` too many leaves the root: refused, with no link to name.
+    let error = CappedText::read(&ws.path().join("docs/../../x"), &root, 100).unwrap_err();
+    assert!(
+        matches!(&error, SourceError::OutsideRoot { target, .. } if target.is_empty()),
+        "{error:?}"
+    );
+}
+
+/// A root derived with `Root::within` that does not exist yet is found
+/// again when a file is read, the same way: created later as a symlink out
+/// of its parent, it is still refused.
+#[test]
+fn a_derived_root_made_before_its_folder_exists_stays_confined() {
+    let ws = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("rules.md"), ENV_MARK).unwrap();
+    let workspace = Root::new(ws.path(), "");
+    let shared = Root::within(&workspace, "shared", "@shared").unwrap();
+    symlink(outside.path(), ws.path().join("shared")).unwrap();
+    let error = CappedText::read(&ws.path().join("shared/rules.md"), &shared, 100).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "shared: resolves outside the workspace (through the symlink shared); not read (make it a regular file inside the workspace)"
     );
 }
