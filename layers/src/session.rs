@@ -105,8 +105,9 @@ impl SessionConfig {
     }
 
     /// Checks what came from outside: the app name is a plain folder name,
-    /// the workspace is a directory, and the working directory is a directory
-    /// at or below it.
+    /// the workspace is a directory, the working directory is a directory
+    /// at or below it, and a shared folder inside the workspace does not lead
+    /// out of it ([`SessionConfig::shared_root`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
         if !crate::sources::__private::is_plain_name(&self.app) {
             return Err(ConfigError::App {

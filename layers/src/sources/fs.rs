@@ -184,7 +184,8 @@ impl Root {
     /// written (`.` and `..` taken by name, nothing followed) it is repository
     /// content, derived from `domain` with [`Root::within`], so a symlink of
     /// the repository cannot lead it out; outside `domain` it is the user's
-    /// own choice, taken as named with [`Root::new`].
+    /// own choice, taken as named with [`Root::new`] (and, being theirs,
+    /// [`allowing hard links`](Root::allow_hard_links)).
     ///
     /// ```
     /// use prompt_layers::sources::Root;
@@ -214,7 +215,7 @@ impl Root {
             .find_map(|base| named.strip_prefix(base).ok())
         {
             Some(relative) => Root::within(domain, relative, label),
-            None => Ok(Root::new(dir, label)),
+            None => Ok(Root::new(dir, label).allow_hard_links()),
         }
     }
 
@@ -298,9 +299,14 @@ impl Anchor {
     #[cfg(unix)]
     fn open(dir: &Path) -> Option<Self> {
         use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+        // A folder that may only be searched (no read permission) is still a root.
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let flags = libc::O_DIRECTORY | libc::O_CLOEXEC;
         let file = std::fs::OpenOptions::new()
             .read(true)
-            .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+            .custom_flags(flags)
             .open(dir)
             .ok()?;
         let real = dir.canonicalize().ok()?;
