@@ -161,10 +161,26 @@ impl Root {
             parent: Some(Box::new(parent.clone())),
             hard_links: false,
         };
+        let shown = parent.show(&path);
+        // By name first: a path that climbs above `parent` is refused even
+        // where a missing folder would stop the walk before it got there.
+        let climbs = relative_to(parent, &path).is_none_or(|relative| {
+            let mut depth = 0usize;
+            relative.components().any(|c| match c {
+                Component::ParentDir => depth.checked_sub(1).map(|d| depth = d).is_none(),
+                Component::Normal(_) => {
+                    depth += 1;
+                    false
+                }
+                _ => false,
+            })
+        });
+        if climbs {
+            return Err(outside(parent, &shown, String::new()));
+        }
         let Some(anchor) = parent.anchor()? else {
             return Ok(pending(parent));
         };
-        let shown = parent.show(&path);
         match walk(parent, &anchor, &path, &shown, Want::Dir) {
             Ok(Found::Dir(anchor)) => Ok(Root {
                 anchor: Some(anchor),
@@ -756,7 +772,35 @@ pub fn is_plain_name(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_plain_name;
+    use super::{Root, SourceError, is_plain_name};
+
+    /// A root inside another is a folder inside it: `..` out of it, or a
+    /// file, is refused, and `..` names no link (none was followed).
+    #[test]
+    fn a_root_within_another_may_not_climb_out_or_be_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("ws")).unwrap();
+        std::fs::write(dir.path().join("ws/file"), "x").unwrap();
+        let ws = Root::new(dir.path().join("ws"), "");
+        for up in ["..", "a/../..", "../ws/../.."] {
+            let error = Root::within(&ws, up, "@up").unwrap_err();
+            assert!(
+                matches!(&error, SourceError::OutsideRoot { target, .. } if target.is_empty()),
+                "{up}: {error:?}"
+            );
+        }
+        let error = Root::within(&ws, "file", "@file").unwrap_err();
+        assert!(
+            matches!(&error, SourceError::Unreadable { path, .. } if path.as_os_str() == "file"),
+            "{error:?}"
+        );
+        // The workspace itself, and a folder that is not there yet, are roots.
+        assert!(Root::within(&ws, "", "@ws").is_ok());
+        assert_eq!(
+            Root::within(&ws, "later", "@later").unwrap().real_dir(),
+            None
+        );
+    }
 
     #[test]
     fn plain_names_are_one_component() {
