@@ -15,7 +15,9 @@
 //!
 //! `--agent recursive|aleph|kitsoki` picks a reference agent on every
 //! subcommand: its pipeline, over its built-in fixture workspace unless
-//! `--workspace DIR` is given.
+//! `--workspace DIR` is given. `--fixture` reads `--workspace DIR` laid out
+//! like the built-in fixture (recursive: `workspace/` and `home/`); without
+//! it the folder is only ever the workspace.
 //!
 //! `RUST_LOG=prompt_core=debug` prints each assembly's trace to stderr.
 //!
@@ -200,6 +202,7 @@ fn render_agent(agent: Agent, args: RenderArgs) -> Result<(), String> {
     }
     let request = RenderRequest {
         workspace: args.workspace.agent_workspace(agent)?,
+        layout: args.workspace.layout(),
         path: match args.path {
             PathArg::Cached => AssemblyPath::Cached,
             PathArg::Basic => AssemblyPath::Basic,

@@ -7,7 +7,7 @@ use prompt_core::contract::Paradigm;
 use prompt_core::{Context, Pipeline};
 use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
 
-use prompt_examples::agents::Agent;
+use prompt_examples::agents::{Agent, Layout};
 
 use crate::facts;
 
@@ -26,7 +26,8 @@ pub(crate) struct WorkspaceArgs {
     /// Also read AGENTS.md / CLAUDE.md in each directory from the workspace down to `--cwd`.
     #[arg(long)]
     nested_docs: bool,
-    /// The folder `{% include "@shared/..." %}` reads from.
+    /// The folder `{% include "@shared/..." %}` reads from. Inside the
+    /// workspace it may not lead out of it through a symlink.
     #[arg(long)]
     shared: Option<PathBuf>,
     /// A directory searched for `system-prompt.md` (repeatable, in order).
@@ -42,6 +43,12 @@ pub(crate) struct WorkspaceArgs {
     /// built-in fixture workspace unless `--workspace` is given.
     #[arg(long, value_parser = crate::parse_agent)]
     agent: Option<Agent>,
+    /// With `--agent` and `--workspace DIR`: DIR is laid out like the
+    /// built-in fixture (recursive: `DIR/workspace` is the workspace and
+    /// `DIR/home` the user's home). Without it DIR is the workspace, whatever
+    /// folders it holds.
+    #[arg(long, requires = "agent")]
+    fixture: bool,
     /// The date to state, instead of today's (for reproducible output).
     #[arg(long)]
     pub(crate) date: Option<String>,
@@ -64,6 +71,17 @@ impl WorkspaceArgs {
     /// The reference agent chosen with `--agent`, if any.
     pub(crate) fn agent(&self) -> Option<Agent> {
         self.agent
+    }
+
+    /// How the agent reads its folder: as a fixture root for the built-in
+    /// fixture or with `--fixture`, else as the workspace. Never guessed from
+    /// what the folder holds.
+    pub(crate) fn layout(&self) -> Layout {
+        if self.fixture || self.workspace.is_none() {
+            Layout::Fixture
+        } else {
+            Layout::Workspace
+        }
     }
 
     /// The folder an agent renders over: `--workspace`, else its built-in fixture.
@@ -94,7 +112,7 @@ impl WorkspaceArgs {
         let workspace = self.agent_workspace(agent)?;
         let pipeline = agent.pipeline().map_err(|e| e.to_string())?;
         let paradigms = agent
-            .paradigms(&workspace)
+            .paradigms(&workspace, self.layout())
             .map_err(|e| e.to_string())?
             .into_iter()
             .map(|p| Paradigm::new(p.name, p.session).turn(p.turn))

@@ -5,7 +5,7 @@ use prompt_core::{AssembledPrompt, AssemblyError, Context, PromptMode, Stability
 use prompt_examples::agents::aleph::{
     self, AlephError, AlephWorkspace, SessionMode, SpawnRequest, session_mode_line, strategy_block,
 };
-use prompt_examples::agents::{Agent, RenderRequest, unreachable_layers};
+use prompt_examples::agents::{Agent, Layout, RenderRequest, unreachable_layers};
 
 fn fixture() -> AlephWorkspace {
     AlephWorkspace::load(&Agent::Aleph.fixture()).unwrap()
@@ -234,6 +234,7 @@ fn aleph_toml_selects_the_mode_in_lowercase() {
     // The CLI's render, with no --mode, follows the file.
     let request = RenderRequest {
         workspace: dir.path().to_owned(),
+        layout: Layout::Workspace,
         path: prompt_core::AssemblyPath::Cached,
         mode: None,
         date: None,
@@ -333,7 +334,9 @@ fn conditionally_silent_layers_are_declared_and_silent_on_a_bare_workspace() {
 #[test]
 fn every_layer_speaks_in_some_paradigm() {
     let pipeline = aleph::pipeline().unwrap();
-    let paradigms = Agent::Aleph.paradigms(&Agent::Aleph.fixture()).unwrap();
+    let paradigms = Agent::Aleph
+        .paradigms(&Agent::Aleph.fixture(), Layout::Fixture)
+        .unwrap();
     let names: Vec<&str> = paradigms.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["cli", "background", "web_rich", "sub_agent"]);
     let unreachable = unreachable_layers(pipeline, &paradigms, aleph::PATHS, aleph::MODES).unwrap();

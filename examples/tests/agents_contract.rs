@@ -4,14 +4,14 @@
 //! rewrites them).
 
 use prompt_core::contract::{Contract, Paradigm, Volatile};
-use prompt_examples::agents::Agent;
+use prompt_examples::agents::{Agent, Layout};
 
 #[test]
 fn every_reference_agent_keeps_its_contract_and_its_ratchets() {
     for agent in Agent::ALL {
         let pipeline = agent.pipeline().unwrap();
         let paradigms: Vec<Paradigm> = agent
-            .paradigms(&agent.fixture())
+            .paradigms(&agent.fixture(), Layout::Fixture)
             .unwrap()
             .into_iter()
             .map(|p| Paradigm::new(p.name, p.session).turn(p.turn))

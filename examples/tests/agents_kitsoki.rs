@@ -6,7 +6,7 @@ use prompt_core::AssemblyPath;
 use prompt_examples::agents::kitsoki::{
     self, Call, DEFAULT_FRAMEWORK, KitsokiError, SEPARATOR, Story, Verb, claude_args, codex_args,
 };
-use prompt_examples::agents::{Agent, unreachable_layers};
+use prompt_examples::agents::{Agent, Layout, unreachable_layers};
 
 fn story_root() -> std::path::PathBuf {
     Agent::Kitsoki.fixture().join("stories/trail")
@@ -303,7 +303,9 @@ fn every_layer_speaks_in_some_paradigm() {
     let pipeline = kitsoki::pipeline().unwrap();
     assert_eq!(pipeline.len(), 3);
     insta::assert_snapshot!("manifest", pipeline.manifest());
-    let paradigms = Agent::Kitsoki.paradigms(&Agent::Kitsoki.fixture()).unwrap();
+    let paradigms = Agent::Kitsoki
+        .paradigms(&Agent::Kitsoki.fixture(), Layout::Fixture)
+        .unwrap();
     let unreachable =
         unreachable_layers(pipeline, &paradigms, kitsoki::PATHS, kitsoki::MODES).unwrap();
     assert!(unreachable.is_empty(), "{unreachable:?}");

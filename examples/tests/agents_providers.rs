@@ -8,7 +8,7 @@ use prompt_core::providers::Message;
 use prompt_core::providers::anthropic::MessagesRequest;
 use prompt_core::providers::gemini::GenerateContentRequest;
 use prompt_core::providers::openai::{ResponsesRequest, prompt_cache_key};
-use prompt_examples::agents::{Agent, RenderRequest};
+use prompt_examples::agents::{Agent, Layout, RenderRequest};
 
 /// The body as pretty JSON, with the fixture's absolute path (the runtime
 /// facts state the working directory) replaced so the snapshot is the same
@@ -24,6 +24,7 @@ fn every_agent_as_each_provider_receives_it() {
     for agent in Agent::ALL {
         let request = RenderRequest {
             workspace: agent.fixture(),
+            layout: Layout::Fixture,
             path: AssemblyPath::Cached,
             mode: None,
             date: Some("2026-11-29".into()),

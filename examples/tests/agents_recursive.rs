@@ -4,7 +4,7 @@ use prompt_core::AssemblyPath;
 use prompt_examples::agents::recursive::{
     self, AGENT_TOOL, BaseFold, CliFlags, RecursiveConfig, RunRequest,
 };
-use prompt_examples::agents::{Agent, unreachable_layers};
+use prompt_examples::agents::{Agent, Layout, unreachable_layers};
 
 fn fixture() -> RecursiveConfig {
     RecursiveConfig::fixture(&Agent::Recursive.fixture())
@@ -272,7 +272,7 @@ fn every_layer_speaks_in_some_paradigm() {
     let pipeline = recursive::pipeline().unwrap();
     assert_eq!(pipeline.len(), 12);
     let paradigms = Agent::Recursive
-        .paradigms(&Agent::Recursive.fixture())
+        .paradigms(&Agent::Recursive.fixture(), Layout::Fixture)
         .unwrap();
     let names: Vec<&str> = paradigms.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["default_base", "replaced_base"]);

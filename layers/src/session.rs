@@ -27,7 +27,8 @@ use crate::sources::{
 /// | scratchpad (per turn) | `<workspace>/.<app>/scratchpad.json` | 64 KiB |
 ///
 /// Workspace files must stay inside the workspace, user files inside
-/// `<home>/.<app>` (symlinks are followed only that far).
+/// `<home>/.<app>` (symlinks are followed only that far), and a shared folder
+/// inside the workspace may not lead out of it ([`SessionConfig::shared_root`]).
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
     /// The app name: its files live in `.<app>` folders. A plain folder name
@@ -104,8 +105,9 @@ impl SessionConfig {
     }
 
     /// Checks what came from outside: the app name is a plain folder name,
-    /// the workspace is a directory, and the working directory is a directory
-    /// at or below it.
+    /// the workspace is a directory, the working directory is a directory
+    /// at or below it, and a shared folder inside the workspace does not lead
+    /// out of it ([`SessionConfig::shared_root`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
         if !crate::sources::__private::is_plain_name(&self.app) {
             return Err(ConfigError::App {
@@ -137,7 +139,42 @@ impl SessionConfig {
                 workspace: self.workspace.clone(),
             });
         }
+        self.shared_root(&self.workspace_root())?;
         Ok(())
+    }
+
+    /// The shared template folder as a root, labelled `@shared`.
+    ///
+    /// A folder inside the workspace (as written, `..` and `.` resolved by
+    /// name) is repository content: it is derived from the workspace root
+    /// ([`Root::within`]), so a symlink in the repository (the folder itself,
+    /// or one on its way) may not lead it out of the workspace. A folder
+    /// outside the workspace is the user's own choice and is taken as named.
+    ///
+    /// # Errors
+    /// [`ConfigError::Shared`] when the folder inside the workspace leads out
+    /// of it, naming the folder as the workspace shows it.
+    pub fn shared_root(&self, workspace: &Root) -> Result<Option<Root>, ConfigError> {
+        const LABEL: &str = "@shared";
+        let Some(shared) = &self.shared_dir else {
+            return Ok(None);
+        };
+        Root::named(workspace, shared, LABEL)
+            .map(Some)
+            .map_err(|error| ConfigError::Shared {
+                shared: error.path().to_string_lossy().into_owned(),
+                reason: match error {
+                    SourceError::OutsideRoot { target, root, .. } => format!(
+                        "it leads outside {root}{}; a repository may not choose where the shared folder points (name the real folder instead)",
+                        if target.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" through the symlink {target}")
+                        }
+                    ),
+                    other => other.to_string(),
+                },
+            })
     }
 
     /// `<workspace>/.<app>`.
@@ -169,9 +206,10 @@ impl SessionConfig {
         Root::new(&self.workspace, "")
     }
 
+    /// `~/.<app>`: the user's own folder, so a hard link there is read.
     fn user_root(&self) -> Option<Root> {
         self.user_dir()
-            .map(|dir| Root::new(dir, format!("~/{}", self.app_dir())))
+            .map(|dir| Root::new(dir, format!("~/{}", self.app_dir())).allow_hard_links())
     }
 }
 
@@ -205,6 +243,15 @@ pub enum ConfigError {
         /// The working directory.
         cwd: PathBuf,
     },
+    /// The shared template folder lies in the workspace but leads out of it
+    /// (through a symlink of the repository), or cannot be walked.
+    #[error("shared folder `{shared}` is refused: {reason}")]
+    Shared {
+        /// The folder, as the workspace names it.
+        shared: String,
+        /// Why, and what to do.
+        reason: String,
+    },
     /// The working directory is outside the workspace.
     #[error("working directory `{}` is outside the workspace `{}`: give a directory at or below it", cwd.display(), workspace.display())]
     CwdOutside {
@@ -228,7 +275,15 @@ pub enum ConfigError {
 /// the returned context.
 pub fn load_session(config: &SessionConfig) -> Result<Context, ConfigError> {
     config.validate()?;
-    let templates = Templates::new(config.shared_dir.clone()).with_limits(config.templates);
+    // Each root is opened once, here, before any file in it is read.
+    let workspace = config.workspace_root();
+    let shared = config.shared_root(&workspace)?;
+    let templates = Templates::new(
+        shared
+            .as_ref()
+            .map(|root| root.real_dir().unwrap_or(root.dir()).to_owned()),
+    )
+    .with_limits(config.templates);
     let mut base = BasePromptConfig::for_app(&config.app);
     base.search_path = config.prompt_search_path.clone();
     let base_prompt = base.resolve(
@@ -239,7 +294,6 @@ pub fn load_session(config: &SessionConfig) -> Result<Context, ConfigError> {
     );
 
     let project_dir = config.project_dir();
-    let workspace = config.workspace_root();
     let user = config.user_dir().zip(config.user_root());
     let memory_file = |dir: &Path, file: &str| dir.join("memory").join(file);
 

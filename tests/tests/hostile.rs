@@ -168,7 +168,7 @@ fn a_fifo_git_head_is_refused_without_blocking() {
 // ---- reads outside the workspace ------------------------------------------
 
 #[test]
-fn symlinks_out_of_the_workspace_are_refused_and_name_their_target() {
+fn symlinks_out_of_the_workspace_are_refused_and_name_the_link_never_its_target() {
     let o = outside();
     for name in [
         "AGENTS.md",
@@ -184,10 +184,12 @@ fn symlinks_out_of_the_workspace_are_refused_and_name_their_target() {
     assert!(!prompt.text().contains("sk-ant"), "{}", prompt.text());
     let refused = |name: &str| {
         format!(
-            "{name}: resolves outside the workspace (to {}); not read (make it a regular file inside the workspace)",
-            o.secret.display()
+            "{name}: resolves outside the workspace (through the symlink {name}); not read (make it a regular file inside the workspace)"
         )
     };
+    // Where a link leads is never printed: it would tell whether a file exists outside.
+    let trace = serde_json::to_string(prompt.trace()).unwrap();
+    assert!(!trace.contains("secret.txt"), "{trace}");
     has_note(&prompt, "project_context", &refused("AGENTS.md"));
     has_note(&prompt, "project_context", &refused("CLAUDE.md"));
     has_note(
@@ -226,11 +228,15 @@ fn links_to_proc_environ_ssh_keys_and_passwd_are_refused() {
     assert!(!prompt.text().contains("PATH="), "environment leaked");
     let notes = notes(&prompt, "project_context");
     assert!(
-        notes[0].starts_with("AGENTS.md: resolves outside the workspace (to /proc/"),
+        notes[0].starts_with(
+            "AGENTS.md: resolves outside the workspace (through the symlink AGENTS.md); not read"
+        ),
         "{notes:?}"
     );
     assert!(
-        notes[1].starts_with("CLAUDE.md: resolves outside the workspace (to /etc/passwd)"),
+        notes[1].starts_with(
+            "CLAUDE.md: resolves outside the workspace (through the symlink CLAUDE.md); not read"
+        ),
         "{notes:?}"
     );
     // Outside, dangling, or unreadable (as another user): never read, and said so.
@@ -267,10 +273,7 @@ fn user_files_may_not_leave_the_users_app_folder() {
     has_note(
         &prompt,
         "user_preferences",
-        &format!(
-            "~/.agent/memory/user.md: resolves outside ~/.agent (to {}); not read (make it a regular file inside ~/.agent)",
-            o.secret.display()
-        ),
+        "~/.agent/memory/user.md: resolves outside ~/.agent (through the symlink ~/.agent/memory/user.md); not read (make it a regular file inside ~/.agent)",
     );
 }
 
@@ -366,12 +369,12 @@ fn a_link_to_dev_zero_is_refused_and_a_file_of_nul_bytes_is_marked() {
     has_note(
         &prompt,
         "episodic_recall",
-        ".agent/memory/episodes.jsonl: resolves outside the workspace (to /dev/zero); not read (make it a regular file inside the workspace)",
+        ".agent/memory/episodes.jsonl: resolves outside the workspace (through the symlink .agent/memory/episodes.jsonl); not read (make it a regular file inside the workspace)",
     );
     has_note(
         &prompt,
         "project_context",
-        "CLAUDE.md: resolves outside the workspace (to /dev/zero); not read (make it a regular file inside the workspace)",
+        "CLAUDE.md: resolves outside the workspace (through the symlink CLAUDE.md); not read (make it a regular file inside the workspace)",
     );
     has_note(
         &prompt,

@@ -85,13 +85,15 @@ impl Agent {
             .join(self.as_str())
     }
 
-    /// The agent's paradigms over `workspace`.
+    /// The agent's paradigms over `workspace`, read as `layout` says.
     ///
     /// # Errors
     /// [`AgentError`] when a workspace file is malformed.
-    pub fn paradigms(self, workspace: &Path) -> Result<Vec<Paradigm>, AgentError> {
+    pub fn paradigms(self, workspace: &Path, layout: Layout) -> Result<Vec<Paradigm>, AgentError> {
         match self {
-            Agent::Recursive => Ok(recursive::paradigms(workspace)),
+            Agent::Recursive => Ok(recursive::paradigms(&recursive::RecursiveConfig::of(
+                workspace, layout,
+            ))),
             Agent::Aleph => aleph::paradigms(workspace).map_err(AgentError::from),
             Agent::Kitsoki => kitsoki::paradigms(workspace).map_err(AgentError::from),
         }
@@ -194,11 +196,29 @@ impl Rendered {
     }
 }
 
+/// How an agent reads the folder it is given.
+///
+/// Chosen by the caller, never guessed from what the folder holds: a
+/// repository cannot make its own files pass for the user's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// The folder is the workspace. recursive reads no home folder.
+    #[default]
+    Workspace,
+    /// The folder is laid out like the built-in fixtures: recursive reads
+    /// `workspace/` as the workspace and `home/` as the user's home (Aleph's
+    /// and kitsoki's fixtures are plain workspaces, read the same either way).
+    /// `prompt --fixture`, or no `--workspace`, chooses it.
+    Fixture,
+}
+
 /// What `prompt render --agent NAME` asks for.
 #[derive(Debug, Clone)]
 pub struct RenderRequest {
     /// The workspace: the agent's fixture unless `--workspace` names another.
     pub workspace: PathBuf,
+    /// How `workspace` is read.
+    pub layout: Layout,
     /// The path to build.
     pub path: AssemblyPath,
     /// The mode to build in; `None`: the workspace's choice (Aleph's

@@ -173,6 +173,7 @@ fn render_agent_turns(
         .map(|date| {
             let request = RenderRequest {
                 workspace: root.clone(),
+                layout: workspace.layout(),
                 path: AssemblyPath::Cached,
                 mode: None,
                 date: Some(date),

@@ -41,15 +41,32 @@ pub enum SourceError {
         /// What it is, e.g. `a FIFO (named pipe)`.
         kind: &'static str,
     },
-    /// A path whose real location (through symlinks) lies outside the folder
-    /// its kind of file must stay in.
-    #[error("{}: resolves outside {root}{}; not read (make it a regular file inside {root})", path.display(), if target.is_empty() { String::new() } else { format!(" (to {target})") })]
+    /// A path whose real location (through symlinks, or `..`) lies outside
+    /// the folder its kind of file must stay in.
+    ///
+    /// Where it leads is never shown: "outside" and "missing" read the same,
+    /// so a note cannot tell a repository whether a file exists outside it.
+    #[error("{}: resolves outside {root}{}; not read (make it a regular file inside {root})", path.display(), if target.is_empty() { String::new() } else { format!(" (through the symlink {target})") })]
     OutsideRoot {
         /// The path.
         path: PathBuf,
-        /// Where it really leads, when known.
+        /// The symlink inside the folder through which the path leaves it, as
+        /// the folder names it (e.g. `.agent/shared`); empty when the path
+        /// itself is outside.
         target: String,
         /// The folder it had to stay in.
+        root: String,
+    },
+    /// A regular file with more than one name (a hard link), in a folder
+    /// that refuses them: a hard link is a file inside the folder that is
+    /// also a file outside it, which no symlink check can see.
+    #[error("{}: has {names} names (a hard link; it may be a file outside {root}); not read (replace it with a copy, or a symlink inside {root})", path.display())]
+    HardLink {
+        /// The path.
+        path: PathBuf,
+        /// How many names the file has.
+        names: u64,
+        /// The folder it is in.
         root: String,
     },
     /// A symlink that leads nowhere: dangling, or a loop.
@@ -140,6 +157,7 @@ impl SourceError {
             | SourceError::NotRegular { path, .. }
             | SourceError::OutsideRoot { path, .. }
             | SourceError::BadSymlink { path, .. }
+            | SourceError::HardLink { path, .. }
             | SourceError::TemplateLimit { path, .. } => path,
         }
     }

@@ -156,12 +156,14 @@ impl AlephWorkspace {
     /// [`AlephError::Config`] naming a file that does not parse, or an
     /// `extra_files` entry that leaves the workspace.
     pub fn load(workspace: &Path) -> Result<Self, AlephError> {
-        let config: AlephConfig = read_toml(&workspace.join("aleph.toml"))?;
-        let session: SessionState = read_json(&workspace.join(".aleph/session.json"))?;
-        let turn: TurnState = read_json(&workspace.join(".aleph/turn.json"))?;
-        let files = read_files(workspace, &config, session.model_family.as_deref())?;
+        // One root for every file: none of them may lead out of the workspace.
+        let root = Root::new(workspace, "");
+        let config: AlephConfig = read_toml(&workspace.join("aleph.toml"), &root)?;
+        let session: SessionState = read_json(&workspace.join(".aleph/session.json"), &root)?;
+        let turn: TurnState = read_json(&workspace.join(".aleph/turn.json"), &root)?;
+        let files = read_files(workspace, &root, &config, session.model_family.as_deref())?;
         let index = SkillIndex::load(
-            &[(workspace.join("skills"), Root::new(workspace, ""))],
+            &[(workspace.join("skills"), root.clone())],
             &SkillLimits::default(),
         );
         Ok(Self {
@@ -198,11 +200,10 @@ impl AlephWorkspace {
     }
 }
 
-fn read_text(path: &Path) -> Result<Option<String>, AlephError> {
-    let root = Root::new(path.parent().unwrap_or(Path::new(".")), "");
-    match CappedText::read(path, &root, CONFIG_CAP) {
+fn read_text(path: &Path, root: &Root) -> Result<Option<String>, AlephError> {
+    match CappedText::read(path, root, CONFIG_CAP) {
         Ok(text) if text.is_truncated() => Err(AlephError::Config {
-            path: path.to_owned(),
+            path: PathBuf::from(&text.name),
             message: format!("larger than the {CONFIG_CAP}-byte limit"),
         }),
         Ok(text) => Ok(Some(text.text)),
@@ -211,16 +212,19 @@ fn read_text(path: &Path) -> Result<Option<String>, AlephError> {
     }
 }
 
-/// Parses `aleph.toml`; an absent file is the default configuration.
+/// Parses `aleph.toml`, which must lie in `root` (the workspace); an absent
+/// file is the default configuration.
 ///
 /// # Errors
-/// [`AlephError::Config`] naming the file, the line, and the key at fault.
-pub fn read_toml(path: &Path) -> Result<AlephConfig, AlephError> {
-    let Some(text) = read_text(path)? else {
+/// [`AlephError::Config`] naming the file (as `root` shows it), the line,
+/// and the key at fault; [`AlephError::Source`] for a file that may not be
+/// read (outside `root`, not a regular file).
+pub fn read_toml(path: &Path, root: &Root) -> Result<AlephConfig, AlephError> {
+    let Some(text) = read_text(path, root)? else {
         return Ok(AlephConfig::default());
     };
     toml::from_str(&text).map_err(|e| AlephError::Config {
-        path: path.to_owned(),
+        path: PathBuf::from(root.show(path)),
         message: format!(
             "{}; e.g. `[execution] prompt_mode = \"compact\"` (full, compact or minimal)",
             e.to_string().trim_end()
@@ -228,25 +232,28 @@ pub fn read_toml(path: &Path) -> Result<AlephConfig, AlephError> {
     })
 }
 
-fn read_json<T: serde::de::DeserializeOwned + Default>(path: &Path) -> Result<T, AlephError> {
-    let Some(text) = read_text(path)? else {
+fn read_json<T: serde::de::DeserializeOwned + Default>(
+    path: &Path,
+    root: &Root,
+) -> Result<T, AlephError> {
+    let Some(text) = read_text(path, root)? else {
         return Ok(T::default());
     };
     serde_json::from_str(&text).map_err(|e| AlephError::Config {
-        path: path.to_owned(),
+        path: PathBuf::from(root.show(path)),
         message: format!("line {}: {e}", e.line()),
     })
 }
 
 fn read_files(
     workspace: &Path,
+    root: &Root,
     config: &AlephConfig,
     family: Option<&str>,
 ) -> Result<IdentityFiles, AlephError> {
     let mut files = IdentityFiles::default();
-    let root = Root::new(workspace, "");
     let read = |path: PathBuf, _name: &str, notes: &mut Vec<String>| {
-        let file = MemoryFile::load(&path, &root, IDENTITY_FILE_CAP);
+        let file = MemoryFile::load(&path, root, IDENTITY_FILE_CAP);
         if let Some(problem) = &file.problem {
             notes.push(problem.to_string());
         }
@@ -271,7 +278,7 @@ fn read_files(
             .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
         {
             return Err(AlephError::Config {
-                path: workspace.join("aleph.toml"),
+                path: PathBuf::from("aleph.toml"),
                 message: format!(
                     "[prompt] extra_files[{index}] = \"{name}\" leaves the workspace; name a file inside it"
                 ),

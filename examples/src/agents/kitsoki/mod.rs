@@ -502,3 +502,30 @@ pub(crate) fn render(request: &RenderRequest) -> Result<Rendered, AgentError> {
     })?;
     Ok(Rendered::of(prompt))
 }
+
+impl KitsokiError {
+    /// A story folder (the story under `stories/`, or its `shared/`) that
+    /// `Root::within` refused: it leads out of its parent folder.
+    pub(crate) fn folder(
+        folder: &str,
+        role: &str,
+        error: prompt_layers::sources::SourceError,
+    ) -> Self {
+        use prompt_layers::sources::SourceError;
+        let reason = match error {
+            SourceError::OutsideRoot { target, root, .. } => format!(
+                "leads outside {root}{}; a repository may not choose where its folders point (make it a folder inside {root})",
+                if target.is_empty() {
+                    String::new()
+                } else {
+                    format!(" through the symlink {target}")
+                }
+            ),
+            other => other.to_string(),
+        };
+        KitsokiError::AppYaml {
+            path: PathBuf::from(prompt_layers::sources::__private::visible(folder)),
+            message: format!("the {role} folder {reason}"),
+        }
+    }
+}

@@ -81,9 +81,19 @@ pub struct Story {
 }
 
 impl Story {
-    /// The templates of a story: `@shared/x` is `shared/x` under the story root.
-    pub fn templates(root: &Path) -> Templates {
-        Templates::new(Some(root.join("shared")))
+    /// The templates of a story: `@shared/x` is `shared/x` under the story
+    /// root. `shared/` is derived from the story root: the story may not
+    /// point it (or a folder on its way) outside itself.
+    ///
+    /// # Errors
+    /// [`KitsokiError::AppYaml`] naming `shared` when it leads out of the story folder.
+    pub fn templates(root: &Path) -> Result<Templates, KitsokiError> {
+        let story = Root::new(root, "");
+        let shared = Root::within(&story, "shared", "@shared")
+            .map_err(|e| KitsokiError::folder("shared", "@shared", e))?;
+        Ok(Templates::new(Some(
+            shared.real_dir().unwrap_or(shared.dir()).to_owned(),
+        )))
     }
 
     /// Loads the story at `root` (the folder holding `app.yaml`).
@@ -114,13 +124,20 @@ impl Story {
         root: &Path,
         search_path: &[PathBuf],
     ) -> Result<Self, KitsokiError> {
+        // The story folder is derived from the workspace, so a story under
+        // `stories/` cannot be a symlink out of it; every file below is read
+        // through it.
+        let ws = Root::new(workspace, "");
+        let story = Root::named(&ws, root, "")
+            .map_err(|e| KitsokiError::folder(&ws.show(root), "story", e))?;
+        let root = story.real_dir().unwrap_or(root);
         let app_yaml = root.join("app.yaml");
-        let text = read_file(root, &app_yaml)?;
+        let text = read_file(&story, &app_yaml)?;
         let app: AppFile = serde_yaml_ng::from_str(&text).map_err(|e| KitsokiError::AppYaml {
             path: app_yaml.clone(),
             message: e.to_string(),
         })?;
-        let templates = Self::templates(root);
+        let templates = Self::templates(root)?;
         let vars = BTreeMap::from([("app".to_owned(), app.app.id.clone())]);
 
         let framework_config = BasePromptConfig {
@@ -158,12 +175,12 @@ impl Story {
             }
             (_, Some(path)) if !path.trim().is_empty() => {
                 let file = inside(root, path, &app_yaml, "app.context_path")?;
-                Some(templates.render_file(&file, &Root::new(root, ""), &vars)?)
+                Some(templates.render_file(&file, &story, &vars)?)
             }
             _ => {
                 let convention = root.join("prompts/_project.md");
                 if convention.is_file() {
-                    Some(templates.render_file(&convention, &Root::new(root, ""), &vars)?)
+                    Some(templates.render_file(&convention, &story, &vars)?)
                 } else {
                     None
                 }
@@ -186,7 +203,7 @@ impl Story {
                 (Some(text), None) => text.clone(),
                 (None, Some(path)) => {
                     let key = format!("agents.{name}.system_prompt_path");
-                    read_file(root, &inside(root, path, &app_yaml, &key)?)?
+                    read_file(&story, &inside(root, path, &app_yaml, &key)?)?
                 }
                 (None, None) => String::new(),
             };
@@ -220,13 +237,13 @@ impl Story {
         args: &BTreeMap<String, String>,
     ) -> Result<String, KitsokiError> {
         let file = inside(&self.root, path, &self.root.join("app.yaml"), "prompt")?;
-        Ok(Self::templates(&self.root).render_file(&file, &Root::new(&self.root, ""), args)?)
+        Ok(Self::templates(&self.root)?.render_file(&file, &Root::new(&self.root, ""), args)?)
     }
 }
 
 /// A story file, read the hardened way: it must lie in the story `root`.
-fn read_file(root: &Path, path: &Path) -> Result<String, KitsokiError> {
-    let text = CappedText::read(path, &Root::new(root, ""), STORY_FILE_CAP)?;
+fn read_file(root: &Root, path: &Path) -> Result<String, KitsokiError> {
+    let text = CappedText::read(path, root, STORY_FILE_CAP)?;
     if text.is_truncated() {
         return Err(KitsokiError::AppYaml {
             path: path.to_owned(),

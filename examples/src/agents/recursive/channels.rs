@@ -32,10 +32,14 @@ impl CliFlags {
     /// # Errors
     /// [`ChannelError::SystemPromptFile`] naming a file that cannot be read or
     /// is over [`SYSTEM_PROMPT_FILE_CAP`].
-    pub fn fold(&self) -> Result<BaseFold, ChannelError> {
+    ///
+    /// A file inside `workspace` is read through it (a symlink of the
+    /// repository cannot lead it out); a file outside is the caller's own,
+    /// read in its folder.
+    pub fn fold(&self, workspace: &Root) -> Result<BaseFold, ChannelError> {
         let replacement = match (&self.system_prompt, &self.system_prompt_file) {
             (Some(text), _) => Some(text.clone()),
-            (None, Some(path)) => Some(read_system_prompt_file(path)?),
+            (None, Some(path)) => Some(read_system_prompt_file(path, workspace)?),
             (None, None) => None,
         };
         Ok(BaseFold {
@@ -45,14 +49,21 @@ impl CliFlags {
     }
 }
 
-fn read_system_prompt_file(path: &Path) -> Result<String, ChannelError> {
-    // The caller named this file itself: its own folder is its root.
-    let root = Root::new(path.parent().unwrap_or(Path::new(".")), "");
-    let text = CappedText::read(path, &root, SYSTEM_PROMPT_FILE_CAP)
-        .map_err(ChannelError::SystemPromptFile)?;
+fn read_system_prompt_file(path: &Path, workspace: &Root) -> Result<String, ChannelError> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let root = Root::named(workspace, dir, "").map_err(ChannelError::SystemPromptFile)?;
+    let text = CappedText::read(
+        &dir.join(path.file_name().unwrap_or_default()),
+        &root,
+        SYSTEM_PROMPT_FILE_CAP,
+    )
+    .map_err(ChannelError::SystemPromptFile)?;
     if text.is_truncated() {
         return Err(ChannelError::SystemPromptFile(SourceError::Malformed {
-            path: path.to_owned(),
+            path: PathBuf::from(&text.name),
             message: format!(
                 "larger than the {SYSTEM_PROMPT_FILE_CAP}-byte limit for --system-prompt-file; shorten it"
             ),
@@ -146,9 +157,10 @@ pub fn cli_run(
     flags: &CliFlags,
     goal: &str,
 ) -> Result<ChannelPrompt, ChannelError> {
-    let mut prompt = channel(config, &flags.fold()?)?;
-    let skills = SkillIndex::load(&config.skill_roots(), &SkillLimits::default());
-    prompt.suffix = goal_matched_skills(&skills, goal);
+    let mut prompt = channel(config, &flags.fold(&config.workspace_root())?)?;
+    let roots = config.skill_roots();
+    let skills = SkillIndex::load(&roots, &SkillLimits::default());
+    prompt.suffix = goal_matched_skills(&skills, &roots, goal);
     Ok(prompt)
 }
 
@@ -157,7 +169,7 @@ pub fn cli_run(
 /// # Errors
 /// As [`CliFlags::fold`] and [`assemble`].
 pub fn cli_loop(config: &RecursiveConfig, flags: &CliFlags) -> Result<ChannelPrompt, ChannelError> {
-    channel(config, &flags.fold()?)
+    channel(config, &flags.fold(&config.workspace_root())?)
 }
 
 /// The HTTP API: the request's fold.
@@ -179,7 +191,15 @@ pub fn tui(config: &RecursiveConfig) -> Result<ChannelPrompt, ChannelError> {
 /// `=== Skill: NAME (auto-loaded) ===` blocks for every `mode: trigger` skill
 /// with a `triggers` entry that occurs in `goal` (ignoring case), capped at
 /// [`RUN_SKILLS_CAP`] with the standard marker. `None` when nothing matches.
-pub fn goal_matched_skills(skills: &SkillIndex, goal: &str) -> Option<String> {
+///
+/// `roots` are the skill folders the index was loaded from, each with its
+/// root: a skill's file is read again through the root of the folder it is
+/// in, and a skill in none of them is skipped.
+pub fn goal_matched_skills(
+    skills: &SkillIndex,
+    roots: &[(PathBuf, Root)],
+    goal: &str,
+) -> Option<String> {
     let goal = goal.to_lowercase();
     let mut block = String::new();
     for skill in &skills.skills {
@@ -195,8 +215,10 @@ pub fn goal_matched_skills(skills: &SkillIndex, goal: &str) -> Option<String> {
         if !(triggered && matched) {
             continue;
         }
-        let root = Root::new(skill.path.parent().unwrap_or(Path::new(".")), "");
-        let Ok(text) = CappedText::read(&skill.path, &root, RUN_SKILLS_CAP) else {
+        let Some((_, root)) = roots.iter().find(|(dir, _)| skill.path.starts_with(dir)) else {
+            continue;
+        };
+        let Ok(text) = CappedText::read(&skill.path, root, RUN_SKILLS_CAP) else {
             continue;
         };
         if !block.is_empty() {

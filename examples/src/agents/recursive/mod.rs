@@ -93,7 +93,7 @@ pub use layers::{
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
 
-use super::{AgentError, Paradigm, RenderRequest, Rendered};
+use super::{AgentError, Layout, Paradigm, RenderRequest, Rendered};
 
 /// The pipeline's name: every recursive layer declares it.
 pub const PIPELINE: &str = "recursive";
@@ -149,6 +149,19 @@ impl RecursiveConfig {
         }
     }
 
+    /// The configuration for `dir` read as `layout` says: a fixture root
+    /// ([`RecursiveConfig::fixture`]), or the workspace itself with no home
+    /// and sub-agents on. Never chosen by what `dir` holds.
+    pub fn of(dir: &Path, layout: Layout) -> Self {
+        match layout {
+            Layout::Fixture => Self::fixture(dir),
+            Layout::Workspace => Self {
+                sub_agents: true,
+                ..Self::new(dir)
+            },
+        }
+    }
+
     fn project_dir(&self) -> PathBuf {
         self.workspace.join(".recursive")
     }
@@ -167,9 +180,10 @@ impl RecursiveConfig {
             (self.workspace.join(".claude/skills"), workspace),
         ];
         if let Some(home) = &self.home {
-            let home_root = Root::new(home, "~");
-            roots.push((home.join(".recursive/skills"), home_root.clone()));
-            roots.push((home.join(".claude/skills"), home_root));
+            for app in [".recursive", ".claude"] {
+                let root = Root::new(home.join(app), format!("~/{app}")).allow_hard_links();
+                roots.push((home.join(app).join("skills"), root));
+            }
         }
         roots
     }
@@ -181,7 +195,8 @@ impl RecursiveConfig {
 
     /// `~/.recursive`, as the root the user's files must stay in.
     fn user_root(&self) -> Option<Root> {
-        self.user_dir().map(|dir| Root::new(dir, "~/.recursive"))
+        self.user_dir()
+            .map(|dir| Root::new(dir, "~/.recursive").allow_hard_links())
     }
 }
 
@@ -248,6 +263,7 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
     )));
     session.insert(LegacyNotes::load(
         &project.join("memory.json"),
+        &workspace,
         config.summary_limit,
     ));
     // Frozen at session start: a Stable section, read from the session context.
@@ -338,11 +354,10 @@ pub fn tools(session: &Context) -> Vec<ToolSpec> {
         .collect()
 }
 
-/// The paradigms over a fixture root (holding `workspace/` and `home/`):
-/// `default_base` (the TUI's fold) and `replaced_base` (an HTTP caller's
-/// own system prompt plus nothing else), which together wake every layer.
-pub fn paradigms(root: &Path) -> Vec<Paradigm> {
-    let config = RecursiveConfig::fixture(root);
+/// The paradigms of `config`: `default_base` (the TUI's fold) and
+/// `replaced_base` (an HTTP caller's own system prompt plus nothing else),
+/// which over the fixture ([`RecursiveConfig::fixture`]) wake every layer.
+pub fn paradigms(config: &RecursiveConfig) -> Vec<Paradigm> {
     let appended = BaseFold {
         replacement: None,
         append: Some("Answer in British English.".to_owned()),
@@ -352,25 +367,18 @@ pub fn paradigms(root: &Path) -> Vec<Paradigm> {
         append: None,
     };
     vec![
-        Paradigm::new("default_base", session(&config, &appended), Context::new()),
-        Paradigm::new("replaced_base", session(&config, &replaced), Context::new()),
+        Paradigm::new("default_base", session(config, &appended), Context::new()),
+        Paradigm::new("replaced_base", session(config, &replaced), Context::new()),
     ]
 }
 
-/// `prompt render --agent recursive`: the TUI's prompt (the default base) for
-/// the workspace. A workspace with `workspace/` and `home/` folders is read as
-/// a fixture root; any other folder is the workspace itself, with `$HOME`
-/// not read (the CLI passes it in `request` only through the fixture).
+/// `prompt render --agent recursive`: the TUI's prompt (the default base)
+/// for the workspace, read as `request.layout` says: a fixture root (holding
+/// `workspace/` and `home/`) only when the caller chose
+/// [`Layout::Fixture`]; otherwise the folder is the workspace and no home is
+/// read.
 pub(crate) fn render(request: &RenderRequest) -> Result<Rendered, AgentError> {
-    let root = &request.workspace;
-    let config = if root.join("workspace").is_dir() && root.join("home").is_dir() {
-        RecursiveConfig::fixture(root)
-    } else {
-        RecursiveConfig {
-            sub_agents: true,
-            ..RecursiveConfig::new(root)
-        }
-    };
+    let config = RecursiveConfig::of(&request.workspace, request.layout);
     Ok(Rendered::of(
         assemble(&config, &BaseFold::default(), request.path)?.prompt,
     ))

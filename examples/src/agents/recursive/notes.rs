@@ -51,13 +51,18 @@ pub struct LegacyNotes {
 }
 
 impl LegacyNotes {
-    /// Reads `path`, keeping the newest `limit` notes (the file lists oldest first).
-    /// Absence is no problem; a malformed file is reported and shows no notes.
-    pub fn load(path: &Path, limit: usize) -> Self {
-        let root = Root::new(path.parent().unwrap_or(Path::new(".")), "");
-        let text = match CappedText::read(path, &root, NOTES_FILE_CAP) {
+    /// Reads `path`, which must lie in `root` (the workspace), keeping the
+    /// newest `limit` notes (the file lists oldest first). Absence is no
+    /// problem; a malformed file is reported, named as `root` shows it, and
+    /// shows no notes.
+    pub fn load(path: &Path, root: &Root, limit: usize) -> Self {
+        let shown = Path::new(&root.show(path)).to_owned();
+        let text = match CappedText::read(path, root, NOTES_FILE_CAP) {
             Ok(text) if text.is_truncated() => {
-                return Self::failed(path, format!("larger than the {NOTES_FILE_CAP}-byte limit"));
+                return Self::failed(
+                    &shown,
+                    format!("larger than the {NOTES_FILE_CAP}-byte limit"),
+                );
             }
             Ok(text) => text.text,
             Err(error) if error.is_not_found() => return Self::default(),
@@ -74,7 +79,7 @@ impl LegacyNotes {
                 problem: None,
             },
             Err(error) => Self::failed(
-                path,
+                &shown,
                 format!(
                     "line {}: {error}; expected {{\"notes\": [{{\"id\": .., \"text\": ..}}]}}",
                     error.line()
