@@ -1,6 +1,14 @@
 //! Codex CLI: the assembled prompt as a model-instructions file, and the
 //! `-c model_instructions_file=PATH` override that points `codex` at it.
 //!
+//! **[`invocation`]** is the placement to use: the stable prefix alone in the
+//! instructions file (Codex 0.169.0 sends its bytes as the first `developer`
+//! input item, byte-exact, which OpenAI caches with the request prefix), and
+//! the dynamic suffix and the reminder as [`Invocation::user_prefix`], to go
+//! before the user's words. The file is named by the fingerprint of its
+//! bytes, so every session with the same stable prefix shares one file.
+//! [`write_instructions`] writes the whole prompt, dynamic part included.
+//!
 //! [`write_instructions`] writes the file atomically: the text goes to a new
 //! temporary file in the same directory, is flushed to disk, and is then
 //! renamed over the target. A reader (a `codex` process starting meanwhile)
@@ -34,7 +42,56 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::AssembledPrompt;
+use super::placement::{InstructionsFile, Invocation, system_slot, user_prefix};
+use crate::{AssembledPrompt, Fingerprint};
+
+/// The name of the instructions file for `text`:
+/// `instructions-<SHA-256 of text, 64 hex>.md`. Equal texts share a name.
+pub fn instructions_file_name(text: &str) -> String {
+    format!("instructions-{}.md", Fingerprint::of(text))
+}
+
+/// The Codex placement of `prompt` with its instructions file in `dir`: the
+/// file (named by [`instructions_file_name`], holding the stable prefix, or
+/// the whole prompt on the Basic path), the `-c model_instructions_file=...`
+/// arguments that point at it, and the dynamic suffix and the reminder as the
+/// user prefix. Nothing is written: call [`write_instructions_text`] with the
+/// file's path and text (or [`Invocation::instructions_file`] tells a caller
+/// that writes it itself).
+///
+/// ```
+/// use prompt_core::providers::codex;
+/// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+/// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+/// # struct DocCodexInv;
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocCodexInv)]
+/// # struct Persona;
+/// # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Date: 2026-11-29", pipeline = DocCodexInv)]
+/// # struct Today;
+/// # let pipeline = Pipeline::of::<DocCodexInv>()?;
+/// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+///
+/// let dir = tempfile::tempdir()?;
+/// let invocation = codex::invocation(&prompt, dir.path())?;
+/// let file = invocation.instructions_file.as_ref().expect("codex reads a file");
+/// codex::write_instructions_text(&file.text, &file.path)?;
+/// assert_eq!(std::fs::read_to_string(&file.path)?, "You are terse.");
+/// assert!(invocation.user_message("Fix it.").contains("Date: 2026-11-29"));
+/// // std::process::Command::new("codex").args(&invocation.args).arg("exec").arg(message)
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`CodexError::NotUtf8`] when `dir` is not valid UTF-8.
+pub fn invocation(prompt: &AssembledPrompt, dir: &Path) -> Result<Invocation, CodexError> {
+    let text = system_slot(prompt);
+    let path = dir.join(instructions_file_name(&text));
+    Ok(Invocation {
+        args: args(&path)?,
+        instructions_file: Some(InstructionsFile { path, text }),
+        user_prefix: user_prefix(prompt),
+    })
+}
 
 /// Writes `prompt`'s text to `path` atomically (temporary file in the same
 /// directory, then rename).
