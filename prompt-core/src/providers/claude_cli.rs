@@ -57,10 +57,24 @@ use crate::AssembledPrompt;
 /// [`ClaudeCliError::Nul`] or [`ClaudeCliError::TooLong`] for a system prompt
 /// no argument can carry.
 pub fn invocation(prompt: &AssembledPrompt) -> Result<Invocation, ClaudeCliError> {
+    invocation_for_text(&system_slot(prompt), user_prefix(prompt))
+}
+
+/// The `claude` placement of a system prompt that is already text, and a
+/// user prefix (see [`user_prefix`](super::user_prefix)): for a prompt that
+/// an agent finishes after assembly. [`invocation`] is this with the
+/// assembled prompt's pieces.
+///
+/// # Errors
+/// As [`invocation`].
+pub fn invocation_for_text(
+    system: &str,
+    user_prefix: String,
+) -> Result<Invocation, ClaudeCliError> {
     Ok(Invocation {
-        args: ClaudeCli::new().args_for_text(&system_slot(prompt))?,
+        args: ClaudeCli::new().args_for_text(system)?,
         instructions_file: None,
-        user_prefix: user_prefix(prompt),
+        user_prefix,
     })
 }
 
