@@ -96,7 +96,8 @@ struct RenderArgs {
     /// `annotated`: the text with each layer's name and size at its boundary;
     /// `anthropic`, `openai`, `gemini`: a request body carrying the prompt
     /// (model: --model, default claude-sonnet-4-5 / gpt-5; Gemini's is in the
-    /// URL); `claude-cli`: the `claude` arguments as a JSON array.
+    /// URL); `claude-cli`: the `claude` arguments (the stable prefix as
+    /// `--system-prompt`) and the user-message prefix, as JSON.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Scan the prompt for credential-shaped strings (API keys, private keys,

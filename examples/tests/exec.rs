@@ -408,3 +408,65 @@ fn set_age(file: &Path, seconds: u64) {
         .set_modified(when)
         .unwrap();
 }
+
+// ---------------------------------------------------------------------------
+// kitsoki's reproduction goes through the same placement
+// ---------------------------------------------------------------------------
+
+mod kitsoki_placement {
+    use prompt_core::AssemblyPath;
+    use prompt_examples::agents::Agent;
+    use prompt_examples::agents::kitsoki::{
+        self, Story, Verb, claude_invocation, codex_invocation,
+    };
+
+    fn call(verb: Verb, path: AssemblyPath) -> kitsoki::Invocation {
+        let root = Agent::Kitsoki.fixture();
+        let story = Story::load_in(&root, &root.join("stories/trail"), &[]).unwrap();
+        kitsoki::compose(&story, &kitsoki::demo_call(verb), path).unwrap()
+    }
+
+    #[test]
+    fn a_kitsoki_call_puts_its_task_layer_in_the_user_message() {
+        let ask = call(Verb::Ask, AssemblyPath::Cached);
+        let decide = call(Verb::Decide, AssemblyPath::Cached);
+        let prompt = ask.prompt.as_ref().unwrap();
+        let placed = claude_invocation(&ask).unwrap();
+        assert_eq!(placed.args, ["--system-prompt", prompt.stable()]);
+        // Every verb shares the cached block; the contract travels with the call.
+        assert_eq!(claude_invocation(&decide).unwrap().args, placed.args);
+        let message = placed.user_message(&ask.user_message);
+        assert!(message.contains("## Task: answer"), "{message}");
+        assert!(message.ends_with(&format!("</system-reminder>\n\n{}", ask.user_message)));
+        assert!(!placed.args[1].contains("## Task:"));
+
+        let dir = tempfile::tempdir().unwrap();
+        let codex = codex_invocation(&decide, dir.path()).unwrap();
+        let file = codex.instructions_file.as_ref().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&file.path).unwrap(),
+            prompt.stable()
+        );
+        assert!(codex.user_prefix.contains("## Task: decide"));
+    }
+
+    #[test]
+    fn a_kitsoki_legacy_agent_keeps_the_appended_persona() {
+        let root = Agent::Kitsoki.fixture();
+        let story = Story::load_in(&root, &root.join("stories/trail"), &[]).unwrap();
+        let call = kitsoki::Call {
+            agent: "namer".into(),
+            ..kitsoki::demo_call(Verb::Ask)
+        };
+        let legacy = kitsoki::compose(&story, &call, AssemblyPath::Cached).unwrap();
+        let placed = claude_invocation(&legacy).unwrap();
+        assert_eq!(
+            placed.args,
+            [
+                "--append-system-prompt",
+                "You name wagon parties. Reply with one name."
+            ]
+        );
+        assert_eq!(placed.user_prefix, "");
+    }
+}
