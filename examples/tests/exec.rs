@@ -377,6 +377,20 @@ fn the_codex_folder_is_bounded_and_keeps_no_temporary_file() {
 }
 
 #[test]
+fn a_prompt_argument_the_prefix_pushes_over_the_os_limit_is_refused_with_a_way_out() {
+    let fake = Fake::new("claude");
+    let long = "x".repeat(130_000); // passes on its own, not with the context block
+    let output = fake.run("2026-11-29", &[], &["-p", &long], None);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("give the prompt on stdin instead"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!fake.ran());
+}
+
+#[test]
 fn a_codex_subcommand_that_is_not_a_session_is_refused() {
     let fake = Fake::new("codex");
     let output = fake.run("2026-11-29", &[], &["login"], None);

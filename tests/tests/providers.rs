@@ -1066,3 +1066,42 @@ fn codex_instructions_file_holds_the_stable_prefix_and_is_named_by_it() {
         name.starts_with("instructions-") && name.ends_with(".md") && name.len() == 13 + 64 + 3
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn pruning_the_codex_folder_keeps_the_newest_and_never_touches_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("precious.md");
+    std::fs::write(&target, "keep me").unwrap();
+    // A link with our name pattern, pointing outside: never removed, never followed.
+    std::os::unix::fs::symlink(&target, dir.path().join("instructions-link.md")).unwrap();
+    for i in 0..5u64 {
+        let path = dir.path().join(format!("instructions-{i}.md"));
+        std::fs::write(&path, "x").unwrap();
+        let when = std::time::SystemTime::now() - Duration::from_secs(100 * (i + 1));
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    }
+    assert_eq!(codex::prune_instructions(dir.path(), 2).unwrap(), 3);
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            "instructions-0.md",
+            "instructions-1.md",
+            "instructions-link.md"
+        ]
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+    let error = codex::prune_instructions(&dir.path().join("absent"), 2).unwrap_err();
+    assert!(error.to_string().contains("absent"), "{error}");
+}

@@ -151,7 +151,17 @@ pub(crate) fn run(args: ExecArgs) -> Outcome {
                 "the prompt argument is not valid UTF-8, so the context cannot be put before it"
                     .to_owned()
             })?;
-            user_args[index] = invocation.user_message(text).into();
+            let message = invocation.user_message(text);
+            if message.len() >= claude_cli::MAX_ARG_BYTES {
+                return Err(format!(
+                    "the prompt argument with the context block before it is {} bytes; the OS \
+                     passes at most {} in one argument: give the prompt on stdin instead",
+                    message.len(),
+                    claude_cli::MAX_ARG_BYTES - 1
+                )
+                .into());
+            }
+            user_args[index] = message.into();
             None
         }
         Delivery::Stdin => Some(prefix),

@@ -61,7 +61,7 @@ pub fn invocation(prompt: &AssembledPrompt) -> Result<Invocation, ClaudeCliError
 }
 
 /// The `claude` placement of a system prompt that is already text, and a
-/// user prefix (see [`user_prefix`](super::user_prefix)): for a prompt that
+/// user prefix (see [`user_prefix`]): for a prompt that
 /// an agent finishes after assembly. [`invocation`] is this with the
 /// assembled prompt's pieces.
 ///

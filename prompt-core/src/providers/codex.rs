@@ -88,7 +88,7 @@ pub fn invocation(prompt: &AssembledPrompt, dir: &Path) -> Result<Invocation, Co
 }
 
 /// The Codex placement of instructions that are already text, and a user
-/// prefix (see [`user_prefix`](super::user_prefix)), with the file in `dir`:
+/// prefix (see [`user_prefix`]), with the file in `dir`:
 /// for a prompt that an agent finishes after assembly. [`invocation`] is this
 /// with the assembled prompt's pieces.
 ///

@@ -18,7 +18,7 @@
 //! The prompt's reminder (the `channel = Reminder` layers) travels as a
 //! trailing `<system-reminder>` block of the last user turn, added when the
 //! request is serialized; a request with no user turn to carry it fails to
-//! serialize ([`UndeliveredReminder`](super::UndeliveredReminder)) rather than
+//! serialize ([`UndeliveredReminder`]) rather than
 //! drop it. [`MessagesRequest::with_reminder`] appends a further block, for
 //! per-call text of the caller's own that should not break the cached system
 //! prompt. [`check_cache_minimum`] warns when the stable prefix is too short for
