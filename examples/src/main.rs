@@ -11,7 +11,8 @@
 //! prompt lint   [workspace options]
 //! prompt diff A.json B.json
 //! prompt manifest [--pipeline NAME | --agent NAME | --all]
-//! prompt exec   [render options] [--client-kind claude|codex] -- CLIENT ARGS...
+//! prompt exec   [workspace options] [--path] [--mode] [--budget-*] [--trace] [--check-secrets]
+//!               [--client-kind claude|codex] -- CLIENT ARGS...
 //! ```
 //!
 //! `--agent recursive|aleph|kitsoki` picks a reference agent on every
@@ -311,7 +312,7 @@ pub(crate) fn parse_agent(arg: &str) -> Result<Agent, String> {
 }
 
 /// The trace as lines for a person: one per layer, then its notes.
-fn trace_summary(trace: &AssemblyTrace) -> String {
+pub(crate) fn trace_summary(trace: &AssemblyTrace) -> String {
     let mut out = format!(
         "{} {} {}: stable {} B (fingerprint {}), dynamic {} B\n",
         trace.pipeline,

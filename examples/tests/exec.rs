@@ -51,8 +51,15 @@ impl Fake {
     /// `prompt exec --agent aleph --date DATE <before> -- CLIENT <args>`,
     /// with `stdin` piped in (or none: an empty stdin).
     fn run(&self, date: &str, before: &[&str], args: &[&str], stdin: Option<&str>) -> Output {
-        let mut all = vec!["exec", "--agent", "aleph", "--date", date];
-        all.extend(before);
+        let mut options = vec!["--agent", "aleph", "--date", date];
+        options.extend(before);
+        self.run_with(&options, args, stdin)
+    }
+
+    /// `prompt exec <options> -- CLIENT <args>`.
+    fn run_with(&self, options: &[&str], args: &[&str], stdin: Option<&str>) -> Output {
+        let mut all = vec!["exec"];
+        all.extend(options);
         all.push("--");
         let client = self.client.to_str().unwrap().to_owned();
         all.push(&client);
@@ -388,6 +395,26 @@ fn a_prompt_argument_the_prefix_pushes_over_the_os_limit_is_refused_with_a_way_o
         stderr(&output)
     );
     assert!(!fake.ran());
+}
+
+#[test]
+fn check_secrets_refuses_to_launch_a_client_with_a_key_in_the_prompt() {
+    let fake = Fake::new("claude");
+    let ws = fake.path("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345";
+    std::fs::write(ws.join("AGENTS.md"), format!("Use this key: {key}\n")).unwrap();
+    let ws = ws.to_str().unwrap();
+    let output = fake.run_with(&["--workspace", ws, "--check-secrets"], &["-p", "Hi"], None);
+    assert_eq!(output.status.code(), Some(1));
+    let message = stderr(&output);
+    assert!(message.contains("in layer project_context"), "{message}");
+    assert!(!message.contains(key));
+    assert!(!fake.ran());
+    // Off by default, as with render.
+    let output = fake.run_with(&["--workspace", ws], &["-p", "Hi"], None);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(fake.argv()[1].contains(key));
 }
 
 #[test]

@@ -51,6 +51,13 @@ pub(crate) struct ExecArgs {
     mode: Option<PromptMode>,
     #[command(flatten)]
     delivery: DeliveryArgs,
+    /// Print the assembly trace (layers, bytes, notes) to stderr first.
+    #[arg(long)]
+    trace: bool,
+    /// Scan the prompt for credential-shaped strings; if any, name each
+    /// (layer, byte range) on stderr and exit 1 without running the client.
+    #[arg(long)]
+    check_secrets: bool,
     /// What CLIENT is, when its file name does not say (a wrapper script).
     #[arg(long, value_enum)]
     client_kind: Option<ClientKind>,
@@ -122,6 +129,30 @@ pub(crate) fn run(args: ExecArgs) -> Outcome {
 
     let rendered = crate::assemble(args.workspace, args.path, args.mode, &args.delivery)?;
     let prompt = &rendered.prompt;
+    if args.trace {
+        eprint!("{}", crate::trace_summary(prompt.trace()));
+    }
+    if args.check_secrets {
+        let findings = prompt_core::secrets::scan_prompt(prompt);
+        for found in &findings {
+            eprintln!(
+                "prompt: secret: {} at bytes {}..{} of the prompt, in layer {}",
+                found.finding.kind,
+                found.finding.range.start,
+                found.finding.range.end,
+                found.layer.unwrap_or("(between layers)")
+            );
+        }
+        if !findings.is_empty() {
+            return Err(format!(
+                "the prompt holds {} credential-shaped string(s); {} was not run: remove them \
+                 from the files named by `--trace`",
+                findings.len(),
+                program.to_string_lossy()
+            )
+            .into());
+        }
+    }
     // Aleph's Basic path welds text on after assembly: the system slot is the
     // text `prompt render` prints.
     let system = match prompt.path() {
