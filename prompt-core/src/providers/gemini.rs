@@ -49,9 +49,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::time::Duration;
-
 use std::borrow::Cow;
+use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
