@@ -11,6 +11,8 @@
 //! prompt lint   [workspace options]
 //! prompt diff A.json B.json
 //! prompt manifest [--pipeline NAME | --agent NAME | --all]
+//! prompt exec   [workspace options] [--path] [--mode] [--budget-*] [--trace] [--check-secrets]
+//!               [--client-kind claude|codex] -- CLIENT ARGS...
 //! ```
 //!
 //! `--agent recursive|aleph|kitsoki` picks a reference agent on every
@@ -34,7 +36,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use prompt_core::secrets::{redact, scan, scan_prompt};
 use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptBuilder, PromptMode};
-use prompt_examples::agents::{Agent, RenderRequest};
+use prompt_examples::agents::{Agent, RenderRequest, Rendered};
 
 use cmd::Outcome;
 use cmd::formats::{DeliveryArgs, Format};
@@ -63,6 +65,9 @@ enum Command {
     Lint(cmd::lint::LintArgs),
     /// Say whether two `render --format json` outputs share their stable prefix, and if not why.
     Diff(cmd::diff::DiffArgs),
+    /// Render as `render` does, then run Claude Code or Codex with the stable
+    /// prefix in its system slot and the dynamic part before the user's prompt.
+    Exec(cmd::exec::ExecArgs),
     /// Print a pipeline's manifest: every layer, in order, as a Markdown table.
     Manifest {
         /// The pipeline to describe.
@@ -94,7 +99,8 @@ struct RenderArgs {
     /// `annotated`: the text with each layer's name and size at its boundary;
     /// `anthropic`, `openai`, `gemini`: a request body carrying the prompt
     /// (model: --model, default claude-sonnet-4-5 / gpt-5; Gemini's is in the
-    /// URL); `claude-cli`: the `claude` arguments as a JSON array.
+    /// URL); `claude-cli`: the `claude` arguments (the stable prefix as
+    /// `--system-prompt`) and the user-message prefix, as JSON.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Scan the prompt for credential-shaped strings (API keys, private keys,
@@ -111,7 +117,7 @@ struct RenderArgs {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum PathArg {
+pub(crate) enum PathArg {
     Cached,
     Basic,
 }
@@ -148,6 +154,7 @@ fn run(cli: Cli) -> Outcome {
         Command::Size(args) => return cmd::size::run(args),
         Command::Lint(args) => return cmd::lint::run(args),
         Command::Diff(args) => return cmd::diff::run(args),
+        Command::Exec(args) => return cmd::exec::run(args),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -168,9 +175,6 @@ fn all_manifests() -> Result<String, String> {
 }
 
 fn render(args: RenderArgs) -> Result<(), String> {
-    if let Some(agent) = args.workspace.agent() {
-        return render_agent(agent, args);
-    }
     let options = OutputOptions {
         trace: args.trace,
         format: args.format,
@@ -179,40 +183,61 @@ fn render(args: RenderArgs) -> Result<(), String> {
         delivery: &args.delivery,
         model: args.workspace.model.clone(),
     };
-    let loaded = args.workspace.load()?;
+    let rendered = assemble(args.workspace, args.path, args.mode, &args.delivery)?;
+    output(&rendered.prompt, rendered.text, &options)
+}
+
+/// What `render` (and `exec`, with the same options) assembles: a reference
+/// agent over `--workspace` or its built-in fixture, else the workspace's
+/// pipeline with the budget and counter of `delivery`.
+pub(crate) fn assemble(
+    workspace: WorkspaceArgs,
+    path: PathArg,
+    mode: Option<PromptMode>,
+    delivery: &DeliveryArgs,
+) -> Result<Rendered, String> {
+    if let Some(agent) = workspace.agent() {
+        return assemble_agent(agent, workspace, path, mode, delivery);
+    }
+    let loaded = workspace.load()?;
     let (pipeline, session, turn) = (loaded.pipeline, loaded.session, loaded.turn);
 
-    let builder = PromptBuilder::new(&pipeline).mode(args.mode.unwrap_or_default());
-    let builder = args.delivery.configure(builder);
-    let prompt = match args.path {
+    let builder = PromptBuilder::new(&pipeline).mode(mode.unwrap_or_default());
+    let builder = delivery.configure(builder);
+    let prompt = match path {
         PathArg::Cached => builder.build_cached(&session, &turn),
         PathArg::Basic => builder.build_basic(&session, &turn),
     }
     .map_err(|e| e.to_string())?;
-    output(&prompt, prompt.text(), &options)
+    Ok(Rendered::of(prompt))
 }
 
-/// `render --agent NAME`: the agent over `--workspace` or its built-in fixture.
-fn render_agent(agent: Agent, args: RenderArgs) -> Result<(), String> {
-    if args.delivery.has_budget() {
+/// `--agent NAME`: the agent over `--workspace` or its built-in fixture.
+fn assemble_agent(
+    agent: Agent,
+    workspace: WorkspaceArgs,
+    path: PathArg,
+    mode: Option<PromptMode>,
+    delivery: &DeliveryArgs,
+) -> Result<Rendered, String> {
+    if delivery.has_budget() {
         return Err(format!(
             "--budget-chars and --budget-tokens apply to a workspace's standard pipeline; \
              {agent} sizes its own prompt: drop the budget flag or --agent"
         ));
     }
     let request = RenderRequest {
-        workspace: args.workspace.agent_workspace(agent)?,
-        layout: args.workspace.layout(),
-        path: match args.path {
+        workspace: workspace.agent_workspace(agent)?,
+        layout: workspace.layout(),
+        path: match path {
             PathArg::Cached => AssemblyPath::Cached,
             PathArg::Basic => AssemblyPath::Basic,
         },
-        mode: args.mode,
-        date: args.workspace.date.clone(),
-        model: args.workspace.model.clone(),
+        mode,
+        date: workspace.date.clone(),
+        model: workspace.model.clone(),
     };
-    let rendered = agent.render(&request).map_err(|e| e.to_string())?;
-    output(&rendered.prompt, rendered.text, &OutputOptions::of(&args))
+    agent.render(&request).map_err(|e| e.to_string())
 }
 
 /// How `render` prints what it assembled.
@@ -223,20 +248,6 @@ struct OutputOptions<'a> {
     redact: bool,
     delivery: &'a DeliveryArgs,
     model: Option<String>,
-}
-
-impl<'a> OutputOptions<'a> {
-    /// Borrows only what printing needs, so `args.workspace` can still be consumed.
-    fn of(args: &'a RenderArgs) -> Self {
-        Self {
-            trace: args.trace,
-            format: args.format,
-            check_secrets: args.check_secrets,
-            redact: args.redact,
-            delivery: &args.delivery,
-            model: args.workspace.model.clone(),
-        }
-    }
 }
 
 /// Prints `text` (the prompt as sent), its JSON or its annotation, and the
@@ -304,7 +315,7 @@ pub(crate) fn parse_agent(arg: &str) -> Result<Agent, String> {
 }
 
 /// The trace as lines for a person: one per layer, then its notes.
-fn trace_summary(trace: &AssemblyTrace) -> String {
+pub(crate) fn trace_summary(trace: &AssemblyTrace) -> String {
     let mut out = format!(
         "{} {} {}: stable {} B (fingerprint {}), dynamic {} B\n",
         trace.pipeline,

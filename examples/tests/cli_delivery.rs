@@ -125,19 +125,22 @@ fn gemini_format_is_an_implicit_caching_request() {
 }
 
 #[test]
-fn claude_cli_format_is_the_argument_vector_as_json() {
+fn claude_cli_format_is_the_stable_system_prompt_and_the_user_prefix() {
     let ws = Workspace::new();
     let output = ws.run(&["render", "--format", "claude-cli"]);
-    let args: Vec<String> = serde_json::from_str(&stdout(&output)).unwrap();
-    let text = stdout(&ws.run(&["render"]));
+    let placement = json(&output);
+    let parts = json(&ws.run(&["render", "--format", "json"]));
+    let (stable, dynamic) = (&parts["parts"][0]["content"], &parts["parts"][1]["content"]);
+    // Only the stable prefix is the system prompt; the runtime facts travel
+    // before the user's prompt.
     assert_eq!(
-        args,
-        [
-            "--system-prompt",
-            text.strip_suffix('\n').unwrap(),
-            "--exclude-dynamic-system-prompt-sections"
-        ]
+        placement["args"],
+        serde_json::json!(["--system-prompt", stable])
     );
+    let prefix = placement["user_prefix"].as_str().unwrap();
+    assert!(prefix.contains(dynamic.as_str().unwrap()), "{prefix}");
+    assert!(prefix.contains("- Date: 2026-11-29"));
+    assert!(!stable.as_str().unwrap().contains("2026-11-29"));
     insta::assert_snapshot!(stdout(&output));
 }
 

@@ -12,7 +12,7 @@ use prompt_core::budget::TokenBudget;
 use prompt_core::providers::anthropic::{
     BelowCacheMinimum, CacheMinimums, CacheTtl, MessagesRequest, check_cache_minimum,
 };
-use prompt_core::providers::claude_cli::ClaudeCli;
+use prompt_core::providers::claude_cli;
 use prompt_core::providers::{Message, gemini, openai};
 use prompt_core::tokens::{ApproxCounter, Cl100kBase, O200kBase, TokenCounter};
 use prompt_core::{AssembledPrompt, AssemblyPath, PromptBuilder};
@@ -40,7 +40,9 @@ pub(crate) enum Format {
     Openai,
     /// A Gemini `generateContent` body, for implicit caching.
     Gemini,
-    /// The `claude` CLI's arguments, as a JSON array of strings.
+    /// The `claude` CLI's placement as JSON: `args` (the stable prefix as
+    /// `--system-prompt`) and `user_prefix` (the dynamic part and reminder,
+    /// for the head of the user's prompt).
     ClaudeCli,
 }
 
@@ -144,8 +146,8 @@ impl DeliveryArgs {
 /// for the formats `main` prints itself (text, json, annotated).
 ///
 /// Warnings go to stderr, one line each: the stable prefix below the
-/// Anthropic model's minimum cacheable length, or a reminder a format cannot
-/// carry.
+/// Anthropic model's minimum cacheable length. Every request format carries
+/// the prompt's reminder in its user turn.
 pub(crate) fn request(
     prompt: &AssembledPrompt,
     format: Format,
@@ -160,16 +162,14 @@ pub(crate) fn request(
             if let Some(warning) = below_minimum(prompt, model, &*delivery.counter()) {
                 eprintln!("prompt: warning: {warning}");
             }
-            let mut request = MessagesRequest::new(prompt, model, delivery.max_tokens)
-                .ttl(delivery.ttl.into())
-                .message(message);
-            request
-                .with_reminder(prompt.reminder())
-                .map_err(|e| e.to_string())?;
-            to_json(&request)?
+            // The prompt's reminder rides in the user turn: the request adds it.
+            to_json(
+                &MessagesRequest::new(prompt, model, delivery.max_tokens)
+                    .ttl(delivery.ttl.into())
+                    .message(message),
+            )?
         }
         Format::Openai => {
-            warn_reminder(prompt, "openai");
             let model = model.unwrap_or(DEFAULT_OPENAI_MODEL);
             to_json(
                 &openai::ResponsesRequest::new(prompt, model)
@@ -177,21 +177,17 @@ pub(crate) fn request(
                     .message(message),
             )?
         }
-        Format::Gemini => {
-            warn_reminder(prompt, "gemini");
-            to_json(
-                &gemini::GenerateContentRequest::new(prompt)
-                    .max_output_tokens(delivery.max_tokens)
-                    .message(message),
-            )?
-        }
+        Format::Gemini => to_json(
+            &gemini::GenerateContentRequest::new(prompt)
+                .max_output_tokens(delivery.max_tokens)
+                .message(message),
+        )?,
         Format::ClaudeCli => {
-            warn_reminder(prompt, "claude-cli");
-            let args = ClaudeCli::new()
-                .exclude_host_dynamic_sections(true)
-                .args(prompt)
-                .map_err(|e| e.to_string())?;
-            to_json(&args)?
+            let invocation = claude_cli::invocation(prompt).map_err(|e| e.to_string())?;
+            to_json(&ClaudeCliPlacement {
+                args: &invocation.args,
+                user_prefix: &invocation.user_prefix,
+            })?
         }
     };
     Ok(Some(json))
@@ -255,14 +251,12 @@ pub(crate) fn trace_lines(
     out
 }
 
-fn warn_reminder(prompt: &AssembledPrompt, format: &str) {
-    if let Some(reminder) = prompt.reminder() {
-        eprintln!(
-            "prompt: warning: the reminder ({} B, from `channel = Reminder` layers) is not part of \
-             the {format} output: send it at the end of the user's message",
-            reminder.len()
-        );
-    }
+/// `--format claude-cli`: the arguments, and what goes before the user's
+/// prompt (the dynamic part and the reminder).
+#[derive(Serialize)]
+struct ClaudeCliPlacement<'a> {
+    args: &'a [String],
+    user_prefix: &'a str,
 }
 
 fn to_json(value: &impl Serialize) -> Result<String, String> {

@@ -2,6 +2,7 @@
 
 pub(crate) mod cache;
 pub(crate) mod diff;
+pub(crate) mod exec;
 pub(crate) mod formats;
 pub(crate) mod lint;
 pub(crate) mod size;

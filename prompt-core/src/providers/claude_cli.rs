@@ -1,36 +1,82 @@
-//! Arguments for the `claude` CLI (Claude Code): the assembled prompt as its
-//! system prompt.
+//! Arguments for the `claude` CLI (Claude Code).
 //!
-//! By default the prompt replaces the host's own (`--system-prompt TEXT`).
-//! [`ClaudeCli::exclude_host_dynamic_sections`] adds
-//! `--exclude-dynamic-system-prompt-sections`, for a prompt that carries its
-//! own runtime facts, so the host does not add its per-call sections (which
-//! would also break its prompt cache). The legacy form,
-//! `--append-system-prompt TEXT`, keeps the host's prompt and appends this one;
-//! it is only used when asked for with [`ClaudeCli::append_legacy`].
+//! **[`invocation`]** is the placement to use: the stable prefix as
+//! `--system-prompt TEXT` (Claude Code sends it as one `system` block with a
+//! cache breakpoint, byte-exact), and the dynamic suffix and the reminder as
+//! [`Invocation::user_prefix`], to go before the user's words in the first
+//! user message. The cached system block is then byte-identical from call to
+//! call, whatever the date or the working directory.
 //!
-//! Nothing is spawned: the caller passes the arguments to its own `Command`.
+//! [`ClaudeCli::args`] is the older form: the **whole** prompt, dynamic suffix
+//! included, as `--system-prompt`, so every change of dynamic data rewrites
+//! the cached block. What the switches do, as Claude Code 2.1.328 does it:
+//!
+//! - `--exclude-dynamic-system-prompt-sections` moves Claude Code's **own**
+//!   per-machine sections (cwd, environment, memory paths, git status) from
+//!   its default system prompt into the first user message. It applies only
+//!   to the default system prompt: **with `--system-prompt` it does nothing**
+//!   (Claude Code adds none of those sections then anyway).
+//! - `--append-system-prompt TEXT` keeps the host's prompt and appends this
+//!   one ([`ClaudeCli::append_legacy`]). Given with `--system-prompt`, it is
+//!   joined into the **same** system block (`"STABLE\n\nDYNAMIC"`), so it
+//!   cannot keep a dynamic part out of the cached block.
+//!
+//! Nothing is spawned: the caller passes the arguments to its own `Command`
+//! (or runs `prompt exec -- claude ...`, which does this).
 //!
 //! ```
-//! use prompt_core::providers::claude_cli::ClaudeCli;
+//! use prompt_core::providers::claude_cli;
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 //! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
 //! # struct DocClaudeCli;
 //! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocClaudeCli)]
 //! # struct Persona;
+//! # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Date: 2026-11-29", pipeline = DocClaudeCli)]
+//! # struct Today;
 //! # let pipeline = Pipeline::of::<DocClaudeCli>()?;
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
 //!
-//! let args = ClaudeCli::new().exclude_host_dynamic_sections(true).args(&prompt)?;
-//! assert_eq!(
-//!     args,
-//!     ["--system-prompt", "You are terse.", "--exclude-dynamic-system-prompt-sections"]
-//! );
-//! // std::process::Command::new("claude").args(&args).arg("-p").arg("Fix the test.")
+//! let invocation = claude_cli::invocation(&prompt)?;
+//! assert_eq!(invocation.args, ["--system-prompt", "You are terse."]);
+//! let message = invocation.user_message("Fix the test.");
+//! assert!(message.starts_with("<system-reminder>\n"));
+//! assert!(message.contains("Date: 2026-11-29\n</system-reminder>\n\nFix the test."));
+//! // std::process::Command::new("claude").args(&invocation.args).arg("-p").arg(message)
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::placement::{Invocation, system_slot, user_prefix};
 use crate::AssembledPrompt;
+
+/// The `claude` placement of `prompt`: `--system-prompt STABLE` as the
+/// arguments, the dynamic suffix and the reminder as the user prefix (see the
+/// [module docs](self)). On the Basic path the whole prompt is the system
+/// prompt and only the reminder goes in the user message.
+///
+/// # Errors
+/// [`ClaudeCliError::Nul`] or [`ClaudeCliError::TooLong`] for a system prompt
+/// no argument can carry.
+pub fn invocation(prompt: &AssembledPrompt) -> Result<Invocation, ClaudeCliError> {
+    invocation_for_text(&system_slot(prompt), user_prefix(prompt))
+}
+
+/// The `claude` placement of a system prompt that is already text, and a
+/// user prefix (see [`user_prefix`]): for a prompt that
+/// an agent finishes after assembly. [`invocation`] is this with the
+/// assembled prompt's pieces.
+///
+/// # Errors
+/// As [`invocation`].
+pub fn invocation_for_text(
+    system: &str,
+    user_prefix: String,
+) -> Result<Invocation, ClaudeCliError> {
+    Ok(Invocation {
+        args: ClaudeCli::new().args_for_text(system)?,
+        instructions_file: None,
+        user_prefix,
+    })
+}
 
 /// The longest single argument Linux passes to a program (`MAX_ARG_STRLEN`,
 /// 32 pages of 4 KiB), in bytes including the terminating NUL.
@@ -49,8 +95,10 @@ impl ClaudeCli {
         Self::default()
     }
 
-    /// Whether the caller's prompt excludes the host's own dynamic sections
-    /// (`--exclude-dynamic-system-prompt-sections`).
+    /// Adds `--exclude-dynamic-system-prompt-sections`: Claude Code moves its
+    /// own per-machine sections out of its **default** system prompt. With
+    /// `--system-prompt` (every form here but [`append_legacy`](Self::append_legacy))
+    /// Claude Code ignores it.
     pub fn exclude_host_dynamic_sections(mut self, exclude: bool) -> Self {
         self.exclude_dynamic = exclude;
         self
@@ -63,8 +111,11 @@ impl ClaudeCli {
         self
     }
 
-    /// The arguments, in order: the prompt flag and text, then any switch.
-    /// Appending an empty prompt gives no prompt flag.
+    /// The arguments, in order: the prompt flag and the **whole** prompt's
+    /// text, then any switch. Appending an empty prompt gives no prompt flag.
+    ///
+    /// The dynamic suffix travels inside the system prompt here; [`invocation`]
+    /// keeps it out of the cached block.
     ///
     /// # Errors
     /// [`ClaudeCliError::Nul`] when the prompt holds a NUL byte, which no

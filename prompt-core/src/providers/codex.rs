@@ -1,6 +1,14 @@
 //! Codex CLI: the assembled prompt as a model-instructions file, and the
 //! `-c model_instructions_file=PATH` override that points `codex` at it.
 //!
+//! **[`invocation`]** is the placement to use: the stable prefix alone in the
+//! instructions file (Codex 0.169.0 sends its bytes as the first `developer`
+//! input item, byte-exact, which OpenAI caches with the request prefix), and
+//! the dynamic suffix and the reminder as [`Invocation::user_prefix`], to go
+//! before the user's words. The file is named by the fingerprint of its
+//! bytes, so every session with the same stable prefix shares one file.
+//! [`write_instructions`] writes the whole prompt, dynamic part included.
+//!
 //! [`write_instructions`] writes the file atomically: the text goes to a new
 //! temporary file in the same directory, is flushed to disk, and is then
 //! renamed over the target. A reader (a `codex` process starting meanwhile)
@@ -34,7 +42,70 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::AssembledPrompt;
+use super::placement::{InstructionsFile, Invocation, system_slot, user_prefix};
+use crate::{AssembledPrompt, Fingerprint};
+
+/// The name of the instructions file for `text`:
+/// `instructions-<SHA-256 of text, 64 hex>.md`. Equal texts share a name.
+pub fn instructions_file_name(text: &str) -> String {
+    format!("instructions-{}.md", Fingerprint::of(text))
+}
+
+/// The Codex placement of `prompt` with its instructions file in `dir`: the
+/// file (named by [`instructions_file_name`], holding the stable prefix, or
+/// the whole prompt on the Basic path), the `-c model_instructions_file=...`
+/// arguments that point at it, and the dynamic suffix and the reminder as the
+/// user prefix. Nothing is written: call [`write_instructions_text`] with the
+/// file's path and text (or [`Invocation::instructions_file`] tells a caller
+/// that writes it itself).
+///
+/// ```
+/// use prompt_core::providers::codex;
+/// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+/// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+/// # struct DocCodexInv;
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocCodexInv)]
+/// # struct Persona;
+/// # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Date: 2026-11-29", pipeline = DocCodexInv)]
+/// # struct Today;
+/// # let pipeline = Pipeline::of::<DocCodexInv>()?;
+/// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+///
+/// let dir = tempfile::tempdir()?;
+/// let invocation = codex::invocation(&prompt, dir.path())?;
+/// let file = invocation.instructions_file.as_ref().expect("codex reads a file");
+/// codex::write_instructions_text(&file.text, &file.path)?;
+/// assert_eq!(std::fs::read_to_string(&file.path)?, "You are terse.");
+/// assert!(invocation.user_message("Fix it.").contains("Date: 2026-11-29"));
+/// // std::process::Command::new("codex").args(&invocation.args).arg("exec").arg(message)
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`CodexError::NotUtf8`] when `dir` is not valid UTF-8.
+pub fn invocation(prompt: &AssembledPrompt, dir: &Path) -> Result<Invocation, CodexError> {
+    invocation_for_text(system_slot(prompt), user_prefix(prompt), dir)
+}
+
+/// The Codex placement of instructions that are already text, and a user
+/// prefix (see [`user_prefix`]), with the file in `dir`:
+/// for a prompt that an agent finishes after assembly. [`invocation`] is this
+/// with the assembled prompt's pieces.
+///
+/// # Errors
+/// As [`invocation`].
+pub fn invocation_for_text(
+    text: String,
+    user_prefix: String,
+    dir: &Path,
+) -> Result<Invocation, CodexError> {
+    let path = dir.join(instructions_file_name(&text));
+    Ok(Invocation {
+        args: args(&path)?,
+        instructions_file: Some(InstructionsFile { path, text }),
+        user_prefix,
+    })
+}
 
 /// Writes `prompt`'s text to `path` atomically (temporary file in the same
 /// directory, then rename).
@@ -100,6 +171,62 @@ fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> io::Result<(PathBuf, File)
     }
 }
 
+/// How long a temporary file of an interrupted write may stay in a folder
+/// [`prune_instructions`] keeps: one hour.
+pub const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Bounds a folder of instructions files named by [`instructions_file_name`]:
+/// keeps the `keep` most recently written (ties by name), removes the rest,
+/// and removes temporary files of interrupted writes older than
+/// [`STALE_TEMP`]. Other files, folders and symbolic links are left alone.
+/// Returns how many files it removed.
+///
+/// A file removed here while a `codex` started long ago still reads it is
+/// not a problem: Codex reads its instructions once, at start.
+///
+/// # Errors
+/// [`CodexError::Prune`] when the folder cannot be listed; a file that
+/// cannot be removed is skipped.
+pub fn prune_instructions(dir: &Path, keep: usize) -> Result<usize, CodexError> {
+    let entries = fs::read_dir(dir).map_err(|source| CodexError::Prune {
+        dir: dir.to_owned(),
+        source,
+    })?;
+    let now = std::time::SystemTime::now();
+    let mut files = Vec::new();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        // `file_type` does not follow a symbolic link: a link is never ours.
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if !kind.is_file() {
+            continue;
+        }
+        let modified = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .unwrap_or(std::time::UNIX_EPOCH);
+        if name.starts_with(".instructions-") && name.ends_with(".tmp") {
+            let old = now.duration_since(modified).unwrap_or_default() > STALE_TEMP;
+            if old && fs::remove_file(entry.path()).is_ok() {
+                removed += 1;
+            }
+        } else if name.starts_with("instructions-") && name.ends_with(".md") {
+            files.push((modified, name.to_owned()));
+        }
+    }
+    files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    for (_, name) in files.iter().skip(keep) {
+        if fs::remove_file(dir.join(name)).is_ok() {
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// The arguments that point `codex` at the instructions file:
 /// `["-c", "model_instructions_file=\"PATH\""]`.
 ///
@@ -141,6 +268,14 @@ pub enum CodexError {
         path: PathBuf,
         /// What was being done.
         step: &'static str,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The folder of instructions files cannot be listed.
+    #[error("cannot list the Codex instructions folder {}: {source}; check that it exists and is readable", dir.display())]
+    Prune {
+        /// The folder.
+        dir: PathBuf,
         /// The I/O error.
         source: io::Error,
     },

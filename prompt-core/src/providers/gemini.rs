@@ -14,6 +14,11 @@
 //! the head of `contents` instead: as the first part of the first user turn,
 //! or as its own user turn when the conversation does not start with one.
 //!
+//! The prompt's reminder (the `channel = Reminder` layers) is added as the
+//! last part of the last user turn when a request is serialized; a request
+//! with no user turn fails to serialize ([`UndeliveredReminder`]) rather than
+//! drop it.
+//!
 //! The model is in the URL (`models/{model}:generateContent`), not in the
 //! request body; the cached content names it in its body.
 //!
@@ -44,10 +49,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::borrow::Cow;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
+use super::placement::{UndeliveredReminder, prompt_reminder, reminder_block};
 use super::{Message, Role};
 use crate::AssembledPrompt;
 
@@ -104,25 +111,50 @@ pub struct GenerationConfig {
 }
 
 /// A `generateContent` body.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+///
+/// Serializing adds the prompt's reminder as the last part of the last user
+/// turn, or fails with [`UndeliveredReminder`] when there is none.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct GenerateContentRequest {
     /// The cached content this request builds on (`cachedContents/...`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cached_content: Option<String>,
     /// The system prompt; absent with a cached content.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub system_instruction: Option<Content>,
     /// The conversation (with a cached content: the dynamic suffix first).
     pub contents: Vec<Content>,
     /// Output limits.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub generation_config: Option<GenerationConfig>,
     /// Whether `contents` is only the dynamic suffix's own user turn, which
     /// the first user message joins.
-    #[serde(skip)]
     head_alone: bool,
+    /// The prompt's reminder, trimmed.
+    reminder: Option<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GenerateContentBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cached_content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system_instruction: Option<&'a Content>,
+    contents: Cow<'a, [Content]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generation_config: Option<GenerationConfig>,
+}
+
+impl Serialize for GenerateContentRequest {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let contents = self.placed().map_err(serde::ser::Error::custom)?;
+        GenerateContentBody {
+            cached_content: self.cached_content.as_deref(),
+            system_instruction: self.system_instruction.as_ref(),
+            contents,
+            generation_config: self.generation_config,
+        }
+        .serialize(serializer)
+    }
 }
 
 impl GenerateContentRequest {
@@ -137,6 +169,7 @@ impl GenerateContentRequest {
             contents: Vec::new(),
             generation_config: None,
             head_alone: false,
+            reminder: prompt_reminder(prompt),
         }
     }
 
@@ -166,7 +199,39 @@ impl GenerateContentRequest {
             head_alone: !head.is_empty(),
             contents: head,
             generation_config: None,
+            reminder: prompt_reminder(prompt),
         }
+    }
+
+    /// The prompt's reminder this request carries (trimmed), if it has one.
+    pub fn reminder(&self) -> Option<&str> {
+        self.reminder.as_deref()
+    }
+
+    /// Whether the prompt's reminder has a user turn to travel in.
+    ///
+    /// # Errors
+    /// [`UndeliveredReminder`] when it has none: serializing would fail so.
+    pub fn check_reminder(&self) -> Result<(), UndeliveredReminder> {
+        self.placed().map(drop)
+    }
+
+    /// `contents` with the reminder as the last part of the last user turn.
+    fn placed(&self) -> Result<Cow<'_, [Content]>, UndeliveredReminder> {
+        let Some(block) = self.reminder.as_deref().and_then(reminder_block) else {
+            return Ok(Cow::Borrowed(&self.contents));
+        };
+        let last = self
+            .contents
+            .iter()
+            .rposition(|c| c.role == Some("user"))
+            .ok_or(UndeliveredReminder {
+                bytes: self.reminder.as_ref().map_or(0, String::len),
+                request: "Gemini generateContent request",
+            })?;
+        let mut placed = self.contents.clone();
+        placed[last].parts.push(Part { text: block });
+        Ok(Cow::Owned(placed))
     }
 
     /// Appends one message; one with empty text is left out, as the API

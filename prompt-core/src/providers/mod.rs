@@ -8,10 +8,18 @@
 //! | [`anthropic`] | a Messages request body | a `cache_control` breakpoint on the stable block |
 //! | [`openai`] | a Responses or Chat Completions body | automatic prefix caching, routed by `prompt_cache_key` |
 //! | [`gemini`] | a `generateContent` body, or a `cachedContents` body plus the request that uses it | implicit, or explicit cached content |
-//! | [`claude_cli`] | arguments for the `claude` CLI | the host's own caching |
-//! | [`codex`] | an instructions file written atomically, and the `-c` override for `codex` | the host's own caching |
+//! | [`claude_cli`] | arguments for the `claude` CLI | the host's own caching of its system block |
+//! | [`codex`] | an instructions file written atomically, and the `-c` override for `codex` | the host's own caching of its `developer` item |
 //!
 //! [`cache`] simulates what the cache saves over a session.
+//!
+//! The request builders carry the prompt's reminder (its `channel = Reminder`
+//! layers) into the last user message when they are serialized; a request
+//! without a user message fails with [`UndeliveredReminder`] instead of
+//! dropping it. The CLI placements ([`claude_cli::invocation`],
+//! [`codex::invocation`]) put only the stable prefix in the client's system
+//! slot and return the dynamic suffix and the reminder as an
+//! [`Invocation::user_prefix`] for the first user message.
 //!
 //! Each request takes the few fields a caller passes: the model, a token
 //! limit, and the conversation as provider-neutral [`Message`]s.
@@ -46,5 +54,10 @@ pub mod gemini;
 pub mod openai;
 
 mod message;
+mod placement;
 
 pub use message::{Message, Role};
+pub use placement::{
+    CONTEXT_CLOSE, CONTEXT_OPEN, CONTEXT_PREAMBLE, InstructionsFile, Invocation,
+    UndeliveredReminder, reminder_block, system_slot, user_prefix,
+};

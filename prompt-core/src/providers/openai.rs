@@ -16,6 +16,11 @@
 //! The whole prompt, stable prefix first, goes in one instruction string, so the
 //! cached prefix is the stable part.
 //!
+//! The prompt's reminder (the `channel = Reminder` layers) is added to the end
+//! of the last user message when a request is serialized, as a
+//! `<system-reminder>` block after a blank line; a request with no user message
+//! fails to serialize ([`UndeliveredReminder`]) rather than drop it.
+//!
 //! ```
 //! use prompt_core::providers::openai::{prompt_cache_key, CacheRetention, ResponsesRequest};
 //! use prompt_core::providers::Message;
@@ -38,8 +43,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use serde::Serialize;
+use std::borrow::Cow;
 
+use serde::{Serialize, Serializer};
+
+use super::placement::{UndeliveredReminder, prompt_reminder, reminder_block};
 use super::{Message, Role};
 use crate::AssembledPrompt;
 
@@ -92,27 +100,87 @@ impl From<&Message> for InputMessage {
     }
 }
 
+/// The messages as sent: `messages` with `reminder` at the end of the last
+/// user message.
+fn place_reminder<'a>(
+    messages: &'a [InputMessage],
+    reminder: Option<&str>,
+    request: &'static str,
+) -> Result<Cow<'a, [InputMessage]>, UndeliveredReminder> {
+    let Some(block) = reminder.and_then(reminder_block) else {
+        return Ok(Cow::Borrowed(messages));
+    };
+    let last = messages
+        .iter()
+        .rposition(|m| m.role == "user")
+        .ok_or(UndeliveredReminder {
+            bytes: reminder.map_or(0, str::len),
+            request,
+        })?;
+    let mut placed = messages.to_vec();
+    let content = &mut placed[last].content;
+    if !content.is_empty() {
+        content.push_str("\n\n");
+    }
+    content.push_str(&block);
+    Ok(Cow::Owned(placed))
+}
+
 /// A Responses API body (`POST /v1/responses`); the prompt goes in
 /// `instructions`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// Serializing adds the prompt's reminder to the last user message of
+/// `input`, or fails with [`UndeliveredReminder`] when there is none.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ResponsesRequest {
     /// The model.
     pub model: String,
     /// The whole system prompt, stable prefix first; left out when empty.
-    #[serde(skip_serializing_if = "String::is_empty")]
     pub instructions: String,
     /// The conversation.
     pub input: Vec<InputMessage>,
     /// The most tokens the model may generate.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_output_tokens: Option<u32>,
     /// See [`prompt_cache_key`].
     pub prompt_cache_key: String,
     /// Cache retention; the API's default when `None`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_retention: Option<CacheRetention>,
+    /// The prompt's reminder, trimmed.
+    reminder: Option<String>,
 }
+
+#[derive(Serialize)]
+struct ResponsesBody<'a> {
+    model: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    instructions: &'a str,
+    input: Cow<'a, [InputMessage]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_output_tokens: Option<u32>,
+    prompt_cache_key: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_retention: Option<CacheRetention>,
+}
+
+impl Serialize for ResponsesRequest {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let input = place_reminder(&self.input, self.reminder.as_deref(), RESPONSES)
+            .map_err(serde::ser::Error::custom)?;
+        ResponsesBody {
+            model: &self.model,
+            instructions: &self.instructions,
+            input,
+            max_output_tokens: self.max_output_tokens,
+            prompt_cache_key: &self.prompt_cache_key,
+            prompt_cache_retention: self.prompt_cache_retention,
+        }
+        .serialize(serializer)
+    }
+}
+
+const RESPONSES: &str = "OpenAI Responses request";
+const CHAT: &str = "OpenAI Chat Completions request";
 
 impl ResponsesRequest {
     /// A request with `prompt` as its instructions and no input yet.
@@ -124,7 +192,21 @@ impl ResponsesRequest {
             max_output_tokens: None,
             prompt_cache_key: prompt_cache_key(prompt),
             prompt_cache_retention: None,
+            reminder: prompt_reminder(prompt),
         }
+    }
+
+    /// The prompt's reminder this request carries (trimmed), if it has one.
+    pub fn reminder(&self) -> Option<&str> {
+        self.reminder.as_deref()
+    }
+
+    /// Whether the prompt's reminder has a user message to travel in.
+    ///
+    /// # Errors
+    /// [`UndeliveredReminder`] when it has none: serializing would fail so.
+    pub fn check_reminder(&self) -> Result<(), UndeliveredReminder> {
+        place_reminder(&self.input, self.reminder.as_deref(), RESPONSES).map(drop)
     }
 
     /// Appends one message.
@@ -164,7 +246,10 @@ pub enum InstructionRole {
 
 /// A Chat Completions body (`POST /v1/chat/completions`); the prompt is the
 /// leading `system` (or `developer`) message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// Serializing adds the prompt's reminder to the last user message, or fails
+/// with [`UndeliveredReminder`] when there is none.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ChatRequest {
     /// The model.
@@ -173,13 +258,39 @@ pub struct ChatRequest {
     /// conversation.
     pub messages: Vec<InputMessage>,
     /// The most tokens the model may generate.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_completion_tokens: Option<u32>,
     /// See [`prompt_cache_key`].
     pub prompt_cache_key: String,
     /// Cache retention; the API's default when `None`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_retention: Option<CacheRetention>,
+    /// The prompt's reminder, trimmed.
+    reminder: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ChatBody<'a> {
+    model: &'a str,
+    messages: Cow<'a, [InputMessage]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    prompt_cache_key: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_retention: Option<CacheRetention>,
+}
+
+impl Serialize for ChatRequest {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let messages = place_reminder(&self.messages, self.reminder.as_deref(), CHAT)
+            .map_err(serde::ser::Error::custom)?;
+        ChatBody {
+            model: &self.model,
+            messages,
+            max_completion_tokens: self.max_completion_tokens,
+            prompt_cache_key: &self.prompt_cache_key,
+            prompt_cache_retention: self.prompt_cache_retention,
+        }
+        .serialize(serializer)
+    }
 }
 
 impl ChatRequest {
@@ -198,7 +309,21 @@ impl ChatRequest {
             max_completion_tokens: None,
             prompt_cache_key: prompt_cache_key(prompt),
             prompt_cache_retention: None,
+            reminder: prompt_reminder(prompt),
         }
+    }
+
+    /// The prompt's reminder this request carries (trimmed), if it has one.
+    pub fn reminder(&self) -> Option<&str> {
+        self.reminder.as_deref()
+    }
+
+    /// Whether the prompt's reminder has a user message to travel in.
+    ///
+    /// # Errors
+    /// [`UndeliveredReminder`] when it has none: serializing would fail so.
+    pub fn check_reminder(&self) -> Result<(), UndeliveredReminder> {
+        place_reminder(&self.messages, self.reminder.as_deref(), CHAT).map(drop)
     }
 
     /// Sends the prompt as a `developer` message instead of `system`, or back.

@@ -50,7 +50,7 @@ use prompt_core::{
 };
 use serde::{Deserialize, Serialize};
 
-pub use cli::{INSTRUCTIONS_FILE, claude_args, codex_args};
+pub use cli::{INSTRUCTIONS_FILE, claude_args, claude_invocation, codex_args, codex_invocation};
 pub use story::{AgentDecl, AppFile, AppMeta, STORY_FILE_CAP, Story, StoryAgent};
 
 use super::{AgentError, Paradigm, RenderRequest, Rendered};

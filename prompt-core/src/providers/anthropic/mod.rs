@@ -15,8 +15,12 @@
 //! [`MessagesRequest::cache_tools`] and [`MessagesRequest::cache_last_user_turn`]
 //! place the remaining breakpoints and refuse what the API would reject: more
 //! than 4, or a 1-hour breakpoint after a 5-minute one.
-//! [`MessagesRequest::with_reminder`] appends a `<system-reminder>` block to the
-//! last user turn, for per-call text that should not break the cached system
+//! The prompt's reminder (the `channel = Reminder` layers) travels as a
+//! trailing `<system-reminder>` block of the last user turn, added when the
+//! request is serialized; a request with no user turn to carry it fails to
+//! serialize ([`UndeliveredReminder`]) rather than
+//! drop it. [`MessagesRequest::with_reminder`] appends a further block, for
+//! per-call text of the caller's own that should not break the cached system
 //! prompt. [`check_cache_minimum`] warns when the stable prefix is too short for
 //! the model to cache at all: below the minimum the API caches nothing and
 //! says nothing.
@@ -72,9 +76,12 @@ pub use minimums::{
     check_cache_minimum,
 };
 
+use std::borrow::Cow;
+
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use super::placement::{UndeliveredReminder, prompt_reminder, reminder_block};
 use super::{Message, Role};
 use crate::AssembledPrompt;
 
@@ -213,7 +220,12 @@ pub fn system_blocks(prompt: &AssembledPrompt, ttl: CacheTtl) -> Vec<TextBlock> 
 /// Serialize it with `serde_json`; it is the body the official SDKs send.
 /// Fields are public so a caller can add what this type does not model; the
 /// breakpoint helpers check whatever is there.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// The prompt's reminder is not in `messages`: serializing adds it as the
+/// last block of the last user message, and fails with
+/// [`UndeliveredReminder`] when there is none
+/// ([`check_reminder`](Self::check_reminder) says so beforehand).
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct MessagesRequest {
     /// The model, e.g. `claude-sonnet-4-5`.
@@ -221,13 +233,47 @@ pub struct MessagesRequest {
     /// The most tokens the model may generate.
     pub max_tokens: u32,
     /// The system prompt's blocks.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub system: Vec<TextBlock>,
     /// The conversation.
     pub messages: Vec<MessageParam>,
     /// Tool definitions, as the caller wrote them (JSON objects).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Value>,
+    /// The prompt's reminder, trimmed.
+    reminder: Option<String>,
+}
+
+/// The body as sent: [`MessagesRequest`] with the reminder placed.
+#[derive(Serialize)]
+struct MessagesBody<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "<[TextBlock]>::is_empty")]
+    system: &'a [TextBlock],
+    messages: Cow<'a, [MessageParam]>,
+    #[serde(skip_serializing_if = "<[Value]>::is_empty")]
+    tools: &'a [Value],
+}
+
+impl Serialize for MessagesRequest {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut messages = Cow::Borrowed(self.messages.as_slice());
+        if let Some(block) = self.reminder.as_deref().and_then(reminder_block) {
+            let last = self
+                .messages
+                .iter()
+                .rposition(|m| m.role == Role::User)
+                .ok_or_else(|| serde::ser::Error::custom(self.undelivered()))?;
+            messages.to_mut()[last].content.push(TextBlock::new(block));
+        }
+        MessagesBody {
+            model: &self.model,
+            max_tokens: self.max_tokens,
+            system: &self.system,
+            messages,
+            tools: &self.tools,
+        }
+        .serialize(serializer)
+    }
 }
 
 impl MessagesRequest {
@@ -241,6 +287,33 @@ impl MessagesRequest {
             system: system_blocks(prompt, CacheTtl::FiveMinutes),
             messages: Vec::new(),
             tools: Vec::new(),
+            reminder: prompt_reminder(prompt),
+        }
+    }
+
+    /// The prompt's reminder this request carries (trimmed), if it has one.
+    pub fn reminder(&self) -> Option<&str> {
+        self.reminder.as_deref()
+    }
+
+    /// Whether the prompt's reminder has a user message to travel in.
+    ///
+    /// # Errors
+    /// [`UndeliveredReminder`] when the prompt has a reminder and the request
+    /// no user message: serializing it would fail the same way.
+    pub fn check_reminder(&self) -> Result<(), UndeliveredReminder> {
+        match &self.reminder {
+            Some(_) if !self.messages.iter().any(|m| m.role == Role::User) => {
+                Err(self.undelivered())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn undelivered(&self) -> UndeliveredReminder {
+        UndeliveredReminder {
+            bytes: self.reminder.as_ref().map_or(0, String::len),
+            request: "Anthropic Messages request",
         }
     }
 
@@ -293,7 +366,8 @@ impl MessagesRequest {
     /// system prompt, which then stays whole and cacheable. `None`, or a
     /// reminder that is empty or only whitespace, changes nothing. The block
     /// goes after any breakpoint on that message, so the reminder is never
-    /// cached.
+    /// cached. The prompt's own reminder is carried already (see
+    /// [`MessagesRequest`]): passing it again adds no second block.
     ///
     /// # Errors
     /// [`RequestError::NoUserTurn`] when the request has no user message yet.
@@ -301,12 +375,14 @@ impl MessagesRequest {
         let Some(reminder) = reminder.map(str::trim).filter(|r| !r.is_empty()) else {
             return Ok(());
         };
+        let own = self.reminder.as_deref() == Some(reminder);
         let turn = self
             .last_user_turn()
             .ok_or(RequestError::NoUserTurn { what: "a reminder" })?;
-        turn.content.push(TextBlock::new(format!(
-            "{REMINDER_OPEN}\n{reminder}\n{REMINDER_CLOSE}"
-        )));
+        if !own {
+            turn.content
+                .extend(reminder_block(reminder).map(TextBlock::new));
+        }
         Ok(())
     }
 
@@ -319,9 +395,9 @@ impl MessagesRequest {
 }
 
 /// What opens a reminder block.
-pub const REMINDER_OPEN: &str = "<system-reminder>";
+pub const REMINDER_OPEN: &str = super::placement::CONTEXT_OPEN;
 /// What closes a reminder block.
-pub const REMINDER_CLOSE: &str = "</system-reminder>";
+pub const REMINDER_CLOSE: &str = super::placement::CONTEXT_CLOSE;
 
 /// Why a request cannot take a breakpoint or a reminder. Each message says
 /// what to change.

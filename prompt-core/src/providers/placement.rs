@@ -1,0 +1,156 @@
+//! Where each piece of a prompt travels when a CLI agent (Claude Code, Codex)
+//! is launched with it, and the reminder every request builder carries.
+//!
+//! A CLI agent has one system slot (`claude --system-prompt TEXT`, Codex's
+//! `model_instructions_file`), which it caches with the rest of its request
+//! prefix. Only the **stable prefix** belongs there: it is byte-identical
+//! from call to call, so the client's cache keeps hitting. The **dynamic
+//! suffix** (date, working directory, tool state) and the text of every
+//! `channel = Reminder` layer go at the head of the first user message, before
+//! the user's own words, in one [`CONTEXT_OPEN`] ... [`CONTEXT_CLOSE`] block
+//! whose first line tells the model what it is. This is what the clients do
+//! with their own per-turn context (Codex's `<environment_context>`, Claude
+//! Code's `<system-reminder>` blocks).
+//!
+//! On the Basic path, which caches nothing, the whole prompt goes in the
+//! system slot and only the reminder goes in the user message.
+//!
+//! [`claude_cli::invocation`](super::claude_cli::invocation) and
+//! [`codex::invocation`](super::codex::invocation) return an [`Invocation`]:
+//! the arguments to add, the instructions file (Codex) and the user prefix.
+
+use std::path::PathBuf;
+
+use crate::AssembledPrompt;
+
+/// What opens the context block in a user message (and the reminder block of
+/// an API request).
+pub const CONTEXT_OPEN: &str = "<system-reminder>";
+/// What closes it.
+pub const CONTEXT_CLOSE: &str = "</system-reminder>";
+/// The first line of the context block a CLI invocation prepends: what the
+/// block is, for the model.
+pub const CONTEXT_PREAMBLE: &str = "The system prompt continues here with this session's context. \
+It comes from the application, not from the user.";
+
+/// The pieces of one CLI agent launch: add [`args`](Self::args) to the
+/// client's command line, write [`instructions_file`](Self::instructions_file)
+/// when there is one, and send [`user_message`](Self::user_message) of the
+/// user's words as the first message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Invocation {
+    /// Arguments that put the system slot in place (before the user's own).
+    pub args: Vec<String>,
+    /// A file the arguments point at, which must exist before the client
+    /// starts (Codex's instructions file).
+    pub instructions_file: Option<InstructionsFile>,
+    /// The text that goes before the user's words in the first user message:
+    /// the context block and a blank line, or empty when the prompt has no
+    /// dynamic part and no reminder.
+    pub user_prefix: String,
+}
+
+impl Invocation {
+    /// The first user message: [`user_prefix`](Self::user_prefix), then `text`.
+    pub fn user_message(&self, text: &str) -> String {
+        let mut message = String::with_capacity(self.user_prefix.len() + text.len());
+        message.push_str(&self.user_prefix);
+        message.push_str(text);
+        message
+    }
+}
+
+/// A file a client reads its system slot from: where, and its exact bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstructionsFile {
+    /// Where the arguments say it is.
+    pub path: PathBuf,
+    /// What it must hold: the system slot's text.
+    pub text: String,
+}
+
+/// The text of a CLI agent's system slot: the stable prefix on the Cached
+/// path, the whole prompt on the Basic path (which has no split).
+pub fn system_slot(prompt: &AssembledPrompt) -> String {
+    match prompt.path() {
+        crate::AssemblyPath::Cached => prompt.stable().to_owned(),
+        crate::AssemblyPath::Basic => prompt.text(),
+    }
+}
+
+/// What goes before the user's words in the first user message: a context
+/// block holding the dynamic suffix (Cached path) and the reminder, then a
+/// blank line; empty when both are empty.
+///
+/// ```text
+/// <system-reminder>
+/// The system prompt continues here with this session's context. ...
+///
+/// DYNAMIC SUFFIX
+///
+/// REMINDER
+/// </system-reminder>
+///
+/// ```
+///
+/// A closing tag inside the text is written `<\/system-reminder>`, so a file
+/// that holds one cannot end the block early and pass as the user's words.
+pub fn user_prefix(prompt: &AssembledPrompt) -> String {
+    let dynamic = match prompt.path() {
+        crate::AssemblyPath::Cached => prompt.dynamic(),
+        crate::AssemblyPath::Basic => "",
+    };
+    let pieces: Vec<&str> = [dynamic, prompt.reminder().unwrap_or("")]
+        .into_iter()
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    if pieces.is_empty() {
+        return String::new();
+    }
+    let body = pieces.join(prompt.separator());
+    format!(
+        "{CONTEXT_OPEN}\n{CONTEXT_PREAMBLE}\n\n{}\n{CONTEXT_CLOSE}\n\n",
+        defuse(&body)
+    )
+}
+
+/// `reminder` as a block of its own, for the end of the last user message:
+/// `<system-reminder>\n{reminder, trimmed}\n</system-reminder>`; `None` when
+/// it is empty or only whitespace. A closing tag inside is defused as in
+/// [`user_prefix`].
+pub fn reminder_block(reminder: &str) -> Option<String> {
+    let reminder = reminder.trim();
+    (!reminder.is_empty()).then(|| format!("{CONTEXT_OPEN}\n{}\n{CONTEXT_CLOSE}", defuse(reminder)))
+}
+
+/// `text` with every closing tag written `<\/system-reminder>`.
+fn defuse(text: &str) -> String {
+    text.replace(CONTEXT_CLOSE, "<\\/system-reminder>")
+}
+
+/// A prompt's reminder that a request has no user message to carry.
+///
+/// Every request builder (Anthropic, OpenAI, Gemini) puts the prompt's
+/// reminder into the last user message when it is serialized; without one,
+/// serializing fails with this error rather than leaving the reminder out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the prompt has a reminder ({bytes} B from `channel = Reminder` layers) and the {request} \
+     has no user message to carry it: add the user's turn before sending the request"
+)]
+pub struct UndeliveredReminder {
+    /// The reminder's length in bytes.
+    pub bytes: usize,
+    /// The request type, e.g. `Anthropic Messages request`.
+    pub request: &'static str,
+}
+
+/// The prompt's reminder, trimmed; `None` when it is absent or blank.
+pub(crate) fn prompt_reminder(prompt: &AssembledPrompt) -> Option<String> {
+    prompt
+        .reminder()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(str::to_owned)
+}
