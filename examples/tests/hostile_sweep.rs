@@ -71,6 +71,10 @@ const SECRET_FILES: &[(&str, &str)] = &[
 struct Hostile {
     home: tempfile::TempDir,
     repo: tempfile::TempDir,
+    /// A stand-in for `claude` and `codex` that prints every argument, its
+    /// stdin and any instructions file it is given, so what `prompt exec`
+    /// hands a client is in the output the sweep reads.
+    client: tempfile::TempDir,
 }
 
 impl Hostile {
@@ -99,7 +103,18 @@ fn hostile() -> Hostile {
     // The repository lives inside the home's parent's temporary tree, on the
     // same file system, so a hard link to the home's key is possible.
     let repo = tempfile::tempdir_in(home.path().parent().unwrap()).unwrap();
-    let h = Hostile { home, repo };
+    let client = tempfile::tempdir().unwrap();
+    let fake = client.path().join("claude");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; case \"$a\" in model_instructions_file=*) cat \"${a#model_instructions_file=}\";; esac; done\ncat\n",
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&fake).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&fake, permissions).unwrap();
+    std::fs::copy(&fake, client.path().join("codex")).unwrap();
+    let h = Hostile { home, repo, client };
     let ssh = h.secrets();
     std::fs::create_dir_all(&ssh).unwrap();
     for (name, text) in SECRET_FILES {
@@ -294,6 +309,24 @@ fn no_subcommand_prints_a_secret_from_a_hostile_repository() {
                 runs += 1;
             }
         }
+        let claude = h.client.path().join("claude");
+        let codex = h.client.path().join("codex");
+        for client in [&claude, &codex] {
+            let client = client.to_str().unwrap().to_owned();
+            let mut args = with(&["exec"], &[]);
+            let mut owned: Vec<String> = args.drain(..).map(str::to_owned).collect();
+            owned.push("--".to_owned());
+            owned.push(client);
+            if owned.last().unwrap().ends_with("codex") {
+                owned.push("exec".to_owned());
+            } else {
+                owned.push("-p".to_owned());
+            }
+            owned.push("hello".to_owned());
+            let borrowed: Vec<&str> = owned.iter().map(String::as_str).collect();
+            found.extend(problems(&h, &borrowed));
+            runs += 1;
+        }
         for head in [
             &["render", "--check-secrets"][..],
             &["size"],
@@ -315,7 +348,26 @@ fn no_subcommand_prints_a_secret_from_a_hostile_repository() {
         found.extend(problems(&h, args));
         runs += 1;
     }
-    assert!(runs > 150, "the sweep ran {runs} commands");
+    assert!(runs > 170, "the sweep ran {runs} commands");
+    // The stand-in clients really ran and printed what they were handed.
+    let claude = h.client.path().join("claude");
+    let shown = run(
+        &h,
+        &[
+            "exec",
+            "--workspace",
+            ".",
+            "--",
+            claude.to_str().unwrap(),
+            "-p",
+            "hello",
+        ],
+    );
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.contains("--system-prompt") && shown.contains("hello"),
+        "the fake client printed: {shown}"
+    );
     assert!(
         found.is_empty(),
         "{} of {runs} runs leaked or died:\n{}",
