@@ -18,7 +18,7 @@ pub struct ProjectDocsConfig {
     /// Also read directory-level docs between the root and the working directory.
     pub nested: bool,
     /// One budget, in bytes, for all directory-level docs together, their
-    /// `## <path>` headings included. Default 16 KiB.
+    /// paths included. Default 16 KiB.
     pub nested_budget: usize,
 }
 
@@ -35,7 +35,7 @@ impl Default for ProjectDocsConfig {
 /// One project doc, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectDoc {
-    /// The sub-header it goes under: the path of the file read, relative to
+    /// The name it is quoted under (the fence's `path`): the path of the file read, relative to
     /// the root, `/`-separated (`AGENTS.md`, `providers/AGENTS.override.md`),
     /// control characters escaped.
     pub heading: String,
