@@ -200,7 +200,15 @@ fn cli_run_alone_appends_goal_matched_skill_bodies() {
     let config = fixture();
     let run = recursive::cli_run(&config, &CliFlags::default(), "Write the RELEASE notes").unwrap();
     let suffix = run.suffix.clone().expect("the release-notes skill matches");
-    assert!(suffix.starts_with("=== Skill: release-notes (auto-loaded) ===\n# Release notes\n"));
+    assert!(suffix.starts_with("=== Skill: release-notes (auto-loaded) ===\n<file path=\""));
+    assert!(
+        suffix.contains("SKILL.md\">\n# Release notes\n"),
+        "{suffix}"
+    );
+    assert!(
+        suffix.ends_with("\n</file>"),
+        "the body is fenced: {suffix}"
+    );
     assert!(
         !suffix.contains("name: release-notes"),
         "frontmatter is stripped"

@@ -229,7 +229,10 @@ pub fn fence(path: &str, text: &str) -> String {
 
 /// `<` and the characters a reader may take for one.
 fn is_angle(c: char) -> bool {
-    matches!(c, '<' | '\u{ff1c}' | '\u{fe64}' | '\u{2039}' | '\u{2329}' | '\u{27e8}' | '\u{3008}')
+    matches!(
+        c,
+        '<' | '\u{ff1c}' | '\u{fe64}' | '\u{2039}' | '\u{2329}' | '\u{27e8}' | '\u{3008}'
+    )
 }
 
 /// Whether `rest` (what follows an angle) reads as a `file` tag: any run of
@@ -239,9 +242,11 @@ fn names_file(rest: &str) -> bool {
         c.is_whitespace() || matches!(c, '/' | '\\' | '\u{ff0f}' | '\u{ff3c}')
     });
     let mut letters = rest.chars().map(fold_width);
-    "file"
-        .chars()
-        .all(|want| letters.next().is_some_and(|c| c.eq_ignore_ascii_case(&want)))
+    "file".chars().all(|want| {
+        letters
+            .next()
+            .is_some_and(|c| c.eq_ignore_ascii_case(&want))
+    })
 }
 
 /// A full-width ASCII letter as its ASCII form.
@@ -301,7 +306,7 @@ mod tests {
         assert_eq!(cleaned.first_invisible, Some(('\u{202e}', 1)));
         assert_eq!(
             cleaned.note("AGENTS.md").unwrap(),
-            "AGENTS.md: removed 1 control character(s) (the first, ESC, at byte 35); \
+            "AGENTS.md: removed 1 control character(s) (the first, ESC, at byte 37); \
              removed 9 invisible format character(s) (the first, U+202E, at byte 1)"
         );
         // Visible text that merely looks unusual stays.
@@ -341,7 +346,10 @@ mod tests {
                 .filter(|&(at, c)| is_angle(c) && names_file(&fenced[at + c.len_utf8()..]))
                 .count();
             assert_eq!(tags, 2, "{forged:?} forged a tag: {fenced}");
-            assert!(fenced.starts_with("<file path=\"AGENTS.md\">\na\n"), "{fenced}");
+            assert!(
+                fenced.starts_with("<file path=\"AGENTS.md\">\na\n"),
+                "{fenced}"
+            );
             assert!(fenced.ends_with("\nb\n</file>"), "{fenced}");
         }
         // Other tags and angles are left alone.

@@ -253,14 +253,15 @@ fn read_files(
         if let Some(note) = file.text.as_ref().and_then(|t| t.note()) {
             notes.push(note);
         }
-        file.rendered()
+        file
     };
     let agent = workspace.join("agents/main");
     let mut notes = Vec::new();
-    files.soul = read(agent.join("SOUL.md"), "SOUL.md", &mut notes);
-    files.profile = read(agent.join("AGENTS.md"), "AGENTS.md", &mut notes);
+    // File text goes into the prompt fenced, `<file path="…">…</file>`.
+    files.soul = read(agent.join("SOUL.md"), "SOUL.md", &mut notes).fenced();
+    files.profile = read(agent.join("AGENTS.md"), "AGENTS.md", &mut notes).fenced();
     for name in ["IDENTITY.md", "TOOLS.md", "HEARTBEAT.md"] {
-        if let Some(text) = read(agent.join(name), name, &mut notes) {
+        if let Some(text) = read(agent.join(name), name, &mut notes).fenced() {
             files.others.push((name.to_owned(), text));
         }
     }
@@ -277,11 +278,12 @@ fn read_files(
                 ),
             });
         }
-        if let Some(text) = read(workspace.join(relative), name, &mut notes) {
+        if let Some(text) = read(workspace.join(relative), name, &mut notes).fenced() {
             files.extra.push((name.clone(), text));
         }
     }
-    files.curated_memory = read(workspace.join("MEMORY.md"), "MEMORY.md", &mut notes);
+    // Escaped whole into its own `<curated_memory>` envelope instead.
+    files.curated_memory = read(workspace.join("MEMORY.md"), "MEMORY.md", &mut notes).rendered();
     if let Some(family) =
         family.filter(|f| f.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
     {
@@ -290,7 +292,8 @@ fn read_files(
             workspace.join("model_behaviors").join(&name),
             &name,
             &mut notes,
-        );
+        )
+        .fenced();
     }
     files.notes = notes;
     Ok(files)
