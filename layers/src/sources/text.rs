@@ -186,7 +186,8 @@ const FENCE_CLOSE: &str = "</file>";
 /// The quote cannot be ended or opened from inside: `text` is [`clean`]ed
 /// first (so no invisible character can split a tag), and every `<` that
 /// could begin a `file` tag (`<file`, `</file`, `< / FILE`, `<\/file`, and the
-/// same after a full-width or small `<`) is written `&lt;`. The path is
+/// same after a full-width or small `<`, but not `<file_path>` or `<files>`)
+/// is written `&lt;`. The path is
 /// written as an attribute (`&`, `"`, `<`, `>` escaped, control characters
 /// shown as escapes). Trailing whitespace and leading blank lines are trimmed.
 ///
@@ -236,7 +237,8 @@ fn is_angle(c: char) -> bool {
 }
 
 /// Whether `rest` (what follows an angle) reads as a `file` tag: any run of
-/// whitespace, `/` and `\\` (or their full-width forms), then `file` in any case.
+/// whitespace, `/` and `\\` (or their full-width forms), then `file` in any
+/// case as a whole word (`<file_path>` and `<files>` are other tags).
 fn names_file(rest: &str) -> bool {
     let rest = rest.trim_start_matches(|c: char| {
         c.is_whitespace() || matches!(c, '/' | '\\' | '\u{ff0f}' | '\u{ff3c}')
@@ -246,7 +248,9 @@ fn names_file(rest: &str) -> bool {
         letters
             .next()
             .is_some_and(|c| c.eq_ignore_ascii_case(&want))
-    })
+    }) && !letters
+        .next()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
 /// A full-width ASCII letter as its ASCII form.
@@ -354,8 +358,8 @@ mod tests {
         }
         // Other tags and angles are left alone.
         assert_eq!(
-            fence("a.md", "Vec<String> <filename> <files>"),
-            "<file path=\"a.md\">\nVec<String> &lt;filename> &lt;files>\n</file>"
+            fence("a.md", "Vec<String> <file_path> <files> <file-x> <file"),
+            "<file path=\"a.md\">\nVec<String> <file_path> <files> <file-x> &lt;file\n</file>"
         );
     }
 

@@ -253,15 +253,14 @@ fn read_files(
         if let Some(note) = file.text.as_ref().and_then(|t| t.note()) {
             notes.push(note);
         }
-        file
+        file.rendered()
     };
     let agent = workspace.join("agents/main");
     let mut notes = Vec::new();
-    // File text goes into the prompt fenced, `<file path="…">…</file>`.
-    files.soul = read(agent.join("SOUL.md"), "SOUL.md", &mut notes).fenced();
-    files.profile = read(agent.join("AGENTS.md"), "AGENTS.md", &mut notes).fenced();
+    files.soul = read(agent.join("SOUL.md"), "SOUL.md", &mut notes);
+    files.profile = read(agent.join("AGENTS.md"), "AGENTS.md", &mut notes);
     for name in ["IDENTITY.md", "TOOLS.md", "HEARTBEAT.md"] {
-        if let Some(text) = read(agent.join(name), name, &mut notes).fenced() {
+        if let Some(text) = read(agent.join(name), name, &mut notes) {
             files.others.push((name.to_owned(), text));
         }
     }
@@ -278,12 +277,11 @@ fn read_files(
                 ),
             });
         }
-        if let Some(text) = read(workspace.join(relative), name, &mut notes).fenced() {
+        if let Some(text) = read(workspace.join(relative), name, &mut notes) {
             files.extra.push((name.clone(), text));
         }
     }
-    // Escaped whole into its own `<curated_memory>` envelope instead.
-    files.curated_memory = read(workspace.join("MEMORY.md"), "MEMORY.md", &mut notes).rendered();
+    files.curated_memory = read(workspace.join("MEMORY.md"), "MEMORY.md", &mut notes);
     if let Some(family) =
         family.filter(|f| f.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
     {
@@ -292,8 +290,7 @@ fn read_files(
             workspace.join("model_behaviors").join(&name),
             &name,
             &mut notes,
-        )
-        .fenced();
+        );
     }
     files.notes = notes;
     Ok(files)

@@ -130,12 +130,7 @@ impl Render for MemorySection {
         }
         out.push_str("# Memory\n\nThe newest notes; `recall` an id for the whole note.\n");
         for note in &notes.notes {
-            // One line each: an id or text from the file cannot start a line.
-            out.push_str(&format!(
-                "\n- [{}] {}",
-                prompt_layers::sources::one_line(&note.id),
-                note.hook()
-            ));
+            out.push_str(&format!("\n- [{}] {}", note.id, note.hook()));
         }
     }
 }

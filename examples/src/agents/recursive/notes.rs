@@ -70,7 +70,13 @@ impl LegacyNotes {
         };
         match serde_json::from_str::<NotesFile>(&text) {
             Ok(file) => Self {
-                notes: file.notes.into_iter().rev().take(limit).collect(),
+                // An id is one line: a newline in it cannot start a line of the prompt.
+                notes: (file.notes.into_iter().rev().take(limit))
+                    .map(|note| Note {
+                        id: one_line(&note.id),
+                        ..note
+                    })
+                    .collect(),
                 problem: None,
             },
             Err(error) => Self::failed(
