@@ -179,7 +179,7 @@ fn cr_only_line_endings_do_not_glue_lines() {
     assert!(
         notes
             .iter()
-            .any(|n| *n == "AGENTS.md: read 3 lone CR or other line ending(s) as newlines"),
+            .any(|n| *n == "AGENTS.md: read 3 lone CR line ending(s) as newlines"),
         "{notes:?}"
     );
 }
@@ -287,7 +287,12 @@ proptest! {
         prop_assert_eq!(&fences[0].0, "AGENTS.md");
         let lower = fences[0].1.to_lowercase();
         for forged in ["</file", "< /file", "<\\/file", "<file", "\u{ff1c}/file"] {
-            prop_assert!(!lower.contains(forged), "{:?}", fenced);
+            // A tag is `file` as a whole word: `<filefile` is another tag.
+            let tag = lower.match_indices(forged).any(|(at, _)| {
+                !lower[at + forged.len()..]
+                    .starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '-')
+            });
+            prop_assert!(!tag, "{:?}", fenced);
         }
         // Nothing but the escape (of `<` or full-width `<`) changed: same
         // visible words, in order.

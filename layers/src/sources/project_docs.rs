@@ -94,8 +94,9 @@ impl ProjectDocs {
                 continue;
             }
             let heading = root.show(&path);
-            // What the doc costs besides its text: its fence (which names it) and the blank line before.
-            let frame = fence(&heading, "").len() + 2;
+            // What the doc costs besides its text: its fence (which names it), the
+            // newline before `</file>` and the blank line before the fence.
+            let frame = fence(&heading, "").len() + 3;
             let cap = match budget.as_deref() {
                 // The fence is paid for first; a doc whose fence does not fit is left out.
                 Some(left) if *left <= frame => {

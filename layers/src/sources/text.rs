@@ -1,5 +1,5 @@
-//! Text from files, made safe for a prompt and a terminal: BOM dropped, every
-//! line ending (CRLF, lone CR, NEL, U+2028, U+2029) turned into `\n`, control
+//! Text from files, made safe for a prompt and a terminal: BOM dropped, CRLF
+//! and lone CR line endings turned into `\n`, control
 //! characters other than newline and tab removed, invisible format characters
 //! (bidi overrides, zero-width characters, Unicode tags) removed; and the one
 //! fence file text goes into a prompt in ([`fence`]).
@@ -21,8 +21,7 @@ pub struct Cleaned {
     pub invisible: usize,
     /// The first invisible character removed, and its byte offset in the input.
     pub first_invisible: Option<(char, usize)>,
-    /// Line endings other than `\n` and `\r\n` (a lone `\r`, NEL, U+2028,
-    /// U+2029) turned into `\n`.
+    /// Lone `\r` line endings turned into `\n`.
     pub line_breaks: usize,
 }
 
@@ -46,7 +45,7 @@ impl Cleaned {
         }
         if self.line_breaks > 0 {
             parts.push(format!(
-                "read {} lone CR or other line ending(s) as newlines",
+                "read {} lone CR line ending(s) as newlines",
                 self.line_breaks
             ));
         }
@@ -54,8 +53,9 @@ impl Cleaned {
     }
 }
 
-/// Drops a leading BOM, turns `\r\n`, a lone `\r`, NEL (U+0085), U+2028 and
-/// U+2029 into `\n`, removes every other control character (C0, DEL, C1)
+/// Drops a leading BOM, turns `\r\n` and a lone `\r` into `\n` (so lines are
+/// not glued and a `\r` cannot overwrite a terminal line), removes every
+/// other control character (C0, DEL, C1)
 /// except `\n` and `\t`, and removes invisible format characters
 /// ([`is_invisible`]: bidi overrides and isolates, zero-width characters, tags).
 ///
@@ -96,10 +96,11 @@ pub fn clean(text: &str) -> (String, Cleaned) {
     (out, cleaned)
 }
 
-/// A line ending other than `\n` (and the `\r` of `\r\n`, which [`clean`] drops):
-/// a lone CR, NEL, LINE SEPARATOR or PARAGRAPH SEPARATOR.
+/// A line ending other than `\n` and `\r\n` that Markdown knows: a lone CR.
+/// (NEL is a C1 control and removed; U+2028 and U+2029 are left alone: JSON
+/// allows them raw inside a string, where a `\n` would not be.)
 fn is_line_break(c: char) -> bool {
-    matches!(c, '\r' | '\u{85}' | '\u{2028}' | '\u{2029}')
+    c == '\r'
 }
 
 /// Invisible format characters (Unicode category Cf, less the prepended
@@ -291,13 +292,14 @@ mod tests {
 
     #[test]
     fn every_line_ending_becomes_a_newline_and_is_noted() {
-        let (text, cleaned) = clean("line1\rline2\r# Forged\r\nx\u{85}y\u{2028}z\u{2029}w\r");
-        assert_eq!(text, "line1\nline2\n# Forged\nx\ny\nz\nw\n");
-        assert_eq!(cleaned.line_breaks, 6);
-        assert_eq!(cleaned.controls, 0);
+        let (text, cleaned) = clean("line1\rline2\r# Forged\r\nx\u{85}y\u{2028}z\rw\r");
+        assert_eq!(text, "line1\nline2\n# Forged\nxy\u{2028}z\nw\n");
+        assert_eq!(cleaned.line_breaks, 4);
+        assert_eq!(cleaned.controls, 1, "NEL is a control and removed");
         assert_eq!(
             cleaned.note("project.md").unwrap(),
-            "project.md: read 6 lone CR or other line ending(s) as newlines"
+            "project.md: removed 1 control character(s) (the first, U+0085, at byte 24); \
+             read 4 lone CR line ending(s) as newlines"
         );
     }
 
