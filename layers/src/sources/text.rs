@@ -298,7 +298,7 @@ mod tests {
         assert_eq!(cleaned.controls, 1, "NEL is a control and removed");
         assert_eq!(
             cleaned.note("project.md").unwrap(),
-            "project.md: removed 1 control character(s) (the first, U+0085, at byte 24); \
+            "project.md: removed 1 control character(s) (the first, U+0085, at byte 23); \
              read 4 lone CR line ending(s) as newlines"
         );
     }
