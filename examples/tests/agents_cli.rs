@@ -25,7 +25,7 @@ fn stdout(output: &Output) -> String {
 fn every_agent_renders_its_fixture_from_any_directory_with_no_other_flag() {
     let recursive = stdout(&prompt(&["render", "--agent", "recursive"]));
     assert!(
-        recursive.contains("# Project context\n\n## AGENTS.md")
+        recursive.contains("# Project context\n\n<file path=\"AGENTS.md\">")
             && recursive.contains("## Coordinator workflow")
     );
     let aleph = stdout(&prompt(&[

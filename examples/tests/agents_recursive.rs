@@ -52,8 +52,8 @@ fn sections_run_stable_to_volatile_in_the_issue_order() {
         "# Scratchpad\n\n",
         "# Facts\n\n",
         "# Episodic recall\n\n",
-        "# Project context\n\n## AGENTS.md\n\n",
-        "\n\n## CLAUDE.md\n\n",
+        "# Project context\n\n<file path=\"AGENTS.md\">\n",
+        "\n\n<file path=\"CLAUDE.md\">\n",
         "# Available skills\n\n",
         "## Coordinator workflow\n\n",
     ];
@@ -123,7 +123,7 @@ fn a_replaced_base_still_gets_the_project_context_in_front() {
     .system();
     assert_eq!(http, cli);
     assert!(
-        http.starts_with("# Project context\n\n## AGENTS.md\n\n"),
+        http.starts_with("# Project context\n\n<file path=\"AGENTS.md\">\n"),
         "{http}"
     );
     assert!(position(&http, "You are a release engineer.") > position(&http, "# Project context"));
@@ -200,7 +200,15 @@ fn cli_run_alone_appends_goal_matched_skill_bodies() {
     let config = fixture();
     let run = recursive::cli_run(&config, &CliFlags::default(), "Write the RELEASE notes").unwrap();
     let suffix = run.suffix.clone().expect("the release-notes skill matches");
-    assert!(suffix.starts_with("=== Skill: release-notes (auto-loaded) ===\n# Release notes\n"));
+    assert!(suffix.starts_with("=== Skill: release-notes (auto-loaded) ===\n<file path=\""));
+    assert!(
+        suffix.contains("SKILL.md\">\n# Release notes\n"),
+        "{suffix}"
+    );
+    assert!(
+        suffix.ends_with("\n</file>"),
+        "the body is fenced: {suffix}"
+    );
     assert!(
         !suffix.contains("name: release-notes"),
         "frontmatter is stripped"
@@ -238,7 +246,7 @@ fn an_over_cap_file_ends_with_the_marker_and_a_split_character_is_dropped_whole(
         let kept = "a".repeat(recursive::MEMORY_CAP - 1);
         // The file is named as the user's root shows it.
         let expected = format!(
-            "# User preferences\n\n{kept}\n\n[…truncated: ~/.recursive/memory/user.md is 8.1 KiB, cap 8 KiB]\n\n"
+            "# User preferences\n\n<file path=\"~/.recursive/memory/user.md\">\n{kept}\n</file>\n\n[…truncated: ~/.recursive/memory/user.md is 8.1 KiB, cap 8 KiB]\n\n"
         );
         assert!(
             prompt.contains(&expected),
@@ -261,7 +269,7 @@ fn an_over_cap_project_doc_ends_with_the_marker() {
     let tail = &prompt[prompt.len().saturating_sub(200)..];
     assert!(
         prompt.contains(&format!(
-            "{kept}\n\n[…truncated: AGENTS.md is 16 KiB + 1 B, cap 16 KiB]"
+            "{kept}\n</file>\n\n[…truncated: AGENTS.md is 16 KiB + 1 B, cap 16 KiB]"
         )),
         "the 3-byte character straddles the cap and goes whole: ...{tail}"
     );

@@ -68,7 +68,9 @@ fn render_shows_a_real_agents_md_under_project_context_capped_and_marked() {
     );
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(
-        stdout.contains("# Project context\n\n## AGENTS.md\n\n# Next.js Development Guide\n"),
+        stdout.contains(
+            "# Project context\n\n<file path=\"AGENTS.md\">\n# Next.js Development Guide\n"
+        ),
         "{stdout}"
     );
     assert!(
@@ -99,7 +101,7 @@ fn render_defaults_to_the_current_directory() {
     assert!(
         String::from_utf8(output.stdout)
             .unwrap()
-            .contains("## CLAUDE.md\n\nUse pnpm.")
+            .contains("<file path=\"CLAUDE.md\">\nUse pnpm.")
     );
 }
 
@@ -363,7 +365,7 @@ fn nested_docs_reads_the_docs_down_to_the_cwd_only_when_asked() {
     assert!(!stdout(&without).contains("API rules."));
     let with = render_in(ws.path(), home.path(), &["--cwd", cwd, "--nested-docs"]);
     assert!(
-        stdout(&with).contains("## AGENTS.md\n\nRoot rules.\n\n## api/AGENTS.md\n\nAPI rules."),
+        stdout(&with).contains("<file path=\"AGENTS.md\">\nRoot rules.\n</file>\n\n<file path=\"api/AGENTS.md\">\nAPI rules.\n</file>"),
         "{}",
         stdout(&with)
     );
@@ -439,7 +441,9 @@ fn app_names_the_folder_and_must_be_a_plain_name() {
         "The default app's memory.",
     );
     let output = render_in(ws.path(), home.path(), &["--app", "myapp"]);
-    assert!(stdout(&output).contains("# Project memory\n\nMy app's memory."));
+    assert!(stdout(&output).contains(
+        "# Project memory\n\n<file path=\".myapp/memory/project.md\">\nMy app's memory.\n</file>"
+    ));
     assert!(!stdout(&output).contains("The default app's memory."));
     for app in ["./outside", ".", "..", "a/b"] {
         let output = render_in(ws.path(), home.path(), &["--app", app]);

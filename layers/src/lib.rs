@@ -36,7 +36,8 @@
 //! let pipeline = Pipeline::collect().unwrap();
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn).unwrap();
 //!
-//! assert!(prompt.stable().contains("# Project context\n\n## AGENTS.md\n\nRun `make test`"));
+//! // File text is quoted: `<file path="…">` … `</file>`.
+//! assert!(prompt.stable().contains("# Project context\n\n<file path=\"AGENTS.md\">\nRun `make test`"));
 //! assert!(prompt.dynamic().contains("- Model: opus"));
 //! ```
 //!

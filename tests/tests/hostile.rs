@@ -119,7 +119,7 @@ fn fifo_project_docs_memory_and_prompt_files_are_refused_without_blocking() {
         "skipped: .agent/skills/deploy/SKILL.md: is a FIFO (named pipe), not a regular file; not read (replace it with a regular file)",
     );
     // The rest still renders: the CLAUDE.md next to the FIFO, the user's skill.
-    assert!(prompt.stable().contains("## CLAUDE.md"));
+    assert!(prompt.stable().contains("<file path=\"CLAUDE.md\">"));
     assert!(
         prompt
             .stable()
@@ -259,7 +259,11 @@ fn a_symlink_inside_the_workspace_is_followed() {
     std::fs::write(o.ws.join("docs/agents.md"), "Inside.").unwrap();
     link(&o.ws.join("docs/agents.md"), &o.ws.join("AGENTS.md"));
     let prompt = render(&SessionConfig::new("agent", &o.ws));
-    assert!(prompt.stable().contains("## AGENTS.md\n\nInside."));
+    assert!(
+        prompt
+            .stable()
+            .contains("<file path=\"AGENTS.md\">\nInside.\n</file>")
+    );
 }
 
 #[test]
@@ -386,11 +390,9 @@ fn a_link_to_dev_zero_is_refused_and_a_file_of_nul_bytes_is_marked() {
         "project_context",
         "AGENTS.md: removed 16384 control character(s) (the first, NUL, at byte 0)",
     );
-    assert!(
-        prompt
-            .stable()
-            .contains("## AGENTS.md\n\n[…truncated: AGENTS.md is 20 KiB, cap 16 KiB]")
-    );
+    assert!(prompt.stable().contains(
+        "<file path=\"AGENTS.md\">\n</file>\n\n[…truncated: AGENTS.md is 20 KiB, cap 16 KiB]"
+    ));
     no_controls(&prompt.text());
 }
 
@@ -452,8 +454,8 @@ fn thousands_of_nested_docs_stay_within_the_nested_budget_headings_included() {
     config.project_docs.nested = true;
     let prompt = render(&config);
     let bytes = prompt.trace().layer("project_context").unwrap().bytes;
-    // 16 KiB of budget, plus the `\n\n## ` / `\n\n` around each heading and the section title.
-    assert!(bytes < 16 * 1024 + 8 * 200, "{bytes}");
+    // 16 KiB of budget (fences included), plus the root docs and the section title.
+    assert!(bytes < 16 * 1024 + 200, "{bytes}");
     let notes = notes_of(&prompt, "project_context");
     assert!(
         notes.contains(": left out, the directory-level budget is spent"),
@@ -524,7 +526,7 @@ fn escape_sequences_in_files_and_names_never_reach_the_prompt() {
         no_controls(note);
     }
     assert!(
-        text.contains("## AGENTS.md\n\nRules\n]52;c;cm0gLXJmIH4=]0;pwned[2J end"),
+        text.contains("<file path=\"AGENTS.md\">\nRules\n]52;c;cm0gLXJmIH4=]0;pwned[2J end"),
         "{text}"
     );
     has_note(
@@ -539,7 +541,9 @@ fn escape_sequences_in_files_and_names_never_reach_the_prompt() {
     // A directory name cannot forge a heading: its newline and ESC are escaped.
     assert!(!text.contains("\n## Forged"), "{text}");
     assert!(
-        text.contains("## services/api/src/\\u{1b}[2Jx\\n## Forged/AGENTS.md\n\nnested"),
+        text.contains(
+            "<file path=\"services/api/src/\\u{1b}[2Jx\\n## Forged/AGENTS.md\">\nnested\n</file>"
+        ),
         "{text}"
     );
 }
@@ -649,9 +653,9 @@ fn a_bom_is_dropped_and_crlf_normalised() {
     .unwrap();
     let prompt = render(&full_config(&ws));
     assert!(
-        prompt
-            .stable()
-            .contains("## AGENTS.md\n\n# Rules\n\nBe brief.\n\n## CLAUDE.md"),
+        prompt.stable().contains(
+            "<file path=\"AGENTS.md\">\n# Rules\n\nBe brief.\n</file>\n\n<file path=\"CLAUDE.md\">"
+        ),
         "{}",
         prompt.stable()
     );

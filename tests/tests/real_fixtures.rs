@@ -159,8 +159,9 @@ fn nested_airflow_docs_root_first_within_one_budget() {
         outline,
         [
             "AGENTS.md 16384 of 23802 bytes",
-            // The 4 KiB budget pays for the heading too: 4096 - 19.
-            "providers/AGENTS.md 4077 of 5284 bytes"
+            // The 4 KiB budget pays for the fence too: 4096 - 44
+            // (`<file path="providers/AGENTS.md">\n`, `\n</file>` and a blank line).
+            "providers/AGENTS.md 4052 of 5284 bytes"
         ]
     );
 }
@@ -178,7 +179,7 @@ fn files_without_a_final_newline_render_like_those_with_one() {
     assert_eq!(
         prompt.stable(),
         format!(
-            "# Project context\n\n## CLAUDE.md\n\n{}",
+            "# Project context\n\n<file path=\"CLAUDE.md\">\n{}\n</file>",
             original.trim_end()
         )
     );

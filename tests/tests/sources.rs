@@ -10,7 +10,7 @@ use prompt_layers::sources::__private::{find_upward, parse_skill, read_capped, r
 use prompt_layers::sources::{
     BasePromptConfig, Budget, CappedText, DatedEntries, DatedSpec, MemoryFile, ProjectDocs,
     ProjectDocsConfig, PromptOrigin, Root, Scratchpad, SkillIndex, SkillLimits, SourceError,
-    TemplateLimits, Templates, approx_tokens,
+    TemplateLimits, Templates, approx_tokens, fence,
 };
 use prompt_tests::FixtureWorkspace;
 
@@ -278,7 +278,10 @@ fn nested_docs_share_one_budget_that_counts_their_headings() {
     let override_len = std::fs::metadata(ws.repo.join("services/api/AGENTS.override.md"))
         .unwrap()
         .len() as usize;
-    let headings = "services/api/AGENTS.override.md".len() + "services/api/src/CLAUDE.md".len();
+    // Each doc's fence (`<file path="…">\n`, `\n</file>`) and blank line are paid for.
+    let headings = fence("services/api/AGENTS.override.md", "").len()
+        + fence("services/api/src/CLAUDE.md", "").len()
+        + 6;
     let config = ProjectDocsConfig {
         nested: true,
         nested_budget: headings + override_len + 10,

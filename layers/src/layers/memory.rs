@@ -48,7 +48,8 @@ impl Render for ProjectMemoryLayer {
     }
 }
 
-/// A header and a memory file's text; notes why it is silent or cut.
+/// A header and a memory file's text, fenced (`<file path="…">…</file>`);
+/// notes why it is silent or cut.
 fn section(out: &mut String, input: &LayerInput<'_>, header: &str, file: Option<&MemoryFile>) {
     let Some(file) = file else {
         input.note("no memory file in the session context");
@@ -57,7 +58,7 @@ fn section(out: &mut String, input: &LayerInput<'_>, header: &str, file: Option<
     if let Some(problem) = &file.problem {
         input.note(problem.to_string());
     }
-    let Some(text) = file.rendered() else {
+    let Some(text) = file.fenced() else {
         if file.problem.is_none() {
             input.note(format!("{}: absent or empty", short_path(&file.path, 3)));
         }

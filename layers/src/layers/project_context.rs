@@ -5,7 +5,8 @@ use prompt_core::{LayerInput, Render, prompt_layer};
 use crate::priorities;
 use crate::sources::ProjectDocs;
 
-/// `# Project context`: each [`ProjectDocs`] file under its own `## <path>` header, root first.
+/// `# Project context`: each [`ProjectDocs`] file quoted in its own fence,
+/// `<file path="<path>">…</file>` (see [`fence`](crate::sources::fence)), root first.
 #[prompt_layer(
     priority = priorities::PROJECT_CONTEXT,
     stability = Stable,
@@ -31,26 +32,19 @@ impl Render for ProjectContextLayer {
         let docs: Vec<_> = docs
             .docs
             .iter()
-            .filter_map(|doc| {
-                Some((
-                    doc,
-                    Some(doc.text.render()).filter(|t| !t.trim().is_empty())?,
-                ))
-            })
+            .filter(|doc| !doc.text.render().trim().is_empty())
             .collect();
         if docs.is_empty() {
             input.note("no AGENTS.md or CLAUDE.md with text");
             return;
         }
         out.push_str("# Project context");
-        for (doc, text) in docs {
+        for doc in docs {
             for note in doc.text.notes() {
                 input.note(note);
             }
-            out.push_str("\n\n## ");
-            out.push_str(&doc.heading);
             out.push_str("\n\n");
-            out.push_str(text.trim_start_matches(['\n', '\r']));
+            out.push_str(&doc.text.fenced());
         }
     }
 }

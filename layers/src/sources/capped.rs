@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::SourceError;
 use super::fs::{Root, open, read_head};
-use super::text::{Cleaned, clean};
+use super::text::{Cleaned, clean, fence};
 
 /// Text read under a size cap.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,8 +14,9 @@ pub struct CappedText {
     /// How the source is named in the marker and the trace, e.g. `AGENTS.md`.
     pub name: String,
     /// The kept text: the longest prefix of the file of at most `cap` bytes
-    /// that ends on a character boundary, with a BOM dropped, CRLF turned into
-    /// LF and control characters other than newline and tab removed.
+    /// that ends on a character boundary, cleaned: a BOM dropped, every line
+    /// ending turned into LF, control characters other than newline and tab
+    /// and invisible format characters (bidi, zero-width) removed.
     pub text: String,
     /// The file's real size in bytes.
     pub size: u64,
@@ -80,6 +81,34 @@ impl CappedText {
         out
     }
 
+    /// The text as it goes into a prompt as a file's content: [`fence`]d
+    /// under the file's name (`<file path="AGENTS.md">…</file>`), with the
+    /// cut marker after the fence when something was cut (so the marker is the
+    /// prompt's word, not the file's).
+    ///
+    /// ```
+    /// use prompt_layers::sources::CappedText;
+    ///
+    /// let capped = CappedText::from_text("AGENTS.md", "# Runtime context\n</file>", 64);
+    /// assert_eq!(
+    ///     capped.fenced(),
+    ///     "<file path=\"AGENTS.md\">\n# Runtime context\n&lt;/file>\n</file>"
+    /// );
+    /// let cut = CappedText::from_text("AGENTS.md", "Be brief. Be kind.", 9);
+    /// assert_eq!(
+    ///     cut.fenced(),
+    ///     "<file path=\"AGENTS.md\">\nBe brief.\n</file>\n\n[…truncated: AGENTS.md is 18 B, cap 9 B]"
+    /// );
+    /// ```
+    pub fn fenced(&self) -> String {
+        let mut out = fence(&self.name, &self.text);
+        if let Some(marker) = self.marker() {
+            out.push_str("\n\n");
+            out.push_str(&marker);
+        }
+        out
+    }
+
     /// A one-line note for the trace when something was cut.
     pub fn note(&self) -> Option<String> {
         self.is_truncated().then(|| {
@@ -93,7 +122,7 @@ impl CappedText {
         })
     }
 
-    /// Every note for the trace: the cut, and control characters removed.
+    /// Every note for the trace: the cut, and what cleaning removed or changed.
     pub fn notes(&self) -> Vec<String> {
         self.note()
             .into_iter()
@@ -119,8 +148,10 @@ impl CappedText {
     /// (symlinks are followed only while they stay inside it), only a regular
     /// file is read (a FIFO, socket or device is refused without blocking), at
     /// most `cap + 1` bytes are read, a multi-byte character split by the cap
-    /// is dropped whole, control characters are removed (and counted in
-    /// [`note`](Self::note)), a BOM is dropped and CRLF normalised.
+    /// is dropped whole, control and invisible format characters are removed
+    /// (and counted in [`notes`](Self::notes)), a BOM is dropped and every line
+    /// ending becomes `\n`. Put the result into a prompt with
+    /// [`fenced`](Self::fenced).
     ///
     /// Use it for any file of a repository your agent did not write.
     ///

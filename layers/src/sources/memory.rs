@@ -49,6 +49,13 @@ impl MemoryFile {
             .map(CappedText::render)
             .filter(|text| !text.trim().is_empty())
     }
+
+    /// The text to put into a prompt: [`CappedText::fenced`] under the file's
+    /// name, when [`rendered`](Self::rendered) has text.
+    pub fn fenced(&self) -> Option<String> {
+        self.rendered()?;
+        self.text.as_ref().map(CappedText::fenced)
+    }
 }
 
 /// User preferences: `~/.<app>/memory/user.md`. Read by the `user_preferences` layer.

@@ -9,8 +9,12 @@
 //! repository the user did not write: only regular files (a FIFO or device
 //! is refused without being opened), never through a symlink out of the
 //! file's [`Root`], never more than a cap (append-only logs: their tail), and
-//! with control characters other than newline and tab removed, a BOM dropped
-//! and CRLF normalised. Discovery never walks above the workspace.
+//! with control characters other than newline and tab and invisible format
+//! characters (bidi overrides, zero-width characters) removed, a BOM dropped
+//! and lone CR line endings turned into `\n`. Discovery never walks above the
+//! workspace. File text enters a prompt only inside a [`fence`]
+//! (`<file path="…">…</file>`, the delimiter escaped inside) or folded onto
+//! one line ([`one_line`]).
 
 mod base_prompt;
 mod capped;
@@ -37,9 +41,7 @@ pub use project_docs::{PROJECT_DOC_NAMES, ProjectDoc, ProjectDocs, ProjectDocsCo
 pub use scratchpad::Scratchpad;
 pub use skills::{Skill, SkillIndex, SkillLimits};
 pub use templates::{SHARED_PREFIX, TemplateLimits, Templates};
-pub use text::Cleaned;
-
-pub(crate) use text::one_line;
+pub use text::{Cleaned, fence, is_invisible, one_line};
 
 /// Implementation helpers, reachable for this project's tests, benchmarks
 /// and fuzz targets only. Not part of the API: anything here may change.

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::capped::read_capped;
 use super::fs::Root;
+use super::text::fence;
 use super::{CappedText, SourceError};
 
 /// The file names read in each directory, in prompt order.
@@ -18,7 +19,7 @@ pub struct ProjectDocsConfig {
     /// Also read directory-level docs between the root and the working directory.
     pub nested: bool,
     /// One budget, in bytes, for all directory-level docs together, their
-    /// `## <path>` headings included. Default 16 KiB.
+    /// fences (`<file path="…">`, `</file>`) included. Default 16 KiB.
     pub nested_budget: usize,
 }
 
@@ -35,7 +36,7 @@ impl Default for ProjectDocsConfig {
 /// One project doc, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectDoc {
-    /// The sub-header it goes under: the path of the file read, relative to
+    /// The name it is quoted under (the fence's `path`): the path of the file read, relative to
     /// the root, `/`-separated (`AGENTS.md`, `providers/AGENTS.override.md`),
     /// control characters escaped.
     pub heading: String,
@@ -93,19 +94,22 @@ impl ProjectDocs {
                 continue;
             }
             let heading = root.show(&path);
+            // What the doc costs besides its text: its fence (which names it), the
+            // newline before `</file>` and the blank line before the fence.
+            let frame = fence(&heading, "").len() + 3;
             let cap = match budget.as_deref() {
-                // The heading is paid for first; a doc whose heading does not fit is left out.
-                Some(left) if *left <= heading.len() => {
+                // The fence is paid for first; a doc whose fence does not fit is left out.
+                Some(left) if *left <= frame => {
                     self.over_budget.push(heading);
                     continue;
                 }
-                Some(left) => cap.min(*left - heading.len()),
+                Some(left) => cap.min(*left - frame),
                 None => cap,
             };
             match read_capped(&path, root, cap) {
                 Ok(text) => {
                     if let Some(left) = budget.as_deref_mut() {
-                        *left -= heading.len() + text.text.len().min(cap);
+                        *left -= frame + text.text.len().min(cap);
                     }
                     self.docs.push(ProjectDoc {
                         heading,

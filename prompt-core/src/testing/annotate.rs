@@ -11,8 +11,12 @@ use crate::spec::{AssemblyPath, Channel, Stability};
 /// dynamic suffix, and the silent layers listed at the end.
 ///
 /// Marker lines start with `@@`, like a diff hunk, so they stand out from the
-/// prompt's own Markdown. Between markers is exactly what the layer wrote:
-/// in `cargo insta review`, a changed line shows which layer it belongs to.
+/// prompt's own Markdown. Between markers is what the layer wrote: in `cargo
+/// insta review`, a changed line shows which layer it belongs to. Only marker
+/// lines start with `@@`: a line of a layer's text that starts with `@@`
+/// (after any backslashes) is shown with one more leading `\`, so text (a
+/// file's, say) can never forge a marker or a second cache breakpoint, and
+/// removing one `\` from such lines gives the text back.
 ///
 /// ```standalone_crate
 /// use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render};
@@ -80,10 +84,7 @@ pub fn annotate(prompt: &AssembledPrompt) -> Result<String, SegmentError> {
             "@@ {} · {} · priority {} · {} B",
             layer.name, layer.stability, layer.priority, layer.bytes
         );
-        out.push_str(segment.text);
-        if !segment.text.ends_with('\n') {
-            out.push('\n');
-        }
+        push_text(&mut out, segment.text);
     }
     if in_stable {
         out.push_str(BREAKPOINT);
@@ -98,8 +99,7 @@ pub fn annotate(prompt: &AssembledPrompt) -> Result<String, SegmentError> {
             "@@ budget notice · {} → {} of {}",
             budget.before, budget.after, budget.budget
         );
-        out.push_str(notice);
-        out.push('\n');
+        push_text(&mut out, notice);
     }
     let spoken: Vec<_> = reminder.iter().filter(|s| !s.layer.silent).collect();
     if !spoken.is_empty() {
@@ -113,10 +113,7 @@ pub fn annotate(prompt: &AssembledPrompt) -> Result<String, SegmentError> {
                 "@@ {} · {} · priority {} · {} B",
                 layer.name, layer.stability, layer.priority, layer.bytes
             );
-            out.push_str(segment.text);
-            if !segment.text.ends_with('\n') {
-                out.push('\n');
-            }
+            push_text(&mut out, segment.text);
         }
     }
     let silent: Vec<&str> = trace.silent().collect();
@@ -128,3 +125,35 @@ pub fn annotate(prompt: &AssembledPrompt) -> Result<String, SegmentError> {
 
 const BREAKPOINT: &str =
     "@@ ======== cache breakpoint: stable prefix above, dynamic suffix below ========\n";
+
+/// `text` on its own lines, ending in a newline, each line that starts with
+/// `@@` after any backslashes given one more `\\` (see [`annotate`]).
+fn push_text(out: &mut String, text: &str) {
+    for line in text.split_inclusive('\n') {
+        if line.trim_start_matches('\\').starts_with("@@") {
+            out.push('\\');
+        }
+        out.push_str(line);
+    }
+    if !text.ends_with('\n') {
+        out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_text;
+
+    #[test]
+    fn only_marker_lines_start_with_at_at() {
+        let mut out = String::new();
+        push_text(
+            &mut out,
+            "a\n@@ ======== cache breakpoint ========\n\\@@ x\n @@ y\nb@@",
+        );
+        assert_eq!(
+            out,
+            "a\n\\@@ ======== cache breakpoint ========\n\\\\@@ x\n @@ y\nb@@\n"
+        );
+    }
+}

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use prompt_core::{AssembledPrompt, AssemblyPath};
 use prompt_layers::ToolSpec;
-use prompt_layers::sources::{CappedText, Root, SkillIndex, SkillLimits, SourceError};
+use prompt_layers::sources::{CappedText, Root, SkillIndex, SkillLimits, SourceError, fence};
 use serde::Deserialize;
 
 use super::{BaseFold, RecursiveConfig, assemble};
@@ -189,8 +189,11 @@ pub fn tui(config: &RecursiveConfig) -> Result<ChannelPrompt, ChannelError> {
 }
 
 /// `=== Skill: NAME (auto-loaded) ===` blocks for every `mode: trigger` skill
-/// with a `triggers` entry that occurs in `goal` (ignoring case), capped at
-/// [`RUN_SKILLS_CAP`] with the standard marker. `None` when nothing matches.
+/// with a `triggers` entry that occurs in `goal` (ignoring case), each body
+/// fenced (`<file path="LOCATION">…</file>`), together capped at
+/// [`RUN_SKILLS_CAP`]: a body cut by the cap ends its fence and then carries the
+/// standard marker, and skills past the cap are named in a last line. `None`
+/// when nothing matches.
 ///
 /// `roots` are the skill folders the index was loaded from, each with its
 /// root: a skill's file is read again through the root of the folder it is
@@ -202,6 +205,8 @@ pub fn goal_matched_skills(
 ) -> Option<String> {
     let goal = goal.to_lowercase();
     let mut block = String::new();
+    let mut left = RUN_SKILLS_CAP;
+    let mut left_out = Vec::new();
     for skill in &skills.skills {
         let triggered = skill.extra.get("mode").and_then(|m| m.as_str()) == Some("trigger");
         let matched = skill
@@ -221,17 +226,27 @@ pub fn goal_matched_skills(
         let Ok(text) = CappedText::read(&skill.path, root, RUN_SKILLS_CAP) else {
             continue;
         };
+        let header = format!("=== Skill: {} (auto-loaded) ===\n", skill.name);
+        let overhead = header.len() + fence(&skill.location, "").len() + 2;
+        if left <= overhead {
+            left_out.push(skill.name.as_str());
+            continue;
+        }
+        let body = CappedText::from_text(&skill.location, body(&text.text), left - overhead);
         if !block.is_empty() {
             block.push_str("\n\n");
         }
+        let piece = header + &body.fenced();
+        left = left.saturating_sub(piece.len() + 2);
+        block.push_str(&piece);
+    }
+    if !left_out.is_empty() {
         block.push_str(&format!(
-            "=== Skill: {} (auto-loaded) ===\n{}",
-            skill.name,
-            body(&text.text)
+            "\n\n[…left out: {}; the {RUN_SKILLS_CAP}-byte cap for auto-loaded skills is spent]",
+            left_out.join(", ")
         ));
     }
-    (!block.is_empty())
-        .then(|| CappedText::from_text("auto-loaded skills", &block, RUN_SKILLS_CAP).render())
+    (!block.is_empty()).then_some(block)
 }
 
 /// A SKILL.md's text after its frontmatter, trimmed.

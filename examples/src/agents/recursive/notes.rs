@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use prompt_layers::sources::{CappedText, Root, SourceError};
+use prompt_layers::sources::{CappedText, Root, SourceError, one_line};
 use serde::Deserialize;
 
 /// The largest `memory.json` read, in bytes.
@@ -24,7 +24,7 @@ pub struct Note {
 impl Note {
     /// The note's first [`HOOK_BYTES`] bytes on one line, with `...` when cut.
     pub fn hook(&self) -> String {
-        let line = self.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let line = one_line(&self.text);
         if line.len() <= HOOK_BYTES {
             return line;
         }
@@ -75,7 +75,13 @@ impl LegacyNotes {
         };
         match serde_json::from_str::<NotesFile>(&text) {
             Ok(file) => Self {
-                notes: file.notes.into_iter().rev().take(limit).collect(),
+                // An id is one line: a newline in it cannot start a line of the prompt.
+                notes: (file.notes.into_iter().rev().take(limit))
+                    .map(|note| Note {
+                        id: one_line(&note.id),
+                        ..note
+                    })
+                    .collect(),
                 problem: None,
             },
             Err(error) => Self::failed(
