@@ -158,7 +158,7 @@ pub(crate) fn request(
         Format::Anthropic => {
             let model = model.unwrap_or(DEFAULT_ANTHROPIC_MODEL);
             if let Some(warning) = below_minimum(prompt, model, &*delivery.counter()) {
-                eprintln!("prompt: warning: {warning}");
+                crate::warn(&warning.to_string());
             }
             let mut request = MessagesRequest::new(prompt, model, delivery.max_tokens)
                 .ttl(delivery.ttl.into())
@@ -247,6 +247,7 @@ pub(crate) fn trace_lines(
         } else {
             "cacheable"
         };
+        let model = crate::escape(model);
         out.push_str(&format!(
             "  cache ({model}): stable prefix {stable} tokens ({}), minimum {minimum}: {verdict}\n",
             counter.name()
@@ -257,11 +258,11 @@ pub(crate) fn trace_lines(
 
 fn warn_reminder(prompt: &AssembledPrompt, format: &str) {
     if let Some(reminder) = prompt.reminder() {
-        eprintln!(
-            "prompt: warning: the reminder ({} B, from `channel = Reminder` layers) is not part of \
+        crate::warn(&format!(
+            "the reminder ({} B, from `channel = Reminder` layers) is not part of \
              the {format} output: send it at the end of the user's message",
             reminder.len()
-        );
+        ));
     }
 }
 

@@ -118,10 +118,11 @@ pub fn explain(a: &StablePrefix, b: &StablePrefix) -> CacheDiff {
     let first_change = position.filter(|_| !identical).map(|i| change(a, b, i));
     let cacheable_bytes = match (identical, position) {
         (true, _) => a_text.len(),
-        (false, Some(i)) => {
-            a.layers[..i].iter().map(|(_, t)| t.len()).sum::<usize>()
-                + i.saturating_sub(1) * a.separator.len()
-        }
+        // Lengths of texts held in memory: the sum cannot overflow, but saturate anyway.
+        (false, Some(i)) => a.layers[..i]
+            .iter()
+            .fold(0usize, |sum, (_, t)| sum.saturating_add(t.len()))
+            .saturating_add(i.saturating_sub(1).saturating_mul(a.separator.len())),
         (false, None) => 0,
     };
     CacheDiff {
@@ -219,7 +220,8 @@ impl fmt::Display for CacheDiff {
                     ChangeKind::Added => "it speaks only in B",
                     ChangeKind::Removed => "it speaks only in A",
                 };
-                writeln!(f, "first changed Stable layer: `{}` ({how})", change.layer)?;
+                let layer = escape(&change.layer);
+                writeln!(f, "first changed Stable layer: `{layer}` ({how})")?;
                 if let Some(line) = &change.line {
                     writeln!(
                         f,
@@ -231,8 +233,8 @@ impl fmt::Display for CacheDiff {
                 }
                 writeln!(
                     f,
-                    "cacheable: {} of {} B (the unchanged layers before `{}`)",
-                    self.cacheable_bytes, self.b_bytes, change.layer
+                    "cacheable: {} of {} B (the unchanged layers before `{layer}`)",
+                    self.cacheable_bytes, self.b_bytes
                 )
             }
             None => writeln!(
@@ -246,9 +248,39 @@ impl fmt::Display for CacheDiff {
 
 fn show(line: Option<&str>) -> String {
     match line {
-        Some(line) => format!("{line:?}"),
+        // Debug quotes and escapes controls; `escape` catches any invisible it shows.
+        Some(line) => escape(&format!("{line:?}")),
         None => "(end of text)".to_owned(),
     }
+}
+
+/// `text` with every control character and every invisible formatting
+/// character (bidi overrides and isolates, zero-width spaces, line
+/// separators, BOM) written as an escape (`\u{1b}`, `\u{202e}`): what the
+/// report prints comes from files and must not drive a terminal or hide text.
+pub(crate) fn escape(text: &str) -> String {
+    let invisible = |c: char| {
+        matches!(
+            c,
+            '\u{061c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206f}'
+                | '\u{feff}'
+                | '\u{fff9}'..='\u{fffb}'
+        )
+    };
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || invisible(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

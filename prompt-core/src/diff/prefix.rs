@@ -2,6 +2,7 @@
 
 use serde::Deserialize;
 
+use super::escape;
 use crate::assembly::AssembledPrompt;
 use crate::layer::{AssemblyPath, PromptMode, Stability};
 use crate::testing::{segments, split};
@@ -84,7 +85,8 @@ impl StablePrefix {
             message,
         };
         let trace = record.trace;
-        let (text, layers): (&str, Vec<&LayerRecord>) = match trace.path {
+        // Each layer with its index in `trace.layers`, for errors.
+        let (text, layers): (&str, Vec<(usize, &LayerRecord)>) = match trace.path {
             AssemblyPath::Cached => (
                 record
                     .parts
@@ -94,15 +96,16 @@ impl StablePrefix {
                 trace
                     .layers
                     .iter()
-                    .filter(|l| l.stability == Stability::Stable)
+                    .enumerate()
+                    .filter(|(_, l)| l.stability == Stability::Stable)
                     .collect(),
             ),
             AssemblyPath::Basic => (
                 record.parts.first().map_or("", |p| p.content.as_str()),
-                trace.layers.iter().collect(),
+                trace.layers.iter().enumerate().collect(),
             ),
         };
-        let sizes: Vec<usize> = layers.iter().map(|l| l.bytes).collect();
+        let sizes = checked_sizes(&layers, text.len()).map_err(inconsistent)?;
         let texts = split(text, &sizes).map_err(|problem| {
             inconsistent(format!(
                 "the trace does not account for the prompt text: {problem}; render it again"
@@ -111,8 +114,8 @@ impl StablePrefix {
         let stable: Vec<(String, String)> = layers
             .iter()
             .zip(texts)
-            .filter(|(l, text)| l.stability == Stability::Stable && !text.is_empty())
-            .map(|(l, text)| (l.name.clone(), text.to_owned()))
+            .filter(|((_, l), text)| l.stability == Stability::Stable && !text.is_empty())
+            .map(|((_, l), text)| (l.name.clone(), text.to_owned()))
             .collect();
         Ok(Self {
             pipeline: trace.pipeline,
@@ -128,6 +131,30 @@ impl StablePrefix {
         let texts: Vec<&str> = self.layers.iter().map(|(_, t)| t.as_str()).collect();
         texts.join(&self.separator)
     }
+}
+
+/// Each layer's `bytes`, checked against the text they must account for:
+/// a count that exceeds it, alone or summed with those before, is an error
+/// naming the field (never an overflow).
+fn checked_sizes(layers: &[(usize, &LayerRecord)], text_len: usize) -> Result<Vec<usize>, String> {
+    let mut total: usize = 0;
+    let mut sizes = Vec::with_capacity(layers.len());
+    for &(i, layer) in layers {
+        match total.checked_add(layer.bytes) {
+            Some(sum) if sum <= text_len => total = sum,
+            _ => {
+                return Err(format!(
+                    "`trace.layers[{i}].bytes` (layer `{}`) is {}, which with the layers before it \
+                     exceeds the {text_len} bytes of prompt text it must account for: \
+                     render it again with `prompt render --format json`",
+                    escape(&layer.name),
+                    layer.bytes
+                ));
+            }
+        }
+        sizes.push(layer.bytes);
+    }
+    Ok(sizes)
 }
 
 /// The separator `joined` puts between its non-empty `texts` (empty when there are fewer than two).
