@@ -179,20 +179,41 @@ fn connection_string() -> &'static Regex {
     })
 }
 
-/// `NAME = VALUE`, `NAME: VALUE`, `"NAME": "VALUE"`, `NAME => VALUE`,
-/// anywhere in a line. Group `lead`: the line's start (indent and list
-/// marker), when the name opens the line; `q`: the name's opening quote;
-/// `name`, `sep`; the value is `dq`, `sq` (quoted) or `bare`.
+/// A name about to be given a value: `NAME =`, `NAME:`, `"NAME":`,
+/// `NAME =>`, anywhere in a line. Group `lead`: the line's start (indent and
+/// list marker), when the name opens the line; `q`: the name's opening
+/// quote; `name`; `sep`. The value is read by [`value_after`].
 fn assignment() -> &'static Regex {
     static PATTERN: OnceLock<Regex> = OnceLock::new();
     PATTERN.get_or_init(|| {
         compile(concat!(
             r#"(?m)(?:(?P<lead>^[ \t]*(?:[-*+>][ \t]+)?)|[^A-Za-z0-9_.$-])"#,
-            r#"(?:export[ \t]+)?(?P<q>["']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)["']?"#,
-            r#"[ \t]*(?P<sep>=>|=|:)[ \t]*"#,
-            r#"(?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s"'`]+))"#,
+            r#"(?:export[ \t]+)?(?P<q>["']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})["']?"#,
+            r#"[ \t]*(?P<sep>=>|=|:)"#,
         ))
     })
+}
+
+/// The value after a separator ending at `at`: spaces and tabs skipped, then
+/// a quoted string (`"..."` or `'...'`, closed on the same line) or a bare run
+/// up to whitespace, a quote or a backtick. Its range, and whether quoted.
+fn value_after(text: &str, at: usize) -> Option<(Range<usize>, bool)> {
+    let start = at + text[at..].len() - text[at..].trim_start_matches([' ', '\t']).len();
+    let rest = &text[start..];
+    match rest.chars().next()? {
+        quote @ ('"' | '\'') => {
+            let body = &rest[1..];
+            let close = body.find([quote, '\n'])?;
+            (body[close..].starts_with(quote) && close > 0)
+                .then_some((start + 1..start + 1 + close, true))
+        }
+        _ => {
+            let end = rest
+                .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`'))
+                .unwrap_or(rest.len());
+            (end > 0).then_some((start..start + end, false))
+        }
+    }
 }
 
 /// Every credential-shaped string in `text`, in order, none overlapping (the
@@ -219,23 +240,34 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
             });
         }
     }
-    // Not `captures_iter`: a match that is no secret (`user=admin,password=...`)
-    // must not swallow the assignment inside its value, so the search goes on
-    // right after the name.
+    // Not `captures_iter`: the name of a value that is no secret
+    // (`user=admin,password=...`) must not hide the names after it, so the
+    // search goes on at its separator. A secret-looking name's value is read
+    // once and skipped whole, found or not: every byte is looked at a bounded
+    // number of times, whatever the text.
     let mut at = 0;
     while let Some(captures) = assignment().captures_at(text, at) {
-        let Some(name) = captures.name("name") else {
+        let (Some(name), Some(sep)) = (captures.name("name"), captures.name("sep")) else {
             break;
         };
-        match assigned_secret(text, &captures) {
+        if !secret_name(name.as_str()) {
+            at = sep.start();
+            continue;
+        }
+        let Some((value, quoted)) = value_after(text, sep.end()) else {
+            at = sep.end();
+            continue;
+        };
+        let skip = value.end + usize::from(quoted);
+        match assigned_secret(text, &captures, value, quoted) {
             Some(range) => {
-                at = range.end.max(name.end());
+                at = skip.max(range.end);
                 found.push(SecretFinding {
                     kind: SecretKind::Assignment,
                     range,
                 });
             }
-            None => at = name.end(),
+            None => at = skip,
         }
     }
     found.sort_by(|a, b| {
@@ -257,38 +289,39 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
     kept
 }
 
-/// The byte range of the secret an assignment match gives a secret-looking
-/// name, or `None` when the name is not one or the value is a placeholder.
-fn assigned_secret(text: &str, captures: &regex::Captures<'_>) -> Option<Range<usize>> {
+/// The byte range of the secret `value` (read after a secret-looking name),
+/// or `None` when the value is a placeholder or reads as prose.
+fn assigned_secret(
+    text: &str,
+    captures: &regex::Captures<'_>,
+    value: Range<usize>,
+    quoted: bool,
+) -> Option<Range<usize>> {
     let name = captures.name("name")?.as_str();
-    if !secret_name(name) {
-        return None;
-    }
     let quoted_key = captures.name("q").is_some_and(|q| !q.as_str().is_empty());
     // A name with `_`, `-`, `.` or capitals inside is a key, not a word of prose.
     let identifier = name.contains(['_', '-', '.']) || name.chars().skip(1).any(char::is_uppercase);
-    let (value, quoted) = match (
-        captures.name("dq").or(captures.name("sq")),
-        captures.name("bare"),
-    ) {
-        (Some(value), _) => (value, true),
-        (None, Some(value)) => (value, false),
-        (None, None) => return None,
-    };
     let equals = captures["sep"].starts_with('=');
     let mut strong = quoted_key || quoted || identifier || equals;
-    let mut range = value.range();
+    let mut range = value;
     if !quoted {
-        let line_end = text[range.end..]
-            .find('\n')
-            .map_or(text.len(), |i| range.end + i);
-        let rest = &text[range.start..line_end];
-        let rest = rest.find(" #").map_or(rest, |i| &rest[..i]).trim_end();
-        if equals && captures.name("lead").is_some() && identifier {
+        let after = &text[range.end..];
+        // Whether more words follow the value on its line (a ` #` comment is
+        // not more). Only the spaces after the value are read: no line is
+        // scanned once per name on it.
+        let more = after
+            .trim_start_matches([' ', '\t'])
+            .chars()
+            .next()
+            .is_some_and(|c| !matches!(c, '#' | '\n' | '\r'));
+        if equals && captures.name("lead").is_some() && identifier && more {
             // `KEY=value with spaces` opening a line, as .env files allow:
-            // the value runs to the end of the line or a ` #` comment.
-            range.end = range.start + rest.len();
-        } else if !equals && rest.len() > value.len() {
+            // the value runs to the end of the line or a ` #` comment (once
+            // per line: only the name opening it has a `lead`).
+            let line = &after[..after.find('\n').unwrap_or(after.len())];
+            let line = line.find(" #").map_or(line, |i| &line[..i]);
+            range.end += line.trim_end().len();
+        } else if !equals && more {
             // `key: several words` (a skill, a list item, prose) is a
             // description, unless its first word reads as a secret.
             strong = false;
@@ -299,7 +332,7 @@ fn assigned_secret(text: &str, captures: &regex::Captures<'_>) -> Option<Range<u
         range.end = range.start + trimmed.len();
     }
     let value = &text[range.clone()];
-    (plausible(value, name, strong, quoted)).then_some(range)
+    plausible(value, name, strong, quoted).then_some(range)
 }
 
 /// Whether `name` (an identifier) names a secret itself, not a fact about one.

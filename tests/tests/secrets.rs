@@ -359,3 +359,71 @@ fn pgp_private_key_blocks_are_found_and_public_ones_are_not() {
     let public = "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQENBGV0ZXN0AQgA\n-----END PGP PUBLIC KEY BLOCK-----";
     assert_eq!(scan(public), []);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any text: the findings are sorted, disjoint, on character boundaries;
+    /// a secret line placed between any two lines of it is found whole, and
+    /// redaction leaves none of it.
+    #[test]
+    fn a_secret_line_anywhere_in_any_text_is_found_and_redacted(
+        before in "[ -~\t\u{e9}\u{4e2d}\u{1f600}\n]{0,160}",
+        after in "[ -~\t\u{e9}\u{4e2d}\u{1f600}\n]{0,160}",
+        line in proptest::sample::select(vec![
+            ("- DB_PASSWORD=", "hunter2hunter2"),
+            ("db_password: ", "Zk8q2LmN77"),
+            ("{\"api_key\": \"", "9f8e7d6c5b4a39281706"),
+            ("Deploy with AWS_SECRET_ACCESS_KEY=", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+            ("- ", "ghp_0123456789abcdefghijABCDEFGHIJ012345"),
+            ("postgres://admin:", "S3cretPw"),
+        ]),
+    ) {
+        let (lead, secret) = line;
+        let closing = if lead.ends_with('"') { "\"}" } else if lead.starts_with("postgres") { "@db/app" } else { "" };
+        let text = format!("{before}\n{lead}{secret}{closing}\n{after}");
+        let found = scan(&text);
+        for pair in found.windows(2) {
+            proptest::prop_assert!(pair[0].range.end <= pair[1].range.start, "{found:?}");
+        }
+        for f in &found {
+            proptest::prop_assert!(text.is_char_boundary(f.range.start) && text.is_char_boundary(f.range.end));
+            proptest::prop_assert!(f.range.start < f.range.end);
+        }
+        let at = before.len() + 1 + lead.len();
+        proptest::prop_assert!(
+            found.iter().any(|f| f.range == (at..at + secret.len())),
+            "{secret} not found whole in {text:?}: {found:?}"
+        );
+        proptest::prop_assert!(!redact(&text, &found).contains(secret));
+    }
+}
+
+/// The guard reads each byte a bounded number of times: texts built to make
+/// a name-and-value scan restart inside every value (`a=a=a=...`,
+/// `password=$password=$...`, a line of `password:` pairs, unclosed quotes,
+/// URL prefixes, unterminated PEM headers) take time linear in their size.
+/// 64 KiB each finishes in about a second in a debug build; a scan that
+/// re-read the rest of the line per name would take minutes.
+#[test]
+fn hostile_texts_are_scanned_in_linear_time() {
+    let units = [
+        "a=",
+        "password=$",
+        "k:v,",
+        "password:abcdefgh1 ",
+        "\"a\":\"",
+        "password=\"",
+        "- DB_PASSWORD=a password=b\n",
+        "a://b:",
+        "-----BEGIN RSA PRIVATE KEY-----",
+    ];
+    let started = std::time::Instant::now();
+    for unit in units {
+        let text = unit.repeat(64 * 1024 / unit.len());
+        let found = scan(&text);
+        assert!(found.windows(2).all(|w| w[0].range.end <= w[1].range.start));
+    }
+    let elapsed = started.elapsed();
+    assert!(elapsed < std::time::Duration::from_secs(30), "{elapsed:?}");
+}

@@ -78,7 +78,7 @@ impl StablePrefix {
     pub fn from_json(json: &str, source_name: &str) -> Result<Self, PrefixError> {
         let record: Record = serde_json::from_str(json).map_err(|e| PrefixError::Json {
             source_name: source_name.to_owned(),
-            message: e.to_string(),
+            message: bounded(&e.to_string()),
         })?;
         let inconsistent = |message: String| PrefixError::Inconsistent {
             source_name: source_name.to_owned(),
@@ -130,6 +130,23 @@ impl StablePrefix {
     pub fn text(&self) -> String {
         let texts: Vec<&str> = self.layers.iter().map(|(_, t)| t.as_str()).collect();
         texts.join(&self.separator)
+    }
+}
+
+/// The most characters of a parser's message an error repeats: serde quotes
+/// the unknown value it met, and a file can make that value megabytes long.
+const MAX_MESSAGE: usize = 240;
+
+/// `message`, escaped, and cut after [`MAX_MESSAGE`] characters with a note
+/// saying how many more there were.
+fn bounded(message: &str) -> String {
+    let length = message.chars().count();
+    let head: String = message.chars().take(MAX_MESSAGE).collect();
+    let head = escape(&head);
+    if length > MAX_MESSAGE {
+        format!("{head}... ({} more characters)", length - MAX_MESSAGE)
+    } else {
+        head
     }
 }
 
@@ -204,4 +221,46 @@ struct LayerRecord {
     name: String,
     stability: Stability,
     bytes: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(path: &str, bytes: &str) -> String {
+        format!(
+            r#"{{"parts": [{{"content": "abc", "cache": true}}], "separator": "\n\n",
+               "trace": {{"pipeline": "p", "path": {path}, "mode": "full",
+               "layers": [{{"name": "a", "stability": "stable", "bytes": 3}},
+                          {{"name": "b\u001b]52;", "stability": "stable", "bytes": {bytes}}}]}}}}"#
+        )
+    }
+
+    #[test]
+    fn byte_counts_past_the_text_are_an_error_naming_the_field() {
+        assert!(StablePrefix::from_json(&json("\"cached\"", "0"), "A").is_ok());
+        let error = StablePrefix::from_json(&json("\"cached\"", &u64::MAX.to_string()), "A")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            format!(
+                "A: `trace.layers[1].bytes` (layer `b\\u{{1b}}]52;`) is {}, which with the layers \
+                 before it exceeds the 3 bytes of prompt text it must account for: render it again \
+                 with `prompt render --format json`",
+                u64::MAX
+            )
+        );
+    }
+
+    #[test]
+    fn a_parser_message_quoting_a_huge_value_is_cut_and_escaped() {
+        let huge = format!("\"\\u001b{}\"", "x".repeat(100_000));
+        let error = StablePrefix::from_json(&json(&huge, "0"), "A")
+            .unwrap_err()
+            .to_string();
+        assert!(error.len() < 400, "{} bytes", error.len());
+        assert!(error.contains("unknown variant `\\u{1b}xxx"), "{error}");
+        assert!(error.contains("more characters)"), "{error}");
+    }
 }
