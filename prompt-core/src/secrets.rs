@@ -548,7 +548,7 @@ fn is_placeholder(value: &str) -> bool {
         || lower.contains("change_me")
         || lower.contains("change-me")
         || WORDS.contains(&squashed.as_str())
-        || value.chars().all(|c| Some(c) == value.chars().next())
+        || value.chars().all(|c| value.starts_with(c))
 }
 
 /// Passwords of documentation connection strings (`user:pass@localhost`).
