@@ -246,10 +246,23 @@ impl fmt::Display for CacheDiff {
     }
 }
 
+/// The most characters of a differing line the report shows.
+const MAX_LINE: usize = 240;
+
 fn show(line: Option<&str>) -> String {
     match line {
-        // Debug quotes and escapes controls; `escape` catches any invisible it shows.
-        Some(line) => escape(&format!("{line:?}")),
+        // Debug quotes and escapes controls; `escape` catches any invisible it
+        // shows. A line past `MAX_LINE` characters is shown cut, saying so.
+        Some(line) => {
+            let length = line.chars().count();
+            let head: String = line.chars().take(MAX_LINE).collect();
+            let shown = escape(&format!("{head:?}"));
+            if length > MAX_LINE {
+                format!("{shown}... ({} more characters)", length - MAX_LINE)
+            } else {
+                shown
+            }
+        }
         None => "(end of text)".to_owned(),
     }
 }
@@ -285,7 +298,40 @@ pub(crate) fn escape(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::first_line_difference;
+    use super::{CacheDiff, ChangeKind, LayerChange, LineChange, first_line_difference};
+
+    #[test]
+    fn the_report_escapes_names_and_lines_and_cuts_long_lines() {
+        let diff = CacheDiff {
+            identical: false,
+            a_bytes: 1,
+            b_bytes: 2,
+            cacheable_bytes: 0,
+            first_change: Some(LayerChange {
+                layer: "x\u{1b}]52;\u{202e}".to_owned(),
+                kind: ChangeKind::Changed,
+                line: Some(LineChange {
+                    number: 1,
+                    before: Some("a\u{7}\u{200b}".to_owned()),
+                    after: Some("b".repeat(1000)),
+                }),
+            }),
+        };
+        let text = diff.to_string();
+        assert!(
+            !text.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{200b}']),
+            "{text}"
+        );
+        assert!(text.contains(r"`x\u{1b}]52;\u{202e}`"), "{text}");
+        assert!(text.contains(r#"  A: "a\u{7}\u{200b}""#), "{text}");
+        assert!(
+            text.contains(&format!(
+                "  B: \"{}\"... (760 more characters)",
+                "b".repeat(240)
+            )),
+            "{text}"
+        );
+    }
 
     #[test]
     fn first_line_difference_is_one_based_and_sees_a_shorter_text() {

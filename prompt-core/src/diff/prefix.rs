@@ -108,7 +108,8 @@ impl StablePrefix {
         let sizes = checked_sizes(&layers, text.len()).map_err(inconsistent)?;
         let texts = split(text, &sizes).map_err(|problem| {
             inconsistent(format!(
-                "the trace does not account for the prompt text: {problem}; render it again"
+                "the trace does not account for the prompt text: {}; render it again",
+                bounded(&problem)
             ))
         })?;
         let stable: Vec<(String, String)> = layers
@@ -251,6 +252,24 @@ mod tests {
                 u64::MAX
             )
         );
+    }
+
+    #[test]
+    fn a_separator_quoted_in_an_error_is_cut() {
+        // Two layers of 1 byte around a 100,000-byte "separator" that differs
+        // from the one before it: the error quotes it, cut.
+        let gap = "s".repeat(100_000);
+        let text = format!("a{gap}b{}c", "t".repeat(100_000));
+        let json = format!(
+            r#"{{"parts": [{{"content": "{text}", "cache": true}}],
+               "trace": {{"pipeline": "p", "path": "cached", "mode": "full",
+               "layers": [{{"name": "a", "stability": "stable", "bytes": 1}},
+                          {{"name": "b", "stability": "stable", "bytes": 1}},
+                          {{"name": "c", "stability": "stable", "bytes": 1}}]}}}}"#
+        );
+        let error = StablePrefix::from_json(&json, "A").unwrap_err().to_string();
+        assert!(error.len() < 500, "{} bytes", error.len());
+        assert!(error.contains("more characters)"), "{error}");
     }
 
     #[test]
