@@ -347,12 +347,14 @@ pub(crate) fn warn(message: &str) {
     eprintln!("prompt: warning: {}", escape(message));
 }
 
-/// `text` with every control character written as an escape (`\u{1b}`), so
-/// nothing printed about a file can drive the terminal (OSC 52, title, clear).
+/// `text` with every control character, and every invisible formatting
+/// character (bidi overrides, zero-width spaces), written as an escape
+/// (`\u{1b}`, `\u{202e}`), so nothing printed about a file can drive the
+/// terminal (OSC 52, title, clear) or hide what it says.
 pub(crate) fn escape(text: &str) -> String {
     text.chars()
         .map(|c| {
-            if c.is_control() {
+            if c.is_control() || cmd::args::is_invisible(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()

@@ -21,7 +21,8 @@ pub(crate) struct WorkspaceArgs {
     #[arg(long)]
     cwd: Option<PathBuf>,
     /// The app name: memory, skills and overrides live in `.<app>` folders.
-    #[arg(long, default_value = "agent")]
+    /// A plain name of at most 64 characters, with no leading dot.
+    #[arg(long, default_value = "agent", value_parser = crate::cmd::args::APP)]
     app: String,
     /// Also read AGENTS.md / CLAUDE.md in each directory from the workspace down to `--cwd`.
     #[arg(long)]
@@ -49,13 +50,14 @@ pub(crate) struct WorkspaceArgs {
     /// folders it holds.
     #[arg(long, requires = "agent")]
     fixture: bool,
-    /// The date to state, instead of today's (for reproducible output).
-    #[arg(long)]
+    /// The date to state, instead of today's (for reproducible output); one
+    /// line of at most 64 visible characters.
+    #[arg(long, value_parser = crate::cmd::args::DATE)]
     pub(crate) date: Option<String>,
     /// The model name to state in the prompt; also the model of `render
     /// --format anthropic|openai` requests and of `prompt cache` (defaults
-    /// there: claude-sonnet-4-5, gpt-5).
-    #[arg(long)]
+    /// there: claude-sonnet-4-5, gpt-5); one line of at most 128 visible characters.
+    #[arg(long, value_parser = crate::cmd::args::MODEL)]
     pub(crate) model: Option<String>,
 }
 

@@ -445,13 +445,16 @@ fn app_names_the_folder_and_must_be_a_plain_name() {
         "# Project memory\n\n<file path=\".myapp/memory/project.md\">\nMy app's memory.\n</file>"
     ));
     assert!(!stdout(&output).contains("The default app's memory."));
+    // Refused while the arguments are parsed (exit 2), before any file is read.
     for app in ["./outside", ".", "..", "a/b"] {
         let output = render_in(ws.path(), home.path(), &["--app", app]);
-        assert_eq!(output.status.code(), Some(1), "{app}");
+        assert_eq!(output.status.code(), Some(2), "{app}");
         assert_eq!(
             stderr(&output),
             format!(
-                "prompt: app name `{app}` is not a plain folder name: use letters, digits, `-`, `_` or `.`, without `/` (e.g. `agent`)\n"
+                "error: --app: got `{app}`; an app name is a plain folder name of 1 to 64 characters: \
+                 a letter or digit, then letters, digits, `-`, `_` or `.`, with no leading dot and no \
+                 `/` or `\\` (e.g. `agent`, whose folders are `.agent`)\n"
             )
         );
     }

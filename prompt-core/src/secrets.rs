@@ -6,13 +6,35 @@
 //! credential-shaped strings in a text, [`scan_prompt`] names the layer each
 //! sits in, and [`redact`] replaces them.
 //!
-//! What is looked for: API keys of Anthropic (`sk-ant-`), OpenAI (`sk-`,
-//! `sk-proj-`), AWS (`AKIA`/`ASIA` key ids), GitHub (`ghp_`, `gho_`, `ghs_`,
-//! `ghu_`, `ghr_`, `github_pat_`), Slack (`xoxb-`, `xoxp-`, ...), Google
-//! (`AIza`), PEM private key blocks, and `.env`-style assignments to a
-//! secret-looking name (`DB_PASSWORD=...`, `export API_TOKEN="..."`). Shapes,
-//! not proof: a finding is a string to look at, and a placeholder such as
-//! `API_KEY=${API_KEY}` or `<your-key>` is not one.
+//! What is looked for, anywhere in a line (after a list marker, in prose,
+//! in a JSON or YAML value):
+//!
+//! - API keys and tokens by their documented prefixes: Anthropic
+//!   (`sk-ant-`), OpenAI (`sk-`, `sk-proj-`), AWS key ids (`AKIA`, `ASIA`),
+//!   GitHub (`ghp_`, `gho_`, `ghs_`, `ghu_`, `ghr_`, `github_pat_`), GitLab
+//!   (`glpat-`), Slack (`xoxb-`, `xoxp-`, ..., and incoming-webhook URLs),
+//!   Stripe (`sk_live_`, `sk_test_`, `rk_live_`, `whsec_`), Google (`AIza`),
+//!   and JSON Web Tokens (`eyJ....eyJ....sig`);
+//! - PEM private key blocks and PGP private key blocks;
+//! - the password of a connection string (`postgres://user:PASSWORD@host`);
+//! - the value given to a secret-looking name (`DB_PASSWORD=...`,
+//!   `export API_TOKEN="..."`, `{"db_password": "..."}`, `client_secret: ...`,
+//!   `- AWS_SECRET_ACCESS_KEY=...` in a list, `Deploy with KEY=...` in prose).
+//!   A name is secret-looking when one of its parts (split at `_`, `-`, `.`
+//!   and camelCase) is `password`, `passwd`, `pwd`, `passphrase`, `secret`,
+//!   `token`, `credential(s)` or `apikey`, or is `key` after `api`, `access`,
+//!   `secret`, `private`, ...; but not when its last part says it is about
+//!   the secret rather than the secret (`PASSWORD_POLICY`, `TOKEN_URL`,
+//!   `SECRET_NAME`, `password_file`, `max_tokens`).
+//!
+//! Shapes, not proof: a finding is a string to look at. Placeholders are not
+//! findings: `${API_KEY}`, `$(gh auth token)`, `<your-key>`, `{{ secret }}`,
+//! `********`, `your-api-key-here`, `changeme`, an empty value, a number, a
+//! path, a URL without a password, a reference such as `os.environ[...]` or
+//! `config.db.password`. A plain-word name in prose (`Password: required`)
+//! needs a value with both letters and digits. The corpus in
+//! `tests/fixtures/secrets/` holds labelled positives and negatives; the
+//! `secrets` test measures recall and false positives on it.
 //!
 //! ```
 //! use prompt_core::secrets::{redact, scan, SecretKind};
@@ -51,9 +73,18 @@ pub enum SecretKind {
     Slack,
     /// A Google API key, `AIza...`.
     Google,
-    /// A PEM private key block.
+    /// A PEM or PGP private key block.
     PrivateKey,
-    /// The value of a `.env`-style assignment to a secret-looking name.
+    /// A GitLab personal access token, `glpat-...`.
+    GitLab,
+    /// A Stripe secret or restricted key (`sk_live_...`, `rk_test_...`) or webhook secret (`whsec_...`).
+    Stripe,
+    /// A JSON Web Token, `eyJ....eyJ....signature`.
+    Jwt,
+    /// The password of a connection string, `scheme://user:PASSWORD@host`.
+    ConnectionString,
+    /// The value of an assignment to a secret-looking name, in a `.env`
+    /// line, a list item, prose, JSON or YAML.
     Assignment,
 }
 
@@ -67,6 +98,10 @@ impl fmt::Display for SecretKind {
             SecretKind::Slack => "slack token",
             SecretKind::Google => "google api key",
             SecretKind::PrivateKey => "private key",
+            SecretKind::GitLab => "gitlab token",
+            SecretKind::Stripe => "stripe key",
+            SecretKind::Jwt => "json web token",
+            SecretKind::ConnectionString => "connection string password",
             SecretKind::Assignment => "secret assignment",
         })
     }
@@ -90,6 +125,7 @@ pub struct PromptFinding {
     pub finding: SecretFinding,
 }
 
+/// The provider patterns: each match is a finding of its kind.
 fn patterns() -> &'static [(SecretKind, Regex)] {
     static PATTERNS: OnceLock<Vec<(SecretKind, Regex)>> = OnceLock::new();
     PATTERNS.get_or_init(|| {
@@ -99,47 +135,139 @@ fn patterns() -> &'static [(SecretKind, Regex)] {
                 SecretKind::OpenAi,
                 r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
             ),
-            (SecretKind::Aws, r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
+            (SecretKind::Aws, r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
             (
                 SecretKind::GitHub,
                 r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
             ),
-            (SecretKind::Slack, r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+            (
+                SecretKind::Slack,
+                r"\bxox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
+            ),
             (SecretKind::Google, r"\bAIza[0-9A-Za-z_-]{35}"),
             (
                 SecretKind::PrivateKey,
-                r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\z)",
+                r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
+            ),
+            (SecretKind::GitLab, r"\bglpat-[A-Za-z0-9_-]{20,}"),
+            (
+                SecretKind::Stripe,
+                r"\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/=]{20,})",
             ),
             (
-                SecretKind::Assignment,
-                r#"(?m)^[ \t]*(?:export[ \t]+)?[A-Za-z0-9_]*(?i:secret|token|passw(?:or)?d|api_?key|private_?key|access_?key|credentials?)[A-Za-z0-9_]*[ \t]*[=:][ \t]*["']?([^\s"'#$<{][^\s"'#]{7,})"#,
+                SecretKind::Jwt,
+                r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
             ),
         ];
         table
             .into_iter()
-            .map(|(kind, pattern)| {
-                // The patterns are constants; one that does not compile is a bug caught by the tests.
-                let regex = Regex::new(pattern).unwrap_or_else(|e| panic!("{kind}: {e}"));
-                (kind, regex)
-            })
+            .map(|(kind, pattern)| (kind, compile(pattern)))
             .collect()
     })
 }
 
+/// A constant pattern; one that does not compile is a bug the tests catch.
+fn compile(pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| panic!("secret pattern {pattern}: {e}"))
+}
+
+/// `scheme://user:PASSWORD@`: group 1 the user, group 2 the password.
+fn connection_string() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    PATTERN.get_or_init(|| {
+        compile(r#"\b[A-Za-z][A-Za-z0-9+.-]{1,30}://([^\s:/?#@"'<>]*):([^\s/?#@"'<>]+)@"#)
+    })
+}
+
+/// A name about to be given a value: `NAME =`, `NAME:`, `"NAME":`,
+/// `NAME =>`, anywhere in a line. Group `lead`: the line's start (indent and
+/// list marker), when the name opens the line; `q`: the name's opening
+/// quote; `name`; `sep`. The value is read by [`value_after`].
+fn assignment() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    PATTERN.get_or_init(|| {
+        compile(concat!(
+            r#"(?m)(?:(?P<lead>^[ \t]*(?:[-*+>][ \t]+)?)|[^A-Za-z0-9_.$-])"#,
+            r#"(?:export[ \t]+)?(?P<q>["']?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})["']?"#,
+            r#"[ \t]*(?P<sep>=>|=|:)"#,
+        ))
+    })
+}
+
+/// The value after a separator ending at `at`: spaces and tabs skipped, then
+/// a quoted string (`"..."` or `'...'`, closed on the same line) or a bare run
+/// up to whitespace, a quote or a backtick. Its range, and whether quoted.
+fn value_after(text: &str, at: usize) -> Option<(Range<usize>, bool)> {
+    let start = at + text[at..].len() - text[at..].trim_start_matches([' ', '\t']).len();
+    let rest = &text[start..];
+    match rest.chars().next()? {
+        quote @ ('"' | '\'') => {
+            let body = &rest[1..];
+            let close = body.find([quote, '\n'])?;
+            (body[close..].starts_with(quote) && close > 0)
+                .then_some((start + 1..start + 1 + close, true))
+        }
+        _ => {
+            let end = rest
+                .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`'))
+                .unwrap_or(rest.len());
+            (end > 0).then_some((start..start + end, false))
+        }
+    }
+}
+
 /// Every credential-shaped string in `text`, in order, none overlapping (the
-/// earliest, then the longest, wins).
+/// earliest, then the longest, then the most specific kind wins).
 pub fn scan(text: &str) -> Vec<SecretFinding> {
     let mut found = Vec::new();
     for (kind, regex) in patterns() {
-        for captures in regex.captures_iter(text) {
-            // An assignment's finding is its value; a key's is the whole match.
-            let Some(m) = captures.get(1).or_else(|| captures.get(0)) else {
-                continue;
-            };
+        for m in regex.find_iter(text) {
             found.push(SecretFinding {
                 kind: *kind,
                 range: m.range(),
             });
+        }
+    }
+    for captures in connection_string().captures_iter(text) {
+        if let (Some(user), Some(password)) = (captures.get(1), captures.get(2))
+            && !is_placeholder(password.as_str())
+            && !common_password(password.as_str())
+            && password.as_str() != user.as_str()
+        {
+            found.push(SecretFinding {
+                kind: SecretKind::ConnectionString,
+                range: password.range(),
+            });
+        }
+    }
+    // Not `captures_iter`: the name of a value that is no secret
+    // (`user=admin,password=...`) must not hide the names after it, so the
+    // search goes on at its separator. A secret-looking name's value is read
+    // once and skipped whole, found or not: every byte is looked at a bounded
+    // number of times, whatever the text.
+    let mut at = 0;
+    while let Some(captures) = assignment().captures_at(text, at) {
+        let (Some(name), Some(sep)) = (captures.name("name"), captures.name("sep")) else {
+            break;
+        };
+        if !secret_name(name.as_str()) {
+            at = sep.start();
+            continue;
+        }
+        let Some((value, quoted)) = value_after(text, sep.end()) else {
+            at = sep.end();
+            continue;
+        };
+        let skip = value.end + usize::from(quoted);
+        match assigned_secret(text, &captures, value, quoted) {
+            Some(range) => {
+                at = skip.max(range.end);
+                found.push(SecretFinding {
+                    kind: SecretKind::Assignment,
+                    range,
+                });
+            }
+            None => at = skip,
         }
     }
     found.sort_by(|a, b| {
@@ -159,6 +287,291 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
         }
     }
     kept
+}
+
+/// The byte range of the secret `value` (read after a secret-looking name),
+/// or `None` when the value is a placeholder or reads as prose.
+fn assigned_secret(
+    text: &str,
+    captures: &regex::Captures<'_>,
+    value: Range<usize>,
+    quoted: bool,
+) -> Option<Range<usize>> {
+    let name = captures.name("name")?.as_str();
+    let quoted_key = captures.name("q").is_some_and(|q| !q.as_str().is_empty());
+    // A name with `_`, `-`, `.` or capitals inside is a key, not a word of prose.
+    let identifier = name.contains(['_', '-', '.']) || name.chars().skip(1).any(char::is_uppercase);
+    let equals = captures["sep"].starts_with('=');
+    let mut strong = quoted_key || quoted || identifier || equals;
+    let mut range = value;
+    if !quoted {
+        let after = &text[range.end..];
+        // Whether more words follow the value on its line (a ` #` comment is
+        // not more). Only the spaces after the value are read: no line is
+        // scanned once per name on it.
+        let more = after
+            .trim_start_matches([' ', '\t'])
+            .chars()
+            .next()
+            .is_some_and(|c| !matches!(c, '#' | '\n' | '\r'));
+        if equals && captures.name("lead").is_some() && identifier && more {
+            // `KEY=value with spaces` opening a line, as .env files allow:
+            // the value runs to the end of the line or a ` #` comment (once
+            // per line: only the name opening it has a `lead`).
+            let line = &after[..after.find('\n').unwrap_or(after.len())];
+            let line = line.find(" #").map_or(line, |i| &line[..i]);
+            range.end += line.trim_end().len();
+        } else if !equals && more {
+            // `key: several words` (a skill, a list item, prose) is a
+            // description, unless its first word reads as a secret.
+            strong = false;
+        }
+        // Prose punctuation after the value is not part of it.
+        let trimmed =
+            text[range.clone()].trim_end_matches(['.', ',', ';', ':', ')', ']', '}', '!', '?']);
+        range.end = range.start + trimmed.len();
+    }
+    let value = &text[range.clone()];
+    plausible(value, name, strong, quoted).then_some(range)
+}
+
+/// Whether `name` (an identifier) names a secret itself, not a fact about one.
+fn secret_name(name: &str) -> bool {
+    let parts = name_parts(name);
+    let Some(last) = parts.last() else {
+        return false;
+    };
+    const ABOUT: &[&str] = &[
+        "policy",
+        "length",
+        "len",
+        "min",
+        "max",
+        "file",
+        "path",
+        "dir",
+        "name",
+        "names",
+        "type",
+        "url",
+        "uri",
+        "endpoint",
+        "env",
+        "var",
+        "field",
+        "label",
+        "count",
+        "limit",
+        "hint",
+        "prompt",
+        "regex",
+        "pattern",
+        "id",
+        "ids",
+        "expiry",
+        "expires",
+        "expiration",
+        "ttl",
+        "header",
+        "prefix",
+        "suffix",
+        "format",
+        "budget",
+        "size",
+        "rotation",
+        "enabled",
+        "required",
+        "version",
+        "mode",
+        "kind",
+        "source",
+        "location",
+        "ref",
+        "hash",
+        "command",
+        "cmd",
+        "helper",
+        "store",
+        "manager",
+        "provider",
+        "usage",
+        "estimate",
+        "counter",
+    ];
+    if ABOUT.contains(&last.as_str()) {
+        return false;
+    }
+    const NAMES: &[&str] = &[
+        "password",
+        "passwd",
+        "pwd",
+        "passphrase",
+        "secret",
+        "token",
+        "credential",
+        "credentials",
+        "apikey",
+        "privatekey",
+        "secretkey",
+        "accesskey",
+    ];
+    const KEY_AFTER: &[&str] = &[
+        "api",
+        "access",
+        "secret",
+        "private",
+        "signing",
+        "encryption",
+        "master",
+        "client",
+        "auth",
+        "app",
+        "license",
+        "session",
+    ];
+    // Glued names count too: `PGPASSWORD`, `authtoken`, `clientsecret`.
+    const ENDINGS: &[&str] = &["password", "passwd", "secret", "token", "apikey"];
+    parts.iter().enumerate().any(|(i, part)| {
+        NAMES.contains(&part.as_str())
+            || ENDINGS.iter().any(|ending| part.ends_with(ending))
+            || (part == "key" && i > 0 && KEY_AFTER.contains(&parts[i - 1].as_str()))
+            || (part == "pass" && i + 1 == parts.len() && i > 0)
+    })
+}
+
+/// `DB_PASSWORD` -> `db`, `password`; `clientSecret` -> `client`, `secret`.
+fn name_parts(name: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut part = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if matches!(c, '_' | '-' | '.') {
+            if !part.is_empty() {
+                parts.push(std::mem::take(&mut part));
+            }
+            previous_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && previous_lower && !part.is_empty() {
+            parts.push(std::mem::take(&mut part));
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        part.extend(c.to_lowercase());
+    }
+    if !part.is_empty() {
+        parts.push(part);
+    }
+    parts
+}
+
+/// Whether `value`, given to the secret-looking `name`, may be a secret.
+fn plausible(value: &str, name: &str, strong: bool, quoted: bool) -> bool {
+    let length = value.chars().count();
+    if length < if strong { 6 } else { 8 } || is_placeholder(value) {
+        return false;
+    }
+    let lower = value.to_lowercase();
+    if lower == name.to_lowercase()
+        || value.contains("://")
+        || value.starts_with(['/', '~'])
+        || value.starts_with("./")
+        || value.starts_with("../")
+        || value
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '_'))
+        || is_reference(value)
+        || (!quoted && value.contains(['(', ')', '[', ']']))
+    {
+        return false;
+    }
+    if strong {
+        return true;
+    }
+    // A plain word of prose before `:` (`Password: required`): only a value
+    // with letters and digits, and no spaces, reads as a secret.
+    !value.contains(char::is_whitespace)
+        && value.chars().any(char::is_alphabetic)
+        && value.chars().any(|c| c.is_ascii_digit())
+}
+
+/// `${X}`, `<your-key>`, `{{ x }}`, `********`, `your-api-key-here`, `changeme`, ...
+fn is_placeholder(value: &str) -> bool {
+    let lower = value.to_lowercase();
+    let squashed: String = lower.chars().filter(|c| c.is_alphanumeric()).collect();
+    const WORDS: &[&str] = &[
+        "changeme",
+        "password",
+        "passwd",
+        "secret",
+        "placeholder",
+        "redacted",
+        "required",
+        "optional",
+        "default",
+        "enabled",
+        "disabled",
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "string",
+        "example",
+        "sample",
+        "test",
+        "todo",
+        "tbd",
+        "notset",
+        "unset",
+        "empty",
+        "hidden",
+        "masked",
+        "token",
+        "apikey",
+        "secretkey",
+    ];
+    value.starts_with(['$', '<', '{', '%', '[', '(', '*', '#'])
+        // A YAML tag (`!vault |`).
+        || (value.starts_with('!') && value.chars().skip(1).all(char::is_alphabetic))
+        || value.ends_with(['>', '}'])
+        || value.contains("...")
+        || value.contains('…')
+        || value.contains("{{")
+        || value.contains("${")
+        || lower.contains("xxxx")
+        || lower.starts_with("your")
+        || lower.starts_with("insert")
+        || lower.starts_with("replace")
+        || lower.ends_with("here")
+        || lower.contains("changeme")
+        || lower.contains("change_me")
+        || lower.contains("change-me")
+        || WORDS.contains(&squashed.as_str())
+        || value.chars().all(|c| value.starts_with(c))
+}
+
+/// Passwords of documentation connection strings (`user:pass@localhost`).
+fn common_password(password: &str) -> bool {
+    matches!(
+        password.to_lowercase().as_str(),
+        "pass" | "pwd" | "password" | "passwd" | "secret" | "pw" | "p" | "x" | "user" | "admin"
+    )
+}
+
+/// A reference to a value kept elsewhere: `config.db.password`,
+/// `DB_PASSWORD` (an environment variable's name).
+fn is_reference(value: &str) -> bool {
+    let identifier = |part: &str| {
+        part.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let dotted = value.contains('.') && value.split('.').all(identifier);
+    let env_name =
+        value.contains('_') && identifier(value) && value.chars().all(|c| !c.is_lowercase());
+    dotted || env_name
 }
 
 /// The findings of [`scan`] over `prompt.text()`, each with the layer that wrote it.

@@ -160,7 +160,7 @@ pub(crate) fn request(
         Format::Anthropic => {
             let model = model.unwrap_or(DEFAULT_ANTHROPIC_MODEL);
             if let Some(warning) = below_minimum(prompt, model, &*delivery.counter()) {
-                eprintln!("prompt: warning: {warning}");
+                crate::warn(&warning.to_string());
             }
             // The prompt's reminder rides in the user turn: the request adds it.
             to_json(
@@ -243,6 +243,7 @@ pub(crate) fn trace_lines(
         } else {
             "cacheable"
         };
+        let model = crate::escape(model);
         out.push_str(&format!(
             "  cache ({model}): stable prefix {stable} tokens ({}), minimum {minimum}: {verdict}\n",
             counter.name()

@@ -1,5 +1,6 @@
 //! The subcommands beyond `render` and `manifest`, one per file.
 
+pub(crate) mod args;
 pub(crate) mod cache;
 pub(crate) mod diff;
 pub(crate) mod exec;

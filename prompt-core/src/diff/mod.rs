@@ -118,10 +118,11 @@ pub fn explain(a: &StablePrefix, b: &StablePrefix) -> CacheDiff {
     let first_change = position.filter(|_| !identical).map(|i| change(a, b, i));
     let cacheable_bytes = match (identical, position) {
         (true, _) => a_text.len(),
-        (false, Some(i)) => {
-            a.layers[..i].iter().map(|(_, t)| t.len()).sum::<usize>()
-                + i.saturating_sub(1) * a.separator.len()
-        }
+        // Lengths of texts held in memory: the sum cannot overflow, but saturate anyway.
+        (false, Some(i)) => a.layers[..i]
+            .iter()
+            .fold(0usize, |sum, (_, t)| sum.saturating_add(t.len()))
+            .saturating_add(i.saturating_sub(1).saturating_mul(a.separator.len())),
         (false, None) => 0,
     };
     CacheDiff {
@@ -219,7 +220,8 @@ impl fmt::Display for CacheDiff {
                     ChangeKind::Added => "it speaks only in B",
                     ChangeKind::Removed => "it speaks only in A",
                 };
-                writeln!(f, "first changed Stable layer: `{}` ({how})", change.layer)?;
+                let layer = escape(&change.layer);
+                writeln!(f, "first changed Stable layer: `{layer}` ({how})")?;
                 if let Some(line) = &change.line {
                     writeln!(
                         f,
@@ -231,8 +233,8 @@ impl fmt::Display for CacheDiff {
                 }
                 writeln!(
                     f,
-                    "cacheable: {} of {} B (the unchanged layers before `{}`)",
-                    self.cacheable_bytes, self.b_bytes, change.layer
+                    "cacheable: {} of {} B (the unchanged layers before `{layer}`)",
+                    self.cacheable_bytes, self.b_bytes
                 )
             }
             None => writeln!(
@@ -244,16 +246,92 @@ impl fmt::Display for CacheDiff {
     }
 }
 
+/// The most characters of a differing line the report shows.
+const MAX_LINE: usize = 240;
+
 fn show(line: Option<&str>) -> String {
     match line {
-        Some(line) => format!("{line:?}"),
+        // Debug quotes and escapes controls; `escape` catches any invisible it
+        // shows. A line past `MAX_LINE` characters is shown cut, saying so.
+        Some(line) => {
+            let length = line.chars().count();
+            let head: String = line.chars().take(MAX_LINE).collect();
+            let shown = escape(&format!("{head:?}"));
+            if length > MAX_LINE {
+                format!("{shown}... ({} more characters)", length - MAX_LINE)
+            } else {
+                shown
+            }
+        }
         None => "(end of text)".to_owned(),
     }
 }
 
+/// `text` with every control character and every invisible formatting
+/// character (bidi overrides and isolates, zero-width spaces, line
+/// separators, BOM) written as an escape (`\u{1b}`, `\u{202e}`): what the
+/// report prints comes from files and must not drive a terminal or hide text.
+pub(crate) fn escape(text: &str) -> String {
+    let invisible = |c: char| {
+        matches!(
+            c,
+            '\u{061c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206f}'
+                | '\u{feff}'
+                | '\u{fff9}'..='\u{fffb}'
+        )
+    };
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || invisible(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::first_line_difference;
+    use super::{CacheDiff, ChangeKind, LayerChange, LineChange, first_line_difference};
+
+    #[test]
+    fn the_report_escapes_names_and_lines_and_cuts_long_lines() {
+        let diff = CacheDiff {
+            identical: false,
+            a_bytes: 1,
+            b_bytes: 2,
+            cacheable_bytes: 0,
+            first_change: Some(LayerChange {
+                layer: "x\u{1b}]52;\u{202e}".to_owned(),
+                kind: ChangeKind::Changed,
+                line: Some(LineChange {
+                    number: 1,
+                    before: Some("a\u{7}\u{200b}".to_owned()),
+                    after: Some("b".repeat(1000)),
+                }),
+            }),
+        };
+        let text = diff.to_string();
+        assert!(
+            !text.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{200b}']),
+            "{text}"
+        );
+        assert!(text.contains(r"`x\u{1b}]52;\u{202e}`"), "{text}");
+        assert!(text.contains(r#"  A: "a\u{7}\u{200b}""#), "{text}");
+        assert!(
+            text.contains(&format!(
+                "  B: \"{}\"... (760 more characters)",
+                "b".repeat(240)
+            )),
+            "{text}"
+        );
+    }
 
     #[test]
     fn first_line_difference_is_one_based_and_sees_a_shorter_text() {

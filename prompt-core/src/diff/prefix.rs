@@ -2,6 +2,7 @@
 
 use serde::Deserialize;
 
+use super::escape;
 use crate::assembly::AssembledPrompt;
 use crate::spec::{AssemblyPath, PromptMode, Stability};
 use crate::testing::{segments, split};
@@ -77,14 +78,15 @@ impl StablePrefix {
     pub fn from_json(json: &str, source_name: &str) -> Result<Self, PrefixError> {
         let record: Record = serde_json::from_str(json).map_err(|e| PrefixError::Json {
             source_name: source_name.to_owned(),
-            message: e.to_string(),
+            message: bounded(&e.to_string()),
         })?;
         let inconsistent = |message: String| PrefixError::Inconsistent {
             source_name: source_name.to_owned(),
             message,
         };
         let trace = record.trace;
-        let (text, layers): (&str, Vec<&LayerRecord>) = match trace.path {
+        // Each layer with its index in `trace.layers`, for errors.
+        let (text, layers): (&str, Vec<(usize, &LayerRecord)>) = match trace.path {
             AssemblyPath::Cached => (
                 record
                     .parts
@@ -94,25 +96,27 @@ impl StablePrefix {
                 trace
                     .layers
                     .iter()
-                    .filter(|l| l.stability == Stability::Stable)
+                    .enumerate()
+                    .filter(|(_, l)| l.stability == Stability::Stable)
                     .collect(),
             ),
             AssemblyPath::Basic => (
                 record.parts.first().map_or("", |p| p.content.as_str()),
-                trace.layers.iter().collect(),
+                trace.layers.iter().enumerate().collect(),
             ),
         };
-        let sizes: Vec<usize> = layers.iter().map(|l| l.bytes).collect();
+        let sizes = checked_sizes(&layers, text.len()).map_err(inconsistent)?;
         let texts = split(text, &sizes).map_err(|problem| {
             inconsistent(format!(
-                "the trace does not account for the prompt text: {problem}; render it again"
+                "the trace does not account for the prompt text: {}; render it again",
+                bounded(&problem)
             ))
         })?;
         let stable: Vec<(String, String)> = layers
             .iter()
             .zip(texts)
-            .filter(|(l, text)| l.stability == Stability::Stable && !text.is_empty())
-            .map(|(l, text)| (l.name.clone(), text.to_owned()))
+            .filter(|((_, l), text)| l.stability == Stability::Stable && !text.is_empty())
+            .map(|((_, l), text)| (l.name.clone(), text.to_owned()))
             .collect();
         Ok(Self {
             pipeline: trace.pipeline,
@@ -128,6 +132,47 @@ impl StablePrefix {
         let texts: Vec<&str> = self.layers.iter().map(|(_, t)| t.as_str()).collect();
         texts.join(&self.separator)
     }
+}
+
+/// The most characters of a parser's message an error repeats: serde quotes
+/// the unknown value it met, and a file can make that value megabytes long.
+const MAX_MESSAGE: usize = 240;
+
+/// `message`, escaped, and cut after [`MAX_MESSAGE`] characters with a note
+/// saying how many more there were.
+fn bounded(message: &str) -> String {
+    let length = message.chars().count();
+    let head: String = message.chars().take(MAX_MESSAGE).collect();
+    let head = escape(&head);
+    if length > MAX_MESSAGE {
+        format!("{head}... ({} more characters)", length - MAX_MESSAGE)
+    } else {
+        head
+    }
+}
+
+/// Each layer's `bytes`, checked against the text they must account for:
+/// a count that exceeds it, alone or summed with those before, is an error
+/// naming the field (never an overflow).
+fn checked_sizes(layers: &[(usize, &LayerRecord)], text_len: usize) -> Result<Vec<usize>, String> {
+    let mut total: usize = 0;
+    let mut sizes = Vec::with_capacity(layers.len());
+    for &(i, layer) in layers {
+        match total.checked_add(layer.bytes) {
+            Some(sum) if sum <= text_len => total = sum,
+            _ => {
+                return Err(format!(
+                    "`trace.layers[{i}].bytes` (layer `{}`) is {}, which with the layers before it \
+                     exceeds the {text_len} bytes of prompt text it must account for: \
+                     render it again with `prompt render --format json`",
+                    escape(&layer.name),
+                    layer.bytes
+                ));
+            }
+        }
+        sizes.push(layer.bytes);
+    }
+    Ok(sizes)
 }
 
 /// The separator `joined` puts between its non-empty `texts` (empty when there are fewer than two).
@@ -177,4 +222,64 @@ struct LayerRecord {
     name: String,
     stability: Stability,
     bytes: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(path: &str, bytes: &str) -> String {
+        format!(
+            r#"{{"parts": [{{"content": "abc", "cache": true}}], "separator": "\n\n",
+               "trace": {{"pipeline": "p", "path": {path}, "mode": "full",
+               "layers": [{{"name": "a", "stability": "stable", "bytes": 3}},
+                          {{"name": "b\u001b]52;", "stability": "stable", "bytes": {bytes}}}]}}}}"#
+        )
+    }
+
+    #[test]
+    fn byte_counts_past_the_text_are_an_error_naming_the_field() {
+        assert!(StablePrefix::from_json(&json("\"cached\"", "0"), "A").is_ok());
+        let error = StablePrefix::from_json(&json("\"cached\"", &u64::MAX.to_string()), "A")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            format!(
+                "A: `trace.layers[1].bytes` (layer `b\\u{{1b}}]52;`) is {}, which with the layers \
+                 before it exceeds the 3 bytes of prompt text it must account for: render it again \
+                 with `prompt render --format json`",
+                u64::MAX
+            )
+        );
+    }
+
+    #[test]
+    fn a_separator_quoted_in_an_error_is_cut() {
+        // Two layers of 1 byte around a 100,000-byte "separator" that differs
+        // from the one before it: the error quotes it, cut.
+        let gap = "s".repeat(100_000);
+        let text = format!("a{gap}b{}c", "t".repeat(100_000));
+        let json = format!(
+            r#"{{"parts": [{{"content": "{text}", "cache": true}}],
+               "trace": {{"pipeline": "p", "path": "cached", "mode": "full",
+               "layers": [{{"name": "a", "stability": "stable", "bytes": 1}},
+                          {{"name": "b", "stability": "stable", "bytes": 1}},
+                          {{"name": "c", "stability": "stable", "bytes": 1}}]}}}}"#
+        );
+        let error = StablePrefix::from_json(&json, "A").unwrap_err().to_string();
+        assert!(error.len() < 500, "{} bytes", error.len());
+        assert!(error.contains("more characters)"), "{error}");
+    }
+
+    #[test]
+    fn a_parser_message_quoting_a_huge_value_is_cut_and_escaped() {
+        let huge = format!("\"\\u001b{}\"", "x".repeat(100_000));
+        let error = StablePrefix::from_json(&json(&huge, "0"), "A")
+            .unwrap_err()
+            .to_string();
+        assert!(error.len() < 400, "{} bytes", error.len());
+        assert!(error.contains("unknown variant `\\u{1b}xxx"), "{error}");
+        assert!(error.contains("more characters)"), "{error}");
+    }
 }
