@@ -306,7 +306,9 @@ fn a_repository_laid_out_like_the_fixture_is_still_only_a_workspace() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("# User preferences\n\nAlways paste"),
+        stdout.contains(
+            "# User preferences\n\n<file path=\"~/.recursive/memory/user.md\">\nAlways paste"
+        ),
         "{stdout}"
     );
     assert!(stdout.contains("Inner workspace."), "{stdout}");
