@@ -2,8 +2,9 @@
 //! in each directory from the root down to the working directory.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use super::capped::read_capped;
+use super::capped::{Size, read_capped};
 use super::fs::Root;
 use super::{CappedText, SourceError};
 
@@ -18,8 +19,12 @@ pub struct ProjectDocsConfig {
     /// Also read directory-level docs between the root and the working directory.
     pub nested: bool,
     /// One budget, in bytes, for all directory-level docs together, their
-    /// `## <path>` headings included. Default 16 KiB.
+    /// `## <path>` headings included. Default 16 KiB. Once it is spent, the
+    /// directories below are not looked at (a note says how many).
     pub nested_budget: usize,
+    /// Directory-level docs stop being read once reading them has taken
+    /// this long: a backstop for slow disks. Default 5 s.
+    pub nested_time_budget: Duration,
 }
 
 impl Default for ProjectDocsConfig {
@@ -28,6 +33,7 @@ impl Default for ProjectDocsConfig {
             cap_per_file: 16 * 1024,
             nested: false,
             nested_budget: 16 * 1024,
+            nested_time_budget: Duration::from_secs(5),
         }
     }
 }
@@ -54,6 +60,8 @@ pub struct ProjectDocs {
     pub problems: Vec<SourceError>,
     /// Directory-level docs left out because the nested budget was spent.
     pub over_budget: Vec<String>,
+    /// Notes on the limits: the walk down to `cwd` stopped early, and why.
+    pub limit_notes: Vec<String>,
 }
 
 impl ProjectDocs {
@@ -69,9 +77,30 @@ impl ProjectDocs {
         let workspace = Root::new(root, "");
         docs.read_dir(&workspace, root, config.cap_per_file, None);
         if config.nested {
+            let started = Instant::now();
             let mut budget = config.nested_budget;
-            for dir in between(root, cwd) {
-                docs.read_dir(&workspace, &dir, config.cap_per_file, Some(&mut budget));
+            let dirs = between(root, cwd);
+            for (done, dir) in dirs.iter().enumerate() {
+                // Headings grow with depth: once one doc is left out, none below fits.
+                let limit = if budget == 0 || !docs.over_budget.is_empty() {
+                    format!("the {} budget", Size(config.nested_budget as u64))
+                } else if started.elapsed() >= config.nested_time_budget {
+                    format!(
+                        "the {} ms time budget",
+                        config.nested_time_budget.as_millis()
+                    )
+                } else {
+                    docs.read_dir(&workspace, dir, config.cap_per_file, Some(&mut budget));
+                    continue;
+                };
+                docs.limit_notes.push(format!(
+                    "stopped at {}: {limit} of directory-level docs is spent; {} of {} \
+                     directories down to the working directory not looked at",
+                    workspace.show(dir),
+                    dirs.len() - done,
+                    dirs.len()
+                ));
+                break;
             }
         }
         docs
