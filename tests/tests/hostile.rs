@@ -460,9 +460,13 @@ fn thousands_of_nested_docs_stay_within_the_nested_budget_headings_included() {
     let bytes = prompt.trace().layer("project_context").unwrap().bytes;
     // 16 KiB of budget, plus the `\n\n## ` / `\n\n` around each heading and the section title.
     assert!(bytes < 16 * 1024 + 8 * 200, "{bytes}");
+    // The walk stops where not even the shortest heading fits, and says how much is left.
     let notes = notes_of(&prompt, "project_context");
     assert!(
-        notes.contains(": left out, the directory-level budget is spent"),
+        notes.contains(
+            "/d63: the 16 KiB budget of directory-level docs is spent; 237 of 300 directories \
+             down to the working directory not looked at"
+        ),
         "{notes}"
     );
 }

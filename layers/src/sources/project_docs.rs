@@ -81,8 +81,11 @@ impl ProjectDocs {
             let mut budget = config.nested_budget;
             let dirs = between(root, cwd);
             for (done, dir) in dirs.iter().enumerate() {
-                // Headings grow with depth: once one doc is left out, none below fits.
-                let limit = if budget == 0 || !docs.over_budget.is_empty() {
+                // A doc fits when the budget left is more than its heading;
+                // the shortest heading here is `<dir>/CLAUDE.md`, and every
+                // heading below is longer: past it, nothing can fit.
+                let shortest = workspace.show(dir).len() + "/CLAUDE.md".len();
+                let limit = if budget < shortest {
                     format!("the {} budget", Size(config.nested_budget as u64))
                 } else if started.elapsed() >= config.nested_time_budget {
                     format!(
