@@ -358,3 +358,34 @@ fn the_nested_docs_time_budget_stops_the_walk_with_a_note_in_the_trace() {
          directories down to the working directory not looked at"
     );
 }
+
+// ---- the count is exact ------------------------------------------------------
+
+proptest::proptest! {
+    /// For chains of anchors and aliases (`a0: &a0 [x, ...]`, `a1: &a1 [*a0, ...]`, ...),
+    /// the document parses exactly when its expanded value count is within the
+    /// budget, and is refused for values (never for anything else) otherwise.
+    #[test]
+    fn alias_chains_parse_exactly_when_their_expansion_fits(
+        widths in proptest::collection::vec(1usize..12, 1..5),
+        max_nodes in 1usize..3000,
+    ) {
+        let mut yaml = String::new();
+        let mut total = 1; // the top mapping
+        let mut size = 1; // a value of the level below: first a scalar
+        for (i, &n) in widths.iter().enumerate() {
+            let item = if i == 0 { "x".to_owned() } else { format!("*a{}", i - 1) };
+            yaml.push_str(&format!("a{i}: &a{i} [{}]\n", vec![item; n].join(", ")));
+            size = 1 + n * size;
+            total += 1 + size; // the key, and the sequence with all it repeats
+        }
+        let limits = YamlLimits { max_nodes, max_text: usize::MAX, ..YamlLimits::FRONTMATTER };
+        match parse_bounded(&yaml, &limits) {
+            Ok(_) => proptest::prop_assert!(total <= max_nodes, "{total} > {max_nodes}"),
+            Err(error) => {
+                proptest::prop_assert!(total > max_nodes, "{total} <= {max_nodes}: {error}");
+                proptest::prop_assert_eq!(error.limit, Some(YamlLimit::Nodes));
+            }
+        }
+    }
+}
