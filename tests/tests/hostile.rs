@@ -427,16 +427,25 @@ fn a_thousand_skills_with_huge_descriptions_stay_within_the_index_limits() {
     let prompt = render(&full_config(&ws));
     let skills_bytes = prompt.trace().layer("skills_index").unwrap().bytes;
     assert!(skills_bytes <= 8 * 1024 + 200, "{skills_bytes}");
-    // Each description is cut to 1024 characters: `deploy`, `review` and 7 of these fit in
-    // 8 KiB (by name order); the rest are named.
+    // 256 KiB of frontmatter is parsed for all skills together: 25 of these
+    // (10,266 bytes each) fit, the 26th stops the reading, and the note says so.
     let notes = notes_of(&prompt, "skills_index");
     assert!(
         notes.contains(
-            "left out 993 skill(s) over the index limits (64 skills, 8 KiB): s0007, s0008,"
+            "stopped at .agent/skills/s0025/SKILL.md: the 256 KiB budget of frontmatter for all \
+             skills is reached; 977 of 1004 SKILL.md file(s) not indexed"
         ),
         "{notes}"
     );
-    assert!(notes.contains(" and 983 more"), "{notes}");
+    // Each description is cut to 1024 characters: `deploy`, `review` and 7 of
+    // the 25 fit in 8 KiB (by name order); the rest are named.
+    assert!(
+        notes.contains(
+            "left out 18 skill(s) over the index limits (64 skills, 8 KiB): s0007, s0008,"
+        ),
+        "{notes}"
+    );
+    assert!(notes.contains(" and 8 more"), "{notes}");
 }
 
 #[test]
@@ -456,9 +465,13 @@ fn thousands_of_nested_docs_stay_within_the_nested_budget_headings_included() {
     let bytes = prompt.trace().layer("project_context").unwrap().bytes;
     // 16 KiB of budget (fences included), plus the root docs and the section title.
     assert!(bytes < 16 * 1024 + 200, "{bytes}");
+    // The walk stops where not even the shortest fence fits, and says how much is left.
     let notes = notes_of(&prompt, "project_context");
     assert!(
-        notes.contains(": left out, the directory-level budget is spent"),
+        notes.contains(
+            "/d57: the 16 KiB budget of directory-level docs is spent; 243 of 300 directories \
+             down to the working directory not looked at"
+        ),
         "{notes}"
     );
 }

@@ -29,6 +29,9 @@ impl Render for ProjectContextLayer {
                 "{heading}: left out, the directory-level budget is spent"
             ));
         }
+        for note in &docs.limit_notes {
+            input.note(note.clone());
+        }
         let docs: Vec<_> = docs
             .docs
             .iter()

@@ -29,6 +29,7 @@ mod scratchpad;
 mod skills;
 mod templates;
 mod text;
+pub mod yaml;
 
 pub use base_prompt::{BasePromptConfig, BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
 pub use capped::CappedText;

@@ -2,8 +2,9 @@
 //! in each directory from the root down to the working directory.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use super::capped::read_capped;
+use super::capped::{Size, read_capped};
 use super::fs::Root;
 use super::text::fence;
 use super::{CappedText, SourceError};
@@ -19,8 +20,12 @@ pub struct ProjectDocsConfig {
     /// Also read directory-level docs between the root and the working directory.
     pub nested: bool,
     /// One budget, in bytes, for all directory-level docs together, their
-    /// fences (`<file path="…">`, `</file>`) included. Default 16 KiB.
+    /// fences (`<file path="…">`, `</file>`) included. Default 16 KiB. Once it
+    /// is spent, the directories below are not looked at (a note says how many).
     pub nested_budget: usize,
+    /// Directory-level docs stop being read once reading them has taken
+    /// this long: a backstop for slow disks. Default 5 s.
+    pub nested_time_budget: Duration,
 }
 
 impl Default for ProjectDocsConfig {
@@ -29,6 +34,7 @@ impl Default for ProjectDocsConfig {
             cap_per_file: 16 * 1024,
             nested: false,
             nested_budget: 16 * 1024,
+            nested_time_budget: Duration::from_secs(5),
         }
     }
 }
@@ -55,6 +61,8 @@ pub struct ProjectDocs {
     pub problems: Vec<SourceError>,
     /// Directory-level docs left out because the nested budget was spent.
     pub over_budget: Vec<String>,
+    /// Notes on the limits: the walk down to `cwd` stopped early, and why.
+    pub limit_notes: Vec<String>,
 }
 
 impl ProjectDocs {
@@ -70,9 +78,34 @@ impl ProjectDocs {
         let workspace = Root::new(root, "");
         docs.read_dir(&workspace, root, config.cap_per_file, None);
         if config.nested {
+            let started = Instant::now();
             let mut budget = config.nested_budget;
-            for dir in between(root, cwd) {
-                docs.read_dir(&workspace, &dir, config.cap_per_file, Some(&mut budget));
+            let dirs = between(root, cwd);
+            for (done, dir) in dirs.iter().enumerate() {
+                // A doc fits when the budget left is more than its frame (its
+                // fence and the blank lines around it, see `read_dir`); the
+                // shortest frame here is `<dir>/CLAUDE.md`'s, and every frame
+                // below is longer: past it, nothing can fit.
+                let shortest = frame(&format!("{}/CLAUDE.md", workspace.show(dir)));
+                let limit = if budget <= shortest {
+                    format!("the {} budget", Size(config.nested_budget as u64))
+                } else if started.elapsed() >= config.nested_time_budget {
+                    format!(
+                        "the {} ms time budget",
+                        config.nested_time_budget.as_millis()
+                    )
+                } else {
+                    docs.read_dir(&workspace, dir, config.cap_per_file, Some(&mut budget));
+                    continue;
+                };
+                docs.limit_notes.push(format!(
+                    "stopped at {}: {limit} of directory-level docs is spent; {} of {} \
+                     directories down to the working directory not looked at",
+                    workspace.show(dir),
+                    dirs.len() - done,
+                    dirs.len()
+                ));
+                break;
             }
         }
         docs
@@ -94,9 +127,7 @@ impl ProjectDocs {
                 continue;
             }
             let heading = root.show(&path);
-            // What the doc costs besides its text: its fence (which names it), the
-            // newline before `</file>` and the blank line before the fence.
-            let frame = fence(&heading, "").len() + 3;
+            let frame = frame(&heading);
             let cap = match budget.as_deref() {
                 // The fence is paid for first; a doc whose fence does not fit is left out.
                 Some(left) if *left <= frame => {
@@ -121,6 +152,12 @@ impl ProjectDocs {
             }
         }
     }
+}
+
+/// What a doc named `heading` costs besides its text: its fence (which names
+/// it), the newline before `</file>` and the blank line before the fence.
+fn frame(heading: &str) -> usize {
+    fence(heading, "").len() + 3
 }
 
 /// The directories strictly below `root` down to `cwd`.

@@ -2,14 +2,17 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use super::SourceError;
 use super::capped::{Size, read_capped};
 use super::fs::Root;
 use super::text::one_line;
+use super::yaml::{YamlLimits, parse_bounded};
 
-/// The most of a SKILL.md that is read to find its frontmatter.
-pub const SKILL_READ_CAP: usize = 64 * 1024;
+/// The most of a SKILL.md that is read to find its frontmatter: the
+/// frontmatter cap and 1 KiB for the `---` lines (the body is never used).
+pub const SKILL_READ_CAP: usize = FRONTMATTER_CAP + 1024;
 
 /// The largest frontmatter parsed, in bytes.
 pub const FRONTMATTER_CAP: usize = 16 * 1024;
@@ -31,6 +34,17 @@ pub struct SkillLimits {
     pub max_name_chars: usize,
     /// A longer description is cut, with `…`. Default 1024 characters.
     pub max_description_chars: usize,
+    /// At most this many bytes are read of all SKILL.md files together
+    /// (each file at most [`SKILL_READ_CAP`]); the file that reaches it is
+    /// the last read. Default 4 MiB.
+    pub max_total_read: usize,
+    /// At most this many bytes of frontmatter are parsed, all skills
+    /// together; reading stops at the first frontmatter that does not fit.
+    /// Default 256 KiB.
+    pub max_total_frontmatter: usize,
+    /// Reading stops once loading the index has taken this long: a backstop
+    /// for slow disks, the byte budgets bind first. Default 5 s.
+    pub max_load_time: Duration,
 }
 
 impl Default for SkillLimits {
@@ -40,6 +54,9 @@ impl Default for SkillLimits {
             max_bytes: 8 * 1024,
             max_name_chars: 64,
             max_description_chars: 1024,
+            max_total_read: 4 * 1024 * 1024,
+            max_total_frontmatter: 256 * 1024,
+            max_load_time: Duration::from_secs(5),
         }
     }
 }
@@ -75,8 +92,13 @@ pub struct SkillIndex {
     pub problems: Vec<SourceError>,
     /// Names of valid skills left out because the index's count or byte limit was reached.
     pub over_budget: Vec<String>,
-    /// Notes on the limits themselves (a folder listed only in part).
+    /// Notes on the limits themselves (a folder listed only in part, reading
+    /// stopped by a total budget).
     pub limit_notes: Vec<String>,
+    /// SKILL.md files found but not indexed because a total budget
+    /// ([`SkillLimits::max_total_read`], [`SkillLimits::max_total_frontmatter`],
+    /// [`SkillLimits::max_load_time`]) was reached first.
+    pub not_indexed: usize,
 }
 
 impl SkillIndex {
@@ -85,31 +107,87 @@ impl SkillIndex {
     /// Each file must lie inside its root. A name found in an earlier folder
     /// wins over a later one. Skills are then kept by name while they fit `limits`:
     /// one that does not fit is left out and the rest are still considered.
+    ///
+    /// All folders together are read within one budget of bytes read,
+    /// frontmatter parsed and time ([`SkillLimits::max_total_read`],
+    /// [`SkillLimits::max_total_frontmatter`], [`SkillLimits::max_load_time`]):
+    /// when one is reached, that file and the rest are skipped, counted in
+    /// [`not_indexed`](Self::not_indexed), and a note names the limit.
     pub fn load(dirs: &[(PathBuf, Root)], limits: &SkillLimits) -> Self {
+        let started = Instant::now();
         let mut index = SkillIndex::default();
         let mut by_name: BTreeMap<String, Skill> = BTreeMap::new();
-        for (dir, root) in dirs {
-            for path in index.list(dir, root) {
-                let skill = read_capped(&path, root, SKILL_READ_CAP).and_then(|text| {
-                    parse_skill(Path::new(&text.name), &text.text, text.name.clone(), limits)
-                });
-                match skill {
-                    Ok(mut skill) => {
-                        skill.path = path;
-                        if let Some(first) = by_name.get(&skill.name) {
-                            index.problems.push(SourceError::Frontmatter {
-                                path: PathBuf::from(&skill.location),
-                                message: format!(
-                                    "skill name `{}` is already taken by {}; this one is skipped",
-                                    skill.name, first.location
-                                ),
-                            });
-                        } else {
-                            by_name.insert(skill.name.clone(), skill);
+        let files: Vec<(PathBuf, &Root)> = dirs
+            .iter()
+            .flat_map(|(dir, root)| index.list(dir, root).into_iter().map(move |p| (p, root)))
+            .collect();
+        let (mut read, mut parsed) = (0usize, 0usize);
+        for (done, (path, root)) in files.iter().enumerate() {
+            let stop = if read >= limits.max_total_read {
+                Some(format!(
+                    "the {} read budget for all SKILL.md files",
+                    Size(limits.max_total_read as u64)
+                ))
+            } else if started.elapsed() >= limits.max_load_time {
+                Some(format!(
+                    "the {} ms time budget for loading skills",
+                    limits.max_load_time.as_millis()
+                ))
+            } else {
+                None
+            };
+            let skill = match stop {
+                Some(limit) => Err(limit),
+                None => match read_capped(path, root, SKILL_READ_CAP) {
+                    Err(error) => Ok(Err(error)),
+                    Ok(text) => {
+                        read += text.text.len();
+                        let file = Path::new(&text.name);
+                        match frontmatter(&text.text, text.is_truncated()) {
+                            Ok((yaml, _)) if parsed + yaml.len() > limits.max_total_frontmatter => {
+                                Err(format!(
+                                    "the {} budget of frontmatter for all skills",
+                                    Size(limits.max_total_frontmatter as u64)
+                                ))
+                            }
+                            found => {
+                                parsed += found.as_ref().map_or(0, |(yaml, _)| yaml.len());
+                                Ok(skill_from(file, found, text.name.clone(), limits))
+                            }
                         }
                     }
-                    Err(error) => index.problems.push(error),
+                },
+            };
+            let skill = match skill {
+                Ok(skill) => skill,
+                Err(limit) => {
+                    index.not_indexed = files.len() - done;
+                    index.limit_notes.push(format!(
+                        "stopped at {}: {limit} is reached; {} of {} SKILL.md file(s) not \
+                         indexed (remove unused skills, or raise the limit)",
+                        root.show(path),
+                        index.not_indexed,
+                        files.len(),
+                    ));
+                    break;
                 }
+            };
+            match skill {
+                Ok(mut skill) => {
+                    skill.path = path.clone();
+                    if let Some(first) = by_name.get(&skill.name) {
+                        index.problems.push(SourceError::Frontmatter {
+                            path: PathBuf::from(&skill.location),
+                            message: format!(
+                                "skill name `{}` is already taken by {}; this one is skipped",
+                                skill.name, first.location
+                            ),
+                        });
+                    } else {
+                        by_name.insert(skill.name.clone(), skill);
+                    }
+                }
+                Err(error) => index.problems.push(error),
             }
         }
         let mut spent = 0;
@@ -186,11 +264,23 @@ impl SkillIndex {
 
 /// Parses a SKILL.md's frontmatter: a `---` line, YAML with string `name` and
 /// `description`, and a closing `---` line. The YAML is refused unparsed when
-/// it is larger than 16 KiB or nests `[`/`{` deeper than 16, so parsing takes
-/// bounded time whatever its shape; a key given twice is an error.
+/// it is larger than 16 KiB or nests `[`/`{` deeper than 16, and refused
+/// while parsing when anchors and aliases expand it past
+/// [`YamlLimits::FRONTMATTER`], so parsing takes bounded time and memory
+/// whatever its shape; a key given twice is an error.
 pub fn parse_skill(
     path: &Path,
     text: &str,
+    location: String,
+    limits: &SkillLimits,
+) -> Result<Skill, SourceError> {
+    skill_from(path, frontmatter(text, false), location, limits)
+}
+
+/// A skill from its frontmatter as [`frontmatter`] found it.
+fn skill_from(
+    path: &Path,
+    found: Result<(&str, usize), String>,
     location: String,
     limits: &SkillLimits,
 ) -> Result<Skill, SourceError> {
@@ -198,7 +288,9 @@ pub fn parse_skill(
         path: path.to_owned(),
         message,
     };
-    let map = parse_frontmatter(text).map_err(error)?;
+    let map = found
+        .and_then(|(yaml, first)| parse_yaml(yaml, first))
+        .map_err(error)?;
     let mut extra = BTreeMap::new();
     let (mut name, mut description) = (None, None);
     for (key, value) in map {
@@ -236,6 +328,14 @@ pub fn parse_skill(
 
 /// The YAML mapping between the `---` lines, or what is wrong (with the file's line).
 pub fn parse_frontmatter(text: &str) -> Result<serde_yaml_ng::Mapping, String> {
+    frontmatter(text, false).and_then(|(yaml, first)| parse_yaml(yaml, first))
+}
+
+/// The YAML between the `---` lines and how many lines of the file come
+/// before it, or what is wrong. Nothing is parsed. When `text` is the head
+/// of a longer file, its last line may be cut: it is never the closing line
+/// (a cut `---x` is not `---`).
+fn frontmatter(text: &str, truncated: bool) -> Result<(&str, usize), String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
     if lines.next().map(str::trim_end) != Some("---") {
@@ -245,7 +345,8 @@ pub fn parse_frontmatter(text: &str) -> Result<serde_yaml_ng::Mapping, String> {
     let mut end = None;
     let mut offset = start;
     for line in lines {
-        if line.trim_end() == "---" {
+        let whole = !truncated || line.ends_with('\n');
+        if whole && line.trim_end() == "---" {
             end = Some(offset);
             break;
         }
@@ -260,49 +361,24 @@ pub fn parse_frontmatter(text: &str) -> Result<serde_yaml_ng::Mapping, String> {
     let Some(end) = end else {
         return Err("no closing `---` line after the frontmatter".into());
     };
-    let yaml = &text[start..end];
-    if let Some(line) = too_deep(yaml, FRONTMATTER_DEPTH) {
-        return Err(format!(
-            "line {}: `[` / `{{` nest deeper than {FRONTMATTER_DEPTH}",
-            line + 1
-        ));
-    }
-    serde_yaml_ng::from_str(yaml).map_err(|e| {
-        // The parser counts lines from the YAML's start, which is line 2 of
-        // the file: report the file's line, and drop the parser's own positions.
-        let message = e.to_string();
-        let message = message
-            .split(" at line ")
-            .next()
-            .unwrap_or(&message)
-            .to_owned();
-        match e.location() {
-            Some(at) => format!("line {}: {message}", at.line() + 1),
-            None => message,
-        }
-    })
+    Ok((&text[start..end], 1))
 }
 
-/// The 1-based line (within `yaml`) where flow collections first nest deeper
-/// than `max`. Quotes are ignored, so this may over-count inside strings: the
-/// cost of that is a refusal, never a slow parse.
-fn too_deep(yaml: &str, max: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut line = 1;
-    for b in yaml.bytes() {
-        match b {
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > max {
-                    return Some(line);
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b'\n' => line += 1,
-            _ => {}
-        }
+/// The frontmatter's YAML as a mapping, within [`YamlLimits::FRONTMATTER`].
+fn parse_yaml(yaml: &str, first: usize) -> Result<serde_yaml_ng::Mapping, String> {
+    let limits = YamlLimits {
+        max_depth: FRONTMATTER_DEPTH,
+        max_bytes: FRONTMATTER_CAP,
+        ..YamlLimits::FRONTMATTER
+    };
+    match parse_bounded(yaml, &limits).map_err(|e| e.offset_lines(first).to_string())? {
+        serde_yaml_ng::Value::Mapping(map) => Ok(map),
+        serde_yaml_ng::Value::Null => Ok(serde_yaml_ng::Mapping::new()),
+        _ => Err(format!(
+            "line {}: the frontmatter must be `key: value` lines (a mapping)",
+            first + 1
+        )),
     }
-    None
 }
 
 /// At most `max` characters of `text`, ending in `…` when cut.

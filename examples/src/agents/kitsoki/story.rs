@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 use prompt_layers::sources::{
-    BasePromptConfig, CappedText, PromptOrigin, Root, SourceError, Templates,
+    BasePromptConfig, CappedText, PromptOrigin, Root, SourceError, Templates, yaml,
 };
 use serde::Deserialize;
 
@@ -133,10 +133,15 @@ impl Story {
         let root = story.real_dir().unwrap_or(root);
         let app_yaml = root.join("app.yaml");
         let text = read_file(&story, &app_yaml)?;
-        let app: AppFile = serde_yaml_ng::from_str(&text).map_err(|e| KitsokiError::AppYaml {
-            path: app_yaml.clone(),
-            message: e.to_string(),
-        })?;
+        // Bounded: an alias bomb, a `%TAG` prefix repeated on every value or
+        // deep `{`/`[` nesting is refused at its line instead of filling memory.
+        let app: AppFile =
+            yaml::from_str_bounded(&text, &yaml::YamlLimits::CONFIG_FILE).map_err(|e| {
+                KitsokiError::AppYaml {
+                    path: app_yaml.clone(),
+                    message: e.to_string(),
+                }
+            })?;
         let templates = Self::templates(root)?;
         let vars = BTreeMap::from([("app".to_owned(), app.app.id.clone())]);
 
