@@ -293,14 +293,26 @@ fn nested_docs_share_one_budget_that_counts_their_headings() {
     assert_eq!(last.text.text.len(), 10);
     assert!(last.text.is_truncated());
 
-    // Room for the text but not for its heading: left out, and said so.
+    // Room for the text but not for its fence: the walk stops there, and says so.
     let config = ProjectDocsConfig {
         nested: true,
         nested_budget: headings + override_len,
         ..ProjectDocsConfig::default()
     };
     let docs = ProjectDocs::load(&ws.repo, &ws.repo.join("services/api/src"), &config);
-    assert_eq!(docs.over_budget, ["services/api/src/CLAUDE.md"]);
+    assert_eq!(
+        docs.docs.last().unwrap().heading,
+        "services/api/AGENTS.override.md"
+    );
+    assert!(docs.over_budget.is_empty(), "{:?}", docs.over_budget);
+    assert_eq!(
+        docs.limit_notes,
+        [format!(
+            "stopped at services/api/src: the {} B budget of directory-level docs is spent; \
+             1 of 3 directories down to the working directory not looked at",
+            headings + override_len
+        )]
+    );
 }
 
 #[test]
