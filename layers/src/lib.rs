@@ -56,4 +56,3 @@ pub use layers::{
     SkillsIndexLayer, SubAgent, SubAgents, ToolSpec, UserPreferencesLayer,
 };
 pub use session::{ConfigError, SessionConfig, load_session};
-pub use sources::DEFAULT_BASE_PROMPT;

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use prompt_core::Context;
 
 use crate::sources::{
-    BasePromptConfig, Budget, DatedEntries, DatedSpec, Episodes, Facts, MemoryFile, ProjectDocs,
-    ProjectDocsConfig, ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits, SourceError,
-    TemplateLimits, Templates, UserPreferences,
+    BasePromptConfig, DatedEntries, DatedSpec, EntryBudget, Episodes, Facts, MemoryFile,
+    ProjectDocs, ProjectDocsConfig, ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits,
+    SourceError, TemplateLimits, Templates, UserPreferences,
 };
 
 /// Where a session's sources are and how much of each goes into the prompt.
@@ -54,12 +54,12 @@ pub struct SessionConfig {
     pub memory_cap: usize,
     /// How many skills, and how much of each, go into the index.
     pub skills: SkillLimits,
-    /// Budget of the facts list. Default 4 KiB.
-    pub facts_budget: Budget,
+    /// EntryBudget of the facts list. Default 4 KiB.
+    pub facts_budget: EntryBudget,
     /// At most this many facts. Default 50.
     pub max_facts: usize,
-    /// Budget of episodic recall. Default 4 KiB.
-    pub episodes_budget: Budget,
+    /// EntryBudget of episodic recall. Default 4 KiB.
+    pub episodes_budget: EntryBudget,
     /// At most this many episodes. Default 5.
     pub max_episodes: usize,
     /// At most this many bytes are read of each JSON-lines file: its tail,
@@ -95,9 +95,9 @@ impl SessionConfig {
             project_docs: ProjectDocsConfig::default(),
             memory_cap: 8 * 1024,
             skills: SkillLimits::default(),
-            facts_budget: Budget::Bytes(4 * 1024),
+            facts_budget: EntryBudget::Bytes(4 * 1024),
             max_facts: 50,
-            episodes_budget: Budget::Bytes(4 * 1024),
+            episodes_budget: EntryBudget::Bytes(4 * 1024),
             max_episodes: 5,
             jsonl_read_cap: 256 * 1024,
             now: jiff::Timestamp::now(),
@@ -109,9 +109,9 @@ impl SessionConfig {
     /// at or below it, and a shared folder inside the workspace does not lead
     /// out of it ([`SessionConfig::shared_root`]).
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if !crate::sources::__private::is_plain_name(&self.app) {
+        if !crate::sources::is_plain_name(&self.app) {
             return Err(ConfigError::App {
-                app: crate::sources::__private::visible(&self.app),
+                app: crate::sources::visible(&self.app),
             });
         }
         let workspace = match self.workspace.canonicalize() {

@@ -317,7 +317,7 @@ fn without_git_discovery_stops_at_the_workspace_and_never_reads_tmp() {
     assert!(!prompt.text().contains("PLANTED"));
     assert_eq!(
         prompt.stable(),
-        prompt_layers::DEFAULT_BASE_PROMPT.trim_end()
+        prompt_layers::sources::DEFAULT_BASE_PROMPT.trim_end()
     );
     assert_eq!(git_branch(&ws, &ws.join("src")).unwrap(), None);
 }

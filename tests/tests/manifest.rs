@@ -51,5 +51,8 @@ fn standard_prompt_minimal_drops_runtime_facts() {
         .build_basic(&Context::new(), &turn)
         .unwrap();
     assert!(!prompt.text().contains("# Runtime context"));
-    assert_eq!(prompt.text(), prompt_layers::DEFAULT_BASE_PROMPT.trim_end());
+    assert_eq!(
+        prompt.text(),
+        prompt_layers::sources::DEFAULT_BASE_PROMPT.trim_end()
+    );
 }

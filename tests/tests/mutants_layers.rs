@@ -25,7 +25,7 @@ fn a_file_longer_than_its_metadata_says_is_reported_over_the_cap() {
     );
 }
 
-use prompt_layers::sources::{Budget, DatedEntries, DatedSpec};
+use prompt_layers::sources::{DatedEntries, DatedSpec, EntryBudget};
 
 /// An absent facts file is the common case (a new workspace), not a problem:
 /// it adds no error and no note. A present file beside it is still read.
@@ -338,7 +338,7 @@ fn dated_spec(now: &str) -> DatedSpec<'static> {
     DatedSpec {
         text_key: "text",
         time_key: "created_at",
-        budget: Budget::Bytes(1024),
+        budget: EntryBudget::Bytes(1024),
         max_entries: 10,
         read_cap: 1024,
         now: now.parse().unwrap(),

@@ -6,11 +6,12 @@ use std::path::Path;
 
 use std::path::PathBuf;
 
+use prompt_core::tokens::ApproxCounter;
 use prompt_layers::sources::__private::{find_upward, parse_skill, read_capped, repo_root};
 use prompt_layers::sources::{
-    BasePromptConfig, Budget, CappedText, DatedEntries, DatedSpec, MemoryFile, ProjectDocs,
+    BasePromptConfig, CappedText, DatedEntries, DatedSpec, EntryBudget, MemoryFile, ProjectDocs,
     ProjectDocsConfig, PromptOrigin, Root, Scratchpad, SkillIndex, SkillLimits, SourceError,
-    TemplateLimits, Templates, approx_tokens, fence,
+    TemplateLimits, Templates, fence,
 };
 use prompt_tests::FixtureWorkspace;
 
@@ -19,7 +20,7 @@ fn root(dir: &Path) -> Root {
     Root::new(dir, "")
 }
 
-fn spec(budget: Budget, max_entries: usize) -> DatedSpec<'static> {
+fn spec(budget: EntryBudget, max_entries: usize) -> DatedSpec<'static> {
     DatedSpec {
         text_key: "text",
         time_key: "created_at",
@@ -352,7 +353,7 @@ fn facts_merge_newest_first_skip_malformed_lines_and_drop_repeats() {
     let local = ws.repo.join(".agent/memory/facts.jsonl");
     let facts = DatedEntries::load(
         &files(&[(&global, &ws.home), (&local, &ws.repo)]),
-        &spec(Budget::Bytes(4096), 50),
+        &spec(EntryBudget::Bytes(4096), 50),
     );
     let texts: Vec<&str> = facts.entries.iter().map(|f| f.text.as_str()).collect();
     assert_eq!(
@@ -380,15 +381,15 @@ fn facts_are_bounded_by_bytes_tokens_and_count() {
     };
     // Newest first: "CI runs on two cores." (21 B), "The API is versioned under /v2." (31 B),
     // "The staging database is read-only." (34 B).
-    let by_bytes = DatedEntries::load(&local, &spec(Budget::Bytes(25), 50));
+    let by_bytes = DatedEntries::load(&local, &spec(EntryBudget::Bytes(25), 50));
     assert_eq!(kept(&by_bytes), ["CI runs on two cores."]);
     assert_eq!(by_bytes.over_budget, 2);
     let by_tokens = DatedEntries::load(
         &local,
         &spec(
-            Budget::Tokens {
+            EntryBudget::Tokens {
                 max: 14,
-                count: approx_tokens,
+                counter: &ApproxCounter,
             },
             50,
         ),
@@ -398,7 +399,7 @@ fn facts_are_bounded_by_bytes_tokens_and_count() {
         kept(&by_tokens),
         ["CI runs on two cores.", "The API is versioned under /v2."]
     );
-    let by_count = DatedEntries::load(&local, &spec(Budget::Bytes(4096), 1));
+    let by_count = DatedEntries::load(&local, &spec(EntryBudget::Bytes(4096), 1));
     assert_eq!(kept(&by_count), ["CI runs on two cores."]);
     assert_eq!((by_count.over_budget, by_count.over_limit), (0, 2));
     assert_eq!(
@@ -426,7 +427,10 @@ fn a_fact_that_does_not_fit_is_skipped_and_older_ones_are_still_kept() {
         ),
     )
     .unwrap();
-    let facts = DatedEntries::load(&files(&[(&path, dir.path())]), &spec(Budget::Bytes(30), 50));
+    let facts = DatedEntries::load(
+        &files(&[(&path, dir.path())]),
+        &spec(EntryBudget::Bytes(30), 50),
+    );
     let texts: Vec<&str> = facts.entries.iter().map(|f| f.text.as_str()).collect();
     assert_eq!(texts, ["new small", "old small"]);
     assert_eq!(facts.over_budget, 1);
@@ -450,7 +454,7 @@ fn an_oversized_newest_fact_does_not_drop_the_global_ones() {
     std::fs::write(&local, text).unwrap();
     let facts = DatedEntries::load(
         &files(&[(&global, &ws.home), (&local, &ws.repo)]),
-        &spec(Budget::Bytes(4096), 50),
+        &spec(EntryBudget::Bytes(4096), 50),
     );
     let texts: Vec<&str> = facts.entries.iter().map(|f| f.text.as_str()).collect();
     assert_eq!(
@@ -479,7 +483,7 @@ fn future_dates_are_skipped_and_counted_even_past_the_timestamp_range() {
     .unwrap();
     let facts = DatedEntries::load(
         &files(&[(&path, dir.path())]),
-        &spec(Budget::Bytes(4096), 50),
+        &spec(EntryBudget::Bytes(4096), 50),
     );
     let texts: Vec<&str> = facts.entries.iter().map(|f| f.text.as_str()).collect();
     assert_eq!(texts, ["today"]);
@@ -498,7 +502,10 @@ fn an_unreadable_facts_file_is_reported_with_its_path() {
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("facts.jsonl");
     std::fs::create_dir(&sub).unwrap();
-    let facts = DatedEntries::load(&files(&[(&sub, dir.path())]), &spec(Budget::Bytes(10), 5));
+    let facts = DatedEntries::load(
+        &files(&[(&sub, dir.path())]),
+        &spec(EntryBudget::Bytes(10), 5),
+    );
     assert_eq!(facts.problems.len(), 1);
     assert_eq!(facts.problems[0].path(), Path::new("facts.jsonl"));
 }
@@ -597,7 +604,7 @@ fn without_an_override_the_search_path_then_the_built_in_default_is_used() {
     let templates = Templates::new(None);
     assert_eq!(config.locate(&ws.repo, &ws.repo), PromptOrigin::BuiltIn);
     let base = config.resolve(&ws.repo, &ws.repo, &templates, &vars());
-    assert_eq!(base.text, prompt_layers::DEFAULT_BASE_PROMPT);
+    assert_eq!(base.text, prompt_layers::sources::DEFAULT_BASE_PROMPT);
 
     let search = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -625,7 +632,7 @@ fn a_broken_override_falls_back_to_the_default_and_keeps_the_error() {
         &Templates::new(None),
         &vars(),
     );
-    assert_eq!(base.text, prompt_layers::DEFAULT_BASE_PROMPT);
+    assert_eq!(base.text, prompt_layers::sources::DEFAULT_BASE_PROMPT);
     let problem = base.problem.unwrap();
     assert!(
         matches!(problem, SourceError::Template { line: 2, .. }),
@@ -942,7 +949,7 @@ fn a_template_over_a_limit_falls_back_to_the_built_in_prompt() {
         &Templates::new(None),
         &vars(),
     );
-    assert_eq!(base.text, prompt_layers::DEFAULT_BASE_PROMPT);
+    assert_eq!(base.text, prompt_layers::sources::DEFAULT_BASE_PROMPT);
     assert_eq!(
         base.problem.unwrap().to_string(),
         ".agent/system-prompt.md: template stopped: fuel of 100000 instructions spent (simplify the template)"

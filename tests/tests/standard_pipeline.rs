@@ -110,7 +110,7 @@ fn an_empty_workspace_leaves_the_conditional_layers_silent_and_says_why() {
         .unwrap();
     assert_eq!(
         prompt.stable(),
-        prompt_layers::DEFAULT_BASE_PROMPT.trim_end()
+        prompt_layers::sources::DEFAULT_BASE_PROMPT.trim_end()
     );
     assert_eq!(prompt.dynamic(), "");
     let silent: Vec<&str> = prompt.trace().silent().collect();

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
+use prompt_core::tokens::TokenCounter;
+
 use super::SourceError;
 use super::capped::{Size, decode};
 use super::fs::{Root, open, read_tail};
@@ -24,47 +26,67 @@ pub struct Dated {
     pub at: Timestamp,
 }
 
-/// How much of a dated source goes into the prompt.
-#[derive(Debug, Clone, Copy)]
-pub enum Budget {
+/// How much of a dated source goes into the prompt: bytes, or tokens counted
+/// by one of `prompt_core`'s [`TokenCounter`]s (the same counters the prompt's
+/// own [`TokenBudget`](prompt_core::budget::TokenBudget) uses).
+///
+/// ```
+/// use prompt_core::tokens::ApproxCounter;
+/// use prompt_layers::sources::EntryBudget;
+///
+/// let by_bytes = EntryBudget::Bytes(4 * 1024);
+/// let by_tokens = EntryBudget::Tokens { max: 1_000, counter: &ApproxCounter };
+/// assert_eq!(by_bytes.to_string(), "4 KiB");
+/// assert_eq!(by_tokens.to_string(), "1000 tokens (approx)");
+/// ```
+#[derive(Clone, Copy)]
+pub enum EntryBudget {
     /// At most this many bytes of entry text.
     Bytes(usize),
-    /// At most this many tokens, as `count` measures them.
+    /// At most this many tokens, as `counter` counts them.
     Tokens {
         /// The limit.
         max: usize,
-        /// The counter, e.g. [`approx_tokens`] or a real tokenizer.
-        count: fn(&str) -> usize,
+        /// The counter, e.g. `&ApproxCounter` or a tokenizer.
+        counter: &'static dyn TokenCounter,
     },
 }
 
-impl Budget {
+impl EntryBudget {
     fn limit(&self) -> usize {
         match self {
-            Budget::Bytes(max) | Budget::Tokens { max, .. } => *max,
+            EntryBudget::Bytes(max) | EntryBudget::Tokens { max, .. } => *max,
         }
     }
 
     fn cost(&self, text: &str) -> usize {
         match self {
-            Budget::Bytes(_) => text.len(),
-            Budget::Tokens { count, .. } => count(text),
+            EntryBudget::Bytes(_) => text.len(),
+            EntryBudget::Tokens { counter, .. } => counter.count(text),
         }
     }
 }
 
-impl std::fmt::Display for Budget {
+impl std::fmt::Debug for EntryBudget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Budget::Bytes(max) => write!(f, "{}", Size(*max as u64)),
-            Budget::Tokens { max, .. } => write!(f, "{max} tokens"),
+            EntryBudget::Bytes(max) => f.debug_tuple("Bytes").field(max).finish(),
+            EntryBudget::Tokens { max, counter } => f
+                .debug_struct("Tokens")
+                .field("max", max)
+                .field("counter", &counter.name())
+                .finish(),
         }
     }
 }
 
-/// A rough token count: one token per four characters, rounded up.
-pub fn approx_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
+impl std::fmt::Display for EntryBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EntryBudget::Bytes(max) => write!(f, "{}", Size(*max as u64)),
+            EntryBudget::Tokens { max, counter } => write!(f, "{max} tokens ({})", counter.name()),
+        }
+    }
 }
 
 /// How one kind of dated entry is read and kept.
@@ -75,7 +97,7 @@ pub struct DatedSpec<'a> {
     /// The key of its RFC 3339 timestamp, e.g. `created_at`.
     pub time_key: &'a str,
     /// How much entry text is kept.
-    pub budget: Budget,
+    pub budget: EntryBudget,
     /// At most this many entries are kept.
     pub max_entries: usize,
     /// At most this many bytes are read of each file: its tail.

@@ -33,7 +33,7 @@ pub mod yaml;
 
 pub use base_prompt::{BasePromptConfig, BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
 pub use capped::CappedText;
-pub use dated::{Budget, Dated, DatedEntries, DatedSpec, Episodes, Facts, approx_tokens};
+pub use dated::{Dated, DatedEntries, DatedSpec, EntryBudget, Episodes, Facts};
 pub use error::SourceError;
 pub use fs::Root;
 pub use git::git_branch;
@@ -43,6 +43,9 @@ pub use scratchpad::Scratchpad;
 pub use skills::{Skill, SkillIndex, SkillLimits};
 pub use templates::{SHARED_PREFIX, TemplateLimits, Templates};
 pub use text::{Cleaned, fence, is_invisible, one_line};
+
+pub(crate) use fs::is_plain_name;
+pub(crate) use text::visible;
 
 /// Implementation helpers, reachable for this project's tests, benchmarks
 /// and fuzz targets only. Not part of the API: anything here may change.

@@ -74,8 +74,8 @@ use prompt_core::{
 };
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    Budget, DatedEntries, DatedSpec, Episodes, Facts, MemoryFile, ProjectDocs, ProjectDocsConfig,
-    ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits, UserPreferences,
+    DatedEntries, DatedSpec, EntryBudget, Episodes, Facts, MemoryFile, ProjectDocs,
+    ProjectDocsConfig, ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits, UserPreferences,
 };
 
 /// At most this many bytes are read of each JSON-lines file: its tail.
@@ -279,7 +279,7 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
     let spec = |text_key, time_key| DatedSpec {
         text_key,
         time_key,
-        budget: Budget::Bytes(4 * 1024),
+        budget: EntryBudget::Bytes(4 * 1024),
         max_entries: config.summary_limit,
         read_cap: JSONL_READ_CAP,
         now: jiff::Timestamp::now(),
