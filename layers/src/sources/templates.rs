@@ -434,6 +434,11 @@ const LITERAL_CAP: usize = 4 * 1024;
 /// bound on tokens per tag is a bound on that depth.
 const TAG_TOKEN_CAP: usize = 256;
 
+/// The most `elif` tags a template may hold. minijinja parses an `elif`
+/// chain by recursing once per `elif`, outside its own recursion guard: a
+/// thousand of them overflow the stack.
+const ELIF_CAP: usize = 256;
+
 /// The whitespace settings the engine parses with (see [`Templates::render_str`]):
 /// the check parses with the same ones, so it sees the tree that runs.
 fn whitespace() -> WhitespaceConfig {
@@ -462,28 +467,42 @@ fn check_template(source: &str) -> Result<Vec<(String, bool)>, Refusal> {
     Ok(walk.includes)
 }
 
-/// Refuses a tag of more than [`TAG_TOKEN_CAP`] tokens, using minijinja's
-/// own tokenizer. A lexing error is left to the parser, which reports it.
+/// Refuses a tag of more than [`TAG_TOKEN_CAP`] tokens and a template of
+/// more than [`ELIF_CAP`] `elif` tags, using minijinja's own tokenizer. A
+/// lexing error is left to the parser, which reports it.
 fn check_tokens(source: &str) -> Result<(), Refusal> {
-    let mut in_tag = None;
+    let mut in_tag: Option<(Span, usize)> = None;
+    let mut elifs = 0usize;
     for token in tokenize(source, false, SyntaxConfig::default(), whitespace()) {
         let Ok((token, span)) = token else {
             return Ok(());
         };
         match token {
-            Token::VariableStart | Token::BlockStart => in_tag = Some((span, 0usize)),
+            Token::VariableStart | Token::BlockStart => in_tag = Some((span, 0)),
             Token::VariableEnd | Token::BlockEnd => in_tag = None,
             _ => {
-                if let Some((start, count)) = &mut in_tag {
-                    *count += 1;
-                    if *count > TAG_TOKEN_CAP {
+                let Some((start, count)) = &mut in_tag else {
+                    continue;
+                };
+                *count += 1;
+                if *count == 1 && matches!(token, Token::Ident("elif")) {
+                    elifs += 1;
+                    if elifs > ELIF_CAP {
                         return Err((
                             line_at(source, start.start_offset),
                             format!(
-                                "a tag of more than {TAG_TOKEN_CAP} tokens is not supported in prompt templates (split it up)"
+                                "more than {ELIF_CAP} `elif` tags are not supported in prompt templates"
                             ),
                         ));
                     }
+                }
+                if *count > TAG_TOKEN_CAP {
+                    return Err((
+                        line_at(source, start.start_offset),
+                        format!(
+                            "a tag of more than {TAG_TOKEN_CAP} tokens is not supported in prompt templates (split it up)"
+                        ),
+                    ));
                 }
             }
         }
@@ -861,4 +880,78 @@ fn add_filters(env: &mut Environment<'_>, budget: &Arc<FilterBudget>) {
     env.add_test("true", tests::is_true);
     env.add_test("false", tests::is_false);
     env.add_test("string", tests::is_string);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_syntax;
+
+    /// The subset over minijinja's own tree: prompts pass, builders are
+    /// refused with what to change and the line.
+    #[test]
+    fn the_subset_admits_prompts_and_refuses_builders() {
+        for ok in [
+            "Hi {{ user }}. {% if app == \"x\" %}a{% elif app != 'y' %}b{% else %}c{% endif %}",
+            "{% for c in user %}{{ loop.index }}{{ c|upper }}{% endfor %}",
+            "{% for a, b in pairs if a %}{{ a }}{% else %}none{% endfor %}",
+            "{% set x = user|default(\"anon\") %}{{ x }} {# a ~ comment * #}",
+            "{% raw %}{{ a ~ b }}{% macro %}{% endraw %}{{ \"~*+[\" }}",
+            "{%- include \"@shared/x.md\" ignore missing -%}",
+            "{{ n - 1 }}{{ n / 2 }}{{ n // 2 }}{{ n % 2 }}{{ not a and b or c }}",
+            "{{ a if b is defined else c|trim(\"-\") }}",
+        ] {
+            assert_eq!(check_syntax(ok), Ok(()), "{ok}");
+        }
+        for (bad, why) in [
+            ("{{ a ~ a }}", "`~` operator"),
+            ("\n{{ \"x\" * 9 }}", "`*` operator"),
+            ("{{ a + a }}", "`+` operator"),
+            ("{{ 2 ** 9 }}", "`**` operator"),
+            ("{% set l = [a, a] %}", "list and map literals"),
+            ("{% set m = {\"a\": 1} %}", "list and map literals"),
+            ("{% set t = (a, a) %}", "tuples"),
+            ("{% if a in (b, c) %}{% endif %}", "tuples"),
+            ("{% set l = a, a %}", "tuples"),
+            (
+                "{% set a, b = c %}",
+                "tuples (`a, b`) are not supported outside `for`",
+            ),
+            ("{% set a.b = c %}", "only a name can be assigned"),
+            ("{% macro m() %}{% endmacro %}", "`macro` tag"),
+            ("{% call m() %}{% endcall %}", "`call` tag"),
+            ("{% filter upper %}x{% endfilter %}", "`filter` tag"),
+            ("{% with a = 1 %}{% endwith %}", "`with` tag"),
+            ("{% block b %}{% endblock %}", "`block` tag"),
+            ("{% extends \"@shared/x\" %}", "`extends` tag"),
+            ("{% import \"@shared/x\" as x %}", "`import` tag"),
+            ("{% from \"@shared/x\" import y %}", "`from` tag"),
+            (
+                "{% autoescape true %}{% endautoescape %}",
+                "`autoescape` tag",
+            ),
+            ("{% set x %}y{% endset %}", "block `{% set %}`"),
+            ("{% for x in y recursive %}{% endfor %}", "recursive"),
+            ("{{ x[0] }}", "subscripts"),
+            ("{{ x[1:] }}", "slices"),
+            ("{{ range(9) }}", "calls"),
+            ("{{ loop.cycle(1) }}", "calls"),
+            ("{{ x|replace(\"a\", \"b\") }}", "the `replace` filter"),
+            ("{{ x is even }}", "the `even` test"),
+            ("{{ x|default(*y) }}", "argument splats"),
+            ("{{ a ", "unexpected end of input"),
+        ] {
+            let error = check_syntax(bad).unwrap_err();
+            assert!(error.1.contains(why), "{bad}: {error:?}");
+        }
+        assert_eq!(check_syntax("\n{{ \"x\" * 9 }}").unwrap_err().0, 2);
+        assert_eq!(
+            check_syntax("a\nb\n{% if x %}\n{{ [1] }}{% endif %}")
+                .unwrap_err()
+                .0,
+            4
+        );
+        // Found by fuzzing the old scanner: a multi-byte character inside a tag.
+        assert!(check_syntax("{{ workspace\u{682}\u{7c2}repo.\n").is_err());
+        assert_eq!(check_syntax("{{ \"\u{682}\" }}"), Ok(()));
+    }
 }
