@@ -168,10 +168,20 @@ impl Templates {
                     ));
                 }
             };
-            // A computed include is checked here, as the engine loads it.
-            check_template(&source).map_err(|(line, message)| {
-                minijinja::Error::new(ErrorKind::SyntaxError, format!("line {line}: {message}"))
-            })?;
+            // A computed include is checked here, as the engine loads it;
+            // the error names the included file.
+            if let Err((line, message)) = check_template(&source) {
+                let error = SourceError::Template {
+                    path: PathBuf::from(root.show(&file)),
+                    line,
+                    message,
+                };
+                let message = error.to_string();
+                slot.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get_or_insert(error);
+                return Err(minijinja::Error::new(ErrorKind::SyntaxError, message));
+            }
             Ok(Some(source))
         });
         let to_error = |e: minijinja::Error| {
