@@ -371,6 +371,8 @@ fn limits_still_apply_after_the_check() {
 
 /// Operators and literals that build strings or collections, as minijinja's
 /// own tokenizer sees them inside a tag.
+// `SyntaxConfig` is a unit struct without minijinja's `custom_syntax` feature.
+#[allow(clippy::default_constructed_unit_structs)]
 fn builds(source: &str) -> bool {
     let whitespace = WhitespaceConfig {
         keep_trailing_newline: true,

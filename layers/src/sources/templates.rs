@@ -1,5 +1,10 @@
 //! Prompt templates: a small, bounded subset of minijinja, with includes
 //! confined to one shared folder.
+//!
+//! The subset is checked over minijinja's own parse tree
+//! (`minijinja::machinery`, minijinja pinned with `=` in the workspace), parsed
+//! with the settings the engine uses: there is no second lexer whose idea of
+//! where a tag, a comment or a `raw` block ends could differ from the engine's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
@@ -58,12 +63,27 @@ impl Default for TemplateLimits {
 ///
 /// A template is text from a repository the user may not trust, so the
 /// language is a bounded subset: `{{ expressions }}` with the filters `upper`,
-/// `lower`, `title`, `capitalize`, `trim`, `default`, `length`, `first`,
-/// `last`; the tags `if`/`elif`/`else`, `for`, `set x = ...`, `include` and
-/// `raw`. Operators that build strings or collections (`~`, `+`, `*`,
-/// list, tuple and map literals) and tags that capture output (`macro`,
-/// `call`, `filter`, block `set`) are refused before rendering. With
-/// [`TemplateLimits`] that bounds time, memory and output whatever the template.
+/// `lower`, `title`, `capitalize`, `trim`, `default` (`d`), `length`,
+/// `first`, `last` and the tests `defined`, `undefined`, `none`, `true`,
+/// `false`, `string`; the tags `if`/`elif`/`else`, `for`, `set x = ...`,
+/// `include` and `raw`. Operators that build strings or collections (`~`,
+/// `+`, `*`, `**`, list, tuple and map literals), subscripts, calls, and
+/// tags that capture output or reach other templates (`macro`, `call`,
+/// `filter`, block `set`, `with`, `block`, `extends`, `import`) are refused
+/// before rendering, with the file and line. The check reads minijinja's own
+/// parse tree, so text in a comment or a `raw` block is text to it exactly
+/// as to the engine: a commented-out `{% include %}` is not an include.
+///
+/// What one render may cost is bounded: [`TemplateLimits`] bounds the
+/// instructions run (fuel), the output and the include depth; a string
+/// literal is at most 4 KiB, a tag at most 256 tokens and a template at most
+/// 256 `elif`s (deeper trees overflow minijinja's stack); and the filters of
+/// one render read at most 1 MiB in all (a filter is one instruction whatever
+/// it is given, so without this a loop of `x|title` over a long `x` runs for
+/// minutes inside the fuel). Over a bound the render stops with
+/// [`SourceError::Template`] or [`SourceError::TemplateLimit`] naming the
+/// file and the limit. Variables are the caller's: their length bounds what
+/// one comparison or `in` costs.
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -168,8 +188,10 @@ impl Templates {
                     ));
                 }
             };
-            // A computed include is checked here, as the engine loads it;
-            // the error names the included file.
+            // Every include, literal or computed, is checked here on the very
+            // text the engine will parse (a literal one was checked before
+            // rendering too, but its file may have changed since); the error
+            // names the included file.
             if let Err((line, message)) = check_template(&source) {
                 let error = SourceError::Template {
                     path: PathBuf::from(root.show(&file)),
@@ -458,6 +480,14 @@ fn whitespace() -> WhitespaceConfig {
     }
 }
 
+/// The syntax the engine parses with: minijinja's default delimiters.
+// A unit struct without minijinja's `custom_syntax` feature, a real one
+// with it: `default()` is right either way.
+#[allow(clippy::default_constructed_unit_structs)]
+fn syntax() -> SyntaxConfig {
+    SyntaxConfig::default()
+}
+
 /// A refusal: the 1-based line and what to change.
 type Refusal = (usize, String);
 
@@ -467,7 +497,7 @@ type Refusal = (usize, String);
 /// the tree, so it is never checked and never included.
 fn check_template(source: &str) -> Result<Vec<(String, bool)>, Refusal> {
     check_tokens(source)?;
-    let tree = parse(source, "template", SyntaxConfig::default(), whitespace())
+    let tree = parse(source, "template", syntax(), whitespace())
         .map_err(|error| (error.line().unwrap_or(0), describe(&error)))?;
     let mut walk = Walk {
         source,
@@ -483,7 +513,7 @@ fn check_template(source: &str) -> Result<Vec<(String, bool)>, Refusal> {
 fn check_tokens(source: &str) -> Result<(), Refusal> {
     let mut in_tag: Option<(Span, usize)> = None;
     let mut elifs = 0usize;
-    for token in tokenize(source, false, SyntaxConfig::default(), whitespace()) {
+    for token in tokenize(source, false, syntax(), whitespace()) {
         let Ok((token, span)) = token else {
             return Ok(());
         };
