@@ -1,5 +1,13 @@
-//! Template rendering under limits: any template renders or fails with an
-//! error, within the fuel and the output limit, without panicking.
+//! Template checking and rendering under limits: any template renders or
+//! fails with an error, within the fuel, the output limit and the filter
+//! budget, without panicking; and the subset check, which reads minijinja's
+//! own parse tree, refuses every operator or literal that builds strings or
+//! collections wherever minijinja's own tokenizer finds one in a tag, and is
+//! enforced by the render (issue 17, row 5: a second lexer once disagreed
+//! with minijinja about where a raw block ends).
+//!
+//! Run with a timeout and a memory limit, so a template that runs long or
+//! grows is a crash: `-timeout=10 -rss_limit_mb=1024`.
 #![no_main]
 
 use std::collections::BTreeMap;
@@ -7,11 +15,15 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
+use minijinja::machinery::{Token, WhitespaceConfig, tokenize};
+use minijinja::syntax::SyntaxConfig;
+use prompt_layers::sources::__private::check_syntax;
 use prompt_layers::sources::{TemplateLimits, Templates};
 
 struct Fixture {
     _dir: tempfile::TempDir,
     shared: PathBuf,
+    vars: BTreeMap<String, String>,
 }
 
 fn fixture() -> &'static Fixture {
@@ -20,18 +32,32 @@ fn fixture() -> &'static Fixture {
         let dir = tempfile::tempdir().unwrap();
         let shared = dir.path().canonicalize().unwrap().join("shared");
         std::fs::create_dir_all(&shared).unwrap();
-        std::fs::write(
-            shared.join("a.md"),
-            "A {{ app }} {% include \"@shared/b.md\" %}",
-        )
-        .unwrap();
-        std::fs::write(
-            shared.join("b.md"),
-            "B {% for c in app %}{{ c }}{% endfor %}",
-        )
-        .unwrap();
-        std::fs::write(shared.join("loop.md"), "{% include \"@shared/loop.md\" %}").unwrap();
-        Fixture { _dir: dir, shared }
+        for (name, text) in [
+            ("a.md", "A {{ app }} {% include \"@shared/b.md\" %}"),
+            ("b.md", "B {% for c in app %}{{ c|upper }}{% endfor %}"),
+            ("loop.md", "{% include \"@shared/loop.md\" %}"),
+            // Row 5 behind an include: refused by the same check.
+            (
+                "bomb.md",
+                "{% raw %}{%{% endraw %}{% set s = app %}{% set s = s ~ s %}",
+            ),
+            // A commented include is text.
+            ("note.md", "{# {% include \"@shared/none.md\" %} #}note"),
+            // Row 6 behind an include: stopped by the filter budget.
+            ("title.md", "{% for c in long %}{% set t = long|title %}{% endfor %}"),
+        ] {
+            std::fs::write(shared.join(name), text).unwrap();
+        }
+        let vars = BTreeMap::from([
+            ("app".to_owned(), "agent".to_owned()),
+            ("workspace".to_owned(), "repo".to_owned()),
+            ("long".to_owned(), "ab ".repeat(100 * 1024)),
+        ]);
+        Fixture {
+            _dir: dir,
+            shared,
+            vars,
+        }
     })
 }
 
@@ -41,14 +67,45 @@ const LIMITS: TemplateLimits = TemplateLimits {
     max_include_depth: 8,
 };
 
+/// Whether minijinja's tokenizer finds, in a tag, a token that builds a
+/// string or collection: `~`, `+`, `*`, `**`, `[` or `{`.
+// `SyntaxConfig` is a unit struct without minijinja's `custom_syntax` feature.
+#[allow(clippy::default_constructed_unit_structs)]
+fn builds(source: &str) -> bool {
+    let whitespace = WhitespaceConfig {
+        keep_trailing_newline: true,
+        ..WhitespaceConfig::default()
+    };
+    // The tokenizer repeats a lexing error forever: stop at the first.
+    tokenize(source, false, SyntaxConfig::default(), whitespace)
+        .map_while(Result::ok)
+        .any(|(token, _)| {
+            matches!(
+                token,
+                Token::Tilde
+                    | Token::Plus
+                    | Token::Mul
+                    | Token::Pow
+                    | Token::BracketOpen
+                    | Token::BraceOpen
+            )
+        })
+}
+
 fuzz_target!(|source: &str| {
     let fixture = fixture();
+    let checked = check_syntax(source);
+    if builds(source) {
+        assert!(checked.is_err(), "a builder passed the check: {source:?}");
+    }
+    if let Err((line, message)) = &checked {
+        assert!(!message.is_empty());
+        assert!(*line <= source.lines().count().max(1) + 1, "line {line}");
+    }
     let templates = Templates::new(Some(fixture.shared.clone())).with_limits(LIMITS);
-    let vars = BTreeMap::from([
-        ("app".to_owned(), "agent".to_owned()),
-        ("workspace".to_owned(), "repo".to_owned()),
-    ]);
-    if let Ok(text) = templates.render_str("base.md".as_ref(), source, &vars) {
+    let rendered = templates.render_str("base.md".as_ref(), source, &fixture.vars);
+    if let Ok(text) = rendered {
+        assert!(checked.is_ok(), "rendered but refused by the check: {source:?}");
         assert!(text.len() <= LIMITS.max_output);
         assert!(
             !text

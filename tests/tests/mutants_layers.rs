@@ -215,8 +215,8 @@ mod templates {
         }
     }
 
-    /// A comment is skipped whole by the syntax check, whatever it holds
-    /// (here refused operators, and an opening `{{` just before its end).
+    /// A comment is skipped whole by the check, whatever it holds (here
+    /// refused operators, and an opening `{{` just before its end).
     #[test]
     fn a_comment_is_skipped_whole_by_the_syntax_check() {
         let templates = Templates::new(None);
@@ -267,7 +267,8 @@ mod templates {
 
     /// Commas: between a filter's arguments (spaces allowed before the
     /// parenthesis) they are fine; after the call, at the top level, they
-    /// make a tuple and are refused.
+    /// are refused (minijinja's own parser stops there), and a tuple in
+    /// parentheses is refused by the subset.
     #[test]
     fn commas_are_for_arguments_not_tuples() {
         let templates = Templates::new(None);
@@ -276,6 +277,12 @@ mod templates {
             "a"
         );
         let error = render(&templates, r#"{{ missing | default("a"), 1 }}"#).unwrap_err();
+        assert!(
+            matches!(error, SourceError::Template { line: 1, .. }),
+            "{error:?}"
+        );
+        assert!(error.to_string().contains("unexpected `,`"), "{error}");
+        let error = render(&templates, r#"{{ (missing | default("a"), 1) }}"#).unwrap_err();
         assert!(error.to_string().contains("tuples"), "{error}");
         // A `for` may unpack (its body cannot keep what it builds).
         let text = render_with(
@@ -288,10 +295,16 @@ mod templates {
     }
 
     /// A `set` with only a comparison in it is not an assignment: it is
-    /// refused with the hint to write `{% set name = value %}`.
+    /// refused, saying an assignment was expected; a block `set` is refused
+    /// with the hint to write `{% set name = value %}`.
     #[test]
     fn a_set_with_only_a_comparison_is_not_an_assignment() {
         let error = render(&Templates::new(None), "{% set x == y %}").unwrap_err();
+        assert!(
+            error.to_string().contains("expected assignment operator"),
+            "{error}"
+        );
+        let error = render(&Templates::new(None), "{% set x %}y{% endset %}").unwrap_err();
         assert!(error.to_string().contains("block `{% set %}`"), "{error}");
     }
 

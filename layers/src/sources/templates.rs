@@ -1,12 +1,22 @@
 //! Prompt templates: a small, bounded subset of minijinja, with includes
 //! confined to one shared folder.
+//!
+//! The subset is checked over minijinja's own parse tree
+//! (`minijinja::machinery`, minijinja pinned with `=` in the workspace), parsed
+//! with the settings the engine uses: there is no second lexer whose idea of
+//! where a tag, a comment or a `raw` block ends could differ from the engine's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use minijinja::{Environment, ErrorKind, UndefinedBehavior};
+use minijinja::machinery::ast::{BinOpKind, CallArg, Expr, Stmt};
+use minijinja::machinery::{Span, Token, WhitespaceConfig, parse, tokenize};
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::{Rest, StringInput};
+use minijinja::{Environment, ErrorKind, State, UndefinedBehavior, Value};
 
 use super::SourceError;
 use super::capped::{Size, read_capped};
@@ -53,12 +63,27 @@ impl Default for TemplateLimits {
 ///
 /// A template is text from a repository the user may not trust, so the
 /// language is a bounded subset: `{{ expressions }}` with the filters `upper`,
-/// `lower`, `title`, `capitalize`, `trim`, `default`, `length`, `first`,
-/// `last`; the tags `if`/`elif`/`else`, `for`, `set x = ...`, `include` and
-/// `raw`. Operators that build strings or collections (`~`, `+`, `*`,
-/// list, tuple and map literals) and tags that capture output (`macro`,
-/// `call`, `filter`, block `set`) are refused before rendering. With
-/// [`TemplateLimits`] that bounds time, memory and output whatever the template.
+/// `lower`, `title`, `capitalize`, `trim`, `default` (`d`), `length`,
+/// `first`, `last` and the tests `defined`, `undefined`, `none`, `true`,
+/// `false`, `string`; the tags `if`/`elif`/`else`, `for`, `set x = ...`,
+/// `include` and `raw`. Operators that build strings or collections (`~`,
+/// `+`, `*`, `**`, list, tuple and map literals), subscripts, calls, and
+/// tags that capture output or reach other templates (`macro`, `call`,
+/// `filter`, block `set`, `with`, `block`, `extends`, `import`) are refused
+/// before rendering, with the file and line. The check reads minijinja's own
+/// parse tree, so text in a comment or a `raw` block is text to it exactly
+/// as to the engine: a commented-out `{% include %}` is not an include.
+///
+/// What one render may cost is bounded: [`TemplateLimits`] bounds the
+/// instructions run (fuel), the output and the include depth; a string
+/// literal is at most 4 KiB, a tag at most 256 tokens and a template at most
+/// 256 `elif`s (deeper trees overflow minijinja's stack); and the filters of
+/// one render read at most 1 MiB in all (a filter is one instruction whatever
+/// it is given, so without this a loop of `x|title` over a long `x` runs for
+/// minutes inside the fuel). Over a bound the render stops with
+/// [`SourceError::Template`] or [`SourceError::TemplateLimit`] naming the
+/// file and the limit. Variables are the caller's: their length bounds what
+/// one comparison or `in` costs.
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -113,18 +138,25 @@ impl Templates {
         vars: &BTreeMap<String, String>,
     ) -> Result<String, SourceError> {
         let root = path.to_string_lossy().into_owned();
-        check_syntax(source).map_err(|(line, message)| SourceError::Template {
+        let includes = check_template(source).map_err(|(line, message)| SourceError::Template {
             path: path.to_owned(),
             line,
             message,
         })?;
-        self.check_includes(path, source, &mut vec![root.clone()], &mut BTreeSet::new())?;
+        self.check_includes(
+            path,
+            includes,
+            &mut vec![root.clone()],
+            &mut BTreeSet::new(),
+        )?;
 
         let mut env = Environment::empty();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        // As `whitespace()`: the check parses as the engine does.
         env.set_keep_trailing_newline(true);
         env.set_fuel(Some(self.limits.fuel));
-        add_filters(&mut env);
+        let budget = Arc::new(FilterBudget::default());
+        add_filters(&mut env, &budget);
         // The guard's own error, when it refuses a computed include: the
         // engine would only say "template not found".
         let refused: Arc<Mutex<Option<SourceError>>> = Arc::default();
@@ -156,9 +188,22 @@ impl Templates {
                     ));
                 }
             };
-            check_syntax(&source).map_err(|(line, message)| {
-                minijinja::Error::new(ErrorKind::SyntaxError, format!("line {line}: {message}"))
-            })?;
+            // Every include, literal or computed, is checked here on the very
+            // text the engine will parse (a literal one was checked before
+            // rendering too, but its file may have changed since); the error
+            // names the included file.
+            if let Err((line, message)) = check_template(&source) {
+                let error = SourceError::Template {
+                    path: PathBuf::from(root.show(&file)),
+                    line,
+                    message,
+                };
+                let message = error.to_string();
+                slot.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get_or_insert(error);
+                return Err(minijinja::Error::new(ErrorKind::SyntaxError, message));
+            }
             Ok(Some(source))
         });
         let to_error = |e: minijinja::Error| {
@@ -167,6 +212,9 @@ impl Templates {
                 .unwrap_or_else(PoisonError::into_inner)
                 .take()
             {
+                return error;
+            }
+            if let Some(error) = budget.over(path) {
                 return error;
             }
             self.template_error(path, &root, &e)
@@ -187,18 +235,19 @@ impl Templates {
         Ok(clean(&text).0)
     }
 
-    /// Follows the literal includes of `source` depth first, rejecting any
+    /// Follows `includes`, the literal includes of the template at `path`
+    /// (from its parse tree), depth first, rejecting any
     /// that leave the shared folder, any cycle and any chain deeper than the
     /// limit. Each file is checked once (`checked`), so a template that
     /// includes one file many times costs one read.
     fn check_includes(
         &self,
         path: &Path,
-        source: &str,
+        includes: Vec<(String, bool)>,
         stack: &mut Vec<String>,
         checked: &mut BTreeSet<String>,
     ) -> Result<(), SourceError> {
-        for (include, ignore_missing) in literal_includes(source) {
+        for (include, ignore_missing) in includes {
             let file = resolve_shared(self.shared.as_ref(), &include, path)?;
             if stack.contains(&include) {
                 let mut chain = stack.clone();
@@ -232,13 +281,14 @@ impl Templates {
                 Err(error) => return Err(error),
             };
             let shown = PathBuf::from(root.show(&file));
-            check_syntax(&text).map_err(|(line, message)| SourceError::Template {
-                path: shown.clone(),
-                line,
-                message,
-            })?;
+            let nested =
+                check_template(&text).map_err(|(line, message)| SourceError::Template {
+                    path: shown.clone(),
+                    line,
+                    message,
+                })?;
             stack.push(include.clone());
-            self.check_includes(&shown, &text, stack, checked)?;
+            self.check_includes(&shown, nested, stack, checked)?;
             stack.pop();
             checked.insert(include);
         }
@@ -285,26 +335,6 @@ impl Templates {
             ),
         }
     }
-}
-
-fn add_filters(env: &mut Environment<'_>) {
-    use minijinja::{filters, tests};
-    env.add_filter("upper", filters::upper);
-    env.add_filter("lower", filters::lower);
-    env.add_filter("title", filters::title);
-    env.add_filter("capitalize", filters::capitalize);
-    env.add_filter("trim", filters::trim);
-    env.add_filter("default", filters::default);
-    env.add_filter("d", filters::default);
-    env.add_filter("length", filters::length);
-    env.add_filter("first", filters::first);
-    env.add_filter("last", filters::last);
-    env.add_test("defined", tests::is_defined);
-    env.add_test("undefined", tests::is_undefined);
-    env.add_test("none", tests::is_none);
-    env.add_test("true", tests::is_true);
-    env.add_test("false", tests::is_false);
-    env.add_test("string", tests::is_string);
 }
 
 /// Output that stops at a limit.
@@ -402,295 +432,566 @@ pub fn resolve_shared(
     Ok(candidate)
 }
 
-/// The string-literal targets of `{% include ".." %}` tags, in order, each
-/// with whether it says `ignore missing`.
-fn literal_includes(source: &str) -> Vec<(String, bool)> {
-    let mut includes = Vec::new();
-    let mut rest = source;
-    while let Some((_, open)) = rest.split_once("{%") {
-        let Some((tag, after)) = open.split_once("%}") else {
-            break;
-        };
-        rest = after;
-        let tag = tag.trim_matches(|c: char| c == '-' || c == '+' || c.is_whitespace());
-        let Some(arg) = tag.strip_prefix("include") else {
-            continue;
-        };
-        let arg = arg.trim_start();
-        let Some(quote) = arg.chars().next().filter(|c| *c == '"' || *c == '\'') else {
-            continue;
-        };
-        if let Some((name, after)) = arg[quote.len_utf8()..].split_once(quote) {
-            let after = after.split_whitespace().collect::<Vec<_>>();
-            let ignore_missing = after.windows(2).any(|w| w == ["ignore", "missing"]);
-            includes.push((name.to_owned(), ignore_missing));
-        }
-    }
-    includes
-}
+// ---- the subset, checked over minijinja's own parse tree --------------------
 
-/// The tags a template may use.
-const TAGS: [&str; 10] = [
-    "if", "elif", "else", "endif", "for", "endfor", "include", "set", "raw", "endraw",
+/// The filters a template may use, each a wrapper that charges the render's
+/// filter budget (see [`FilterBudget`]).
+const FILTERS: [&str; 10] = [
+    "upper",
+    "lower",
+    "title",
+    "capitalize",
+    "trim",
+    "default",
+    "d",
+    "length",
+    "first",
+    "last",
 ];
 
-/// Refuses what the bounded subset leaves out (see [`Templates`]): returns the
-/// 1-based line and what to change.
-pub fn check_syntax(source: &str) -> Result<(), (usize, String)> {
-    let line_at = |offset: usize| source[..offset].matches('\n').count() + 1;
-    let mut at = 0;
-    while let Some(found) = source[at..].find('{') {
-        let open = at + found;
-        let kind = source[open + 1..].chars().next();
-        let close = match kind {
-            Some('{') => "}}",
-            Some('%') => "%}",
-            Some('#') => {
-                at = source[open + 2..]
-                    .find("#}")
-                    .map_or(source.len(), |end| open + 2 + end + 2);
-                continue;
-            }
-            _ => {
-                at = open + 1;
-                continue;
-            }
+/// The tests a template may use (`x is defined`): each is constant time.
+const TESTS: [&str; 6] = ["defined", "undefined", "none", "true", "false", "string"];
+
+/// The tags a template may use, for error messages.
+const TAGS: &str = "if, elif, else, for, set, include, raw";
+
+/// The longest string literal a template may hold. Every string a template
+/// can reach is a literal, a variable or a filter's result, so this bounds
+/// what one comparison or `in` of the template's own making costs.
+const LITERAL_CAP: usize = 4 * 1024;
+
+/// The most tokens one `{{ }}` or `{% %}` tag may hold. Chains such as
+/// `a.b.b.b…`, `x|trim|trim…` or `a - a - a…` parse into a tree as deep as
+/// they are long, and minijinja (and dropping the tree) recurse over it: a
+/// bound on tokens per tag is a bound on that depth.
+const TAG_TOKEN_CAP: usize = 256;
+
+/// The most `elif` tags a template may hold. minijinja parses an `elif`
+/// chain by recursing once per `elif`, outside its own recursion guard: a
+/// thousand of them overflow the stack.
+const ELIF_CAP: usize = 256;
+
+/// The whitespace settings the engine parses with (see [`Templates::render_str`]):
+/// the check parses with the same ones, so it sees the tree that runs.
+fn whitespace() -> WhitespaceConfig {
+    WhitespaceConfig {
+        keep_trailing_newline: true,
+        ..WhitespaceConfig::default()
+    }
+}
+
+/// The syntax the engine parses with: minijinja's default delimiters.
+// A unit struct without minijinja's `custom_syntax` feature, a real one
+// with it: `default()` is right either way.
+#[allow(clippy::default_constructed_unit_structs)]
+fn syntax() -> SyntaxConfig {
+    SyntaxConfig::default()
+}
+
+/// A refusal: the 1-based line and what to change.
+type Refusal = (usize, String);
+
+/// Checks `source` against the bounded subset (see [`Templates`]) over the
+/// tree minijinja itself parses, and returns its literal includes (name and
+/// `ignore missing`) in order. Text in comments and `raw` blocks is not in
+/// the tree, so it is never checked and never included.
+fn check_template(source: &str) -> Result<Vec<(String, bool)>, Refusal> {
+    check_tokens(source)?;
+    let tree = parse(source, "template", syntax(), whitespace())
+        .map_err(|error| (error.line().unwrap_or(0), describe(&error)))?;
+    let mut walk = Walk {
+        source,
+        includes: Vec::new(),
+    };
+    walk.stmt(&tree)?;
+    Ok(walk.includes)
+}
+
+/// Refuses a tag of more than [`TAG_TOKEN_CAP`] tokens and a template of
+/// more than [`ELIF_CAP`] `elif` tags, using minijinja's own tokenizer. A
+/// lexing error is left to the parser, which reports it.
+fn check_tokens(source: &str) -> Result<(), Refusal> {
+    let mut in_tag: Option<(Span, usize)> = None;
+    let mut elifs = 0usize;
+    for token in tokenize(source, false, syntax(), whitespace()) {
+        let Ok((token, span)) = token else {
+            return Ok(());
         };
-        let body_start = open + 2;
-        let (body, end) = scan_body(&source[body_start..], close)
-            .map(|(len, end)| (&source[body_start..body_start + len], body_start + end))
-            .ok_or_else(|| {
-                (
-                    line_at(open),
-                    format!("`{}` is never closed", &source[open..open + 2]),
-                )
-            })?;
-        let body = body
-            .strip_prefix(['-', '+'])
-            .unwrap_or(body)
-            .trim_end()
-            .strip_suffix(['-', '+'])
-            .unwrap_or(body.trim_end())
-            .trim();
-        let is_for = kind == Some('%') && body.starts_with("for");
-        check_expression(body, is_for).map_err(|message| (line_at(open), message))?;
-        at = end;
-        if kind == Some('%') {
-            let name = body
-                .split(|c: char| !c.is_alphanumeric() && c != '_')
-                .next()
-                .unwrap_or("");
-            if !TAGS.contains(&name) {
-                return Err((
-                    line_at(open),
-                    format!(
-                        "the `{name}` tag is not supported in prompt templates (use {})",
-                        TAGS.join(", ")
-                    ),
-                ));
-            }
-            let words: Vec<&str> = body.split_whitespace().collect();
-            if name == "set" && !has_assignment(body) {
-                return Err((
-                    line_at(open),
-                    "block `{% set %}` is not supported; write `{% set name = value %}`".into(),
-                ));
-            }
-            if name == "for" && words.contains(&"recursive") {
-                return Err((line_at(open), "recursive loops are not supported".into()));
-            }
-            if name == "raw" {
-                // Skip to the matching `endraw`: what is inside is text.
-                let mut search = at;
-                loop {
-                    let Some(next) = source[search..].find("{%") else {
-                        return Err((line_at(open), "`{% raw %}` is never closed".into()));
-                    };
-                    let tag_start = search + next + 2;
-                    let Some(tag_end) = source[tag_start..].find("%}") else {
-                        return Err((line_at(open), "`{% raw %}` is never closed".into()));
-                    };
-                    let tag = source[tag_start..tag_start + tag_end]
-                        .trim_matches(|c: char| c == '-' || c == '+' || c.is_whitespace());
-                    search = tag_start + tag_end + 2;
-                    if tag == "endraw" {
-                        break;
+        match token {
+            Token::VariableStart | Token::BlockStart => in_tag = Some((span, 0)),
+            Token::VariableEnd | Token::BlockEnd => in_tag = None,
+            _ => {
+                let Some((start, count)) = &mut in_tag else {
+                    continue;
+                };
+                *count += 1;
+                if *count == 1 && matches!(token, Token::Ident("elif")) {
+                    elifs += 1;
+                    if elifs > ELIF_CAP {
+                        return Err((
+                            line_at(source, start.start_offset),
+                            format!(
+                                "more than {ELIF_CAP} `elif` tags are not supported in prompt templates"
+                            ),
+                        ));
                     }
                 }
-                at = search;
+                if *count > TAG_TOKEN_CAP {
+                    return Err((
+                        line_at(source, start.start_offset),
+                        format!(
+                            "a tag of more than {TAG_TOKEN_CAP} tokens is not supported in prompt templates (split it up)"
+                        ),
+                    ));
+                }
             }
         }
     }
     Ok(())
 }
 
-/// The length of a tag's body up to `close`, outside string literals, and
-/// the offset just past `close`.
-fn scan_body(text: &str, close: &str) -> Option<(usize, usize)> {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    let mut quote = None;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match quote {
-            Some(q) => {
-                if b == b'\\' {
-                    i += 1;
-                } else if b == q {
-                    quote = None;
-                }
-            }
-            None if b == b'"' || b == b'\'' => quote = Some(b),
-            None if bytes[i..].starts_with(close.as_bytes()) => return Some((i, i + close.len())),
-            None => {}
-        }
-        i += 1;
-    }
-    None
+/// The 1-based line of byte `offset` (exact past line 65,535, where
+/// minijinja's own line numbers stop counting).
+fn line_at(source: &str, offset: u32) -> usize {
+    let end = usize::try_from(offset).map_or(source.len(), |o| o.min(source.len()));
+    source.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
-/// Refuses operators and literals that build strings or collections, outside
-/// string literals. Commas outside call parentheses (tuples) are only allowed
-/// in a `for` tag, whose loop body cannot keep what it builds.
-fn check_expression(body: &str, allow_tuples: bool) -> Result<(), String> {
-    let mut depth = 0usize;
-    let mut quote = None;
-    let mut escaped = false;
-    let mut previous_word = String::new();
-    let mut word = String::new();
-    for c in body.chars() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        if c.is_alphanumeric() || c == '_' {
-            word.push(c);
-            continue;
-        }
-        if !word.is_empty() {
-            previous_word = std::mem::take(&mut word);
-        }
-        match c {
-            '"' | '\'' => {
-                quote = Some(c);
-                previous_word.clear();
-            }
-            '~' | '+' | '*' => {
-                return Err(format!(
-                    "the `{c}` operator is not supported in prompt templates"
-                ));
-            }
-            '[' | ']' | '{' | '}' => {
-                return Err(format!(
-                    "list and map literals (`{c}`) are not supported in prompt templates"
-                ));
-            }
-            '(' => {
-                let call = !previous_word.is_empty()
-                    && !previous_word
-                        .chars()
-                        .next()
-                        .is_some_and(|c| c.is_ascii_digit())
-                    && !KEYWORDS.contains(&previous_word.as_str());
-                if !call {
-                    return Err(
-                        "parentheses are only for filter arguments in prompt templates".into(),
-                    );
-                }
-                previous_word.clear();
-                depth += 1;
-            }
-            ')' => {
-                depth = depth.saturating_sub(1);
-                previous_word.clear();
-            }
-            ',' if depth == 0 && !allow_tuples => {
-                return Err(
-                    "tuples (`a, b`) are not supported outside `for` in prompt templates".into(),
-                );
-            }
-            c if c.is_whitespace() => {}
-            _ => previous_word.clear(),
-        }
+/// A parse error as one line: its kind and detail. An unknown tag says
+/// which tags there are.
+fn describe(error: &minijinja::Error) -> String {
+    match error.detail() {
+        Some(detail) if detail.starts_with("unknown statement") => format!(
+            "the `{}` tag is not supported in prompt templates (use {TAGS})",
+            detail.trim_start_matches("unknown statement").trim()
+        ),
+        Some(detail) => format!("{}: {detail}", error.kind()),
+        None => error.kind().to_string(),
     }
-    Ok(())
 }
 
-const KEYWORDS: [&str; 9] = [
-    "in",
-    "not",
-    "and",
-    "or",
-    "if",
-    "else",
-    "is",
-    "elif",
-    "recursive",
-];
+/// Walks a parsed template, refusing what the subset leaves out and
+/// collecting literal includes.
+struct Walk<'s> {
+    source: &'s str,
+    includes: Vec<(String, bool)>,
+}
 
-fn has_assignment(body: &str) -> bool {
-    let bytes = body.as_bytes();
-    bytes.iter().enumerate().any(|(i, &b)| {
-        b == b'='
-            && bytes.get(i + 1) != Some(&b'=')
-            && !matches!(
-                i.checked_sub(1).map(|j| bytes[j]),
-                Some(b'=' | b'!' | b'<' | b'>')
-            )
-    })
+impl Walk<'_> {
+    fn refuse(&self, span: Span, message: impl Into<String>) -> Refusal {
+        (line_at(self.source, span.start_offset), message.into())
+    }
+
+    fn tag(&self, span: Span, name: &str) -> Refusal {
+        self.refuse(
+            span,
+            format!("the `{name}` tag is not supported in prompt templates (use {TAGS})"),
+        )
+    }
+
+    fn body(&mut self, stmts: &[Stmt<'_>]) -> Result<(), Refusal> {
+        stmts.iter().try_for_each(|stmt| self.stmt(stmt))
+    }
+
+    fn stmt(&mut self, stmt: &Stmt<'_>) -> Result<(), Refusal> {
+        match stmt {
+            Stmt::Template(template) => self.body(&template.children),
+            Stmt::EmitRaw(_) => Ok(()),
+            Stmt::EmitExpr(emit) => self.expr(&emit.expr),
+            Stmt::IfCond(cond) => {
+                self.expr(&cond.expr)?;
+                self.body(&cond.true_body)?;
+                self.body(&cond.false_body)
+            }
+            Stmt::ForLoop(for_loop) => {
+                if for_loop.recursive {
+                    return Err(self.refuse(
+                        for_loop.span(),
+                        "recursive loops are not supported in prompt templates",
+                    ));
+                }
+                self.target(&for_loop.target, true)?;
+                self.expr(&for_loop.iter)?;
+                if let Some(filter) = &for_loop.filter_expr {
+                    self.expr(filter)?;
+                }
+                self.body(&for_loop.body)?;
+                self.body(&for_loop.else_body)
+            }
+            Stmt::Set(set) => {
+                self.target(&set.target, false)?;
+                self.expr(&set.expr)
+            }
+            Stmt::SetBlock(set) => Err(self.refuse(
+                set.span(),
+                "block `{% set %}` is not supported; write `{% set name = value %}`",
+            )),
+            Stmt::Include(include) => {
+                self.expr(&include.name)?;
+                if let Expr::Const(name) = &include.name
+                    && let Some(name) = name.value.as_str()
+                {
+                    self.includes
+                        .push((name.to_owned(), include.ignore_missing));
+                }
+                Ok(())
+            }
+            Stmt::WithBlock(s) => Err(self.tag(s.span(), "with")),
+            Stmt::AutoEscape(s) => Err(self.tag(s.span(), "autoescape")),
+            Stmt::FilterBlock(s) => Err(self.tag(s.span(), "filter")),
+            Stmt::Block(s) => Err(self.tag(s.span(), "block")),
+            Stmt::Import(s) => Err(self.tag(s.span(), "import")),
+            Stmt::FromImport(s) => Err(self.tag(s.span(), "from")),
+            Stmt::Extends(s) => Err(self.tag(s.span(), "extends")),
+            Stmt::Do(s) => Err(self.tag(s.span(), "do")),
+        }
+    }
+
+    /// What `set` or `for` assigns to: a name (a `for` may unpack into names).
+    fn target(&mut self, target: &Expr<'_>, unpack: bool) -> Result<(), Refusal> {
+        match target {
+            Expr::Var(_) => Ok(()),
+            Expr::List(names) if unpack => {
+                names.items.iter().try_for_each(|n| self.target(n, true))
+            }
+            Expr::List(names) => Err(self.refuse(
+                names.span(),
+                "tuples (`a, b`) are not supported outside `for` in prompt templates",
+            )),
+            other => Err(self.refuse(
+                other.span(),
+                "only a name can be assigned in prompt templates: `{% set name = value %}`",
+            )),
+        }
+    }
+
+    fn expr(&mut self, expr: &Expr<'_>) -> Result<(), Refusal> {
+        match expr {
+            Expr::Var(_) => Ok(()),
+            Expr::Const(constant) => match constant.value.as_str() {
+                Some(text) if text.len() > LITERAL_CAP => Err(self.refuse(
+                    constant.span(),
+                    format!(
+                        "a string literal of {} is over the {} limit for literals in prompt templates (write long text outside tags)",
+                        Size(text.len() as u64),
+                        Size(LITERAL_CAP as u64)
+                    ),
+                )),
+                _ => Ok(()),
+            },
+            Expr::UnaryOp(op) => self.expr(&op.expr),
+            Expr::BinOp(op) => {
+                let refused = match op.op {
+                    BinOpKind::Concat => Some("~"),
+                    BinOpKind::Add => Some("+"),
+                    BinOpKind::Mul => Some("*"),
+                    BinOpKind::Pow => Some("**"),
+                    _ => None,
+                };
+                if let Some(name) = refused {
+                    return Err(self.refuse(
+                        op.span(),
+                        format!("the `{name}` operator is not supported in prompt templates"),
+                    ));
+                }
+                self.expr(&op.left)?;
+                self.expr(&op.right)
+            }
+            Expr::Compare(compare) => {
+                self.expr(&compare.expr)?;
+                compare.ops.iter().try_for_each(|op| self.expr(&op.expr))
+            }
+            Expr::IfExpr(if_expr) => {
+                self.expr(&if_expr.test_expr)?;
+                self.expr(&if_expr.true_expr)?;
+                if_expr
+                    .false_expr
+                    .as_ref()
+                    .map_or(Ok(()), |e| self.expr(e))
+            }
+            Expr::Filter(filter) => {
+                if !FILTERS.contains(&filter.name) {
+                    return Err(self.refuse(
+                        filter.span(),
+                        format!(
+                            "the `{}` filter is not supported in prompt templates (use {})",
+                            filter.name,
+                            FILTERS.join(", ")
+                        ),
+                    ));
+                }
+                if let Some(value) = &filter.expr {
+                    self.expr(value)?;
+                }
+                self.args(&filter.args)
+            }
+            Expr::Test(test) => {
+                if !TESTS.contains(&test.name) {
+                    return Err(self.refuse(
+                        test.span(),
+                        format!(
+                            "the `{}` test is not supported in prompt templates (use {})",
+                            test.name,
+                            TESTS.join(", ")
+                        ),
+                    ));
+                }
+                self.expr(&test.expr)?;
+                self.args(&test.args)
+            }
+            Expr::GetAttr(attr) => self.expr(&attr.expr),
+            Expr::GetItem(item) => Err(self.refuse(
+                item.span(),
+                "subscripts (`x[...]`) are not supported in prompt templates",
+            )),
+            Expr::Slice(slice) => Err(self.refuse(
+                slice.span(),
+                "slices (`x[a:b]`) are not supported in prompt templates",
+            )),
+            Expr::Call(call) => Err(self.refuse(
+                call.span(),
+                "calls (`f(...)`) are not supported in prompt templates; only filters take arguments: `x | default(\"y\")`",
+            )),
+            Expr::List(list) => Err(self.refuse(
+                list.span(),
+                "list and map literals and tuples (`[a, b]`, `(a, b)`, `a, b`) are not supported in prompt templates",
+            )),
+            Expr::Map(map) => Err(self.refuse(
+                map.span(),
+                "list and map literals (`{...}`) are not supported in prompt templates",
+            )),
+        }
+    }
+
+    fn args(&mut self, args: &[CallArg<'_>]) -> Result<(), Refusal> {
+        for arg in args {
+            match arg {
+                CallArg::Pos(value) | CallArg::Kwarg(_, value) => self.expr(value)?,
+                CallArg::PosSplat(value) | CallArg::KwargSplat(value) => {
+                    return Err(self.refuse(
+                        value.span(),
+                        "argument splats (`*args`, `**kwargs`) are not supported in prompt templates",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Refuses what the bounded subset leaves out (see [`Templates`]): returns the
+/// 1-based line and what to change. The check runs over minijinja's own
+/// parse tree, so comments and `raw` blocks are text to it exactly as they
+/// are to the engine.
+pub fn check_syntax(source: &str) -> Result<(), (usize, String)> {
+    check_template(source).map(drop)
+}
+
+// ---- what filters may cost ----------------------------------------------------
+
+/// The bytes filters may read in one render, summed over every call. Fuel
+/// counts instructions, and one filter call is one instruction whatever
+/// its input: without this, a loop of `x|title` over a long `x` runs for
+/// minutes inside the fuel.
+const FILTER_BUDGET: u64 = 1024 * 1024;
+
+/// What the filters of one render have read, and the call that went over.
+#[derive(Debug, Default)]
+struct FilterBudget {
+    spent: AtomicU64,
+    over: Mutex<Option<(&'static str, u64)>>,
+}
+
+impl FilterBudget {
+    /// Charges `cost` bytes to the budget for a call of `filter`; over the
+    /// budget, the call fails and is remembered for the error.
+    fn charge(&self, filter: &'static str, cost: u64) -> Result<(), minijinja::Error> {
+        let spent = self
+            .spent
+            .fetch_add(cost, Ordering::Relaxed)
+            .saturating_add(cost);
+        if spent > FILTER_BUDGET {
+            self.over
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get_or_insert((filter, cost));
+            return Err(minijinja::Error::new(
+                ErrorKind::InvalidOperation,
+                format!("filters read over {} in one render", Size(FILTER_BUDGET)),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The error for a render that went over, if it did.
+    fn over(&self, path: &Path) -> Option<SourceError> {
+        let (filter, cost) = (*self.over.lock().unwrap_or_else(PoisonError::into_inner))?;
+        Some(SourceError::TemplateLimit {
+            path: path.to_owned(),
+            limit: format!(
+                "filters read over {} in one render (the `{filter}` filter was given {})",
+                Size(FILTER_BUDGET),
+                Size(cost)
+            ),
+        })
+    }
+}
+
+/// What reading `value` costs a filter: its length in bytes if a string,
+/// a small constant otherwise (numbers, booleans, none and the loop object
+/// print short).
+fn cost(value: &Value) -> u64 {
+    value.as_str().map_or(16, |text| text.len() as u64).max(1)
+}
+
+/// The allowed filters, each charging the budget before it runs: the cost
+/// of every filter is at most linear in what it is charged.
+fn add_filters(env: &mut Environment<'_>, budget: &Arc<FilterBudget>) {
+    use minijinja::{filters, tests};
+    let b = Arc::clone(budget);
+    env.add_filter("upper", move |state: &State, value: Value| {
+        b.charge("upper", cost(&value))?;
+        Ok::<_, minijinja::Error>(filters::upper(StringInput::new(state, &value)?))
+    });
+    let b = Arc::clone(budget);
+    env.add_filter("lower", move |state: &State, value: Value| {
+        b.charge("lower", cost(&value))?;
+        Ok::<_, minijinja::Error>(filters::lower(StringInput::new(state, &value)?))
+    });
+    let b = Arc::clone(budget);
+    env.add_filter("title", move |state: &State, value: Value| {
+        b.charge("title", cost(&value))?;
+        let text = StringInput::new(state, &value)?;
+        Ok::<_, minijinja::Error>(filters::title(text.as_str().into()))
+    });
+    let b = Arc::clone(budget);
+    env.add_filter("capitalize", move |state: &State, value: Value| {
+        b.charge("capitalize", cost(&value))?;
+        Ok::<_, minijinja::Error>(filters::capitalize(StringInput::new(state, &value)?))
+    });
+    let b = Arc::clone(budget);
+    env.add_filter(
+        "trim",
+        move |state: &State, value: Value, chars: Option<String>| {
+            // Trimming a set of characters compares each character with
+            // every one in the set.
+            let set = chars
+                .as_ref()
+                .map_or(1, |c| c.chars().count().max(1) as u64);
+            b.charge("trim", cost(&value).saturating_mul(set))?;
+            Ok::<_, minijinja::Error>(filters::trim(
+                StringInput::new(state, &value)?,
+                chars.map(Into::into),
+            ))
+        },
+    );
+    for name in ["default", "d"] {
+        let b = Arc::clone(budget);
+        env.add_filter(
+            name,
+            move |state: &State, value: Value, args: Rest<Value>| {
+                b.charge(name, cost(&value))?;
+                filters::default(state, &value, args)
+            },
+        );
+    }
+    let b = Arc::clone(budget);
+    env.add_filter("length", move |value: Value| {
+        b.charge("length", cost(&value))?;
+        filters::length(&value)
+    });
+    let b = Arc::clone(budget);
+    env.add_filter("first", move |value: Value| {
+        b.charge("first", cost(&value))?;
+        filters::first(&value)
+    });
+    let b = Arc::clone(budget);
+    env.add_filter("last", move |value: Value| {
+        b.charge("last", cost(&value))?;
+        filters::last(value)
+    });
+    env.add_test("defined", tests::is_defined);
+    env.add_test("undefined", tests::is_undefined);
+    env.add_test("none", tests::is_none);
+    env.add_test("true", tests::is_true);
+    env.add_test("false", tests::is_false);
+    env.add_test("string", tests::is_string);
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{check_syntax, literal_includes};
+    use super::check_syntax;
 
-    #[test]
-    fn finds_literal_includes_in_every_tag_form() {
-        let source = "a {% include \"@shared/x.md\" %} b {%- include '@shared/y.md' ignore missing -%} {% if x %}{% include name %}{% endif %}";
-        assert_eq!(
-            literal_includes(source),
-            [
-                ("@shared/x.md".to_owned(), false),
-                ("@shared/y.md".to_owned(), true)
-            ]
-        );
-    }
-
+    /// The subset over minijinja's own tree: prompts pass, builders are
+    /// refused with what to change and the line.
     #[test]
     fn the_subset_admits_prompts_and_refuses_builders() {
         for ok in [
             "Hi {{ user }}. {% if app == \"x\" %}a{% elif app != 'y' %}b{% else %}c{% endif %}",
             "{% for c in user %}{{ loop.index }}{{ c|upper }}{% endfor %}",
+            "{% for a, b in pairs if a %}{{ a }}{% else %}none{% endfor %}",
             "{% set x = user|default(\"anon\") %}{{ x }} {# a ~ comment * #}",
             "{% raw %}{{ a ~ b }}{% macro %}{% endraw %}{{ \"~*+[\" }}",
             "{%- include \"@shared/x.md\" ignore missing -%}",
+            "{{ n - 1 }}{{ n / 2 }}{{ n // 2 }}{{ n % 2 }}{{ not a and b or c }}",
+            "{{ a if b is defined else c|trim(\"-\") }}",
         ] {
             assert_eq!(check_syntax(ok), Ok(()), "{ok}");
         }
         for (bad, why) in [
             ("{{ a ~ a }}", "`~` operator"),
             ("\n{{ \"x\" * 9 }}", "`*` operator"),
+            ("{{ a + a }}", "`+` operator"),
+            ("{{ 2 ** 9 }}", "`**` operator"),
             ("{% set l = [a, a] %}", "list and map literals"),
-            ("{% set t = (a, a) %}", "parentheses"),
-            ("{% if a in (b, c) %}{% endif %}", "parentheses"),
+            ("{% set m = {\"a\": 1} %}", "list and map literals"),
+            ("{% set t = (a, a) %}", "tuples"),
+            ("{% if a in (b, c) %}{% endif %}", "tuples"),
+            ("{% set l = a, a %}", "tuples"),
+            (
+                "{% set a, b = c %}",
+                "tuples (`a, b`) are not supported outside `for`",
+            ),
+            ("{% set a.b = c %}", "only a name can be assigned"),
             ("{% macro m() %}{% endmacro %}", "`macro` tag"),
+            ("{% call m() %}{% endcall %}", "`call` tag"),
+            ("{% filter upper %}x{% endfilter %}", "`filter` tag"),
+            ("{% with a = 1 %}{% endwith %}", "`with` tag"),
+            ("{% block b %}{% endblock %}", "`block` tag"),
+            ("{% extends \"@shared/x\" %}", "`extends` tag"),
+            ("{% import \"@shared/x\" as x %}", "`import` tag"),
+            ("{% from \"@shared/x\" import y %}", "`from` tag"),
+            (
+                "{% autoescape true %}{% endautoescape %}",
+                "`autoescape` tag",
+            ),
             ("{% set x %}y{% endset %}", "block `{% set %}`"),
             ("{% for x in y recursive %}{% endfor %}", "recursive"),
-            ("{% set l = a, a %}", "tuples"),
-            ("{{ a ", "never closed"),
+            ("{{ x[0] }}", "subscripts"),
+            ("{{ x[1:] }}", "slices"),
+            ("{{ range(9) }}", "calls"),
+            ("{{ loop.cycle(1) }}", "calls"),
+            ("{{ x|replace(\"a\", \"b\") }}", "the `replace` filter"),
+            ("{{ x is even }}", "the `even` test"),
+            ("{{ x|default(*y) }}", "argument splats"),
+            ("{{ a ", "unexpected end of input"),
         ] {
             let error = check_syntax(bad).unwrap_err();
             assert!(error.1.contains(why), "{bad}: {error:?}");
         }
         assert_eq!(check_syntax("\n{{ \"x\" * 9 }}").unwrap_err().0, 2);
-        // Found by fuzzing: a multi-byte character inside a tag.
+        assert_eq!(
+            check_syntax("a\nb\n{% if x %}\n{{ [1] }}{% endif %}")
+                .unwrap_err()
+                .0,
+            4
+        );
+        // Found by fuzzing the old scanner: a multi-byte character inside a tag.
         assert!(check_syntax("{{ workspace\u{682}\u{7c2}repo.\n").is_err());
-        assert_eq!(check_syntax("{{ \"ڂ\" }}"), Ok(()));
+        assert_eq!(check_syntax("{{ \"\u{682}\" }}"), Ok(()));
     }
 }

@@ -1,0 +1,436 @@
+//! Hostile templates (issue 17, rows 5 and 6): a template is text from a
+//! repository, checked over minijinja's own parse tree and rendered with
+//! filters that pay for what they read.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use minijinja::machinery::{Token, WhitespaceConfig, tokenize};
+use minijinja::syntax::SyntaxConfig;
+use prompt_layers::sources::__private::check_syntax;
+use prompt_layers::sources::{
+    BasePromptConfig, PromptOrigin, SourceError, TemplateLimits, Templates,
+};
+use proptest::prelude::*;
+
+fn render_with(
+    templates: &Templates,
+    source: &str,
+    vars: &[(&str, &str)],
+) -> Result<String, SourceError> {
+    let vars: BTreeMap<String, String> = vars
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    templates.render_str(Path::new("base.md"), source, &vars)
+}
+
+fn render(source: &str) -> Result<String, SourceError> {
+    render_with(&Templates::new(None), source, &[("app", "agent")])
+}
+
+/// A shared folder holding `files`.
+fn shared(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+/// The message of a check refusal, asserting it names `base.md` and `line`.
+fn refusal(error: &SourceError, line: usize) -> String {
+    match error {
+        SourceError::Template { path, line: at, .. } => {
+            assert_eq!(path, Path::new("base.md"), "{error}");
+            assert_eq!(*at, line, "{error}");
+        }
+        other => panic!("expected a template error, got {other:?}"),
+    }
+    error.to_string()
+}
+
+/// The limit of a `TemplateLimit` error naming `base.md`.
+fn limit(error: &SourceError) -> String {
+    match error {
+        SourceError::TemplateLimit { path, limit } => {
+            assert_eq!(path, Path::new("base.md"), "{error}");
+            limit.clone()
+        }
+        other => panic!("expected a template limit, got {other:?}"),
+    }
+}
+
+/// Row 5, as filed: `{% raw %}{%{% endraw %}` made the old scanner's idea of
+/// where the raw block ends differ from minijinja's, so the string bomb after
+/// it went unchecked (2 GB, then abort). The check now reads minijinja's own
+/// tree: the bomb is refused at its line, before anything renders.
+#[test]
+fn row5_a_raw_block_cannot_hide_a_string_bomb() {
+    let mut source = String::from("{% raw %}{%{% endraw %}\n{% set s = \"x\" * 99999999 %}\n");
+    for _ in 0..12 {
+        source.push_str("{% set s = s ~ s %}\n");
+    }
+    let error = render(&source).unwrap_err();
+    assert!(
+        refusal(&error, 2).contains("the `*` operator is not supported"),
+        "{error}"
+    );
+    // Without the `*`, the doubling itself is refused at its line.
+    let doubling = "{% raw %}{%{% endraw %}\n{% set s = app %}\n{% set s = s ~ s %}";
+    let error = render(doubling).unwrap_err();
+    assert!(
+        refusal(&error, 3).contains("the `~` operator is not supported"),
+        "{error}"
+    );
+    // And the raw block is what minijinja says it is: `{%` as text.
+    assert_eq!(
+        render("{% raw %}{%{% endraw %}{{ app }}").unwrap(),
+        "{%agent"
+    );
+}
+
+/// Row 5 through the base prompt: the override is refused with its file and
+/// line, and the built-in prompt is used (no render, no allocation).
+#[test]
+fn row5_the_bomb_in_an_override_falls_back_with_file_and_line() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(repo.path().join(".agent")).unwrap();
+    let mut source = String::from("{% raw %}{%{% endraw %}{% set s = \"x\" * 99999999 %}");
+    source.push_str(&"{% set s = s ~ s %}".repeat(12));
+    std::fs::write(repo.path().join(".agent/system-prompt.md"), source).unwrap();
+    let base = BasePromptConfig::for_app("agent").resolve(
+        repo.path(),
+        repo.path(),
+        &Templates::new(None),
+        &BTreeMap::new(),
+    );
+    assert_eq!(base.text, prompt_layers::DEFAULT_BASE_PROMPT);
+    let problem = base.problem.unwrap().to_string();
+    assert!(
+        problem.starts_with(".agent/system-prompt.md:1: template error: the `*` operator"),
+        "{problem}"
+    );
+}
+
+/// Row 6, as filed: a 240 KB template looping `x|title` over a 240 KB
+/// string (315 s of CPU). The string is a literal, over the 4 KiB literal
+/// limit: refused before rendering, naming the file, line and limit.
+#[test]
+fn row6_a_title_loop_over_a_long_literal_is_refused_before_rendering() {
+    let source = format!(
+        "{{% set x = \"{}\" %}}\n{{% for c in x %}}{{% set y = x|title %}}{{% endfor %}}",
+        "ab ".repeat(80 * 1024)
+    );
+    let start = Instant::now();
+    let error = render(&source).unwrap_err();
+    let elapsed = start.elapsed();
+    let message = refusal(&error, 1);
+    assert!(
+        message.contains("a string literal of 240 KiB is over the 4 KiB limit"),
+        "{message}"
+    );
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+}
+
+/// Row 6 with the long string in a variable (the caller's, e.g. a kitsoki
+/// argument): the filters' budget (1 MiB read per render) stops the loop
+/// after four calls, with an error naming the file, the limit and the filter.
+#[test]
+fn row6_a_title_loop_over_a_long_variable_stops_at_the_filter_budget() {
+    let long = "ab ".repeat(80 * 1024);
+    let source = "{% for c in x %}{% set y = x|title %}{% endfor %}";
+    let start = Instant::now();
+    let error = render_with(&Templates::new(None), source, &[("x", &long)]).unwrap_err();
+    let elapsed = start.elapsed();
+    assert_eq!(
+        limit(&error),
+        "filters read over 1 MiB in one render (the `title` filter was given 240 KiB)"
+    );
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+}
+
+/// The budget is exactly 1 MiB: two calls on 512 KiB render, a third byte
+/// more is refused. Every documented filter pays.
+#[test]
+fn the_filter_budget_is_exactly_one_mib_and_every_filter_pays() {
+    let half = "a".repeat(512 * 1024);
+    let templates = Templates::new(None);
+    for filter in [
+        "upper",
+        "lower",
+        "title",
+        "capitalize",
+        "trim",
+        "default",
+        "d",
+        "length",
+        "first",
+        "last",
+    ] {
+        let two = format!("{{% set y = x|{filter} %}}{{% set y = x|{filter} %}}.");
+        assert_eq!(
+            render_with(&templates, &two, &[("x", &half)]).unwrap(),
+            ".",
+            "{filter}"
+        );
+        let more = format!("{two}{{% set y = b|{filter} %}}");
+        let error = render_with(&templates, &more, &[("x", &half), ("b", "b")]).unwrap_err();
+        assert_eq!(
+            limit(&error),
+            format!("filters read over 1 MiB in one render (the `{filter}` filter was given 1 B)"),
+        );
+    }
+}
+
+/// `trim` with a set of characters compares each character with the whole
+/// set: it pays the product, so a long set cannot multiply the work.
+#[test]
+fn trim_with_a_set_pays_for_the_set() {
+    // 60 KiB read once is well within the budget; with a set of 20
+    // characters it costs 1.2 MiB, over it.
+    let spaces = " ".repeat(60 * 1024);
+    let templates = Templates::new(None);
+    let plain = render_with(&templates, "[{{ x|trim }}]", &[("x", &spaces)]).unwrap();
+    assert!(plain == "[]", "{} bytes", plain.len());
+    let set = "abdefghijklmnopqrst ";
+    let short = render_with(
+        &templates,
+        &format!("[{{{{ x|trim(\"{set}\") }}}}]"),
+        &[("x", "ab c ")],
+    )
+    .unwrap();
+    assert_eq!(short, "[c]");
+    let error = render_with(
+        &templates,
+        &format!("{{{{ x|trim(\"{set}\") }}}}"),
+        &[("x", &spaces)],
+    )
+    .unwrap_err();
+    assert_eq!(
+        limit(&error),
+        "filters read over 1 MiB in one render (the `trim` filter was given 1.2 MiB)"
+    );
+}
+
+/// Literals: exactly 4 KiB is fine, one byte more is refused.
+#[test]
+fn a_literal_of_exactly_4_kib_is_fine_and_one_byte_more_is_refused() {
+    let ok = format!("{{{{ \"{}\"|length }}}}", "a".repeat(4096));
+    assert_eq!(render(&ok).unwrap(), "4096");
+    let over = format!("{{{{ \"{}\"|length }}}}", "a".repeat(4097));
+    let error = render(&over).unwrap_err();
+    assert!(
+        refusal(&error, 1).contains("a string literal of 4 KiB + 1 B is over the 4 KiB limit"),
+        "{error}"
+    );
+}
+
+/// Chains that parse into trees as deep as they are long overflowed the
+/// stack inside minijinja (a 20 KB `{{ a.b.b… }}` or a thousand `elif`s:
+/// abort, exit 134). Tags are capped at 256 tokens and templates at 256
+/// `elif`s, before minijinja parses: each is a refusal with its line.
+#[test]
+fn deep_chains_are_refused_before_minijinja_recurses_over_them() {
+    for (source, why) in [
+        (
+            format!("\n{{{{ app{} }}}}", ".b".repeat(60_000)),
+            "a tag of more than 256 tokens",
+        ),
+        (
+            format!("\n{{{{ 1{} }}}}", "-1".repeat(60_000)),
+            "a tag of more than 256 tokens",
+        ),
+        (
+            format!("\n{{{{ app{} }}}}", "|trim".repeat(30_000)),
+            "a tag of more than 256 tokens",
+        ),
+        (
+            format!("\n{{% if not {}app %}}{{% endif %}}", "not ".repeat(30_000)),
+            "a tag of more than 256 tokens",
+        ),
+        (
+            format!(
+                "\n{{% if app %}}{}{{% endif %}}",
+                "{% elif app %}".repeat(10_000)
+            ),
+            "more than 256 `elif` tags",
+        ),
+    ] {
+        let error = render(&source).unwrap_err();
+        assert!(refusal(&error, 2).contains(why), "{error}");
+    }
+    // At the limits: 256 tokens (`-`, `1`, then 127 × `-1`) and 256 `elif`s.
+    let tokens = format!("{{{{ -1{} }}}}", "-1".repeat(127));
+    assert_eq!(render(&tokens).unwrap(), "-128");
+    let tokens = format!("{{{{ --1{} }}}}", "-1".repeat(127));
+    assert!(
+        render(&tokens)
+            .unwrap_err()
+            .to_string()
+            .contains("256 tokens")
+    );
+    let elifs = format!(
+        "{{% if not app %}}{}{{% else %}}ok{{% endif %}}",
+        "{% elif not app %}".repeat(256)
+    );
+    assert_eq!(render(&elifs).unwrap(), "ok");
+    let elifs = format!(
+        "{{% if not app %}}{}{{% endif %}}",
+        "{% elif not app %}".repeat(257)
+    );
+    let error = render(&elifs).unwrap_err();
+    assert!(
+        refusal(&error, 1).contains("more than 256 `elif` tags"),
+        "{error}"
+    );
+}
+
+/// A commented-out or raw `{% include %}` is text: it no longer fails the
+/// template (before, it did, and the base prompt silently fell back to the
+/// built-in one). Nothing is read for it.
+#[test]
+fn commented_and_raw_includes_are_text_not_includes() {
+    let source = "a{# {% include \"@shared/../../etc/passwd\" %} #}b{% raw %}{% include \"@shared/missing.md\" %}{% endraw %}c";
+    assert_eq!(
+        render(source).unwrap(),
+        "ab{% include \"@shared/missing.md\" %}c"
+    );
+
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(repo.path().join(".agent")).unwrap();
+    std::fs::write(
+        repo.path().join(".agent/system-prompt.md"),
+        "You are {{ app }}.\n{# {% include \"@shared/old.md\" %} #}",
+    )
+    .unwrap();
+    let vars = BTreeMap::from([("app".to_owned(), "agent".to_owned())]);
+    let base = BasePromptConfig::for_app("agent").resolve(
+        repo.path(),
+        repo.path(),
+        &Templates::new(None),
+        &vars,
+    );
+    assert!(base.problem.is_none(), "{:?}", base.problem);
+    assert_eq!(
+        base.origin,
+        PromptOrigin::Override(PathBuf::from(".agent/system-prompt.md"))
+    );
+    assert_eq!(base.text, "You are agent.\n");
+}
+
+/// An included file is checked as the engine loads it, literal or
+/// computed: a bomb behind a raw block in `@shared/x.md` is refused, naming
+/// that file.
+#[test]
+fn an_included_file_is_checked_by_the_same_tree() {
+    let bomb = "{% raw %}{%{% endraw %}\n{% set s = app %}{% set s = s ~ s %}";
+    let dir = shared(&[
+        ("x.md", bomb),
+        ("ok.md", "{# {% include \"@shared/none.md\" %} #}fine"),
+    ]);
+    let templates = Templates::new(Some(dir.path().to_owned()));
+    let vars = [("app", "agent")];
+    let error = render_with(&templates, "{% include \"@shared/x.md\" %}", &vars).unwrap_err();
+    assert!(
+        matches!(&error, SourceError::Template { path, line: 2, .. } if path == Path::new("@shared/x.md")),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("`~` operator"), "{error}");
+    let error = render_with(
+        &templates,
+        "{% set f = \"@shared/x.md\" %}{% include f %}",
+        &vars,
+    )
+    .unwrap_err();
+    assert_eq!(error.path(), Path::new("@shared/x.md"), "{error:?}");
+    assert!(error.to_string().contains("`~` operator"), "{error}");
+    // A commented include inside an included file is text too.
+    assert_eq!(
+        render_with(&templates, "{% include \"@shared/ok.md\" %}", &vars).unwrap(),
+        "fine"
+    );
+}
+
+/// Fuel and output still bound a template that passes the check.
+#[test]
+fn limits_still_apply_after_the_check() {
+    let templates = Templates::new(None).with_limits(TemplateLimits {
+        fuel: 1_000,
+        ..TemplateLimits::default()
+    });
+    let error = render_with(
+        &templates,
+        "{% for a in x %}{% for b in x %}{{ a|upper }}{% endfor %}{% endfor %}",
+        &[("x", "0123456789abcdefghij")],
+    )
+    .unwrap_err();
+    assert_eq!(limit(&error), "fuel of 1000 instructions spent");
+}
+
+/// Operators and literals that build strings or collections, as minijinja's
+/// own tokenizer sees them inside a tag.
+// `SyntaxConfig` is a unit struct without minijinja's `custom_syntax` feature.
+#[allow(clippy::default_constructed_unit_structs)]
+fn builds(source: &str) -> bool {
+    let whitespace = WhitespaceConfig {
+        keep_trailing_newline: true,
+        ..WhitespaceConfig::default()
+    };
+    // The tokenizer repeats a lexing error forever: stop at the first.
+    tokenize(source, false, SyntaxConfig::default(), whitespace)
+        .map_while(Result::ok)
+        .any(|(token, _)| {
+            matches!(
+                token,
+                Token::Tilde
+                    | Token::Plus
+                    | Token::Mul
+                    | Token::Pow
+                    | Token::BracketOpen
+                    | Token::BraceOpen
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+    /// Row 5's invariant: whatever the raw, comment and string delimiters
+    /// around it, a building operator that minijinja lexes in a tag is
+    /// refused, and a template that passes the check renders or fails
+    /// within its limits, never over the output limit.
+    #[test]
+    fn the_check_refuses_every_builder_the_engine_would_run(
+        parts in prop::collection::vec(
+            prop::sample::select(vec![
+                "{% raw %}", "{% endraw %}", "{%- endraw -%}", "{%", "%}", "{{", "}}", "{#", "#}",
+                "\"", "'", "\\", " ~ ", " * ", " + ", "[", "{", "s", "{% set s = s ~ s %}",
+                "{% set s = app %}", "{{ s }}", "x", "\n", "-", "{%-", "-%}", "{% if s %}",
+                "{% endif %}", "{% for c in s %}", "{% endfor %}", " ", "|title", "|upper",
+            ]),
+            0..24,
+        ),
+    ) {
+        let source = parts.concat();
+        let checked = check_syntax(&source);
+        if builds(&source) {
+            prop_assert!(checked.is_err(), "{:?} passed the check", source);
+        }
+        let templates = Templates::new(None).with_limits(TemplateLimits {
+            max_output: 4096,
+            ..TemplateLimits::default()
+        });
+        match render_with(&templates, &source, &[("app", "agent")]) {
+            Ok(text) => {
+                prop_assert!(checked.is_ok(), "{:?} rendered but fails the check", source);
+                prop_assert!(text.len() <= 4096);
+            }
+            Err(error) => prop_assert!(
+                matches!(error, SourceError::Template { .. } | SourceError::TemplateLimit { .. }),
+                "{:?}: {:?}", source, error
+            ),
+        }
+    }
+}
