@@ -106,7 +106,7 @@ fn row5_the_bomb_in_an_override_falls_back_with_file_and_line() {
         &Templates::new(None),
         &BTreeMap::new(),
     );
-    assert_eq!(base.text, prompt_layers::DEFAULT_BASE_PROMPT);
+    assert_eq!(base.text, prompt_layers::sources::DEFAULT_BASE_PROMPT);
     let problem = base.problem.unwrap().to_string();
     assert!(
         problem.starts_with(".agent/system-prompt.md:1: template error: the `*` operator"),
