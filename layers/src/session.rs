@@ -278,11 +278,10 @@ pub fn load_session(config: &SessionConfig) -> Result<Context, ConfigError> {
     // Each root is opened once, here, before any file in it is read.
     let workspace = config.workspace_root();
     let shared = config.shared_root(&workspace)?;
-    let templates = Templates::new(
-        shared
-            .as_ref()
-            .map(|root| root.real_dir().unwrap_or(root.dir()).to_owned()),
-    )
+    let templates = match shared {
+        Some(root) => Templates::with_shared_root(root),
+        None => Templates::new(None),
+    }
     .with_limits(config.templates);
     let mut base = BasePromptConfig::for_app(&config.app);
     base.search_path = config.prompt_search_path.clone();

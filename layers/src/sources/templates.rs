@@ -105,7 +105,22 @@ pub struct Templates {
 }
 
 impl Templates {
-    /// Templates whose `@shared/` includes resolve in `shared` (none allowed when `None`).
+    /// Templates whose `@shared/` includes resolve in the root `shared`,
+    /// already opened (and, for a folder inside a repository, derived from
+    /// its root with [`Root::within`]): includes are read by walking from
+    /// that open folder, so the folder is never looked up by path again.
+    /// Its label should be `@shared`.
+    pub fn with_shared_root(shared: Root) -> Self {
+        Self {
+            shared: Some(shared),
+            limits: TemplateLimits::default(),
+        }
+    }
+
+    /// Templates whose `@shared/` includes resolve in `shared` (none allowed
+    /// when `None`), a folder the caller chose: it is opened now, as named.
+    /// For a folder a repository holds, derive a root and use
+    /// [`Templates::with_shared_root`].
     pub fn new(shared: Option<PathBuf>) -> Self {
         Self {
             shared: shared.map(|dir| Root::new(dir, "@shared")),

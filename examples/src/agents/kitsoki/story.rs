@@ -91,9 +91,7 @@ impl Story {
         let story = Root::new(root, "");
         let shared = Root::within(&story, "shared", "@shared")
             .map_err(|e| KitsokiError::folder("shared", "@shared", e))?;
-        Ok(Templates::new(Some(
-            shared.real_dir().unwrap_or(shared.dir()).to_owned(),
-        )))
+        Ok(Templates::with_shared_root(shared))
     }
 
     /// Loads the story at `root` (the folder holding `app.yaml`).
