@@ -142,7 +142,7 @@ fn row6_a_title_loop_over_a_long_variable_stops_at_the_filter_budget() {
     let long = "ab ".repeat(80 * 1024);
     let source = "{% for c in x %}{% set y = x|title %}{% endfor %}";
     let start = Instant::now();
-    let error = render_with(&Templates::new(None), source, &[("x", &long)]).unwrap_err();
+    let error = render_with(&long_variables(), source, &[("x", &long)]).unwrap_err();
     let elapsed = start.elapsed();
     assert_eq!(
         limit(&error),
@@ -151,12 +151,45 @@ fn row6_a_title_loop_over_a_long_variable_stops_at_the_filter_budget() {
     assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
 }
 
+/// Templates whose caller may pass variables of any length, so the filter
+/// budget, not the variable cap, is what a test meets.
+fn long_variables() -> Templates {
+    Templates::new(None).with_limits(TemplateLimits {
+        max_variable: usize::MAX,
+        ..TemplateLimits::default()
+    })
+}
+
+/// A comparison or `in` is one instruction whatever it compares: a caller's
+/// 240 KiB variable searched in a loop ran for 6.9 s inside the fuel. A
+/// variable over 16 KiB is refused before rendering, naming it; exactly
+/// 16 KiB renders, and the same loop then ends in well under a second.
+#[test]
+fn a_long_caller_variable_is_refused_before_a_loop_can_search_it() {
+    let source = "{% for c in x %}{% if \"zzz\" in x %}!{% endif %}{% endfor %}";
+    let long = "ab ".repeat(80 * 1024);
+    let error = render_with(&Templates::new(None), source, &[("x", &long)]).unwrap_err();
+    assert_eq!(
+        limit(&error),
+        "the variable `x` holds 240 KiB, over the 16 KiB a template variable may hold"
+    );
+    let exact = "a".repeat(16 * 1024);
+    let start = Instant::now();
+    let error = render_with(&Templates::new(None), source, &[("x", &exact)]).unwrap_err();
+    assert!(limit(&error).starts_with("fuel of 100000"), "{error}");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
 /// The budget is exactly 1 MiB: two calls on 512 KiB render, a third byte
 /// more is refused. Every documented filter pays.
 #[test]
 fn the_filter_budget_is_exactly_one_mib_and_every_filter_pays() {
     let half = "a".repeat(512 * 1024);
-    let templates = Templates::new(None);
+    let templates = long_variables();
     for filter in [
         "upper",
         "lower",
@@ -191,7 +224,7 @@ fn trim_with_a_set_pays_for_the_set() {
     // 60 KiB read once is well within the budget; with a set of 20
     // characters it costs 1.2 MiB, over it.
     let spaces = " ".repeat(60 * 1024);
-    let templates = Templates::new(None);
+    let templates = long_variables();
     let plain = render_with(&templates, "[{{ x|trim }}]", &[("x", &spaces)]).unwrap();
     assert!(plain == "[]", "{} bytes", plain.len());
     let set = "abdefghijklmnopqrst ";

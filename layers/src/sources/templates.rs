@@ -41,6 +41,10 @@ pub struct TemplateLimits {
     /// How deep includes may nest (a chain longer than this is refused before
     /// rendering; a cycle is reported as a cycle). Default 16.
     pub max_include_depth: usize,
+    /// The longest value a caller's variable may hold. Default 16 KiB: one
+    /// comparison or `in` is one instruction of fuel whatever the lengths it
+    /// compares, so this keeps a loop of them well under a second.
+    pub max_variable: usize,
 }
 
 impl Default for TemplateLimits {
@@ -49,6 +53,7 @@ impl Default for TemplateLimits {
             fuel: 100_000,
             max_output: 64 * 1024,
             max_include_depth: 16,
+            max_variable: 16 * 1024,
         }
     }
 }
@@ -152,6 +157,23 @@ impl Templates {
         source: &str,
         vars: &BTreeMap<String, String>,
     ) -> Result<String, SourceError> {
+        if let Some((name, value)) = vars
+            .iter()
+            .find(|(_, v)| v.len() > self.limits.max_variable)
+        {
+            // One comparison or `in` is one instruction of fuel whatever the
+            // lengths it compares: a long variable would let a loop of them
+            // run for seconds inside the fuel.
+            return Err(SourceError::TemplateLimit {
+                path: path.to_owned(),
+                limit: format!(
+                    "the variable `{}` holds {}, over the {} a template variable may hold",
+                    super::text::visible(name),
+                    Size(value.len() as u64),
+                    Size(self.limits.max_variable as u64)
+                ),
+            });
+        }
         let root = path.to_string_lossy().into_owned();
         let includes = check_template(source).map_err(|(line, message)| SourceError::Template {
             path: path.to_owned(),
