@@ -21,7 +21,7 @@ use crate::sources::{
 /// | user preferences | `<home>/.<app>/memory/user.md` | `memory_cap` (8 KiB) |
 /// | project memory | `<workspace>/.<app>/memory/project.md` | `memory_cap` (8 KiB) |
 /// | project docs | `<workspace>/AGENTS.md` (or `AGENTS.override.md`), `<workspace>/CLAUDE.md`, and with `project_docs.nested` the same in each directory down to `cwd` | 16 KiB a file; nested: 16 KiB together, headings included |
-/// | skills | `<workspace>/.<app>/skills/*/SKILL.md`, then `<home>/.<app>/skills/*/SKILL.md` | `skills` (64 skills, 8 KiB of index; names 64, descriptions 1024 characters); frontmatter 16 KiB, 16 deep |
+/// | skills | `<workspace>/.<app>/skills/*/SKILL.md`, then `<home>/.<app>/skills/*/SKILL.md` | `skills` (64 skills, 8 KiB of index; names 64, descriptions 1024 characters; all skills together 256 KiB of frontmatter, 4 MiB read, 5 s); frontmatter 16 KiB, 16 deep, anchors counted as expanded |
 /// | facts | `<home>/.<app>/memory/facts.jsonl` and `<workspace>/.<app>/memory/facts.jsonl` | `facts_budget` (4 KiB), `max_facts` (50); the last `jsonl_read_cap` (256 KiB) of each file |
 /// | episodes | `<workspace>/.<app>/memory/episodes.jsonl` | `episodes_budget` (4 KiB), `max_episodes` (5); the last `jsonl_read_cap` |
 /// | scratchpad (per turn) | `<workspace>/.<app>/scratchpad.json` | 64 KiB |
