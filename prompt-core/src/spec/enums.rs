@@ -94,7 +94,7 @@ pub enum AssemblyPath {
 }
 
 impl AssemblyPath {
-    /// Every path, in order. The default paths of [`LayerSpec::new`].
+    /// Every path, in order. The default paths of [`LayerSpec::new`](crate::LayerSpec::new).
     pub const ALL: &'static [AssemblyPath] = &[AssemblyPath::Basic, AssemblyPath::Cached];
 
     /// The lowercase name, as in serde and the manifest.

@@ -7,7 +7,7 @@ use super::enums::{AssemblyPath, Channel, PromptMode, Stability, Yields};
 
 /// Everything the framework knows about a layer without running it.
 ///
-/// The attribute writes one as the associated const [`PromptLayer::SPEC`];
+/// The attribute writes one as the associated const [`PromptLayer::SPEC`](crate::PromptLayer::SPEC);
 /// the compile-time checks read it, and the pipeline sorts and validates by it.
 ///
 /// The struct is `#[non_exhaustive]`: read its fields, but build one with
