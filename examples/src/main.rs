@@ -71,7 +71,7 @@ enum Command {
     /// Print a pipeline's manifest: every layer, in order, as a Markdown table.
     Manifest {
         /// The pipeline to describe.
-        #[arg(long, default_value = prompt_core::DEFAULT_PIPELINE, conflicts_with_all = ["all", "agent"])]
+        #[arg(long, default_value = prompt_core::spec::DEFAULT_PIPELINE, conflicts_with_all = ["all", "agent"])]
         pipeline: String,
         /// Describe a reference agent's pipeline (recursive, aleph, kitsoki).
         #[arg(long, value_parser = parse_agent, conflicts_with = "all")]
@@ -166,7 +166,7 @@ fn all_manifests() -> Result<String, String> {
          cargo run -p prompt-examples -- manifest --all > docs/layers.md -->\n\n\
          # Layers of every pipeline\n",
     );
-    for name in prompt_core::pipeline_names() {
+    for name in prompt_core::pipeline::pipeline_names() {
         let pipeline = Pipeline::named(name).map_err(|e| e.to_string())?;
         out.push('\n');
         out.push_str(&pipeline.manifest().replacen("# Pipeline", "## Pipeline", 1));

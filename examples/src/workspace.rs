@@ -38,7 +38,7 @@ pub(crate) struct WorkspaceArgs {
     #[arg(long = "sub-agent", value_parser = parse_sub_agent)]
     sub_agents: Vec<SubAgent>,
     /// The pipeline to use.
-    #[arg(long, default_value = prompt_core::DEFAULT_PIPELINE, conflicts_with = "agent")]
+    #[arg(long, default_value = prompt_core::spec::DEFAULT_PIPELINE, conflicts_with = "agent")]
     pipeline: String,
     /// A reference agent (recursive, aleph, kitsoki): its pipeline, over its
     /// built-in fixture workspace unless `--workspace` is given.

@@ -115,7 +115,8 @@ fn short_type_name(full: &'static str) -> &'static str {
 /// [`AssemblyTrace`](crate::AssemblyTrace).
 ///
 /// ```
-/// use prompt_core::{AssemblyPath, Context, LayerInput, LayerSpec, Notes, PromptMode, Stability};
+/// use prompt_core::context::Notes;
+/// use prompt_core::{AssemblyPath, Context, LayerInput, LayerSpec, PromptMode, Stability};
 ///
 /// let spec = LayerSpec::new("memory", 10, Stability::Stable);
 /// let (session, turn) = (Context::new(), Context::new());
@@ -214,7 +215,8 @@ impl<'a> LayerInput<'a> {
     /// layers read the session context only``), so the silence is explained.
     ///
     /// ```
-    /// use prompt_core::{AssemblyPath, Context, LayerInput, LayerSpec, Notes, PromptMode, Stability};
+    /// use prompt_core::context::Notes;
+    /// use prompt_core::{AssemblyPath, Context, LayerInput, LayerSpec, PromptMode, Stability};
     ///
     /// struct Clock(&'static str);
     ///

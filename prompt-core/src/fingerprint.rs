@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 /// whether a change busted the cache.
 ///
 /// ```
-/// use prompt_core::Fingerprint;
+/// use prompt_core::fingerprint::Fingerprint;
 ///
 /// let a = Fingerprint::of("You are a careful coding agent.");
 /// assert_eq!(a, Fingerprint::of("You are a careful coding agent."));

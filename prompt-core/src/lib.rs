@@ -88,18 +88,18 @@
 //! | `tools` | no | all five above |
 //! | `tiktoken` | no | `tokens::Tiktoken`: exact OpenAI token counts |
 
-mod spec;
+pub mod spec;
 
-mod assembly;
+pub mod assembly;
 pub mod budget;
-mod context;
+pub mod context;
 #[cfg(feature = "contract")]
 pub mod contract;
 #[cfg(feature = "diff")]
 pub mod diff;
-mod fingerprint;
+pub mod fingerprint;
 mod layer;
-mod pipeline;
+pub mod pipeline;
 mod registry;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -114,18 +114,20 @@ pub mod tokens;
 #[path = "private_v1.rs"]
 pub mod __private_v1;
 
+// The names a user writes every day. The rest lives in the module named by
+// what it holds: `assembly` (traces, `PromptText`), `pipeline` (entries,
+// problems, `pipeline_names`), `spec` (links, the default constants),
+// `context`, `budget`, `tokens`, `fingerprint`, and the tools.
 pub use assembly::{
-    AssembledPrompt, AssemblyError, AssemblyTrace, LayerTrace, LayerTraces, LayerTracesIter,
-    PromptBuilder, PromptSession, PromptText, SystemPromptPart,
+    AssembledPrompt, AssemblyError, AssemblyTrace, PromptBuilder, PromptSession, SystemPromptPart,
 };
-pub use context::{Context, LayerInput, Notes};
-pub use fingerprint::Fingerprint;
+pub use budget::TokenBudget;
+pub use context::{Context, LayerInput};
 pub use layer::{PromptLayer, Render};
-pub use pipeline::{LayerEntry, LayerRef, Pipeline, PipelineError, Problem, Relation};
-pub use registry::pipeline_names;
+pub use pipeline::{LayerEntry, Pipeline, PipelineError};
 pub use spec::{
-    AssemblyPath, Channel, DEFAULT_PIPELINE, DEFAULT_SEPARATOR, DefaultPipeline, LayerLink,
-    LayerSpec, ParseEnumError, PipelineSpec, PromptMode, PromptPipeline, Stability, Yields,
+    AssemblyPath, Channel, DefaultPipeline, LayerSpec, PipelineSpec, PromptMode, PromptPipeline,
+    Stability, Yields,
 };
 
 /// The README's example, run as a doctest so it cannot drift from the code.

@@ -2,9 +2,10 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use prompt_core::fingerprint::Fingerprint;
 use prompt_core::{
-    AssemblyPath, Context, Fingerprint, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render,
-    Stability, SystemPromptPart,
+    AssemblyPath, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render, Stability,
+    SystemPromptPart,
 };
 use prompt_tests::{TEST, fixed, spec};
 

@@ -83,7 +83,7 @@ fn every_pipeline_in_the_repository_keeps_its_contract() {
     let bare = tempfile::tempdir().unwrap();
     let ws = FixtureWorkspace::new();
     let paradigms = paradigms(bare.path(), &ws);
-    let names = prompt_core::pipeline_names();
+    let names = prompt_core::pipeline::pipeline_names();
     assert!(names.contains(&"default"), "{names:?}");
     for name in names {
         let pipeline = Pipeline::named(name).unwrap();

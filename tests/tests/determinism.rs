@@ -7,9 +7,8 @@ use std::process::Command;
 
 use std::fmt::Write as _;
 
-use prompt_core::{
-    Context, Fingerprint, LayerInput, Pipeline, PromptBuilder, Render, prompt_layer,
-};
+use prompt_core::fingerprint::Fingerprint;
+use prompt_core::{Context, LayerInput, Pipeline, PromptBuilder, Render, prompt_layer};
 
 const CHILD: &str = "PROMPT_TESTS_DETERMINISM_CHILD";
 

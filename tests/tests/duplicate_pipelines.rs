@@ -6,7 +6,8 @@
 //! check: it must refuse the name and say where both types are declared.
 
 use prompt_core::__private_v1::{PipelineRegistration, PipelineSpec, inventory};
-use prompt_core::{Pipeline, Problem};
+use prompt_core::Pipeline;
+use prompt_core::pipeline::Problem;
 
 static FIRST: PipelineSpec = PipelineSpec::new("twice")
     .with_type_name("AgentA")

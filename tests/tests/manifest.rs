@@ -25,7 +25,7 @@ fn default_pipeline_manifest() {
 #[test]
 fn every_pipeline_in_the_standard_library_has_a_manifest_snapshot() {
     // A new pipeline in `prompt_layers` must get its own snapshot test here.
-    assert_eq!(prompt_core::pipeline_names(), ["default"]);
+    assert_eq!(prompt_core::pipeline::pipeline_names(), ["default"]);
 }
 
 #[test]

@@ -2,10 +2,12 @@
 //! (issue 11): context visibility, assembly, pipeline validation, budget.
 
 use prompt_core::budget::{BudgetError, TokenBudget};
+use prompt_core::context::Notes;
+use prompt_core::pipeline::{LayerRef, Problem, Relation};
+use prompt_core::spec::LayerLink;
 use prompt_core::{
-    AssemblyError, Channel, Context, DefaultPipeline, LayerEntry, LayerLink, LayerRef, LayerSpec,
-    Notes, Pipeline, Problem, PromptBuilder, PromptPipeline, Relation, Stability, Yields,
-    prompt_layer,
+    AssemblyError, Channel, Context, DefaultPipeline, LayerEntry, LayerSpec, Pipeline,
+    PromptBuilder, PromptPipeline, Stability, Yields, prompt_layer,
 };
 use prompt_tests::{Fixed, TEST, spec};
 
@@ -491,13 +493,13 @@ fn a_stable_layer_trace_fingerprints_its_own_text_and_a_dynamic_one_none() {
     let dynamic = prompt.trace().layer("notes").unwrap();
     assert_eq!(
         stable.fingerprint(),
-        Some(prompt_core::Fingerprint::of("You are terse."))
+        Some(prompt_core::fingerprint::Fingerprint::of("You are terse."))
     );
     assert_eq!(dynamic.fingerprint(), None);
     let json = |t| serde_json::to_value(t).unwrap();
     assert_eq!(
         json(stable)["fingerprint"],
-        serde_json::json!(prompt_core::Fingerprint::of("You are terse."))
+        serde_json::json!(prompt_core::fingerprint::Fingerprint::of("You are terse."))
     );
     assert!(
         json(dynamic).get("fingerprint").is_none(),
@@ -524,8 +526,9 @@ fn layer_traces_read_like_a_slice_split_by_stability() {
         .build_cached(&Context::new(), &Context::new())
         .unwrap();
     let layers = &prompt.trace().layers;
-    let names =
-        |traces: &[prompt_core::LayerTrace]| traces.iter().map(|t| t.name).collect::<Vec<_>>();
+    let names = |traces: &[prompt_core::assembly::LayerTrace]| {
+        traces.iter().map(|t| t.name).collect::<Vec<_>>()
+    };
     assert_eq!(names(layers.stable()), ["persona"]);
     assert_eq!(names(layers.dynamic()), ["notes"]);
     let copy = layers.to_vec();
@@ -544,7 +547,7 @@ fn layer_traces_read_like_a_slice_split_by_stability() {
         "{debug}"
     );
     // A Stable layer's fingerprint shows in Debug; a Dynamic layer has none.
-    let fingerprint = prompt_core::Fingerprint::of("You are terse.");
+    let fingerprint = prompt_core::fingerprint::Fingerprint::of("You are terse.");
     assert!(
         format!("{:?}", layers[0]).contains(&format!("fingerprint: Some({fingerprint:?})")),
         "{:?}",

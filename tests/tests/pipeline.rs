@@ -1,9 +1,10 @@
 //! Collection, ordering, filtering and validation of pipelines.
 
+use prompt_core::pipeline::{Problem, Relation};
+use prompt_core::spec::LayerLink;
 use prompt_core::{
-    AssemblyPath, Context, DefaultPipeline, LayerEntry, LayerInput, LayerLink, Pipeline,
-    PipelineSpec, Problem, PromptBuilder, PromptMode, PromptPipeline, Relation, Render, Stability,
-    prompt_layer, prompt_pipeline,
+    AssemblyPath, Context, DefaultPipeline, LayerEntry, LayerInput, Pipeline, PipelineSpec,
+    PromptBuilder, PromptMode, PromptPipeline, Render, Stability, prompt_layer, prompt_pipeline,
 };
 use prompt_tests::{Fixed, TEST, spec};
 
@@ -90,7 +91,10 @@ fn pipelines_hold_only_their_own_layers_and_shared_ones() {
     assert!(default.specs().all(|s| s.in_pipeline("default")));
     assert!(default.layer("reviewer_persona").is_none());
     assert!(default.layer("shared_rules").is_some());
-    assert_eq!(prompt_core::pipeline_names(), ["default", "reviewer"]);
+    assert_eq!(
+        prompt_core::pipeline::pipeline_names(),
+        ["default", "reviewer"]
+    );
     assert_eq!(
         Pipeline::named("reviewer").unwrap().specs().count(),
         reviewer.len()
@@ -107,7 +111,7 @@ fn a_pipeline_type_brings_its_separator() {
     assert_eq!(Reviewer::SPEC.paths, [AssemblyPath::Basic]);
     assert_eq!(
         Reviewer::SPEC.location(),
-        "prompt-tests: tests/pipeline.rs:27"
+        "prompt-tests: tests/pipeline.rs:28"
     );
 }
 

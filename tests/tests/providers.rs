@@ -549,7 +549,7 @@ fn the_cache_key_is_the_pipeline_and_the_stable_fingerprint() {
     );
     assert_eq!(
         key,
-        "test-".to_owned() + &prompt_core::Fingerprint::of("You are terse.").short()
+        "test-".to_owned() + &prompt_core::fingerprint::Fingerprint::of("You are terse.").short()
     );
     // Another turn, same stable prefix: same cache. Another prefix: another cache.
     assert_eq!(

@@ -4,7 +4,8 @@
 
 use std::sync::Mutex;
 
-use prompt_core::{Context, Fingerprint, PromptBuilder, Stability};
+use prompt_core::fingerprint::Fingerprint;
+use prompt_core::{Context, PromptBuilder, Stability};
 use prompt_tests::fixed;
 
 /// Captures `tracing` events' fields as text.

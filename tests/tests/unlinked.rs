@@ -2,11 +2,12 @@
 //! names it, so the linker drops it and its layers with it. This is the
 //! failure the manifest snapshot and `Pipeline::require_crates` exist to catch.
 
-use prompt_core::{Pipeline, Problem};
+use prompt_core::Pipeline;
+use prompt_core::pipeline::Problem;
 
 #[test]
 fn layers_of_a_crate_the_binary_does_not_name_are_not_collected() {
-    assert_eq!(prompt_core::pipeline_names(), ["default"]);
+    assert_eq!(prompt_core::pipeline::pipeline_names(), ["default"]);
     let error = Pipeline::collect().unwrap_err();
     assert_eq!(
         error.problems,

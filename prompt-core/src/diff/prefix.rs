@@ -200,7 +200,7 @@ struct Record {
 }
 
 fn default_separator() -> String {
-    crate::DEFAULT_SEPARATOR.to_owned()
+    crate::spec::DEFAULT_SEPARATOR.to_owned()
 }
 
 #[derive(Deserialize)]

@@ -7,10 +7,11 @@ mod validate;
 use std::fmt;
 use std::sync::OnceLock;
 
+pub use crate::registry::pipeline_names;
 pub use error::{LayerRef, PipelineError, Problem, Relation};
 
 use crate::layer::{PromptLayer, Render};
-use crate::registry::{pipeline_names, pipelines, registrations};
+use crate::registry::{pipelines, registrations};
 use crate::spec::{DefaultPipeline, LayerSpec, PipelineSpec, PromptPipeline};
 
 /// One layer of a pipeline: its spec and the value that renders it.
@@ -257,7 +258,8 @@ impl Pipeline {
     /// missing crate. Names may use `-` or `_`.
     ///
     /// ```
-    /// use prompt_core::{prompt_layer, Pipeline, Problem};
+    /// use prompt_core::{prompt_layer, Pipeline};
+    /// use prompt_core::pipeline::Problem;
     ///
     /// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "Hi.")]
     /// struct Hello;

@@ -43,7 +43,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::placement::{InstructionsFile, Invocation, system_slot, user_prefix};
-use crate::{AssembledPrompt, Fingerprint};
+use crate::AssembledPrompt;
+use crate::fingerprint::Fingerprint;
 
 /// The name of the instructions file for `text`:
 /// `instructions-<SHA-256 of text, 64 hex>.md`. Equal texts share a name.

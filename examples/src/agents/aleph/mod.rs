@@ -381,7 +381,7 @@ pub fn spawn_prompt(
     let mut text = prompt.text();
     for weld in request.welds() {
         if !text.is_empty() {
-            text.push_str(prompt_core::DEFAULT_SEPARATOR);
+            text.push_str(prompt_core::spec::DEFAULT_SEPARATOR);
         }
         text.push_str(&weld);
     }
