@@ -135,6 +135,23 @@ pub use spec::{
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
 
+/// The guides' examples (`docs/*.md`), run as doctests like the README's.
+#[cfg(all(doctest, feature = "tools"))]
+#[doc = include_str!("../../docs/adding-a-layer.md")]
+struct AddingALayerDoctests;
+
+#[cfg(all(doctest, feature = "tools"))]
+#[doc = include_str!("../../docs/contract.md")]
+struct ContractDoctests;
+
+#[cfg(all(doctest, feature = "tools"))]
+#[doc = include_str!("../../docs/delivery.md")]
+struct DeliveryDoctests;
+
+#[cfg(all(doctest, feature = "tools"))]
+#[doc = include_str!("../../docs/standard-layers.md")]
+struct StandardLayersDoctests;
+
 #[doc = include_str!("../docs/prompt_layer.md")]
 #[doc(inline)]
 pub use prompt_macros::prompt_layer;
