@@ -118,21 +118,13 @@ fn check_line(value: &str, max: usize, example: &str) -> Result<(), String> {
     }
 }
 
-/// Formatting characters that change how text reads without showing:
-/// bidi embeddings, overrides and isolates, zero-width spaces and joiners,
-/// line and paragraph separators, the BOM.
+/// Characters that change how text reads without showing: the sources' own
+/// list ([`prompt_layers::sources::is_invisible`]: bidi controls, zero-width
+/// characters, tags), and the line and paragraph separators, which the
+/// sources keep in file text (JSON allows them) but a terminal line must not
+/// carry.
 pub(crate) fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061c}'
-            | '\u{180e}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{206f}'
-            | '\u{feff}'
-            | '\u{fff9}'..='\u{fffb}'
-    )
+    prompt_layers::sources::is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
 /// A refused value as an error shows it: its first [`SHOWN`] characters,
