@@ -1,7 +1,5 @@
 //! kitsoki: layer resolution, the `---` join, per-verb `claude` policy, Codex, trace.
 
-use std::sync::{Arc, Mutex};
-
 use prompt_core::AssemblyPath;
 use prompt_examples::agents::kitsoki::{
     self, Call, DEFAULT_FRAMEWORK, KitsokiError, SEPARATOR, Story, Verb, claude_args, codex_args,
@@ -241,48 +239,6 @@ fn codex_receives_the_same_bytes_through_an_instructions_file() {
 }
 
 /// A writer that keeps what the subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[test]
-fn each_call_emits_and_returns_a_trace_record() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .finish();
-    let invocation =
-        tracing::subscriber::with_default(subscriber, || ask(&fixture(), Verb::Decide));
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-    let line = log
-        .lines()
-        .find(|l| l.contains("sysprompt.composed"))
-        .expect(&log);
-    assert!(line.contains("kitsoki::sysprompt"));
-    assert!(
-        line.contains("verb=\"decide\"") && line.contains("layers=\"framework,project,task\""),
-        "{line}"
-    );
-    assert!(line.contains(&format!("bytes={}", invocation.system_prompt.len())));
-    assert!(line.contains("exclude_dynamic=true"));
-    insta::assert_snapshot!(
-        "decide_trace",
-        serde_json::to_string_pretty(&invocation.trace).unwrap()
-    );
-}
-
 #[test]
 fn an_unknown_agent_names_the_declared_ones() {
     let call = Call {
