@@ -65,6 +65,7 @@ const LIMITS: TemplateLimits = TemplateLimits {
     fuel: 20_000,
     max_output: 16 * 1024,
     max_include_depth: 8,
+    max_variable: 16 * 1024,
 };
 
 /// Whether minijinja's tokenizer finds, in a tag, a token that builds a
