@@ -1,7 +1,7 @@
 //! Provider requests: snapshots of each provider's body for the standard
 //! pipeline over the fixture workspace, and one test per rule on small prompts.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,0 +1,15 @@
+//! The tools behind `prompt-core`'s features: provider requests and the
+//! cache-cost simulation (`providers`), the credential scan (`secrets`) and
+//! each contract check on small pipelines (`contract`).
+//!
+//! `contract_checks.rs` declares a pipeline of its own (`quiet`); the
+//! standard pipeline's contract, which walks every linked pipeline, is in
+//! the `standard` binary instead.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cache_cost;
+mod contract_checks;
+mod providers;
+mod secrets;
