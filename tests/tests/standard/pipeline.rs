@@ -1,7 +1,7 @@
 //! The standard pipeline over the fixture workspace: every layer speaking,
 //! the order stable -> volatile, and the trace saying why a layer is silent.
 
-mod common;
+use crate::common;
 
 use common::full_config;
 use prompt_core::{Context, Pipeline, PromptBuilder, PromptMode, Stability};

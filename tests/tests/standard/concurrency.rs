@@ -1,7 +1,7 @@
 //! One shared `Pipeline` and session, assembled from 16 threads 10,000 times
 //! each: every result is byte-identical to the first.
 
-mod common;
+use crate::common;
 
 use common::full_config;
 use prompt_core::{Context, Pipeline, PromptBuilder};

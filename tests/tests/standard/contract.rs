@@ -3,7 +3,7 @@
 //! and the snapshot recipe of `prompt_core::testing`, applied to the standard
 //! pipeline.
 
-mod common;
+use crate::common;
 
 use common::full_config;
 use prompt_core::contract::{Contract, Paradigm, Volatile};
