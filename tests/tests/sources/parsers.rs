@@ -4,7 +4,7 @@
 //! docs are read within one total budget, with a note when it is reached.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
