@@ -3,7 +3,7 @@
 //! file, a visible marker, a bound). RELIABILITY.md lists them.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 //! never reach the prompt.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use common::full_config;
 use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder, testing};

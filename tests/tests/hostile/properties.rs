@@ -3,7 +3,7 @@
 //! include, literal or computed, reads outside the shared folder.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 
