@@ -1,6 +1,6 @@
 //! The contract checks on every reference agent, over its own paradigms, with
 //! byte ceilings committed in `examples/tests/ratchets.json`
-//! (`PROMPT_RATCHET=update cargo test -p prompt-examples --test agents_contract`
+//! (`PROMPT_RATCHET=update cargo test -p prompt-examples --test agents contract`
 //! rewrites them).
 
 use prompt_core::contract::{Contract, Paradigm, Volatile};
