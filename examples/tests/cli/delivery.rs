@@ -3,16 +3,27 @@
 
 use std::process::Output;
 
-mod common;
-use common::{Workspace, command};
+use crate::common;
+use common::command;
 
 use serde_json::Value;
+
+/// This file's workspace: `contract.rs` seeds the shared one differently in
+/// the same binary, so the seeding here is on a type of its own.
+struct Workspace(common::Workspace);
+
+impl std::ops::Deref for Workspace {
+    type Target = common::Workspace;
+    fn deref(&self) -> &common::Workspace {
+        &self.0
+    }
+}
 
 impl Workspace {
     /// A small workspace (a stable prefix of about 150 tokens: below every
     /// Claude minimum) with a fixed date and time zone.
     fn new() -> Self {
-        let ws = Self::empty(&[]);
+        let ws = Self(common::Workspace::empty(&[]));
         ws.write(
             "AGENTS.md",
             "# Rules\n\nRun `make check` before every commit.\n",

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 // Only `command` is used here; `Workspace` appends its options after `--`.
-mod common;
+use crate::common;
 
 /// The recording client: argv NUL-separated in `$FAKE_OUT/argv`, stdin in
 /// `$FAKE_OUT/stdin`, `$FAKE_ENV` in `$FAKE_OUT/env`; exits `$FAKE_EXIT`.

@@ -1,0 +1,12 @@
+//! The `prompt` CLI, started as the binary cargo builds for these tests:
+//! rendering, the contract commands (`lint`, `size`, `diff`), delivery
+//! formats and the cache report, `exec`, and the reference agents' commands.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod agents;
+mod contract;
+mod delivery;
+mod exec;
+mod render;
