@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 use common::command;
 
 /// In every file of the fake `~/.ssh`.

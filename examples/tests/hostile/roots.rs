@@ -6,7 +6,7 @@
 //! folder by its label, never by where it leads.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::symlink;
 use std::path::Path;

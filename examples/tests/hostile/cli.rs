@@ -4,7 +4,7 @@
 //! `--app`, `--model` and `--date` are checked at parsing and never echoed
 //! raw; `render --check-secrets` finds secrets where the layers put them.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Output, Stdio};

@@ -3,7 +3,7 @@
 //! annotated rendering's cache breakpoint line cannot add a section or a
 //! breakpoint to `prompt render`, in text or `--format annotated`.
 
-mod common;
+use crate::common;
 use common::Workspace;
 
 const BREAKPOINT: &str =
