@@ -20,10 +20,10 @@ fn text_and_file_layers_render_their_content() {
         // The file's trailing newline is trimmed, so it adds nothing to the separator.
         format!(
             "Answer in English.\n\n{}",
-            include_str!("../../ui/persona.md").trim_end()
+            include_str!("../ui/persona.md").trim_end()
         )
     );
     assert_eq!(Persona::SPEC.name, "persona");
-    assert_eq!(Language::SPEC.file, "tests/compile_time/static_content.rs");
+    assert_eq!(Language::SPEC.file, "tests/static_content.rs");
     assert_eq!(Language::SPEC.krate, "prompt-tests");
 }
