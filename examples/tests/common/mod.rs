@@ -18,8 +18,8 @@ pub fn command(args: &[&str], home: &Path) -> Command {
     command
 }
 
-/// A temporary workspace and home folder for one CLI test. Each test binary
-/// seeds its own files in its own `Workspace::new`.
+/// A temporary workspace and home folder for one CLI test. Each test file
+/// seeds its own files on it.
 pub struct Workspace {
     /// The workspace.
     pub dir: tempfile::TempDir,

@@ -16,7 +16,7 @@ use super::TokenCounter;
 /// in English, Chinese and Japanese, 122 KB):
 ///
 /// ```text
-/// cargo test -p prompt-tests --test tokens approx_error_on_real_fixtures -- --nocapture
+/// cargo test -p prompt-tests --test runtime approx_error_on_real_fixtures -- --nocapture
 /// ```
 ///
 /// | measure | value |

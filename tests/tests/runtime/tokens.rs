@@ -97,7 +97,7 @@ fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The figures in `ApproxCounter`'s rustdoc come from this test:
-/// `cargo test -p prompt-tests --test tokens approx_error_on_real_fixtures -- --nocapture`.
+/// `cargo test -p prompt-tests --test runtime approx_error_on_real_fixtures -- --nocapture`.
 #[test]
 fn approx_error_on_real_fixtures() {
     let root = prompt_tests::real_fixture("");
