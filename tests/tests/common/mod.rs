@@ -2,7 +2,10 @@
 //! the `prompt_tests` library on purpose: linking `prompt_layers` there would
 //! put its layers into `tests/unlinked.rs`, which proves an unnamed crate is dropped.
 
-use prompt_layers::SessionConfig;
+#![allow(dead_code)] // each binary that includes this module uses the part it needs
+
+use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder};
+use prompt_layers::{SessionConfig, load_session};
 use prompt_tests::FixtureWorkspace;
 
 /// The fixture workspace with every source on: home, shared templates, nested
@@ -14,4 +17,19 @@ pub fn full_config(ws: &FixtureWorkspace) -> SessionConfig {
     config.shared_dir = Some(ws.shared.clone());
     config.project_docs.nested = true;
     config
+}
+
+/// The session `config` loads, assembled over the default pipeline with an
+/// empty turn, cached.
+pub fn render(config: &SessionConfig) -> AssembledPrompt {
+    let session = load_session(config).unwrap();
+    let pipeline = Pipeline::collect().unwrap();
+    PromptBuilder::new(&pipeline)
+        .build_cached(&session, &Context::new())
+        .unwrap()
+}
+
+/// The notes the trace holds for `layer`.
+pub fn notes(prompt: &AssembledPrompt, layer: &str) -> Vec<String> {
+    prompt.trace().layer(layer).unwrap().notes.clone()
 }

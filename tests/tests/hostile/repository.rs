@@ -9,7 +9,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::full_config;
+use common::{full_config, notes, render};
 use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder};
 use prompt_layers::sources::{SourceError, git_branch};
 use prompt_layers::{ConfigError, RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
@@ -30,18 +30,6 @@ fn link(target: &Path, at: &Path) {
         std::fs::create_dir_all(dir).unwrap();
     }
     symlink(target, at).unwrap();
-}
-
-fn render(config: &SessionConfig) -> AssembledPrompt {
-    let session = load_session(config).unwrap();
-    let pipeline = Pipeline::collect().unwrap();
-    PromptBuilder::new(&pipeline)
-        .build_cached(&session, &Context::new())
-        .unwrap()
-}
-
-fn notes(prompt: &AssembledPrompt, layer: &str) -> Vec<String> {
-    prompt.trace().layer(layer).unwrap().notes.clone()
 }
 
 fn has_note(prompt: &AssembledPrompt, layer: &str, expected: &str) {

@@ -74,29 +74,10 @@ mod templates {
 
     use prompt_layers::sources::{SourceError, TemplateLimits, Templates};
 
-    fn shared(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, text) in files {
-            std::fs::write(dir.path().join(name), text).unwrap();
-        }
-        dir
-    }
+    use crate::support::{render_with, shared};
 
     fn render(templates: &Templates, source: &str) -> Result<String, SourceError> {
         render_with(templates, source, &[])
-    }
-
-    /// Renders `source` as `base.md` with the variables `vars`.
-    fn render_with(
-        templates: &Templates,
-        source: &str,
-        vars: &[(&str, &str)],
-    ) -> Result<String, SourceError> {
-        let vars: BTreeMap<String, String> = vars
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        templates.render_str(Path::new("base.md"), source, &vars)
     }
 
     /// The template size limit is 256 KiB: a 100 KiB template renders whole.

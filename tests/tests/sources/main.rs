@@ -11,4 +11,5 @@ mod edges;
 mod loading;
 mod parsers;
 mod real_fixtures;
+mod support;
 mod templates;

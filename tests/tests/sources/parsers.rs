@@ -9,25 +9,12 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::full_config;
-use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder};
+use common::{full_config, notes, render};
+use prompt_layers::SessionConfig;
 use prompt_layers::sources::__private::SKILL_READ_CAP;
 use prompt_layers::sources::yaml::{YamlLimit, YamlLimits, parse_bounded};
 use prompt_layers::sources::{ProjectDocs, ProjectDocsConfig, Root, SkillIndex, SkillLimits};
-use prompt_layers::{SessionConfig, load_session};
 use prompt_tests::FixtureWorkspace;
-
-fn render(config: &SessionConfig) -> AssembledPrompt {
-    let session = load_session(config).unwrap();
-    let pipeline = Pipeline::collect().unwrap();
-    PromptBuilder::new(&pipeline)
-        .build_cached(&session, &Context::new())
-        .unwrap()
-}
-
-fn notes(prompt: &AssembledPrompt, layer: &str) -> Vec<String> {
-    prompt.trace().layer(layer).unwrap().notes.clone()
-}
 
 fn write_skill(skills: &Path, name: &str, text: &str) {
     let dir = skills.join(name);

@@ -14,29 +14,10 @@ use prompt_layers::sources::{
 };
 use proptest::prelude::*;
 
-fn render_with(
-    templates: &Templates,
-    source: &str,
-    vars: &[(&str, &str)],
-) -> Result<String, SourceError> {
-    let vars: BTreeMap<String, String> = vars
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
-    templates.render_str(Path::new("base.md"), source, &vars)
-}
+use crate::support::{render_with, shared};
 
 fn render(source: &str) -> Result<String, SourceError> {
     render_with(&Templates::new(None), source, &[("app", "agent")])
-}
-
-/// A shared folder holding `files`.
-fn shared(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).unwrap();
-    }
-    dir
 }
 
 /// The message of a check refusal, asserting it names `base.md` and `line`.
