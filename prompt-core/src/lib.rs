@@ -108,6 +108,7 @@ pub mod testing;
 pub mod providers;
 #[cfg(feature = "secrets")]
 pub mod secrets;
+pub mod text;
 pub mod tokens;
 
 #[doc(hidden)]

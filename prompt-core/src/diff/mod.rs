@@ -49,6 +49,7 @@ mod prefix;
 
 use std::fmt;
 
+use crate::text::is_invisible;
 use serde::Serialize;
 
 pub use prefix::{PrefixError, StablePrefix};
@@ -268,23 +269,13 @@ fn show(line: Option<&str>) -> String {
 }
 
 /// `text` with every control character and every invisible formatting
-/// character (bidi overrides and isolates, zero-width spaces, line
-/// separators, BOM) written as an escape (`\u{1b}`, `\u{202e}`): what the
+/// character ([`is_invisible`]: bidi overrides and isolates, zero-width
+/// spaces, tags, BOM; and the line separators) written as an escape (`\u{1b}`, `\u{202e}`): what the
 /// report prints comes from files and must not drive a terminal or hide text.
 pub(crate) fn escape(text: &str) -> String {
-    let invisible = |c: char| {
-        matches!(
-            c,
-            '\u{061c}'
-                | '\u{180e}'
-                | '\u{200b}'..='\u{200f}'
-                | '\u{2028}'..='\u{202e}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{2066}'..='\u{206f}'
-                | '\u{feff}'
-                | '\u{fff9}'..='\u{fffb}'
-        )
-    };
+    // The sources' list, and the line and paragraph separators, which a
+    // line of the report must not carry.
+    let invisible = |c: char| is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}');
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c.is_control() || invisible(c) {
