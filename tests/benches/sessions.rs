@@ -22,12 +22,13 @@
 use std::alloc::System;
 use std::hint::black_box;
 use std::process::Command;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use prompt_core::assembly::PrefixCache;
 use prompt_core::fingerprint::Fingerprint;
 use prompt_core::{Context, PromptBuilder, PromptSession};
-use prompt_tests::workspaces::{Turn, pipeline, session_context, workspace};
+use prompt_tests::workspaces::{Turn, Workspace, pipeline, session_context, workspace};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
@@ -167,17 +168,7 @@ fn child(scenario: Scenario) {
     }
     let turn = Context::new().with(Turn(0));
 
-    let create = || -> Vec<PromptSession<'_>> {
-        let mut sessions = Vec::with_capacity(scenario.sessions);
-        for i in 0..scenario.sessions {
-            let session = builder
-                .clone()
-                .session(session_context(&workspaces[i % WORKSPACES]));
-            black_box(session.build_cached(&turn).expect("first call"));
-            sessions.push(session);
-        }
-        sessions
-    };
+    let create = || create_sessions(&builder, &workspaces, scenario.sessions, &turn);
 
     // Round one: memory.
     let rss_before = rss_kib();
@@ -200,10 +191,7 @@ fn child(scenario: Scenario) {
     let mut warm = Vec::with_capacity(ROUNDS);
     for round in 0..ROUNDS as u64 {
         let started = Instant::now();
-        for session in &sessions {
-            let turn = Context::new().with(Turn(round + 1));
-            black_box(session.build_cached(&turn).expect("warm call"));
-        }
+        warm_turns(&sessions, round + 1);
         warm.push(started.elapsed());
     }
     drop(sessions);
@@ -230,6 +218,36 @@ fn child(scenario: Scenario) {
         duration(create_all / n),
         duration(warm_all),
     );
+}
+
+/// `n` sessions over `workspaces` in turn, each after its first call.
+/// Not inlined, so that a profiler can count it alone
+/// (`valgrind --tool=callgrind --toggle-collect='*create_sessions*'`).
+#[inline(never)]
+fn create_sessions<'p>(
+    builder: &PromptBuilder<'p>,
+    workspaces: &[Arc<Workspace>],
+    n: usize,
+    turn: &Context,
+) -> Vec<PromptSession<'p>> {
+    let mut sessions = Vec::with_capacity(n);
+    for i in 0..n {
+        let session = builder
+            .clone()
+            .session(session_context(&workspaces[i % workspaces.len()]));
+        black_box(session.build_cached(turn).expect("first call"));
+        sessions.push(session);
+    }
+    sessions
+}
+
+/// One warm call of every session (`--toggle-collect='*warm_turns*'`).
+#[inline(never)]
+fn warm_turns(sessions: &[PromptSession<'_>], turn: u64) {
+    for session in sessions {
+        let turn = Context::new().with(Turn(turn));
+        black_box(session.build_cached(&turn).expect("warm call"));
+    }
 }
 
 fn median(times: &mut [Duration]) -> Duration {

@@ -79,9 +79,9 @@ impl<T: Content> Entry<T> {
     }
 }
 
-impl<T: Content> fmt::Debug for Entry<T> {
+impl<T: Content + fmt::Debug> fmt::Debug for Entry<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Entry").finish_non_exhaustive()
+        f.debug_tuple("Shared").field(&self.value).finish()
     }
 }
 
