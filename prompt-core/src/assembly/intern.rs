@@ -4,9 +4,18 @@
 //! conversation; ten thousand conversations over a few workspaces render the
 //! same stable prefix ten thousand times. A `PrefixCache` keeps each distinct
 //! prefix once: a session renders its prefix as before, then looks it up by
-//! content (its SHA-256 [`Fingerprint`] to find the candidates, then a
-//! comparison of every byte and every layer trace, so a fingerprint collision
-//! can never hand a session another session's text) and keeps the shared one.
+//! content and keeps the shared one.
+//!
+//! The lookup: a cheap key (a keyed hash of the length and of a few sampled
+//! ranges of the text) finds the candidates; while they are few, each is
+//! compared byte by byte (a `memcmp`, which stops at the first difference);
+//! past [`SCAN`] live candidates, the prefix's SHA-256 [`Fingerprint`] is
+//! computed (once per prefix, and kept: the trace reports it) and only the
+//! candidates with the same fingerprint are compared byte by byte. Every
+//! share is confirmed by comparing every byte and every layer trace, so a
+//! collision of either key can never hand a session another session's text,
+//! and a flood of colliding prefixes costs a fingerprint comparison each, not
+//! a text comparison.
 //!
 //! The cache holds weak references only: memory grows with the number of
 //! distinct prefixes that live sessions hold, and the last session that holds
@@ -15,6 +24,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasher, Hasher, RandomState};
 use std::ptr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
@@ -27,6 +37,11 @@ use crate::fingerprint::Fingerprint;
 pub(crate) trait Content: Send + Sync + 'static {
     /// Whether `self` and `other` hold the same content.
     fn same(&self, other: &Self) -> bool;
+
+    /// A collision-resistant digest of the content: equal contents have
+    /// equal digests. Asked for only when many candidates share a key;
+    /// should be remembered once computed.
+    fn digest(&self) -> Fingerprint;
 }
 
 /// Two prefixes are the same when their texts and everything a trace shows
@@ -47,10 +62,19 @@ impl Content for StablePrefix {
             && *tokens == other.tokens
             && *layers == other.layers
     }
+
+    fn digest(&self) -> Fingerprint {
+        *self.fingerprint.get_or_init(|| Fingerprint::of(&self.text))
+    }
 }
 
-/// The lookup key: a 256-bit digest of the content.
-pub(crate) type Key = [u8; 32];
+/// The lookup key: a cheap hash of the content. Equal contents have equal
+/// keys; equal keys are only candidates.
+pub(crate) type Key = u64;
+
+/// Up to this many live candidates under one key are compared byte by byte;
+/// past it, by digest first.
+pub(crate) const SCAN: usize = 4;
 
 /// Shards, so that sessions starting on many threads at once rarely wait
 /// for one another.
@@ -93,7 +117,7 @@ impl<T: Content> Drop for Entry<T> {
         // The allocation of `self` outlives this call (its `Weak`s still
         // point to it), so no new entry can have its address yet.
         let this: *const Entry<T> = self;
-        let mut shard = home.shard(&self.key);
+        let mut shard = home.shard(self.key);
         if let Some(bucket) = shard.get_mut(&self.key) {
             // Dropping a `Weak` never runs an entry's `drop`: no re-entry.
             bucket.retain(|weak| !ptr::eq(weak.as_ptr(), this) && weak.strong_count() > 0);
@@ -114,27 +138,31 @@ impl<T: Content> Interner<T> {
         }
     }
 
-    fn shard(&self, key: &Key) -> MutexGuard<'_, HashMap<Key, Vec<Weak<Entry<T>>>>> {
+    fn shard(&self, key: Key) -> MutexGuard<'_, HashMap<Key, Vec<Weak<Entry<T>>>>> {
         // Nothing panics while a shard is locked (no caller code runs there);
         // a poisoned lock still holds a consistent map.
-        self.shards[usize::from(key[0]) % SHARDS]
+        self.shards[(key % SHARDS as u64) as usize]
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The live entry whose content is the same as `value`'s, or a new one
-    /// holding `value`. `key` must be a digest of the content: equal contents
-    /// have equal keys; equal keys are only candidates.
+    /// holding `value`. `key` must be a function of the content: equal
+    /// contents have equal keys; equal keys are only candidates.
     pub(crate) fn intern(self: &Arc<Self>, key: Key, value: T) -> Arc<Entry<T>> {
         // Entries upgraded but not returned are dropped after the lock is
         // released: dropping the last one takes the lock again.
         let mut others = Vec::new();
-        let mut shard = self.shard(&key);
+        let mut shard = self.shard(key);
         let bucket = shard.entry(key).or_default();
+        bucket.retain(|weak| weak.strong_count() > 0);
+        // Many contents under one key: compare digests before bytes.
+        let digest = (bucket.len() > SCAN).then(|| value.digest());
         let mut found = None;
         for weak in bucket.iter() {
             if let Some(entry) = weak.upgrade() {
-                if entry.value.same(&value) {
+                let candidate = digest.is_none_or(|d| entry.value.digest() == d);
+                if candidate && entry.value.same(&value) {
                     found = Some(entry);
                     break;
                 }
@@ -142,7 +170,6 @@ impl<T: Content> Interner<T> {
             }
         }
         let entry = found.unwrap_or_else(|| {
-            bucket.retain(|weak| weak.strong_count() > 0);
             let entry = Arc::new(Entry {
                 value,
                 key,
@@ -182,14 +209,21 @@ impl<T: Content> Interner<T> {
 /// Stable layers as before, on its first call of a path, then keeps the
 /// cache's copy when one with the same bytes (and the same layer traces) is
 /// alive: prompts of the two sessions then share one allocation. Candidates
-/// are found by the prefix's SHA-256 [`Fingerprint`] (which the trace then
-/// reports without hashing again) and compared byte by byte: a collision
-/// never shares different text.
+/// are found by a cheap keyed hash of the prefix's length and a few sampled
+/// ranges, and compared byte by byte: a collision never shares different
+/// text. When more than a few live prefixes share a key, their SHA-256
+/// [`Fingerprint`]s (kept, and reported by the trace) are compared first, so
+/// many colliding prefixes cost a digest comparison each.
 ///
 /// The cache holds no prefix alive: when the last session holding one is
 /// dropped, its entry goes too. Without a cache (the default) every session
-/// keeps its own prefix and nothing is hashed. It is `Send + Sync`: sessions
-/// on many threads share one cache.
+/// keeps its own prefix and nothing is looked up. It is `Send + Sync`:
+/// sessions on many threads share one cache.
+///
+/// The host owns it, rather than the process: a cache is shared only by the
+/// builders it is handed to (one per tenant, say, so that no tenant's
+/// session can share, or time, another tenant's prefix), it is dropped with
+/// them, and tests count its entries without seeing other tests'.
 ///
 /// ```standalone_crate
 /// use prompt_core::assembly::PrefixCache;
@@ -233,13 +267,21 @@ impl<T: Content> Interner<T> {
 #[derive(Clone)]
 pub struct PrefixCache {
     interner: Arc<Interner<StablePrefix>>,
+    /// Keys the cheap hash, so that nobody outside can aim at one key.
+    hasher: RandomState,
 }
+
+/// The cheap key samples this many ranges of a prefix ...
+const SAMPLES: usize = 8;
+/// ... of this many bytes.
+const SAMPLE_WIDTH: usize = 32;
 
 impl PrefixCache {
     /// An empty cache.
     pub fn new() -> Self {
         Self {
             interner: Arc::new(Interner::new()),
+            hasher: RandomState::new(),
         }
     }
 
@@ -259,13 +301,29 @@ impl PrefixCache {
     }
 
     /// The cache's entry for `prefix`'s content: an existing one, or a new
-    /// one holding `prefix`. Fills the prefix's fingerprint.
+    /// one holding `prefix`.
     pub(crate) fn intern(&self, prefix: StablePrefix) -> Arc<Entry<StablePrefix>> {
-        let key = *prefix
-            .fingerprint
-            .get_or_init(|| Fingerprint::of(&prefix.text))
-            .as_bytes();
+        let key = self.key(prefix.text.as_bytes());
         self.interner.intern(key, prefix)
+    }
+
+    /// A keyed hash of `text`'s length and of [`SAMPLES`] evenly spaced
+    /// ranges of it (all of it when it is short): a few hundred bytes hashed
+    /// whatever the prefix's size.
+    fn key(&self, text: &[u8]) -> Key {
+        let mut hasher = self.hasher.build_hasher();
+        hasher.write_usize(text.len());
+        if text.len() <= SAMPLES * SAMPLE_WIDTH {
+            hasher.write(text);
+        } else {
+            // From the first byte to the last.
+            let last = text.len() - SAMPLE_WIDTH;
+            for i in 0..SAMPLES {
+                let at = i * last / (SAMPLES - 1);
+                hasher.write(&text[at..at + SAMPLE_WIDTH]);
+            }
+        }
+        hasher.finish()
     }
 }
 
@@ -288,10 +346,27 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// How many digests the test contents computed, per thread (tests run
+    /// in parallel).
+    fn digests() -> usize {
+        DIGESTS.with(|d| d.load(Ordering::Relaxed))
+    }
+
+    thread_local! {
+        static DIGESTS: AtomicUsize = const { AtomicUsize::new(0) };
+    }
+
     /// Plain text, compared byte by byte.
     impl Content for Arc<str> {
         fn same(&self, other: &Self) -> bool {
             **self == **other
+        }
+
+        fn digest(&self) -> Fingerprint {
+            DIGESTS.with(|d| d.fetch_add(1, Ordering::Relaxed));
+            Fingerprint::of(self)
         }
     }
 
@@ -300,7 +375,7 @@ mod tests {
     }
 
     fn key(s: &str) -> Key {
-        *Fingerprint::of(s).as_bytes()
+        u64::from_le_bytes(Fingerprint::of(s).as_bytes()[..8].try_into().unwrap())
     }
 
     /// Equal content under one key is one entry; the caller's duplicate is
@@ -324,7 +399,7 @@ mod tests {
     #[test]
     fn a_key_collision_never_shares_different_bytes() {
         let interner = Arc::new(Interner::new());
-        let collided = [7u8; 32];
+        let collided: Key = 7;
         let a = interner.intern(collided, text("workspace A"));
         let b = interner.intern(collided, text("workspace B"));
         assert_eq!(&**a.value(), "workspace A");
@@ -344,6 +419,77 @@ mod tests {
         drop((b, b2, b3));
         assert_eq!(interner.len(), 0);
         assert!(interner.shards.iter().all(|s| s.lock().unwrap().is_empty()));
+        // A handful of candidates is compared byte by byte, no digest.
+        assert_eq!(digests(), 0);
+    }
+
+    /// Past `SCAN` live contents under one key, digests are compared before
+    /// bytes: every content still finds its own entry and only its own, and
+    /// each entry's digest is computed once (the test contents do not
+    /// remember theirs, so each lookup recomputes the candidates').
+    #[test]
+    fn many_colliding_contents_are_told_apart_by_digest() {
+        let interner = Arc::new(Interner::new());
+        let texts: Vec<String> = (0..3 * SCAN).map(|i| format!("workspace {i}")).collect();
+        let entries: Vec<_> = texts.iter().map(|t| interner.intern(7, text(t))).collect();
+        assert_eq!(interner.len(), texts.len());
+        let before = digests();
+        for (t, entry) in texts.iter().zip(&entries) {
+            let again = interner.intern(7, text(t));
+            assert!(Arc::ptr_eq(entry, &again), "{t}");
+            assert_eq!(&**again.value(), t);
+        }
+        assert!(digests() > before, "a crowded key compares digests");
+        assert_eq!(interner.len(), texts.len());
+        drop(entries);
+        assert_eq!(interner.len(), 0);
+    }
+
+    /// A digest match alone is not enough: contents whose (forced, test)
+    /// digests agree are still compared byte by byte.
+    #[test]
+    fn a_digest_collision_never_shares_different_bytes() {
+        /// Text whose digest is the same whatever the text.
+        struct Colliding(String);
+        impl Content for Colliding {
+            fn same(&self, other: &Self) -> bool {
+                self.0 == other.0
+            }
+            fn digest(&self) -> Fingerprint {
+                Fingerprint::of("")
+            }
+        }
+        let interner = Arc::new(Interner::new());
+        let entries: Vec<_> = (0..3 * SCAN)
+            .map(|i| interner.intern(1, Colliding(format!("t{i}"))))
+            .collect();
+        assert_eq!(interner.len(), 3 * SCAN);
+        for (i, entry) in entries.iter().enumerate() {
+            let again = interner.intern(1, Colliding(format!("t{i}")));
+            assert!(Arc::ptr_eq(entry, &again));
+        }
+    }
+
+    /// The cache's key is a function of the content (equal texts, equal
+    /// keys, whatever their allocation) and reads every sampled range: texts
+    /// that differ in one sampled byte, or in length, get other keys (with
+    /// keyed SipHash, a collision here is a 2^-64 event).
+    #[test]
+    fn the_cheap_key_follows_the_content() {
+        let cache = PrefixCache::new();
+        let long = "abcdefgh".repeat(1_000);
+        assert_eq!(
+            cache.key(long.as_bytes()),
+            cache.key(long.clone().as_bytes())
+        );
+        assert_ne!(cache.key(long.as_bytes()), cache.key(long[1..].as_bytes()));
+        let mut last = long.clone().into_bytes();
+        *last.last_mut().unwrap() = b'X';
+        assert_ne!(cache.key(long.as_bytes()), cache.key(&last));
+        let mut first = long.clone().into_bytes();
+        first[0] = b'X';
+        assert_ne!(cache.key(long.as_bytes()), cache.key(&first));
+        assert_ne!(cache.key(b"short a"), cache.key(b"short b"));
     }
 
     /// The last holder's drop removes the entry itself, key and all: no dead
