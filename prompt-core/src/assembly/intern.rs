@@ -482,7 +482,7 @@ mod tests {
             cache.key(long.as_bytes()),
             cache.key(long.clone().as_bytes())
         );
-        assert_ne!(cache.key(long.as_bytes()), cache.key(long[1..].as_bytes()));
+        assert_ne!(cache.key(long.as_bytes()), cache.key(&long.as_bytes()[1..]));
         let mut last = long.clone().into_bytes();
         *last.last_mut().unwrap() = b'X';
         assert_ne!(cache.key(long.as_bytes()), cache.key(&last));
