@@ -169,17 +169,21 @@ impl<T: Content> Interner<T> {
                 others.push(entry);
             }
         }
-        let entry = found.unwrap_or_else(|| {
-            let entry = Arc::new(Entry {
-                value,
-                key,
-                home: Arc::downgrade(self),
-            });
-            bucket.push(Arc::downgrade(&entry));
-            entry
-        });
+        let (entry, duplicate) = match found {
+            Some(entry) => (entry, Some(value)),
+            None => {
+                let entry = Arc::new(Entry {
+                    value,
+                    key,
+                    home: Arc::downgrade(self),
+                });
+                bucket.push(Arc::downgrade(&entry));
+                (entry, None)
+            }
+        };
         drop(shard);
-        drop(others);
+        // The caller's copy, when it was a duplicate, is freed unlocked too.
+        drop((others, duplicate));
         entry
     }
 
