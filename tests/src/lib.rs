@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use prompt_core::{LayerEntry, LayerInput, LayerSpec, Pipeline, PipelineSpec, Render, Stability};
 
+pub mod workspaces;
+
 /// The pipeline the helpers' layers join: `"test"`, serving every path and mode.
 pub const TEST: PipelineSpec = PipelineSpec::new("test");
 

@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use super::error::AssemblyError;
+use super::intern::PrefixCache;
 use super::prompt::AssembledPrompt;
 use super::render::Plan;
 use super::session::PromptSession;
@@ -53,6 +54,7 @@ pub struct PromptBuilder<'p> {
     separator: Cow<'static, str>,
     budget: Option<TokenBudget>,
     counter: Option<Counter>,
+    prefix_cache: Option<PrefixCache>,
 }
 
 /// A shared token counter, shown by name in `Debug`.
@@ -75,6 +77,7 @@ impl<'p> PromptBuilder<'p> {
             separator: Cow::Borrowed(pipeline.spec().separator),
             budget: None,
             counter: None,
+            prefix_cache: None,
         }
     }
 
@@ -113,6 +116,16 @@ impl<'p> PromptBuilder<'p> {
         self
     }
 
+    /// Share the stable prefixes of this builder's sessions through `cache`:
+    /// sessions whose Stable layers render the same bytes hold one copy. See
+    /// [`PrefixCache`]; one-off builds ([`build_cached`](Self::build_cached),
+    /// [`build_basic`](Self::build_basic)) do not use it.
+    #[must_use]
+    pub fn prefix_cache(mut self, cache: &PrefixCache) -> Self {
+        self.prefix_cache = Some(cache.clone());
+        self
+    }
+
     /// A cached prompt: `[stable {cache: true}, dynamic {cache: false}]`.
     ///
     /// # Errors
@@ -146,6 +159,10 @@ impl<'p> PromptBuilder<'p> {
     /// The pipeline being assembled.
     pub fn pipeline(&self) -> &'p Pipeline {
         self.pipeline
+    }
+
+    pub(crate) fn prefix_cache_ref(&self) -> Option<&PrefixCache> {
+        self.prefix_cache.as_ref()
     }
 
     pub(crate) fn plan(&self) -> Plan<'_> {

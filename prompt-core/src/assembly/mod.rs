@@ -2,6 +2,7 @@
 
 mod builder;
 mod error;
+mod intern;
 mod prompt;
 mod render;
 mod session;
@@ -10,6 +11,7 @@ mod trace;
 
 pub use builder::PromptBuilder;
 pub use error::AssemblyError;
+pub use intern::PrefixCache;
 pub use prompt::{AssembledPrompt, SystemPromptPart};
 pub use session::PromptSession;
 pub use text::PromptText;

@@ -1,10 +1,11 @@
 //! `PromptSession`: one session's context, with its stable prefix rendered once.
 
-use std::sync::OnceLock;
 use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, OnceLock};
 
 use super::builder::PromptBuilder;
 use super::error::AssemblyError;
+use super::intern::Entry;
 use super::prompt::AssembledPrompt;
 use super::render::StablePrefix;
 use crate::context::Context;
@@ -15,6 +16,10 @@ use crate::spec::AssemblyPath;
 /// Stable layers see only the session context, so their output cannot change
 /// within a session: a `PromptSession` renders them once per path and reuses
 /// the bytes for every turn. Only Dynamic layers run per call.
+///
+/// Sessions made by a builder with a [`PrefixCache`](super::PrefixCache)
+/// share their prefix with every other live session whose Stable layers
+/// rendered the same bytes.
 ///
 /// ```standalone_crate
 /// use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
@@ -34,9 +39,25 @@ pub struct PromptSession<'p> {
     builder: PromptBuilder<'p>,
     session: Context,
     /// Stable outputs per path: index 0 Basic, 1 Cached.
-    stable: [OnceLock<StablePrefix>; 2],
+    stable: [OnceLock<Held>; 2],
     /// The longest dynamic text so far: a call sizes its `String` once.
     dynamic_len: AtomicUsize,
+}
+
+/// A session's prefix: its own, or shared through a prefix cache.
+#[derive(Debug)]
+enum Held {
+    Own(StablePrefix),
+    Shared(Arc<Entry<StablePrefix>>),
+}
+
+impl Held {
+    fn prefix(&self) -> &StablePrefix {
+        match self {
+            Held::Own(prefix) => prefix,
+            Held::Shared(entry) => entry.value(),
+        }
+    }
 }
 
 impl<'p> PromptSession<'p> {
@@ -78,11 +99,15 @@ impl<'p> PromptSession<'p> {
             AssemblyPath::Cached => &self.stable[1],
         };
         let stable = match slot.get() {
-            Some(stable) => stable,
+            Some(stable) => stable.prefix(),
             // Another thread may win the race; both rendered the same bytes.
             None => {
                 let prefix = plan.stable_prefix(path, &self.session, turn)?;
-                slot.get_or_init(|| prefix)
+                let held = match self.builder.prefix_cache_ref() {
+                    None => Held::Own(prefix),
+                    Some(cache) => Held::Shared(cache.intern(prefix)),
+                };
+                slot.get_or_init(|| held).prefix()
             }
         };
         plan.assemble(path, stable, &self.session, turn, Some(&self.dynamic_len))
