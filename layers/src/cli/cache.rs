@@ -8,17 +8,16 @@
 
 use std::process::ExitCode;
 
+use prompt_core::providers::anthropic::CacheMinimums;
 use prompt_core::providers::cache::{CacheReport, CacheSimulation, SimulationError};
 use prompt_core::tokens::TokenCounter;
-use prompt_core::{AssembledPrompt, AssemblyPath, PromptBuilder, Stability};
-use prompt_examples::agents::{Agent, RenderRequest};
-use prompt_layers::RuntimeFacts;
+use prompt_core::{AssembledPrompt, AssemblyPath, Stability};
 use serde::Serialize;
 
 use super::formats::{DEFAULT_ANTHROPIC_MODEL, Tokenizer, Ttl};
-use super::{Failure, Outcome};
-use crate::print;
-use crate::workspace::WorkspaceArgs;
+use super::outcome::{Failure, Outcome};
+use super::print;
+use super::workspace::WorkspaceArgs;
 
 /// Arguments of `prompt cache`.
 ///
@@ -78,13 +77,14 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
         .model
         .clone()
         .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned());
+    check_model(&model)?;
     let base_date = args
         .workspace
         .date
         .clone()
         .unwrap_or_else(|| jiff::Zoned::now().date().to_string());
 
-    let prompts = render_turns(args.workspace, &base_date, turns)?;
+    let prompts = render_turns(&args.workspace, &base_date, turns)?;
     let first = &prompts[0];
     let pipeline = first.trace().pipeline.to_owned();
     if let Some((turn, _)) = prompts
@@ -137,54 +137,39 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Each turn's prompt on the Cached path: the workspace's standard pipeline,
-/// or the reference agent's, with the turn's time in the date fact.
+/// `prompt cache` prices Anthropic's cache: another provider's model (or an
+/// unknown one) is refused, never simulated with Anthropic's prices.
+fn check_model(model: &str) -> Result<(), Failure> {
+    let minimums = CacheMinimums::anthropic();
+    if minimums.lookup(model).family.is_some() {
+        return Ok(());
+    }
+    Err(Failure {
+        message: format!(
+            "--model {}: `prompt cache` simulates Anthropic's prompt cache (its prices and \
+             minimum cacheable lengths), and this is not an Anthropic model it knows; pass a \
+             Claude model such as {DEFAULT_ANTHROPIC_MODEL} (known families: {})",
+            super::escape(model),
+            minimums
+                .families()
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        code: 2,
+    })
+}
+
+/// Each turn's prompt on the Cached path, with the turn's time in the date fact.
 fn render_turns(
-    workspace: WorkspaceArgs,
+    workspace: &WorkspaceArgs,
     base_date: &str,
     turns: usize,
 ) -> Result<Vec<AssembledPrompt>, String> {
     let dates = (1..=turns).map(|turn| turn_date(base_date, turn));
-    if let Some(agent) = workspace.agent() {
-        return render_agent_turns(agent, &workspace, dates);
-    }
-    let mut loaded = workspace.load()?;
-    let session = PromptBuilder::new(&loaded.pipeline).session(loaded.session);
-    dates
-        .map(|date| {
-            loaded.turn.insert(RuntimeFacts {
-                date: Some(date),
-                ..loaded.facts.clone()
-            });
-            session
-                .build_cached(&loaded.turn)
-                .map_err(|e| e.to_string())
-        })
-        .collect()
-}
-
-fn render_agent_turns(
-    agent: Agent,
-    workspace: &WorkspaceArgs,
-    dates: impl Iterator<Item = String>,
-) -> Result<Vec<AssembledPrompt>, String> {
-    let root = workspace.agent_workspace(agent)?;
-    dates
-        .map(|date| {
-            let request = RenderRequest {
-                workspace: root.clone(),
-                layout: workspace.layout(),
-                path: AssemblyPath::Cached,
-                mode: None,
-                date: Some(date),
-                model: workspace.model.clone(),
-            };
-            agent
-                .render(&request)
-                .map(|rendered| rendered.prompt)
-                .map_err(|e| e.to_string())
-        })
-        .collect()
+    let chosen = workspace.choose(AssemblyPath::Cached, None, None)?;
+    chosen.render_turns(dates)
 }
 
 /// `2026-11-29 09:00` for turn 1 of `2026-11-29`, a minute later per turn;

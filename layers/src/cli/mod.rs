@@ -1,13 +1,30 @@
-//! `prompt`: render the standard pipeline for a workspace, measure it, lint
-//! it, explain a cache miss, or print its manifest.
+//! The `prompt` CLI as a library: render a pipeline for a workspace,
+//! measure it, lint it, simulate its cache, explain a cache miss, or print
+//! its manifest. Feature `cli`.
+//!
+//! Registration is link-time, so the tool must be linked into the binary
+//! whose layers it describes. A user's own `prompt` is a few lines; it sees
+//! every pipeline linked into it:
+//!
+//! ```no_run
+//! use prompt_layers as _; // and `use my_layers as _;`: name every crate of layers
+//!
+//! fn main() -> std::process::ExitCode {
+//!     prompt_layers::cli::main()
+//! }
+//! ```
+//!
+//! A pipeline that loads its own session and turn (its own config file, its
+//! own sources) implements [`Agent`] and is registered with
+//! [`main_with`]`(&[&MyAgent])`; `--agent NAME` chooses it.
 //!
 //! ```text
-//! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--path cached|basic]
+//! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--home DIR] [--path cached|basic]
 //!               [--mode full|compact|minimal] [--trace] [--check-secrets [--redact]]
 //!               [--format text|json|annotated|anthropic|openai|gemini|claude-cli]
 //!               [--budget-chars N | --budget-tokens N] [--tokenizer approx|o200k|cl100k] ...
 //! prompt cache  [workspace options] --turns N [--ttl 5m|1h] [--bust-at K] [--json]
-//! prompt size   [workspace options] [--json]
+//! prompt size   [workspace options] [--json] [--html FILE]
 //! prompt lint   [workspace options]
 //! prompt diff A.json B.json
 //! prompt manifest [--pipeline NAME | --agent NAME | --all]
@@ -15,32 +32,45 @@
 //!               [--client-kind claude|codex] -- CLIENT ARGS...
 //! ```
 //!
-//! `--agent recursive|aleph|kitsoki` picks a reference agent on every
-//! subcommand: its pipeline, over its built-in fixture workspace unless
-//! `--workspace DIR` is given. `--fixture` reads `--workspace DIR` laid out
-//! like the built-in fixture (recursive: `workspace/` and `home/`); without
-//! it the folder is only ever the workspace.
+//! Workspace options: `--pipeline NAME` picks a pipeline linked into the
+//! binary (loaded from the standard sources), `--agent NAME` a registered
+//! [`Agent`] (over its built-in workspace unless `--workspace DIR` is
+//! given; `--set KEY=VALUE` passes it its own settings). `--fixture` reads
+//! `--workspace DIR` laid out like an agent's built-in fixture.
 //!
 //! `RUST_LOG=prompt_core=debug` prints each assembly's trace to stderr.
 //!
 //! Everything printed about files (trace notes, warnings, errors) has its
 //! control characters escaped: a file name or note cannot drive the terminal.
 
-mod cmd;
+mod agent;
+pub(crate) mod args;
+mod cache;
+mod diff;
+mod exec;
 mod facts;
+mod formats;
+mod lint;
+mod outcome;
+mod size;
 mod workspace;
+
+pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard_turn};
 
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use prompt_core::secrets::{redact, scan, scan_prompt};
-use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptBuilder, PromptMode};
-use prompt_examples::agents::{Agent, RenderRequest, Rendered};
+use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptMode};
 
-use cmd::Outcome;
-use cmd::formats::{DeliveryArgs, Format};
+use formats::{DeliveryArgs, Format};
+use outcome::Outcome;
 use workspace::WorkspaceArgs;
+
+/// The agents [`main_with`] registered.
+static AGENTS: OnceLock<&'static [&'static dyn Agent]> = OnceLock::new();
 
 #[derive(Parser)]
 #[command(
@@ -58,24 +88,24 @@ enum Command {
     /// Render the system prompt for a workspace, or a provider request carrying it.
     Render(RenderArgs),
     /// Simulate a session of N calls and what Anthropic's prompt cache saves.
-    Cache(cmd::cache::CacheArgs),
+    Cache(cache::CacheArgs),
     /// Per-layer bytes for every path and mode, with a bar per layer.
-    Size(cmd::size::SizeArgs),
+    Size(size::SizeArgs),
     /// Run the contract checks over a workspace; exit 1 with the report when one fails.
-    Lint(cmd::lint::LintArgs),
+    Lint(lint::LintArgs),
     /// Say whether two `render --format json` outputs share their stable prefix, and if not why.
-    Diff(cmd::diff::DiffArgs),
+    Diff(diff::DiffArgs),
     /// Render as `render` does, then run Claude Code or Codex with the stable
     /// prefix in its system slot and the dynamic part before the user's prompt.
-    Exec(cmd::exec::ExecArgs),
+    Exec(exec::ExecArgs),
     /// Print a pipeline's manifest: every layer, in order, as a Markdown table.
     Manifest {
         /// The pipeline to describe.
         #[arg(long, default_value = prompt_core::spec::DEFAULT_PIPELINE, conflicts_with_all = ["all", "agent"])]
         pipeline: String,
-        /// Describe a reference agent's pipeline (recursive, aleph, kitsoki).
-        #[arg(long, value_parser = parse_agent, conflicts_with = "all")]
-        agent: Option<Agent>,
+        /// Describe a registered agent's pipeline.
+        #[arg(long, conflicts_with = "all")]
+        agent: Option<String>,
         /// Every pipeline of this binary, as `docs/layers.md` holds them.
         #[arg(long)]
         all: bool,
@@ -122,18 +152,83 @@ pub(crate) enum PathArg {
     Basic,
 }
 
-fn main() -> ExitCode {
-    tracing_subscriber::fmt()
+impl From<PathArg> for AssemblyPath {
+    fn from(path: PathArg) -> Self {
+        match path {
+            PathArg::Cached => AssemblyPath::Cached,
+            PathArg::Basic => AssemblyPath::Basic,
+        }
+    }
+}
+
+/// The `prompt` CLI over every pipeline linked into this binary, with no
+/// [`Agent`] registered: `fn main() -> ExitCode { prompt_layers::cli::main() }`.
+pub fn main() -> ExitCode {
+    main_with(&[])
+}
+
+/// The `prompt` CLI with `agents` registered for `--agent NAME`.
+///
+/// Parses the process's arguments, runs the subcommand, prints errors to
+/// stderr (control characters escaped, line breaks kept) and returns the
+/// exit code: 0, 1 for a failed check or error, 2 for bad usage. Call it
+/// once per process (a second call keeps the first call's agents).
+pub fn main_with(agents: &'static [&'static dyn Agent]) -> ExitCode {
+    let _ = AGENTS.set(agents);
+    let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
-        .init();
+        .try_init();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(failure) => {
-            eprintln!("prompt: {}", escape(&failure.message));
+            eprintln!("prompt: {}", escape_lines(&failure.message));
             ExitCode::from(failure.code)
         }
     }
+}
+
+/// The registered agents.
+fn agents() -> &'static [&'static dyn Agent] {
+    AGENTS.get().copied().unwrap_or(&[])
+}
+
+/// The agent registered as `name`, or an error listing the registered ones.
+pub(crate) fn find_agent(name: &str) -> Result<&'static dyn Agent, String> {
+    agents()
+        .iter()
+        .copied()
+        .find(|agent| agent.name().eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            let known: Vec<&str> = agents().iter().map(|a| a.name()).collect();
+            if known.is_empty() {
+                format!(
+                    "unknown agent `{}`: this binary registers no agent; use --pipeline NAME \
+                     (pipelines: {})",
+                    escape(name),
+                    prompt_core::pipeline::pipeline_names().join(", ")
+                )
+            } else {
+                format!(
+                    "unknown agent `{}`: expected one of {}",
+                    escape(name),
+                    known.join(", ")
+                )
+            }
+        })
+}
+
+/// An error for a `--pipeline` this binary does not have, listing those it has.
+pub(crate) fn check_pipeline(name: &str) -> Result<(), String> {
+    let names = prompt_core::pipeline::pipeline_names();
+    if names.contains(&name) {
+        return Ok(());
+    }
+    Err(format!(
+        "unknown pipeline `{}`; this binary has: {}",
+        escape(name),
+        names.join(", ")
+    ))
 }
 
 fn run(cli: Cli) -> Outcome {
@@ -142,19 +237,22 @@ fn run(cli: Cli) -> Outcome {
         Command::Manifest {
             pipeline, agent, ..
         } => {
-            let name = match agent {
-                Some(agent) => agent.pipeline_name(),
-                None => pipeline.as_str(),
+            let name = match &agent {
+                Some(agent) => find_agent(agent)?.pipeline(),
+                None => {
+                    check_pipeline(&pipeline)?;
+                    pipeline.as_str()
+                }
             };
             let pipeline = Pipeline::named(name).map_err(|e| e.to_string())?;
             print(&pipeline.manifest())?;
         }
         Command::Render(args) => render(args)?,
-        Command::Cache(args) => return cmd::cache::run(args),
-        Command::Size(args) => return cmd::size::run(args),
-        Command::Lint(args) => return cmd::lint::run(args),
-        Command::Diff(args) => return cmd::diff::run(args),
-        Command::Exec(args) => return cmd::exec::run(args),
+        Command::Cache(args) => return cache::run(args),
+        Command::Size(args) => return size::run(args),
+        Command::Lint(args) => return lint::run(args),
+        Command::Diff(args) => return diff::run(args),
+        Command::Exec(args) => return exec::run(args),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -183,61 +281,21 @@ fn render(args: RenderArgs) -> Result<(), String> {
         delivery: &args.delivery,
         model: args.workspace.model.clone(),
     };
-    let rendered = assemble(args.workspace, args.path, args.mode, &args.delivery)?;
+    let rendered = assemble(&args.workspace, args.path, args.mode, &args.delivery)?;
     output(&rendered.prompt, rendered.text, &options)
 }
 
-/// What `render` (and `exec`, with the same options) assembles: a reference
-/// agent over `--workspace` or its built-in fixture, else the workspace's
-/// pipeline with the budget and counter of `delivery`.
+/// What `render` (and `exec`, with the same options) assembles: the
+/// chosen agent's render, or the standard loading of `--pipeline`, with the
+/// budget and counter of `delivery`.
 pub(crate) fn assemble(
-    workspace: WorkspaceArgs,
+    workspace: &WorkspaceArgs,
     path: PathArg,
     mode: Option<PromptMode>,
     delivery: &DeliveryArgs,
 ) -> Result<Rendered, String> {
-    if let Some(agent) = workspace.agent() {
-        return assemble_agent(agent, workspace, path, mode, delivery);
-    }
-    let loaded = workspace.load()?;
-    let (pipeline, session, turn) = (loaded.pipeline, loaded.session, loaded.turn);
-
-    let builder = PromptBuilder::new(&pipeline).mode(mode.unwrap_or_default());
-    let builder = delivery.configure(builder);
-    let prompt = match path {
-        PathArg::Cached => builder.build_cached(&session, &turn),
-        PathArg::Basic => builder.build_basic(&session, &turn),
-    }
-    .map_err(|e| e.to_string())?;
-    Ok(Rendered::of(prompt))
-}
-
-/// `--agent NAME`: the agent over `--workspace` or its built-in fixture.
-fn assemble_agent(
-    agent: Agent,
-    workspace: WorkspaceArgs,
-    path: PathArg,
-    mode: Option<PromptMode>,
-    delivery: &DeliveryArgs,
-) -> Result<Rendered, String> {
-    if delivery.has_budget() {
-        return Err(format!(
-            "--budget-chars and --budget-tokens apply to a workspace's standard pipeline; \
-             {agent} sizes its own prompt: drop the budget flag or --agent"
-        ));
-    }
-    let request = RenderRequest {
-        workspace: workspace.agent_workspace(agent)?,
-        layout: workspace.layout(),
-        path: match path {
-            PathArg::Cached => AssemblyPath::Cached,
-            PathArg::Basic => AssemblyPath::Basic,
-        },
-        mode,
-        date: workspace.date.clone(),
-        model: workspace.model.clone(),
-    };
-    agent.render(&request).map_err(|e| e.to_string())
+    let chosen = workspace.choose(path.into(), mode, Some(delivery))?;
+    chosen.render()
 }
 
 /// How `render` prints what it assembled.
@@ -262,7 +320,7 @@ fn output(
         eprint!("{}", trace_summary(prompt.trace()));
         eprint!(
             "{}",
-            cmd::formats::trace_lines(prompt, args.format, args.delivery, args.model.as_deref())
+            formats::trace_lines(prompt, args.format, args.delivery, args.model.as_deref())
         );
     }
     if args.check_secrets {
@@ -301,17 +359,10 @@ fn output(
             print(&prompt_core::testing::annotate(prompt).map_err(|e| e.to_string())?)
         }
         request => {
-            let body =
-                cmd::formats::request(prompt, request, args.delivery, args.model.as_deref())?;
+            let body = formats::request(prompt, request, args.delivery, args.model.as_deref())?;
             print(&body.unwrap_or_default())
         }
     }
-}
-
-/// `--agent NAME`, with the list of agents on a typo.
-pub(crate) fn parse_agent(arg: &str) -> Result<Agent, String> {
-    arg.parse()
-        .map_err(|e: prompt_examples::agents::AgentError| e.to_string())
 }
 
 /// The trace as lines for a person: one per layer, then its notes.
@@ -354,13 +405,19 @@ pub(crate) fn warn(message: &str) {
 pub(crate) fn escape(text: &str) -> String {
     text.chars()
         .map(|c| {
-            if c.is_control() || cmd::args::is_invisible(c) {
+            if c.is_control() || args::is_invisible(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()
             }
         })
         .collect()
+}
+
+/// `text` as [`escape`] writes it, but each line break kept: a multi-line
+/// message prints as lines, never as a literal `\n`.
+pub(crate) fn escape_lines(text: &str) -> String {
+    text.split('\n').map(escape).collect::<Vec<_>>().join("\n")
 }
 
 /// Writes to stdout; a closed pipe (`prompt render | head`) is not an error.

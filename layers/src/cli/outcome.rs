@@ -1,12 +1,4 @@
-//! The subcommands beyond `render` and `manifest`, one per file.
-
-pub(crate) mod args;
-pub(crate) mod cache;
-pub(crate) mod diff;
-pub(crate) mod exec;
-pub(crate) mod formats;
-pub(crate) mod lint;
-pub(crate) mod size;
+//! What a subcommand returns: an exit code, or a failure to print.
 
 use std::process::ExitCode;
 

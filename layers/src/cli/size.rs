@@ -7,9 +7,9 @@ use prompt_core::contract::{Sizes, measure, measure_tokens};
 
 use super::formats::Tokenizer;
 
-use super::Outcome;
-use crate::print;
-use crate::workspace::WorkspaceArgs;
+use super::outcome::Outcome;
+use super::print;
+use super::workspace::WorkspaceArgs;
 
 /// Arguments of `prompt size`.
 #[derive(clap::Args)]
