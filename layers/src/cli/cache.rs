@@ -166,10 +166,10 @@ fn render_turns(
     workspace: &WorkspaceArgs,
     base_date: &str,
     turns: usize,
-) -> Result<Vec<AssembledPrompt>, String> {
+) -> Result<Vec<AssembledPrompt>, Failure> {
     let dates = (1..=turns).map(|turn| turn_date(base_date, turn));
     let chosen = workspace.choose(AssemblyPath::Cached, None, None)?;
-    chosen.render_turns(dates)
+    Ok(chosen.render_turns(dates)?)
 }
 
 /// `2026-11-29 09:00` for turn 1 of `2026-11-29`, a minute later per turn;

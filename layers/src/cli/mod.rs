@@ -66,7 +66,7 @@ use prompt_core::secrets::{redact, scan, scan_prompt};
 use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptMode};
 
 use formats::{DeliveryArgs, Format};
-use outcome::Outcome;
+use outcome::{Failure, Outcome};
 use workspace::WorkspaceArgs;
 
 /// The agents [`main_with`] registered.
@@ -194,41 +194,42 @@ fn agents() -> &'static [&'static dyn Agent] {
 }
 
 /// The agent registered as `name`, or an error listing the registered ones.
-pub(crate) fn find_agent(name: &str) -> Result<&'static dyn Agent, String> {
-    agents()
+pub(crate) fn find_agent(name: &str) -> Result<&'static dyn Agent, Failure> {
+    if let Some(agent) = agents()
         .iter()
         .copied()
         .find(|agent| agent.name().eq_ignore_ascii_case(name))
-        .ok_or_else(|| {
-            let known: Vec<&str> = agents().iter().map(|a| a.name()).collect();
-            if known.is_empty() {
-                format!(
-                    "unknown agent `{}`: this binary registers no agent; use --pipeline NAME \
-                     (pipelines: {})",
-                    escape(name),
-                    prompt_core::pipeline::pipeline_names().join(", ")
-                )
-            } else {
-                format!(
-                    "unknown agent `{}`: expected one of {}",
-                    escape(name),
-                    known.join(", ")
-                )
-            }
-        })
+    {
+        return Ok(agent);
+    }
+    let known: Vec<&str> = agents().iter().map(|a| a.name()).collect();
+    Err(Failure::usage(if known.is_empty() {
+        format!(
+            "unknown agent `{}`: this binary registers no agent; use --pipeline NAME \
+             (pipelines: {})",
+            escape(name),
+            prompt_core::pipeline::pipeline_names().join(", ")
+        )
+    } else {
+        format!(
+            "unknown agent `{}`: expected one of {}",
+            escape(name),
+            known.join(", ")
+        )
+    }))
 }
 
 /// An error for a `--pipeline` this binary does not have, listing those it has.
-pub(crate) fn check_pipeline(name: &str) -> Result<(), String> {
+pub(crate) fn check_pipeline(name: &str) -> Result<(), Failure> {
     let names = prompt_core::pipeline::pipeline_names();
     if names.contains(&name) {
         return Ok(());
     }
-    Err(format!(
+    Err(Failure::usage(format!(
         "unknown pipeline `{}`; this binary has: {}",
         escape(name),
         names.join(", ")
-    ))
+    )))
 }
 
 fn run(cli: Cli) -> Outcome {
@@ -272,7 +273,7 @@ fn all_manifests() -> Result<String, String> {
     Ok(out)
 }
 
-fn render(args: RenderArgs) -> Result<(), String> {
+fn render(args: RenderArgs) -> Result<(), Failure> {
     let options = OutputOptions {
         trace: args.trace,
         format: args.format,
@@ -282,7 +283,7 @@ fn render(args: RenderArgs) -> Result<(), String> {
         model: args.workspace.model.clone(),
     };
     let rendered = assemble(&args.workspace, args.path, args.mode, &args.delivery)?;
-    output(&rendered.prompt, rendered.text, &options)
+    Ok(output(&rendered.prompt, rendered.text, &options)?)
 }
 
 /// What `render` (and `exec`, with the same options) assembles: the
@@ -293,9 +294,9 @@ pub(crate) fn assemble(
     path: PathArg,
     mode: Option<PromptMode>,
     delivery: &DeliveryArgs,
-) -> Result<Rendered, String> {
+) -> Result<Rendered, Failure> {
     let chosen = workspace.choose(path.into(), mode, Some(delivery))?;
-    chosen.render()
+    Ok(chosen.render()?)
 }
 
 /// How `render` prints what it assembled.

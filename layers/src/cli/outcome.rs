@@ -8,6 +8,13 @@ pub(crate) struct Failure {
     pub(crate) code: u8,
 }
 
+impl Failure {
+    /// A usage error (exit 2): an unknown agent, pipeline or setting.
+    pub(crate) fn usage(message: String) -> Self {
+        Self { message, code: 2 }
+    }
+}
+
 impl From<String> for Failure {
     fn from(message: String) -> Self {
         Self { message, code: 1 }

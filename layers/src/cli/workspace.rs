@@ -9,6 +9,7 @@ use prompt_core::{AssemblyPath, Pipeline, PromptMode};
 
 use super::agent::{Agent, Options, Rendered};
 use super::formats::DeliveryArgs;
+use super::outcome::Failure;
 use crate::{RuntimeFacts, SubAgent};
 
 /// Where the agent works, and which pipeline renders for it.
@@ -99,7 +100,7 @@ impl WorkspaceArgs {
         path: AssemblyPath,
         mode: Option<PromptMode>,
         delivery: Option<&DeliveryArgs>,
-    ) -> Result<Chosen<'_>, String> {
+    ) -> Result<Chosen<'_>, Failure> {
         let (agent, plugged): (Box<dyn Agent>, bool) = match &self.agent {
             Some(name) => (Box::new(Plugged(super::find_agent(name)?)), true),
             None => {
@@ -124,7 +125,8 @@ impl WorkspaceArgs {
             return Err(format!(
                 "workspace `{}` is not a directory{hint}",
                 workspace.display()
-            ));
+            )
+            .into());
         }
         let mut options = Options::new(workspace);
         options.fixture = self.fixture || (self.workspace.is_none() && plugged);
@@ -154,7 +156,7 @@ impl WorkspaceArgs {
     }
 
     /// `--set` as a map, each key checked against the agent's.
-    fn settings(&self, agent: &dyn Agent) -> Result<BTreeMap<String, String>, String> {
+    fn settings(&self, agent: &dyn Agent) -> Result<BTreeMap<String, String>, Failure> {
         let known = agent.settings();
         let mut map = BTreeMap::new();
         for (key, value) in &self.settings {
@@ -168,10 +170,10 @@ impl WorkspaceArgs {
                         .collect::<Vec<_>>()
                         .join("; ")
                 };
-                return Err(format!(
+                return Err(Failure::usage(format!(
                     "--set {key}: agent `{}` has no setting `{key}`; {list}",
                     agent.name()
-                ));
+                )));
             }
             map.insert(key.clone(), value.clone());
         }
@@ -179,7 +181,7 @@ impl WorkspaceArgs {
     }
 
     /// The pipeline and the paradigms `size` and `lint` check.
-    pub(crate) fn paradigms(&self) -> Result<(Pipeline, Vec<Paradigm>), String> {
+    pub(crate) fn paradigms(&self) -> Result<(Pipeline, Vec<Paradigm>), Failure> {
         let chosen = self.choose(AssemblyPath::Cached, None, None)?;
         let pipeline = Pipeline::named(chosen.agent.pipeline()).map_err(|e| e.to_string())?;
         let paradigms = chosen
