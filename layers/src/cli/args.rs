@@ -74,6 +74,13 @@ pub(crate) fn check_app(app: &str) -> Result<(), String> {
     if valid {
         return Ok(());
     }
+    if let Some(bare) = app.strip_prefix('.').filter(|bare| check_app(bare).is_ok()) {
+        return Err(format!(
+            "got {}: the folders are `.<app>`, so this would read `..{bare}`; pass the name \
+             without its dot: `--app {bare}` (reads `.{bare}/` and `~/.{bare}/`)",
+            shown(app)
+        ));
+    }
     Err(format!(
         "got {}; an app name is a plain folder name of 1 to {MAX_APP} characters: a letter or \
          digit, then letters, digits, `-`, `_` or `.`, with no leading dot and no `/` or `\\` \

@@ -1,4 +1,8 @@
 //! The fitting algorithm: shed, then truncate, then notice; never the stable prefix.
+//!
+//! The notice never costs content: each step first tries the prompt with the
+//! notice, then without it; a prompt that fits only without the notice is
+//! sent without it rather than trimmed further (or refused).
 
 use std::cmp::Reverse;
 use std::fmt::Write as _;
@@ -69,6 +73,12 @@ pub(crate) fn fit(
             trace.notice = Some(notice);
             return Ok(trace);
         }
+        // The notice is dropped, never the reason more is trimmed.
+        let size = whole(dynamic, None);
+        if size <= limit {
+            trace.after = size;
+            return Ok(trace);
+        }
     }
 
     // 2. Cut Truncate layers on a character boundary, least important first.
@@ -77,43 +87,48 @@ pub(crate) fn fit(
         let from = measure(&original);
         // Every char boundary but the end (the whole text is over budget already).
         let boundaries: Vec<usize> = original.char_indices().map(|(at, _)| at).collect();
-        let attempt = |dynamic: &mut [Candidate], trace: &mut BudgetTrace, keep: usize| {
-            dynamic[i].text = cut(&original, keep);
-            let to = measure(&dynamic[i].text);
-            trace.truncated.push(TruncatedLayer {
-                name: dynamic[i].name,
-                from,
-                to,
-            });
-            let notice = notice(trace, removed + from.saturating_sub(to), budget);
-            let size = whole(dynamic, Some(&notice));
-            trace.truncated.pop();
-            (size, to, notice)
-        };
-        // The longest cut that fits: binary search over char boundaries.
-        let (mut lo, mut hi) = (0usize, boundaries.len());
-        while lo + 1 < hi {
-            let mid = (lo + hi) / 2;
-            if attempt(dynamic, &mut trace, boundaries[mid]).0 <= limit {
-                lo = mid;
-            } else {
-                hi = mid;
+        let attempt =
+            |dynamic: &mut [Candidate], trace: &mut BudgetTrace, keep: usize, with_notice: bool| {
+                dynamic[i].text = cut(&original, keep);
+                let to = measure(&dynamic[i].text);
+                trace.truncated.push(TruncatedLayer {
+                    name: dynamic[i].name,
+                    from,
+                    to,
+                });
+                let notice =
+                    with_notice.then(|| notice(trace, removed + from.saturating_sub(to), budget));
+                let size = whole(dynamic, notice.as_deref());
+                trace.truncated.pop();
+                (size, to, notice)
+            };
+        // With the notice, then (the notice dropped) without it.
+        for with_notice in [true, false] {
+            // The longest cut that fits: binary search over char boundaries.
+            let (mut lo, mut hi) = (0usize, boundaries.len());
+            while lo + 1 < hi {
+                let mid = (lo + hi) / 2;
+                if attempt(dynamic, &mut trace, boundaries[mid], with_notice).0 <= limit {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
             }
-        }
-        // `lo` is a cut the search saw fit, or 0 (keep nothing), which it never
-        // tried: one attempt settles it. (The search returns a cut that fits
-        // even when token counts are not monotone in the cut; it may then not
-        // be the longest.)
-        let (size, to, notice) = attempt(dynamic, &mut trace, boundaries[lo]);
-        if size <= limit {
-            trace.truncated.push(TruncatedLayer {
-                name: dynamic[i].name,
-                from,
-                to,
-            });
-            trace.after = size;
-            trace.notice = Some(notice);
-            return Ok(trace);
+            // `lo` is a cut the search saw fit, or 0 (keep nothing), which it
+            // never tried: one attempt settles it. (The search returns a cut
+            // that fits even when token counts are not monotone in the cut; it
+            // may then not be the longest.)
+            let (size, to, notice) = attempt(dynamic, &mut trace, boundaries[lo], with_notice);
+            if size <= limit {
+                trace.truncated.push(TruncatedLayer {
+                    name: dynamic[i].name,
+                    from,
+                    to,
+                });
+                trace.after = size;
+                trace.notice = notice;
+                return Ok(trace);
+            }
         }
         // Even an empty cut does not fit: the layer goes whole, and the next one is cut.
         dynamic[i].text.clear();
@@ -126,8 +141,8 @@ pub(crate) fn fit(
     }
 
     // 3. Only the stable prefix and the Keep layers are left, and they do not
-    //    fit with the notice saying so.
-    let total = whole(dynamic, Some(&notice(&trace, removed, budget)));
+    //    fit even without the notice.
+    let total = whole(dynamic, None);
     Err(BudgetError::KeptOverBudget {
         total,
         limit,
@@ -376,9 +391,76 @@ mod tests {
     }
 
     #[test]
+    fn the_notice_is_dropped_rather_than_failing_a_prompt_that_fits() {
+        // 992 stable chars, budget 1100: with every Dynamic layer shed the
+        // prompt fits, but not with the notice saying so.
+        let stable = "s".repeat(992);
+        let mut dynamic = [
+            layer("runtime_context", 10_000, Yields::Shed, &"r".repeat(150)),
+            layer("scratchpad", 11_000, Yields::Shed, &"p".repeat(40)),
+        ];
+        let fitted = fit(
+            TokenBudget::chars(1100),
+            &chars,
+            &stable,
+            &[],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap();
+        assert_eq!(fitted.shed, ["scratchpad", "runtime_context"]);
+        assert_eq!(fitted.notice, None);
+        assert_eq!(fitted.after, 992);
+        assert!(fitted.trimmed());
+    }
+
+    #[test]
+    fn the_notice_never_sheds_a_layer_that_fits_without_it() {
+        // Shedding `tip` alone fits without the notice; with it, `plan`
+        // would go too. The notice is dropped instead.
+        let mut dynamic = [
+            layer("plan", 10_000, Yields::Shed, &"p".repeat(50)),
+            layer("tip", 10_100, Yields::Shed, &"t".repeat(50)),
+        ];
+        let fitted = fit(
+            TokenBudget::chars(60),
+            &chars,
+            "S",
+            &[],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap();
+        assert_eq!(fitted.shed, ["tip"]);
+        assert_eq!(dynamic[0].text.len(), 50);
+        assert_eq!(fitted.notice, None);
+    }
+
+    #[test]
+    fn a_truncation_that_fits_only_without_the_notice_keeps_the_cut_and_drops_the_notice() {
+        let mut dynamic = [layer("plan", 10_000, Yields::Truncate, &"p".repeat(200))];
+        let fitted = fit(
+            TokenBudget::chars(40),
+            &chars,
+            "S",
+            &[],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap();
+        assert_eq!(fitted.notice, None);
+        assert!(dynamic[0].text.ends_with(CUT_MARKER), "{}", dynamic[0].text);
+        assert_eq!(fitted.after, 40);
+    }
+
+    #[test]
     fn a_zero_budget_is_an_error_not_a_panic() {
+        // An empty stable prefix fits a zero budget once the layer is gone
+        // (no room for a notice, so none).
         let mut dynamic = [layer("d", 10_000, Yields::Truncate, "ddd")];
-        assert!(fit(TokenBudget::chars(0), &chars, "", &[], &mut dynamic, "\n\n").is_err());
+        let fitted = fit(TokenBudget::chars(0), &chars, "", &[], &mut dynamic, "\n\n").unwrap();
+        assert_eq!((fitted.after, fitted.notice), (0, None));
+        assert!(dynamic[0].text.is_empty());
         let mut dynamic = [layer("d", 10_000, Yields::Truncate, "ddd")];
         assert!(
             fit(

@@ -10,7 +10,18 @@
 //! 2. then `Truncate` layers are cut on a character boundary, again highest
 //!    priority number first, each ending with a visible `[…]`;
 //! 3. a short notice for the model says what was trimmed and that details can
-//!    be fetched again with tools. The notice counts inside the budget.
+//!    be fetched again with tools. The notice counts inside the budget, and
+//!    it never costs content: after each layer that gives way, the prompt is
+//!    tried with the notice, then without it; one that fits only without it
+//!    is sent without it, never trimmed further or refused because of it.
+//!
+//! So the order is predictable from the pipeline's layers alone: every
+//! `Shed` layer before any `Truncate` layer, whatever their priorities (a
+//! `Shed` layer at 10 000, such as the standard `runtime_context`, goes
+//! before a `Truncate` layer at 19 000), and within each group the highest
+//! priority number first (the manifest lists priorities; `yields` is on each
+//! layer's attribute, default `Shed`). Fitting stops at the first state that
+//! fits. `prompt render --budget-chars N --trace` prints what was shed and cut.
 //!
 //! `Keep` layers are never touched. When the stable prefix alone, or the
 //! stable prefix plus the `Keep` layers, exceed the budget, the build is an
@@ -136,14 +147,15 @@ pub struct BudgetTrace {
     pub shed: Vec<&'static str>,
     /// Layers cut short, in the order they were cut.
     pub truncated: Vec<TruncatedLayer>,
-    /// The notice appended to the dynamic suffix, when anything was trimmed.
+    /// The notice appended to the dynamic suffix, when anything was trimmed
+    /// and the notice fits (a prompt that fits only without it is sent without it).
     pub notice: Option<String>,
 }
 
 impl BudgetTrace {
     /// Whether fitting changed anything.
     pub fn trimmed(&self) -> bool {
-        self.notice.is_some()
+        !self.shed.is_empty() || !self.truncated.is_empty()
     }
 }
 
