@@ -330,8 +330,8 @@ const FETCH: &str = ". Fetch details again with your tools if you need them.]";
 
 /// The notice counts what was left out exactly, and lists omitted and
 /// shortened layers separately: a Truncate layer that cannot fit even empty
-/// (with or without the notice) goes whole (omitted, all of it counted) and
-/// the next one is cut (shortened, the difference counted).
+/// goes whole (omitted, all of it counted) and the next one is cut (shortened,
+/// the difference counted).
 #[test]
 fn the_notice_counts_and_sorts_what_gave_way() {
     let pipeline = Pipeline::from_layers(
@@ -340,7 +340,7 @@ fn the_notice_counts_and_sorts_what_gave_way() {
             LayerEntry::new(spec("persona", 1, Stability::Stable), Fixed("S".to_owned())),
             LayerEntry::new(
                 spec("recent", 10_000, Stability::Dynamic).with_yields(Yields::Truncate),
-                Fixed("r".repeat(300)),
+                Fixed("r".repeat(100)),
             ),
             LayerEntry::new(
                 spec("older", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
@@ -350,7 +350,7 @@ fn the_notice_counts_and_sorts_what_gave_way() {
     )
     .unwrap();
     let prompt = PromptBuilder::new(&pipeline)
-        .budget(TokenBudget::chars(250))
+        .budget(TokenBudget::chars(200))
         .build_cached(&Context::new(), &Context::new())
         .unwrap();
     let budget = prompt.trace().budget.clone().unwrap();
@@ -360,17 +360,17 @@ fn the_notice_counts_and_sorts_what_gave_way() {
         .iter()
         .map(|t| (t.name, t.from, t.to == 0))
         .collect();
-    assert_eq!(cuts, [("older", 100, true), ("recent", 300, false)]);
+    assert_eq!(cuts, [("older", 100, true), ("recent", 100, false)]);
     let kept = budget.truncated[1].to;
     assert!(kept > 4, "{budget:?}");
     assert_eq!(
         budget.notice.as_deref().unwrap(),
         format!(
             "[Trimmed to fit the prompt budget: {} chars left out; omitted: older; shortened: recent{FETCH}",
-            400 - kept
+            200 - kept
         )
     );
-    assert_eq!(budget.after, 250);
+    assert_eq!(budget.after, 200);
 }
 
 /// A notice names three layers, then counts the rest.
@@ -379,33 +379,31 @@ fn the_notice_names_three_layers_and_counts_the_rest() {
     let shed = |n: usize| {
         let names = ["a", "b", "c", "d"];
         let mut layers = vec![("persona", 1, Stability::Stable, "S")];
-        // Each layer alone is over the budget, so every one is shed, and
-        // the notice fits beside the prefix.
-        let text = "x".repeat(200);
+        let text = "x".repeat(100);
         for (i, name) in names.iter().take(n).enumerate() {
             layers.push((*name, 10_000 + i as u32, Stability::Dynamic, text.as_str()));
         }
         let prompt = PromptBuilder::new(&prompt_tests::fixed(&layers))
-            .budget(TokenBudget::chars(180))
+            .budget(TokenBudget::chars(200))
             .build_cached(&Context::new(), &Context::new())
             .unwrap();
         prompt.trace().budget.clone().unwrap().notice.unwrap()
     };
     assert_eq!(
         shed(3),
-        format!("[Trimmed to fit the prompt budget: 600 chars left out; omitted: c, b, a{FETCH}")
+        format!("[Trimmed to fit the prompt budget: 300 chars left out; omitted: c, b, a{FETCH}")
     );
     assert_eq!(
         shed(4),
         format!(
-            "[Trimmed to fit the prompt budget: 800 chars left out; omitted: d, c, b and 1 more{FETCH}"
+            "[Trimmed to fit the prompt budget: 400 chars left out; omitted: d, c, b and 1 more{FETCH}"
         )
     );
 }
 
 /// A prefix exactly at the limit is not over it: the build sheds the
-/// Dynamic layer and sends the prefix alone; the notice, which no longer
-/// fits beside it, is dropped rather than failing the build.
+/// Dynamic layer and sends the prefix alone; the notice, which cannot fit
+/// beside it, is dropped rather than failing the build.
 #[test]
 fn a_stable_prefix_exactly_at_the_limit_is_not_over_budget() {
     let pipeline = prompt_tests::fixed(&[

@@ -1,8 +1,9 @@
 //! The fitting algorithm: shed, then truncate, then notice; never the stable prefix.
 //!
-//! The notice never costs content: each step first tries the prompt with the
-//! notice, then without it; a prompt that fits only without the notice is
-//! sent without it rather than trimmed further (or refused).
+//! The notice is kept when trimming can make room for it. When no trimming
+//! can, the notice is dropped and the prompt is sent as it was at the first
+//! step that fit without it (the least trimmed): the notice is never the
+//! reason a prompt that fits fails.
 
 use std::cmp::Reverse;
 use std::fmt::Write as _;
@@ -60,6 +61,19 @@ pub(crate) fn fit(
         });
     }
     let mut removed = 0usize;
+    // The first (least trimmed) state that fits without the notice.
+    let mut without_notice: Option<(Vec<String>, BudgetTrace)> = None;
+    let remember = |slot: &mut Option<(Vec<String>, BudgetTrace)>,
+                    dynamic: &[Candidate],
+                    trace: &BudgetTrace,
+                    size: usize| {
+        if slot.is_none() && size <= limit {
+            let mut trace = trace.clone();
+            trace.after = size;
+            let texts = dynamic.iter().map(|c| c.text.clone()).collect();
+            *slot = Some((texts, trace));
+        }
+    };
 
     // 1. Shed whole layers, least important (highest priority number) first.
     for i in yielding(dynamic, Yields::Shed) {
@@ -73,12 +87,7 @@ pub(crate) fn fit(
             trace.notice = Some(notice);
             return Ok(trace);
         }
-        // The notice is dropped, never the reason more is trimmed.
-        let size = whole(dynamic, None);
-        if size <= limit {
-            trace.after = size;
-            return Ok(trace);
-        }
+        remember(&mut without_notice, dynamic, &trace, whole(dynamic, None));
     }
 
     // 2. Cut Truncate layers on a character boundary, least important first.
@@ -87,48 +96,66 @@ pub(crate) fn fit(
         let from = measure(&original);
         // Every char boundary but the end (the whole text is over budget already).
         let boundaries: Vec<usize> = original.char_indices().map(|(at, _)| at).collect();
-        let attempt =
-            |dynamic: &mut [Candidate], trace: &mut BudgetTrace, keep: usize, with_notice: bool| {
-                dynamic[i].text = cut(&original, keep);
-                let to = measure(&dynamic[i].text);
-                trace.truncated.push(TruncatedLayer {
-                    name: dynamic[i].name,
-                    from,
-                    to,
-                });
-                let notice =
-                    with_notice.then(|| notice(trace, removed + from.saturating_sub(to), budget));
-                let size = whole(dynamic, notice.as_deref());
-                trace.truncated.pop();
-                (size, to, notice)
-            };
-        // With the notice, then (the notice dropped) without it.
-        for with_notice in [true, false] {
-            // The longest cut that fits: binary search over char boundaries.
+        let attempt = |dynamic: &mut [Candidate], trace: &mut BudgetTrace, keep: usize| {
+            dynamic[i].text = cut(&original, keep);
+            let to = measure(&dynamic[i].text);
+            trace.truncated.push(TruncatedLayer {
+                name: dynamic[i].name,
+                from,
+                to,
+            });
+            let notice = notice(trace, removed + from.saturating_sub(to), budget);
+            let size = whole(dynamic, Some(&notice));
+            trace.truncated.pop();
+            (size, to, notice)
+        };
+        // The longest cut that fits: binary search over char boundaries.
+        let (mut lo, mut hi) = (0usize, boundaries.len());
+        while lo + 1 < hi {
+            let mid = (lo + hi) / 2;
+            if attempt(dynamic, &mut trace, boundaries[mid]).0 <= limit {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        // `lo` is a cut the search saw fit, or 0 (keep nothing), which it never
+        // tried: one attempt settles it. (The search returns a cut that fits
+        // even when token counts are not monotone in the cut; it may then not
+        // be the longest.)
+        let (size, to, notice) = attempt(dynamic, &mut trace, boundaries[lo]);
+        if size <= limit {
+            trace.truncated.push(TruncatedLayer {
+                name: dynamic[i].name,
+                from,
+                to,
+            });
+            trace.after = size;
+            trace.notice = Some(notice);
+            return Ok(trace);
+        }
+        if without_notice.is_none() {
+            // The longest cut that fits without the notice, if any, in case
+            // no later step makes room for it.
             let (mut lo, mut hi) = (0usize, boundaries.len());
             while lo + 1 < hi {
                 let mid = (lo + hi) / 2;
-                if attempt(dynamic, &mut trace, boundaries[mid], with_notice).0 <= limit {
+                dynamic[i].text = cut(&original, boundaries[mid]);
+                if whole(dynamic, None) <= limit {
                     lo = mid;
                 } else {
                     hi = mid;
                 }
             }
-            // `lo` is a cut the search saw fit, or 0 (keep nothing), which it
-            // never tried: one attempt settles it. (The search returns a cut
-            // that fits even when token counts are not monotone in the cut; it
-            // may then not be the longest.)
-            let (size, to, notice) = attempt(dynamic, &mut trace, boundaries[lo], with_notice);
-            if size <= limit {
-                trace.truncated.push(TruncatedLayer {
-                    name: dynamic[i].name,
-                    from,
-                    to,
-                });
-                trace.after = size;
-                trace.notice = notice;
-                return Ok(trace);
-            }
+            dynamic[i].text = cut(&original, boundaries[lo]);
+            let to = measure(&dynamic[i].text);
+            trace.truncated.push(TruncatedLayer {
+                name: dynamic[i].name,
+                from,
+                to,
+            });
+            remember(&mut without_notice, dynamic, &trace, whole(dynamic, None));
+            trace.truncated.pop();
         }
         // Even an empty cut does not fit: the layer goes whole, and the next one is cut.
         dynamic[i].text.clear();
@@ -140,8 +167,15 @@ pub(crate) fn fit(
         });
     }
 
-    // 3. Only the stable prefix and the Keep layers are left, and they do not
-    //    fit even without the notice.
+    // 3. Only the stable prefix and the Keep layers are left. Without the
+    //    notice they may fit: then the notice is dropped, never the reason
+    //    the build fails.
+    if let Some((texts, trace)) = without_notice {
+        for (candidate, text) in dynamic.iter_mut().zip(texts) {
+            candidate.text = text;
+        }
+        return Ok(trace);
+    }
     let total = whole(dynamic, None);
     Err(BudgetError::KeptOverBudget {
         total,
@@ -415,9 +449,30 @@ mod tests {
     }
 
     #[test]
-    fn the_notice_never_sheds_a_layer_that_fits_without_it() {
-        // Shedding `tip` alone fits without the notice; with it, `plan`
-        // would go too. The notice is dropped instead.
+    fn the_notice_is_kept_when_trimming_makes_room_for_it() {
+        // Shedding `tip` alone fits without the notice; `plan` goes too to
+        // make room for the notice, which then fits.
+        let mut dynamic = [
+            layer("plan", 10_000, Yields::Shed, &"p".repeat(100)),
+            layer("tip", 10_100, Yields::Shed, &"t".repeat(100)),
+        ];
+        let fitted = fit(
+            TokenBudget::chars(140),
+            &chars,
+            "S",
+            &[],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap();
+        assert_eq!(fitted.shed, ["tip", "plan"]);
+        assert!(fitted.notice.is_some());
+    }
+
+    #[test]
+    fn when_no_trimming_makes_room_for_the_notice_the_least_trimmed_fit_is_sent() {
+        // Shedding `tip` fits without the notice; even with everything gone
+        // the notice does not fit: `plan` stays and the notice is dropped.
         let mut dynamic = [
             layer("plan", 10_000, Yields::Shed, &"p".repeat(50)),
             layer("tip", 10_100, Yields::Shed, &"t".repeat(50)),
@@ -432,12 +487,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(fitted.shed, ["tip"]);
+        assert_eq!((fitted.notice, fitted.after), (None, 53));
         assert_eq!(dynamic[0].text.len(), 50);
-        assert_eq!(fitted.notice, None);
+        assert!(dynamic[1].text.is_empty());
     }
 
     #[test]
-    fn a_truncation_that_fits_only_without_the_notice_keeps_the_cut_and_drops_the_notice() {
+    fn a_cut_that_fits_only_without_the_notice_is_kept_when_nothing_makes_room() {
         let mut dynamic = [layer("plan", 10_000, Yields::Truncate, &"p".repeat(200))];
         let fitted = fit(
             TokenBudget::chars(40),
@@ -451,6 +507,7 @@ mod tests {
         assert_eq!(fitted.notice, None);
         assert!(dynamic[0].text.ends_with(CUT_MARKER), "{}", dynamic[0].text);
         assert_eq!(fitted.after, 40);
+        assert_eq!(fitted.truncated.len(), 1);
     }
 
     #[test]

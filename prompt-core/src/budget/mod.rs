@@ -10,10 +10,10 @@
 //! 2. then `Truncate` layers are cut on a character boundary, again highest
 //!    priority number first, each ending with a visible `[…]`;
 //! 3. a short notice for the model says what was trimmed and that details can
-//!    be fetched again with tools. The notice counts inside the budget, and
-//!    it never costs content: after each layer that gives way, the prompt is
-//!    tried with the notice, then without it; one that fits only without it
-//!    is sent without it, never trimmed further or refused because of it.
+//!    be fetched again with tools. The notice counts inside the budget: the
+//!    steps above go on until it fits too. When no step makes room for it,
+//!    it is dropped and the prompt is sent as it was at the first step that
+//!    fit without it; the notice is never the reason a prompt fails.
 //!
 //! So the order is predictable from the pipeline's layers alone: every
 //! `Shed` layer before any `Truncate` layer, whatever their priorities (a
@@ -148,7 +148,7 @@ pub struct BudgetTrace {
     /// Layers cut short, in the order they were cut.
     pub truncated: Vec<TruncatedLayer>,
     /// The notice appended to the dynamic suffix, when anything was trimmed
-    /// and the notice fits (a prompt that fits only without it is sent without it).
+    /// and trimming could make room for it (else the prompt goes without it).
     pub notice: Option<String>,
 }
 
