@@ -430,3 +430,18 @@ pub(crate) fn print(text: &str) -> Result<(), String> {
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_multi_line_error_keeps_its_line_breaks_and_escapes_the_rest() {
+        let message = "pipeline `x` is invalid:\n  - no layer\x1b]0;t\x07\r";
+        assert_eq!(
+            escape_lines(message),
+            "pipeline `x` is invalid:\n  - no layer\\u{1b}]0;t\\u{7}\\r"
+        );
+        assert!(!escape_lines("a\nb").contains("\\n"));
+    }
+}
