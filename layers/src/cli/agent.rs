@@ -29,7 +29,7 @@ pub type AgentError = Box<dyn std::error::Error + Send + Sync>;
 /// assembly) overrides [`render`](Agent::render) and
 /// [`paradigms`](Agent::paradigms), which every subcommand goes through.
 ///
-/// ```
+/// ```standalone_crate
 /// use prompt_core::{Context, prompt_layer, prompt_pipeline, LayerInput, Render};
 /// use prompt_layers::cli::{Agent, AgentError, Options};
 ///

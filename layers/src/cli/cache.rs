@@ -72,43 +72,13 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
         });
     }
     let counter = args.tokenizer.unwrap_or(Tokenizer::Approx).counter();
-    let model = args
-        .workspace
-        .model
-        .clone()
-        .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned());
-    check_model(&model)?;
-    let base_date = args
-        .workspace
-        .date
-        .clone()
-        .unwrap_or_else(|| jiff::Zoned::now().date().to_string());
-
-    let prompts = render_turns(&args.workspace, &base_date, turns)?;
-    let first = &prompts[0];
-    let pipeline = first.trace().pipeline.to_owned();
-    if let Some((turn, _)) = prompts
-        .iter()
-        .enumerate()
-        .find(|(_, p)| p.stable() != first.stable())
-    {
-        return Err(format!(
-            "the stable prefix of `{pipeline}` changed at turn {}: a Stable layer reads a per-call \
-             value; compare `render --format json` outputs with `prompt diff` to find it",
-            turn + 1
-        )
-        .into());
-    }
-    let stable_tokens = counter.count(first.stable());
-    let dynamic = prompts.iter().map(|p| dynamic_tokens(p, &*counter));
-
-    let mut simulation = CacheSimulation::new(model, stable_tokens, dynamic).ttl(args.ttl.into());
-    if let Some(bust) = bust_at {
-        simulation = simulation.bust_at(bust);
-    }
-    let report = simulation
-        .run()
-        .map_err(|e: SimulationError| e.to_string())?;
+    let Simulated {
+        report,
+        pipeline,
+        base_date,
+        first,
+    } = simulate(&args.workspace, turns, args.ttl, bust_at, &*counter)?;
+    let first = &first;
     let bust_layer = bust_at.and(first_stable_layer(first));
 
     let text = if args.json {
@@ -135,6 +105,67 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
     };
     print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A simulated session: the report, the pipeline's name, the date turn 1
+/// states, and turn 1's prompt.
+pub(crate) struct Simulated {
+    pub(crate) report: CacheReport,
+    pub(crate) pipeline: String,
+    pub(crate) base_date: String,
+    pub(crate) first: AssembledPrompt,
+}
+
+/// Renders `turns` turns of the workspace's pipeline and prices them on
+/// `--model` (default claude-sonnet-4-5): what `prompt cache` prints and
+/// `prompt size --html` charts.
+pub(crate) fn simulate(
+    workspace: &WorkspaceArgs,
+    turns: usize,
+    ttl: Ttl,
+    bust_at: Option<usize>,
+    counter: &dyn TokenCounter,
+) -> Result<Simulated, Failure> {
+    let model = workspace
+        .model
+        .clone()
+        .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned());
+    check_model(&model)?;
+    let base_date = workspace
+        .date
+        .clone()
+        .unwrap_or_else(|| jiff::Zoned::now().date().to_string());
+
+    let mut prompts = render_turns(workspace, &base_date, turns)?;
+    let pipeline = prompts[0].trace().pipeline.to_owned();
+    if let Some((turn, _)) = prompts
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.stable() != prompts[0].stable())
+    {
+        return Err(format!(
+            "the stable prefix of `{pipeline}` changed at turn {}: a Stable layer reads a per-call \
+             value; compare `render --format json` outputs with `prompt diff` to find it",
+            turn + 1
+        )
+        .into());
+    }
+    let stable_tokens = counter.count(prompts[0].stable());
+    let dynamic: Vec<usize> = prompts.iter().map(|p| dynamic_tokens(p, counter)).collect();
+
+    let mut simulation = CacheSimulation::new(model, stable_tokens, dynamic).ttl(ttl.into());
+    if let Some(bust) = bust_at {
+        simulation = simulation.bust_at(bust);
+    }
+    let report = simulation
+        .run()
+        .map_err(|e: SimulationError| e.to_string())?;
+    Ok(Simulated {
+        report,
+        pipeline,
+        base_date,
+        first: prompts.swap_remove(0),
+    })
 }
 
 /// `prompt cache` prices Anthropic's cache: another provider's model (or an

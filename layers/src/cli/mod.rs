@@ -52,6 +52,7 @@ mod facts;
 mod formats;
 mod lint;
 mod outcome;
+mod report;
 mod size;
 mod workspace;
 
