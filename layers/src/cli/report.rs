@@ -178,7 +178,11 @@ pub(crate) fn render(report: &Report<'_>) -> String {
         .max()
         .unwrap_or(0)
         .max(1);
-    for (index, assembly) in sizes.assemblies.iter().enumerate() {
+    // The Cached path first: its prefix is what the provider caches.
+    let mut order: Vec<usize> = (0..sizes.assemblies.len()).collect();
+    order.sort_by_key(|&i| sizes.assemblies[i].path != AssemblyPath::Cached);
+    for index in order {
+        let assembly = &sizes.assemblies[index];
         let _ = write!(
             out,
             "<section class=\"assembly\" data-path=\"{path}\" data-mode=\"{mode}\" \
@@ -323,6 +327,7 @@ fn cache_chart(out: &mut String, cache: &CacheReport) {
          fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\" points=\"{without_points}\"/>\
          <polyline class=\"series\" data-series=\"with-cache\" data-total=\"{sum_with:.2}\" \
          fill=\"none\" stroke=\"#2f6fde\" stroke-width=\"2\" points=\"{with_points}\"/></svg>\n\
+         <details><summary>Each turn</summary>\
          <table><thead><tr><th>turn</th><th>cache write</th><th>cache read</th><th>uncached</th>\
          <th>cost (tok-eq)</th><th>cumulative with cache</th><th>cumulative without</th></tr></thead><tbody>\n",
         model = html(&cache.model),
@@ -364,7 +369,7 @@ fn cache_chart(out: &mut String, cache: &CacheReport) {
             without[i]
         );
     }
-    out.push_str("</tbody></table>\n</section>\n");
+    out.push_str("</tbody></table></details>\n</section>\n");
 }
 
 /// Writes `contents` to `path` atomically: a new temporary file beside it
