@@ -273,3 +273,40 @@ fn the_report_holds_every_layer_with_the_json_numbers_in_a_real_browser() {
         "one point per turn"
     );
 }
+
+/// Without a browser: the page as written holds a hostile file name only as
+/// escaped text, forbids scripts and fetches, and loads nothing.
+#[test]
+fn the_report_file_escapes_what_files_say_and_loads_nothing() {
+    let ws = Workspace::empty(&[]);
+    ws.write(
+        &format!(".agent/skills/{HOSTILE}/SKILL.md"),
+        "no frontmatter here",
+    );
+    let output = ws.run(&["size", "--html", "report.html", "--turns", "2"]);
+    assert!(output.status.success());
+    let page = std::fs::read_to_string(ws.dir.path().join("report.html")).unwrap();
+    assert!(!page.contains("<img"), "{page}");
+    assert!(
+        page.contains("&lt;img src=x onerror=alert(1)&gt;"),
+        "{page}"
+    );
+    assert!(page.contains("default-src 'none'"));
+    for forbidden in [
+        "<script",
+        "<link",
+        "src=\"http",
+        "href=\"http",
+        "@import",
+        "url(",
+    ] {
+        assert!(!page.contains(forbidden), "{forbidden}");
+    }
+    // Nothing else was left beside it (no temporary file).
+    let mut names: Vec<_> = std::fs::read_dir(ws.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, [".agent", "report.html"]);
+}
