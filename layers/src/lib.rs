@@ -45,6 +45,8 @@
 //! the reading, before assembly. Priorities are in [`priorities`], with room
 //! between them for a user's own layers.
 
+#[cfg(feature = "cli")]
+pub mod cli;
 mod layers;
 pub mod priorities;
 mod session;

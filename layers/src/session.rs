@@ -26,6 +26,13 @@ use crate::sources::{
 /// | episodes | `<workspace>/.<app>/memory/episodes.jsonl` | `episodes_budget` (4 KiB), `max_episodes` (5); the last `jsonl_read_cap` |
 /// | scratchpad (per turn) | `<workspace>/.<app>/scratchpad.json` | 64 KiB |
 ///
+/// `facts.jsonl` holds one JSON object a line, `{"text": "...", "created_at":
+/// "2026-11-02T09:30:00Z"}`; `episodes.jsonl` one `{"summary": "...",
+/// "ended_at": "..."}` a line. Both times are RFC 3339 with an offset; other
+/// keys are ignored, and a line without both keys (or with a time in the
+/// future) is skipped and counted in the layer's notes. See
+/// [`Facts`](crate::sources::Facts) and [`Episodes`](crate::sources::Episodes).
+///
 /// Workspace files must stay inside the workspace, user files inside
 /// `<home>/.<app>` (symlinks are followed only that far), and a shared folder
 /// inside the workspace may not lead out of it ([`SessionConfig::shared_root`]).

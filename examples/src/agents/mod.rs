@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use prompt_core::{AssemblyPath, Context, Pipeline, PromptBuilder, PromptMode};
+use prompt_layers::cli::Options;
 
 pub mod aleph;
 pub mod kitsoki;
@@ -104,6 +105,16 @@ impl Agent {
     /// # Errors
     /// [`AgentError`] when the workspace cannot be read or the prompt cannot be built.
     pub fn render(self, request: &RenderRequest) -> Result<Rendered, AgentError> {
+        self.check(request)?;
+        match self {
+            Agent::Recursive => recursive::render(request),
+            Agent::Aleph => aleph::render(request),
+            Agent::Kitsoki => kitsoki::render(request),
+        }
+    }
+
+    /// A path or mode the agent does not serve is an error naming those it does.
+    fn check(self, request: &RenderRequest) -> Result<(), AgentError> {
         if !self.paths().contains(&request.path) {
             return Err(AgentError::Unsupported(format!(
                 "{self} has no `{}` path; use one of: {}",
@@ -117,11 +128,76 @@ impl Agent {
                 list(self.modes())
             )));
         }
+        Ok(())
+    }
+}
+
+/// How the `prompt` binary plugs the agent in: `--agent NAME` renders its
+/// own way over its fixture (or `--workspace`); `--sub-agent` enables
+/// recursive's coordinator section; kitsoki takes `--set verb=..` and
+/// `--set agent=..`.
+impl prompt_layers::cli::Agent for Agent {
+    fn name(&self) -> &str {
+        self.as_str()
+    }
+
+    fn pipeline(&self) -> &str {
+        self.pipeline_name()
+    }
+
+    fn default_workspace(&self) -> Option<PathBuf> {
+        Some(self.fixture())
+    }
+
+    fn settings(&self) -> &[(&'static str, &'static str)] {
         match self {
-            Agent::Recursive => recursive::render(request),
-            Agent::Aleph => aleph::render(request),
-            Agent::Kitsoki => kitsoki::render(request),
+            Agent::Kitsoki => &[
+                (
+                    "verb",
+                    "the call's verb: route, ask, decide, converse, extract, ask_with_mcp, ask_structured or task (default ask)",
+                ),
+                (
+                    "agent",
+                    "the story's agent that is called (default: guide, else the first by name)",
+                ),
+            ],
+            Agent::Recursive | Agent::Aleph => &[],
         }
+    }
+
+    fn render(&self, options: &Options) -> Result<Rendered, prompt_layers::cli::AgentError> {
+        if options.budget.is_some() {
+            return Err(format!(
+                "--budget-chars and --budget-tokens apply to a workspace's standard pipeline; \
+                 {self} sizes its own prompt: drop the budget flag or --agent"
+            )
+            .into());
+        }
+        let request = RenderRequest::of(options);
+        self.check(&request)?;
+        Ok(match self {
+            Agent::Recursive => recursive::render_with(&request, !options.sub_agents.is_empty())?,
+            Agent::Aleph => aleph::render(&request)?,
+            Agent::Kitsoki => {
+                let verb = options
+                    .setting("verb")
+                    .map(str::parse::<kitsoki::Verb>)
+                    .transpose()
+                    .map_err(|e| format!("--set verb: {e}"))?;
+                kitsoki::render_call(&request, verb, options.setting("agent"))?
+            }
+        })
+    }
+
+    fn paradigms(
+        &self,
+        options: &Options,
+    ) -> Result<Vec<prompt_core::contract::Paradigm>, prompt_layers::cli::AgentError> {
+        let layout = RenderRequest::of(options).layout;
+        Ok(Agent::paradigms(*self, &options.workspace, layout)?
+            .into_iter()
+            .map(|p| prompt_core::contract::Paradigm::new(p.name, p.session).turn(p.turn))
+            .collect())
     }
 }
 
@@ -176,25 +252,10 @@ impl Paradigm {
     }
 }
 
-/// What an agent sends as its system prompt for one render.
-#[derive(Debug, Clone)]
-pub struct Rendered {
-    /// The assembled prompt (parts and trace).
-    pub prompt: prompt_core::AssembledPrompt,
-    /// The system prompt as sent: the prompt's text plus anything the agent
-    /// adds after assembly (Aleph's sub-agent welds).
-    pub text: String,
-}
-
-impl Rendered {
-    /// A rendering that sends exactly the assembled prompt.
-    pub fn of(prompt: prompt_core::AssembledPrompt) -> Self {
-        Self {
-            text: prompt.text(),
-            prompt,
-        }
-    }
-}
+/// What an agent sends as its system prompt for one render: the prompt,
+/// and its text plus anything the agent adds after assembly (Aleph's
+/// sub-agent welds).
+pub use prompt_layers::cli::Rendered;
 
 /// How an agent reads the folder it is given.
 ///
@@ -228,6 +289,24 @@ pub struct RenderRequest {
     pub date: Option<String>,
     /// The model the turn states.
     pub model: Option<String>,
+}
+
+impl RenderRequest {
+    /// The request the `prompt` CLI's options make.
+    pub fn of(options: &Options) -> Self {
+        Self {
+            workspace: options.workspace.clone(),
+            layout: if options.fixture {
+                Layout::Fixture
+            } else {
+                Layout::Workspace
+            },
+            path: options.path,
+            mode: options.mode,
+            date: options.date.clone(),
+            model: options.model.clone(),
+        }
+    }
 }
 
 /// Layers of `pipeline` that speak in none of `paradigms` on any of `paths`

@@ -191,12 +191,12 @@ fn errors_name_what_is_wrong_and_exit_non_zero() {
         stderr(&evil),
         "prompt: workspace `/no/such/\\u{1b}]0;pwned\\u{7}` is not a directory\n"
     );
+    // An unknown pipeline is a usage error listing the pipelines this binary has.
     let pipeline = prompt(&["manifest", "--pipeline", "nope"], home.path());
-    assert_eq!(pipeline.status.code(), Some(1));
-    assert!(
-        String::from_utf8(pipeline.stderr)
-            .unwrap()
-            .contains("pipeline `nope` is invalid")
+    assert_eq!(pipeline.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(pipeline.stderr).unwrap(),
+        "prompt: unknown pipeline `nope`; this binary has: aleph, default, kitsoki, recursive\n"
     );
 }
 

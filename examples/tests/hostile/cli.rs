@@ -310,11 +310,21 @@ fn overlong_arguments_are_one_short_error() {
 
 /// `--app` with a leading dot (the folder would be `..ferris`), a path
 /// separator, or nothing but dots is refused at parsing, saying what a
-/// valid name looks like.
+/// valid name looks like; a dotted name is answered with the name to pass.
 #[test]
 fn app_with_a_leading_dot_or_a_separator_is_refused_at_parsing() {
     let ws = Workspace::empty(&[]);
-    for app in [".ferris", "a/b", "a\\b", "..", "", "-x"] {
+    let output = ws.run(&["render", "--app=.ferris"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.starts_with(
+            "error: --app: got `.ferris`: the folders are `.<app>`, so this would read \
+             `..ferris`; pass the name without its dot: `--app ferris`"
+        ),
+        "{err}"
+    );
+    for app in ["a/b", "a\\b", "..", "", "-x"] {
         let output = ws.run(&["render", &format!("--app={app}")]);
         assert_eq!(output.status.code(), Some(2), "{app:?}");
         let err = stderr(&output);

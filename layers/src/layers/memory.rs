@@ -23,6 +23,7 @@ impl Render for UserPreferencesLayer {
             input,
             "# User preferences",
             input.get::<UserPreferences>().map(|u| &u.0),
+            "~/",
         );
     }
 }
@@ -44,13 +45,21 @@ impl Render for ProjectMemoryLayer {
             input,
             "# Project memory",
             input.get::<ProjectMemory>().map(|p| &p.0),
+            "",
         );
     }
 }
 
 /// A header and a memory file's text, fenced (`<file path="…">…</file>`);
-/// notes why it is silent or cut.
-fn section(out: &mut String, input: &LayerInput<'_>, header: &str, file: Option<&MemoryFile>) {
+/// notes why it is silent or cut, naming the file under `shown` (`~/` for
+/// the user's home, nothing for the workspace).
+fn section(
+    out: &mut String,
+    input: &LayerInput<'_>,
+    header: &str,
+    file: Option<&MemoryFile>,
+    shown: &str,
+) {
     let Some(file) = file else {
         input.note("no memory file in the session context");
         return;
@@ -60,7 +69,10 @@ fn section(out: &mut String, input: &LayerInput<'_>, header: &str, file: Option<
     }
     let Some(text) = file.fenced() else {
         if file.problem.is_none() {
-            input.note(format!("{}: absent or empty", short_path(&file.path, 3)));
+            input.note(format!(
+                "{shown}{}: absent or empty",
+                short_path(&file.path, 3)
+            ));
         }
         return;
     };

@@ -92,9 +92,11 @@ impl std::fmt::Display for EntryBudget {
 /// How one kind of dated entry is read and kept.
 #[derive(Debug, Clone, Copy)]
 pub struct DatedSpec<'a> {
-    /// The key of the entry's text, e.g. `text`.
+    /// The key of the entry's text: `text` in `facts.jsonl`, `summary` in
+    /// `episodes.jsonl` (see [`Facts`] and [`Episodes`]).
     pub text_key: &'a str,
-    /// The key of its RFC 3339 timestamp, e.g. `created_at`.
+    /// The key of its RFC 3339 timestamp: `created_at` in `facts.jsonl`,
+    /// `ended_at` in `episodes.jsonl`.
     pub time_key: &'a str,
     /// How much entry text is kept.
     pub budget: EntryBudget,
@@ -279,9 +281,36 @@ fn parse_line(line: &str, spec: &DatedSpec<'_>) -> Parsed {
 }
 
 /// Facts (`facts.jsonl`, global and workspace, merged). Read by the `facts` layer.
+///
+/// Each line of `facts.jsonl` is one JSON object with two keys: `text`, the
+/// fact (one line is kept), and `created_at`, when it was learned (RFC 3339
+/// with an offset, e.g. `2026-11-02T09:30:00Z`). Other keys are ignored; a
+/// line missing either key is skipped and counted.
+///
+/// ```
+/// use prompt_layers::{load_session, SessionConfig};
+/// use prompt_layers::sources::Facts;
+///
+/// let workspace = tempfile::tempdir().unwrap();
+/// let memory = workspace.path().join(".agent/memory");
+/// std::fs::create_dir_all(&memory).unwrap();
+/// std::fs::write(
+///     memory.join("facts.jsonl"),
+///     "{\"text\": \"The API is versioned.\", \"created_at\": \"2026-11-02T09:30:00Z\", \"tag\": \"api\"}\n\
+///      {\"fact\": \"wrong key\", \"created_at\": \"2026-11-03T09:30:00Z\"}\n",
+/// )
+/// .unwrap();
+/// let session = load_session(&SessionConfig::new("agent", workspace.path())).unwrap();
+/// let facts = &session.get::<Facts>().unwrap().0;
+/// assert_eq!(facts.entries.len(), 1);
+/// assert_eq!(facts.entries[0].text, "The API is versioned.");
+/// assert_eq!(facts.malformed, 1);
+/// ```
 #[derive(Debug, Default)]
 pub struct Facts(pub DatedEntries);
 
-/// Recent session summaries (`episodes.jsonl`). Read by the `episodic_recall` layer.
+/// Recent session summaries (`episodes.jsonl`): one JSON object a line with
+/// `summary` (the text) and `ended_at` (RFC 3339). Read by the
+/// `episodic_recall` layer.
 #[derive(Debug, Default)]
 pub struct Episodes(pub DatedEntries);

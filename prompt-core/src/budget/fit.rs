@@ -1,4 +1,9 @@
 //! The fitting algorithm: shed, then truncate, then notice; never the stable prefix.
+//!
+//! The notice is kept when trimming can make room for it. When no trimming
+//! can, the notice is dropped and the prompt is sent as it was at the first
+//! step that fit without it (the least trimmed): the notice is never the
+//! reason a prompt that fits fails.
 
 use std::cmp::Reverse;
 use std::fmt::Write as _;
@@ -56,6 +61,19 @@ pub(crate) fn fit(
         });
     }
     let mut removed = 0usize;
+    // The first (least trimmed) state that fits without the notice.
+    let mut without_notice: Option<(Vec<String>, BudgetTrace)> = None;
+    let remember = |slot: &mut Option<(Vec<String>, BudgetTrace)>,
+                    dynamic: &[Candidate],
+                    trace: &BudgetTrace,
+                    size: usize| {
+        if slot.is_none() && size <= limit {
+            let mut trace = trace.clone();
+            trace.after = size;
+            let texts = dynamic.iter().map(|c| c.text.clone()).collect();
+            *slot = Some((texts, trace));
+        }
+    };
 
     // 1. Shed whole layers, least important (highest priority number) first.
     for i in yielding(dynamic, Yields::Shed) {
@@ -69,6 +87,7 @@ pub(crate) fn fit(
             trace.notice = Some(notice);
             return Ok(trace);
         }
+        remember(&mut without_notice, dynamic, &trace, whole(dynamic, None));
     }
 
     // 2. Cut Truncate layers on a character boundary, least important first.
@@ -115,6 +134,29 @@ pub(crate) fn fit(
             trace.notice = Some(notice);
             return Ok(trace);
         }
+        if without_notice.is_none() {
+            // The longest cut that fits without the notice, if any, in case
+            // no later step makes room for it.
+            let (mut lo, mut hi) = (0usize, boundaries.len());
+            while lo + 1 < hi {
+                let mid = (lo + hi) / 2;
+                dynamic[i].text = cut(&original, boundaries[mid]);
+                if whole(dynamic, None) <= limit {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            dynamic[i].text = cut(&original, boundaries[lo]);
+            let to = measure(&dynamic[i].text);
+            trace.truncated.push(TruncatedLayer {
+                name: dynamic[i].name,
+                from,
+                to,
+            });
+            remember(&mut without_notice, dynamic, &trace, whole(dynamic, None));
+            trace.truncated.pop();
+        }
         // Even an empty cut does not fit: the layer goes whole, and the next one is cut.
         dynamic[i].text.clear();
         removed += from;
@@ -125,9 +167,16 @@ pub(crate) fn fit(
         });
     }
 
-    // 3. Only the stable prefix and the Keep layers are left, and they do not
-    //    fit with the notice saying so.
-    let total = whole(dynamic, Some(&notice(&trace, removed, budget)));
+    // 3. Only the stable prefix and the Keep layers are left. Without the
+    //    notice they may fit: then the notice is dropped, never the reason
+    //    the build fails.
+    if let Some((texts, trace)) = without_notice {
+        for (candidate, text) in dynamic.iter_mut().zip(texts) {
+            candidate.text = text;
+        }
+        return Ok(trace);
+    }
+    let total = whole(dynamic, None);
     Err(BudgetError::KeptOverBudget {
         total,
         limit,
@@ -376,9 +425,99 @@ mod tests {
     }
 
     #[test]
+    fn the_notice_is_dropped_rather_than_failing_a_prompt_that_fits() {
+        // 992 stable chars, budget 1100: with every Dynamic layer shed the
+        // prompt fits, but not with the notice saying so.
+        let stable = "s".repeat(992);
+        let mut dynamic = [
+            layer("runtime_context", 10_000, Yields::Shed, &"r".repeat(150)),
+            layer("scratchpad", 11_000, Yields::Shed, &"p".repeat(40)),
+        ];
+        let fitted = fit(
+            TokenBudget::chars(1100),
+            &chars,
+            &stable,
+            &[],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap();
+        assert_eq!(fitted.shed, ["scratchpad", "runtime_context"]);
+        assert_eq!(fitted.notice, None);
+        assert_eq!(fitted.after, 992);
+        assert!(fitted.trimmed());
+    }
+
+    #[test]
+    fn the_notice_is_kept_when_trimming_makes_room_for_it() {
+        // Shedding `tip` alone fits without the notice; `plan` goes too to
+        // make room for the notice, which then fits.
+        let mut dynamic = [
+            layer("plan", 10_000, Yields::Shed, &"p".repeat(100)),
+            layer("tip", 10_100, Yields::Shed, &"t".repeat(100)),
+        ];
+        let fitted = fit(
+            TokenBudget::chars(140),
+            &chars,
+            "S",
+            &[],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap();
+        assert_eq!(fitted.shed, ["tip", "plan"]);
+        assert!(fitted.notice.is_some());
+    }
+
+    #[test]
+    fn when_no_trimming_makes_room_for_the_notice_the_least_trimmed_fit_is_sent() {
+        // Shedding `tip` fits without the notice; even with everything gone
+        // the notice does not fit: `plan` stays and the notice is dropped.
+        let mut dynamic = [
+            layer("plan", 10_000, Yields::Shed, &"p".repeat(50)),
+            layer("tip", 10_100, Yields::Shed, &"t".repeat(50)),
+        ];
+        let fitted = fit(
+            TokenBudget::chars(60),
+            &chars,
+            "S",
+            &[],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap();
+        assert_eq!(fitted.shed, ["tip"]);
+        assert_eq!((fitted.notice, fitted.after), (None, 53));
+        assert_eq!(dynamic[0].text.len(), 50);
+        assert!(dynamic[1].text.is_empty());
+    }
+
+    #[test]
+    fn a_cut_that_fits_only_without_the_notice_is_kept_when_nothing_makes_room() {
+        let mut dynamic = [layer("plan", 10_000, Yields::Truncate, &"p".repeat(200))];
+        let fitted = fit(
+            TokenBudget::chars(40),
+            &chars,
+            "S",
+            &[],
+            &mut dynamic,
+            "\n\n",
+        )
+        .unwrap();
+        assert_eq!(fitted.notice, None);
+        assert!(dynamic[0].text.ends_with(CUT_MARKER), "{}", dynamic[0].text);
+        assert_eq!(fitted.after, 40);
+        assert_eq!(fitted.truncated.len(), 1);
+    }
+
+    #[test]
     fn a_zero_budget_is_an_error_not_a_panic() {
+        // An empty stable prefix fits a zero budget once the layer is gone
+        // (no room for a notice, so none).
         let mut dynamic = [layer("d", 10_000, Yields::Truncate, "ddd")];
-        assert!(fit(TokenBudget::chars(0), &chars, "", &[], &mut dynamic, "\n\n").is_err());
+        let fitted = fit(TokenBudget::chars(0), &chars, "", &[], &mut dynamic, "\n\n").unwrap();
+        assert_eq!((fitted.after, fitted.notice), (0, None));
+        assert!(dynamic[0].text.is_empty());
         let mut dynamic = [layer("d", 10_000, Yields::Truncate, "ddd")];
         assert!(
             fit(

@@ -10,7 +10,18 @@
 //! 2. then `Truncate` layers are cut on a character boundary, again highest
 //!    priority number first, each ending with a visible `[…]`;
 //! 3. a short notice for the model says what was trimmed and that details can
-//!    be fetched again with tools. The notice counts inside the budget.
+//!    be fetched again with tools. The notice counts inside the budget: the
+//!    steps above go on until it fits too. When no step makes room for it,
+//!    it is dropped and the prompt is sent as it was at the first step that
+//!    fit without it; the notice is never the reason a prompt fails.
+//!
+//! So the order is predictable from the pipeline's layers alone: every
+//! `Shed` layer before any `Truncate` layer, whatever their priorities (a
+//! `Shed` layer at 10 000, such as the standard `runtime_context`, goes
+//! before a `Truncate` layer at 19 000), and within each group the highest
+//! priority number first (the manifest lists priorities; `yields` is on each
+//! layer's attribute, default `Shed`). Fitting stops at the first state that
+//! fits. `prompt render --budget-chars N --trace` prints what was shed and cut.
 //!
 //! `Keep` layers are never touched. When the stable prefix alone, or the
 //! stable prefix plus the `Keep` layers, exceed the budget, the build is an
@@ -136,14 +147,15 @@ pub struct BudgetTrace {
     pub shed: Vec<&'static str>,
     /// Layers cut short, in the order they were cut.
     pub truncated: Vec<TruncatedLayer>,
-    /// The notice appended to the dynamic suffix, when anything was trimmed.
+    /// The notice appended to the dynamic suffix, when anything was trimmed
+    /// and trimming could make room for it (else the prompt goes without it).
     pub notice: Option<String>,
 }
 
 impl BudgetTrace {
     /// Whether fitting changed anything.
     pub fn trimmed(&self) -> bool {
-        self.notice.is_some()
+        !self.shed.is_empty() || !self.truncated.is_empty()
     }
 }
 

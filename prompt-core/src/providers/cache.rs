@@ -303,8 +303,13 @@ impl fmt::Display for CacheReport {
         )?;
         writeln!(
             f,
-            "{:>5}  {:>11}  {:>10}  {:>9}  {:>12}",
-            "turn", "cache write", "cache read", "uncached", "cost"
+            "cost is in input-token equivalents (tok-eq: tokens x multiplier); \
+             times the model's input price per token, it is money"
+        )?;
+        writeln!(
+            f,
+            "{:>5}  {:>11}  {:>10}  {:>9}  {:>14}",
+            "turn", "cache write", "cache read", "uncached", "cost (tok-eq)"
         )?;
         for row in &self.turns {
             let mark = if self.bust_at == Some(row.turn) && self.cached && row.turn > 1 {
@@ -314,13 +319,13 @@ impl fmt::Display for CacheReport {
             };
             writeln!(
                 f,
-                "{:>5}  {:>11}  {:>10}  {:>9}  {:>12.2}{mark}",
+                "{:>5}  {:>11}  {:>10}  {:>9}  {:>14.2}{mark}",
                 row.turn, row.cache_write, row.cache_read, row.uncached, row.cost
             )?;
         }
         writeln!(
             f,
-            "{:>5}  {:>11}  {:>10}  {:>9}  {:>12.2}",
+            "{:>5}  {:>11}  {:>10}  {:>9}  {:>14.2}",
             "total",
             self.total.cache_write,
             self.total.cache_read,

@@ -401,25 +401,23 @@ fn the_notice_names_three_layers_and_counts_the_rest() {
     );
 }
 
-/// A prefix exactly at the limit is not over it: the build goes on to shed,
-/// and fails only because the notice no longer fits beside the prefix.
+/// A prefix exactly at the limit is not over it: the build sheds the
+/// Dynamic layer and sends the prefix alone; the notice, which cannot fit
+/// beside it, is dropped rather than failing the build.
 #[test]
 fn a_stable_prefix_exactly_at_the_limit_is_not_over_budget() {
     let pipeline = prompt_tests::fixed(&[
         ("persona", 1, Stability::Stable, &"s".repeat(100)),
         ("hints", 10_000, Stability::Dynamic, "hint"),
     ]);
-    let error = PromptBuilder::new(&pipeline)
+    let prompt = PromptBuilder::new(&pipeline)
         .budget(TokenBudget::chars(100))
         .build_cached(&Context::new(), &Context::new())
-        .unwrap_err();
-    assert!(
-        matches!(
-            error,
-            AssemblyError::OverBudget(BudgetError::KeptOverBudget { limit: 100, .. })
-        ),
-        "{error:?}"
-    );
+        .unwrap();
+    let budget = prompt.trace().budget.clone().unwrap();
+    assert_eq!(budget.shed, ["hints"]);
+    assert_eq!((budget.after, budget.notice), (100, None));
+    assert_eq!(prompt.text(), "s".repeat(100));
 }
 
 /// The error for a prefix over budget names its largest layers, never a

@@ -495,12 +495,62 @@ pub fn paradigms(workspace: &Path) -> Result<Vec<Paradigm>, KitsokiError> {
 
 /// `prompt render --agent kitsoki`: the system prompt of the demo `ask` call.
 pub(crate) fn render(request: &RenderRequest) -> Result<Rendered, AgentError> {
+    render_call(request, None, None)
+}
+
+/// The system prompt of a `verb` call (default `ask`) for the story's agent
+/// `agent` (default: `guide` when the story has one, else its first agent by
+/// name). Only `app.yaml` is needed: the user prompt `prompts/narrate.md` is
+/// used when the story has it.
+pub(crate) fn render_call(
+    request: &RenderRequest,
+    verb: Option<Verb>,
+    agent: Option<&str>,
+) -> Result<Rendered, AgentError> {
     let story = load(&request.workspace)?;
-    let invocation = compose(&story, &demo_call(Verb::Ask), request.path)?;
+    let agent = match agent {
+        Some(name) if story.agents.contains_key(name) => name.to_owned(),
+        Some(name) => {
+            return Err(AgentError::Unsupported(format!(
+                "the story has no agent `{}`; its agents: {}",
+                prompt_layers::sources::__private::visible(name),
+                story.agents.keys().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        None if story.agents.contains_key("guide") => "guide".to_owned(),
+        None => story.agents.keys().next().cloned().ok_or_else(|| {
+            AgentError::Unsupported(
+                "the story's app.yaml declares no agents: nothing to render".to_owned(),
+            )
+        })?,
+    };
+    let mut call = demo_call(verb.unwrap_or(Verb::Ask));
+    call.agent = agent;
+    if !story.root.join("prompts/narrate.md").is_file() {
+        call.prompt = None;
+    }
+    let invocation = compose(&story, &call, request.path)?;
     let prompt = invocation.prompt.ok_or_else(|| {
         AgentError::Unsupported("the guide inherits Claude Code's prompt: nothing to render".into())
     })?;
     Ok(Rendered::of(prompt))
+}
+
+impl std::str::FromStr for Verb {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Verb::ALL
+            .into_iter()
+            .find(|verb| verb.as_str() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown verb `{}`; one of: {}",
+                    prompt_layers::sources::__private::visible(s),
+                    Verb::ALL.map(Verb::as_str).join(", ")
+                )
+            })
+    }
 }
 
 impl KitsokiError {

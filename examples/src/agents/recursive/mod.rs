@@ -378,7 +378,17 @@ pub fn paradigms(config: &RecursiveConfig) -> Vec<Paradigm> {
 /// [`Layout::Fixture`]; otherwise the folder is the workspace and no home is
 /// read.
 pub(crate) fn render(request: &RenderRequest) -> Result<Rendered, AgentError> {
-    let config = RecursiveConfig::of(&request.workspace, request.layout);
+    render_with(request, true)
+}
+
+/// [`render`] with sub-agents enabled or not: the coordinator section (and
+/// the `agent` tool) only when they are.
+pub(crate) fn render_with(
+    request: &RenderRequest,
+    sub_agents: bool,
+) -> Result<Rendered, AgentError> {
+    let mut config = RecursiveConfig::of(&request.workspace, request.layout);
+    config.sub_agents = sub_agents;
     Ok(Rendered::of(
         assemble(&config, &BaseFold::default(), request.path)?.prompt,
     ))

@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use prompt_layers::RuntimeFacts;
-use prompt_layers::SessionConfig;
-use prompt_layers::sources::git_branch;
+use crate::RuntimeFacts;
+use crate::SessionConfig;
+use crate::sources::git_branch;
 
 /// The facts of this call: date and time zone from the system clock (unless
 /// `date` is given), the working directory, OS, shell, model, and the git

@@ -2,12 +2,12 @@
 
 use std::process::ExitCode;
 
+use crate::SubAgents;
 use prompt_core::contract::{Contract, Volatile};
-use prompt_layers::SubAgents;
 
-use super::Outcome;
-use crate::print;
-use crate::workspace::WorkspaceArgs;
+use super::outcome::Outcome;
+use super::print;
+use super::workspace::WorkspaceArgs;
 
 /// Arguments of `prompt lint`.
 #[derive(clap::Args)]

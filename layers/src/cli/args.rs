@@ -74,6 +74,13 @@ pub(crate) fn check_app(app: &str) -> Result<(), String> {
     if valid {
         return Ok(());
     }
+    if let Some(bare) = app.strip_prefix('.').filter(|bare| check_app(bare).is_ok()) {
+        return Err(format!(
+            "got {}: the folders are `.<app>`, so this would read `..{bare}`; pass the name \
+             without its dot: `--app {bare}` (reads `.{bare}/` and `~/.{bare}/`)",
+            shown(app)
+        ));
+    }
     Err(format!(
         "got {}; an app name is a plain folder name of 1 to {MAX_APP} characters: a letter or \
          digit, then letters, digits, `-`, `_` or `.`, with no leading dot and no `/` or `\\` \
@@ -92,7 +99,7 @@ pub(crate) fn check_date(date: &str) -> Result<(), String> {
     check_line(date, MAX_DATE, "a date such as `2026-11-29`")
 }
 
-fn check_line(value: &str, max: usize, example: &str) -> Result<(), String> {
+pub(crate) fn check_line(value: &str, max: usize, example: &str) -> Result<(), String> {
     let length = value.chars().count();
     let problem = if value.trim().is_empty() {
         Some("it is empty".to_owned())
@@ -119,12 +126,12 @@ fn check_line(value: &str, max: usize, example: &str) -> Result<(), String> {
 }
 
 /// Characters that change how text reads without showing: the sources' own
-/// list ([`prompt_layers::sources::is_invisible`]: bidi controls, zero-width
+/// list ([`crate::sources::is_invisible`]: bidi controls, zero-width
 /// characters, tags), and the line and paragraph separators, which the
 /// sources keep in file text (JSON allows them) but a terminal line must not
 /// carry.
 pub(crate) fn is_invisible(c: char) -> bool {
-    prompt_layers::sources::is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}')
+    crate::sources::is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
 /// A refused value as an error shows it: its first [`SHOWN`] characters,
@@ -132,7 +139,7 @@ pub(crate) fn is_invisible(c: char) -> bool {
 fn shown(value: &str) -> String {
     let length = value.chars().count();
     let head: String = value.chars().take(SHOWN).collect();
-    let head = crate::escape(&head);
+    let head = crate::cli::escape(&head);
     if length > SHOWN {
         format!("`{head}`... ({length} characters)")
     } else {

@@ -8,17 +8,16 @@
 
 use std::process::ExitCode;
 
+use prompt_core::providers::anthropic::CacheMinimums;
 use prompt_core::providers::cache::{CacheReport, CacheSimulation, SimulationError};
 use prompt_core::tokens::TokenCounter;
-use prompt_core::{AssembledPrompt, AssemblyPath, PromptBuilder, Stability};
-use prompt_examples::agents::{Agent, RenderRequest};
-use prompt_layers::RuntimeFacts;
+use prompt_core::{AssembledPrompt, AssemblyPath, Stability};
 use serde::Serialize;
 
 use super::formats::{DEFAULT_ANTHROPIC_MODEL, Tokenizer, Ttl};
-use super::{Failure, Outcome};
-use crate::print;
-use crate::workspace::WorkspaceArgs;
+use super::outcome::{Failure, Outcome};
+use super::print;
+use super::workspace::WorkspaceArgs;
 
 /// Arguments of `prompt cache`.
 ///
@@ -73,42 +72,13 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
         });
     }
     let counter = args.tokenizer.unwrap_or(Tokenizer::Approx).counter();
-    let model = args
-        .workspace
-        .model
-        .clone()
-        .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned());
-    let base_date = args
-        .workspace
-        .date
-        .clone()
-        .unwrap_or_else(|| jiff::Zoned::now().date().to_string());
-
-    let prompts = render_turns(args.workspace, &base_date, turns)?;
-    let first = &prompts[0];
-    let pipeline = first.trace().pipeline.to_owned();
-    if let Some((turn, _)) = prompts
-        .iter()
-        .enumerate()
-        .find(|(_, p)| p.stable() != first.stable())
-    {
-        return Err(format!(
-            "the stable prefix of `{pipeline}` changed at turn {}: a Stable layer reads a per-call \
-             value; compare `render --format json` outputs with `prompt diff` to find it",
-            turn + 1
-        )
-        .into());
-    }
-    let stable_tokens = counter.count(first.stable());
-    let dynamic = prompts.iter().map(|p| dynamic_tokens(p, &*counter));
-
-    let mut simulation = CacheSimulation::new(model, stable_tokens, dynamic).ttl(args.ttl.into());
-    if let Some(bust) = bust_at {
-        simulation = simulation.bust_at(bust);
-    }
-    let report = simulation
-        .run()
-        .map_err(|e: SimulationError| e.to_string())?;
+    let Simulated {
+        report,
+        pipeline,
+        base_date,
+        first,
+    } = simulate(&args.workspace, turns, args.ttl, bust_at, &*counter)?;
+    let first = &first;
     let bust_layer = bust_at.and(first_stable_layer(first));
 
     let text = if args.json {
@@ -137,54 +107,100 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Each turn's prompt on the Cached path: the workspace's standard pipeline,
-/// or the reference agent's, with the turn's time in the date fact.
-fn render_turns(
-    workspace: WorkspaceArgs,
-    base_date: &str,
-    turns: usize,
-) -> Result<Vec<AssembledPrompt>, String> {
-    let dates = (1..=turns).map(|turn| turn_date(base_date, turn));
-    if let Some(agent) = workspace.agent() {
-        return render_agent_turns(agent, &workspace, dates);
-    }
-    let mut loaded = workspace.load()?;
-    let session = PromptBuilder::new(&loaded.pipeline).session(loaded.session);
-    dates
-        .map(|date| {
-            loaded.turn.insert(RuntimeFacts {
-                date: Some(date),
-                ..loaded.facts.clone()
-            });
-            session
-                .build_cached(&loaded.turn)
-                .map_err(|e| e.to_string())
-        })
-        .collect()
+/// A simulated session: the report, the pipeline's name, the date turn 1
+/// states, and turn 1's prompt.
+pub(crate) struct Simulated {
+    pub(crate) report: CacheReport,
+    pub(crate) pipeline: String,
+    pub(crate) base_date: String,
+    pub(crate) first: AssembledPrompt,
 }
 
-fn render_agent_turns(
-    agent: Agent,
+/// Renders `turns` turns of the workspace's pipeline and prices them on
+/// `--model` (default claude-sonnet-4-5): what `prompt cache` prints and
+/// `prompt size --html` charts.
+pub(crate) fn simulate(
     workspace: &WorkspaceArgs,
-    dates: impl Iterator<Item = String>,
-) -> Result<Vec<AssembledPrompt>, String> {
-    let root = workspace.agent_workspace(agent)?;
-    dates
-        .map(|date| {
-            let request = RenderRequest {
-                workspace: root.clone(),
-                layout: workspace.layout(),
-                path: AssemblyPath::Cached,
-                mode: None,
-                date: Some(date),
-                model: workspace.model.clone(),
-            };
-            agent
-                .render(&request)
-                .map(|rendered| rendered.prompt)
-                .map_err(|e| e.to_string())
-        })
-        .collect()
+    turns: usize,
+    ttl: Ttl,
+    bust_at: Option<usize>,
+    counter: &dyn TokenCounter,
+) -> Result<Simulated, Failure> {
+    let model = workspace
+        .model
+        .clone()
+        .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned());
+    check_model(&model)?;
+    let base_date = workspace
+        .date
+        .clone()
+        .unwrap_or_else(|| jiff::Zoned::now().date().to_string());
+
+    let mut prompts = render_turns(workspace, &base_date, turns)?;
+    let pipeline = prompts[0].trace().pipeline.to_owned();
+    if let Some((turn, _)) = prompts
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.stable() != prompts[0].stable())
+    {
+        return Err(format!(
+            "the stable prefix of `{pipeline}` changed at turn {}: a Stable layer reads a per-call \
+             value; compare `render --format json` outputs with `prompt diff` to find it",
+            turn + 1
+        )
+        .into());
+    }
+    let stable_tokens = counter.count(prompts[0].stable());
+    let dynamic: Vec<usize> = prompts.iter().map(|p| dynamic_tokens(p, counter)).collect();
+
+    let mut simulation = CacheSimulation::new(model, stable_tokens, dynamic).ttl(ttl.into());
+    if let Some(bust) = bust_at {
+        simulation = simulation.bust_at(bust);
+    }
+    let report = simulation
+        .run()
+        .map_err(|e: SimulationError| e.to_string())?;
+    Ok(Simulated {
+        report,
+        pipeline,
+        base_date,
+        first: prompts.swap_remove(0),
+    })
+}
+
+/// `prompt cache` prices Anthropic's cache: another provider's model (or an
+/// unknown one) is refused, never simulated with Anthropic's prices.
+fn check_model(model: &str) -> Result<(), Failure> {
+    let minimums = CacheMinimums::anthropic();
+    if minimums.lookup(model).family.is_some() {
+        return Ok(());
+    }
+    Err(Failure {
+        message: format!(
+            "--model {}: `prompt cache` simulates Anthropic's prompt cache (its prices and \
+             minimum cacheable lengths), and this is not an Anthropic model it knows; pass a \
+             Claude model such as {DEFAULT_ANTHROPIC_MODEL} (known families: {})",
+            super::escape(model),
+            minimums
+                .families()
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        code: 2,
+    })
+}
+
+/// Each turn's prompt on the Cached path, with the turn's time in the date fact.
+fn render_turns(
+    workspace: &WorkspaceArgs,
+    base_date: &str,
+    turns: usize,
+) -> Result<Vec<AssembledPrompt>, Failure> {
+    let dates = (1..=turns).map(|turn| turn_date(base_date, turn));
+    let chosen = workspace.choose(AssemblyPath::Cached, None, None)?;
+    Ok(chosen.render_turns(dates)?)
 }
 
 /// `2026-11-29 09:00` for turn 1 of `2026-11-29`, a minute later per turn;

@@ -1,12 +1,4 @@
-//! The subcommands beyond `render` and `manifest`, one per file.
-
-pub(crate) mod args;
-pub(crate) mod cache;
-pub(crate) mod diff;
-pub(crate) mod exec;
-pub(crate) mod formats;
-pub(crate) mod lint;
-pub(crate) mod size;
+//! What a subcommand returns: an exit code, or a failure to print.
 
 use std::process::ExitCode;
 
@@ -14,6 +6,13 @@ use std::process::ExitCode;
 pub(crate) struct Failure {
     pub(crate) message: String,
     pub(crate) code: u8,
+}
+
+impl Failure {
+    /// A usage error (exit 2): an unknown agent, pipeline or setting.
+    pub(crate) fn usage(message: String) -> Self {
+        Self { message, code: 2 }
+    }
 }
 
 impl From<String> for Failure {

@@ -30,9 +30,9 @@ use prompt_core::providers::{self, Invocation, claude_cli, codex};
 use prompt_core::{AssemblyPath, PromptMode};
 
 use super::formats::DeliveryArgs;
-use super::{Failure, Outcome};
-use crate::PathArg;
-use crate::workspace::WorkspaceArgs;
+use super::outcome::{Failure, Outcome};
+use super::workspace::WorkspaceArgs;
+use crate::cli::PathArg;
 
 /// How many instructions files the Codex cache folder keeps.
 pub(crate) const KEEP_FILES: usize = 32;
@@ -127,10 +127,10 @@ pub(crate) fn run(args: ExecArgs) -> Outcome {
         ClientKind::Codex => codex_delivery(&strings)?,
     };
 
-    let rendered = crate::assemble(args.workspace, args.path, args.mode, &args.delivery)?;
+    let rendered = crate::cli::assemble(&args.workspace, args.path, args.mode, &args.delivery)?;
     let prompt = &rendered.prompt;
     if args.trace {
-        eprint!("{}", crate::trace_summary(prompt.trace()));
+        eprint!("{}", crate::cli::trace_summary(prompt.trace()));
     }
     if args.check_secrets {
         let findings = prompt_core::secrets::scan_prompt(prompt);
@@ -324,7 +324,7 @@ fn write_instructions(invocation: &Invocation, dir: &Path) -> Result<(), String>
         .ok_or_else(|| "the Codex invocation names no instructions file".to_owned())?;
     codex::write_instructions_text(&file.text, &file.path).map_err(|e| e.to_string())?;
     if let Err(error) = codex::prune_instructions(dir, KEEP_FILES) {
-        crate::warn(&error.to_string());
+        crate::cli::warn(&error.to_string());
     }
     Ok(())
 }

@@ -5,11 +5,15 @@ use std::process::ExitCode;
 
 use prompt_core::contract::{Sizes, measure, measure_tokens};
 
-use super::formats::Tokenizer;
+use std::path::PathBuf;
 
-use super::Outcome;
-use crate::print;
-use crate::workspace::WorkspaceArgs;
+use super::cache::simulate;
+use super::formats::{Tokenizer, Ttl};
+use super::report;
+
+use super::outcome::Outcome;
+use super::print;
+use super::workspace::WorkspaceArgs;
 
 /// Arguments of `prompt size`.
 #[derive(clap::Args)]
@@ -19,9 +23,19 @@ pub(crate) struct SizeArgs {
     /// Print the sizes as JSON instead of a table.
     #[arg(long)]
     json: bool,
-    /// Also count tokens, with this tokenizer (bytes only without it).
+    /// Also count tokens, with this tokenizer (bytes only without it; the
+    /// HTML report counts with approx by default).
     #[arg(long, value_enum)]
     tokenizer: Option<Tokenizer>,
+    /// Also write a self-contained HTML report to FILE: per path and mode
+    /// each layer's bytes and tokens as bars, the cache breakpoint, the
+    /// silent layers and why, and the `prompt cache` simulation as a chart.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// With --html: how many calls the cache chart simulates (as `prompt cache --turns`).
+    #[arg(long, value_name = "N", default_value_t = 10, requires = "html",
+          value_parser = clap::value_parser!(u16).range(1..=10_000))]
+    turns: u16,
 }
 
 /// The widest bar, in characters.
@@ -29,10 +43,37 @@ const BAR: usize = 40;
 
 pub(crate) fn run(args: SizeArgs) -> Outcome {
     let (pipeline, paradigms) = args.workspace.paradigms()?;
-    let sizes = match args.tokenizer {
+    let tokenizer = match (args.tokenizer, &args.html) {
+        (Some(tokenizer), _) => Some(tokenizer),
+        (None, Some(_)) => Some(Tokenizer::Approx),
+        (None, None) => None,
+    };
+    let sizes = match tokenizer {
         Some(tokenizer) => measure_tokens(&pipeline, &paradigms, &*tokenizer.counter()),
         None => measure(&pipeline, &paradigms),
     };
+    if let Some(file) = &args.html {
+        let counter = tokenizer.unwrap_or(Tokenizer::Approx).counter();
+        let simulated = simulate(
+            &args.workspace,
+            usize::from(args.turns),
+            Ttl::FiveMinutes,
+            None,
+            &*counter,
+        );
+        let (cache, cache_note) = match &simulated {
+            Ok(simulated) => (Some(&simulated.report), None),
+            Err(failure) => (None, Some(failure.message.clone())),
+        };
+        let page = report::render(&report::Report {
+            sizes: &sizes,
+            silences: report::silences(&pipeline, &paradigms, &sizes),
+            tokenizer: counter.name(),
+            cache,
+            cache_note,
+        });
+        report::write_atomically(file, &page)?;
+    }
     let text = if args.json {
         serde_json::to_string_pretty(&sizes).map_err(|e| e.to_string())? + "\n"
     } else {

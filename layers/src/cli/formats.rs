@@ -15,7 +15,7 @@ use prompt_core::providers::anthropic::{
 use prompt_core::providers::claude_cli;
 use prompt_core::providers::{Message, gemini, openai};
 use prompt_core::tokens::{ApproxCounter, Cl100kBase, O200kBase, TokenCounter};
-use prompt_core::{AssembledPrompt, AssemblyPath, PromptBuilder};
+use prompt_core::{AssembledPrompt, AssemblyPath};
 use serde::Serialize;
 
 /// The model of an Anthropic request (and of `prompt cache`) without `--model`.
@@ -123,22 +123,18 @@ impl DeliveryArgs {
         self.tokenizer.unwrap_or(Tokenizer::Approx).counter()
     }
 
-    /// Whether a budget flag was given (the reference agents size their own
-    /// prompts and take none).
-    pub(crate) fn has_budget(&self) -> bool {
-        self.budget_chars.is_some() || self.budget_tokens.is_some()
+    /// The budget `--budget-chars` or `--budget-tokens` gives.
+    pub(crate) fn budget(&self) -> Option<TokenBudget> {
+        match (self.budget_chars, self.budget_tokens) {
+            (Some(chars), _) => Some(TokenBudget::chars(chars)),
+            (None, Some(tokens)) => Some(TokenBudget::tokens(tokens)),
+            (None, None) => None,
+        }
     }
 
-    /// `builder` with the budget and, when `--tokenizer` is given, the counter.
-    pub(crate) fn configure<'p>(&self, mut builder: PromptBuilder<'p>) -> PromptBuilder<'p> {
-        if let Some(tokenizer) = self.tokenizer {
-            builder = builder.counter(tokenizer.counter());
-        }
-        match (self.budget_chars, self.budget_tokens) {
-            (Some(chars), _) => builder.budget(TokenBudget::chars(chars)),
-            (None, Some(tokens)) => builder.budget(TokenBudget::tokens(tokens)),
-            (None, None) => builder,
-        }
+    /// The counter `--tokenizer` names, if given (the trace then reports tokens).
+    pub(crate) fn chosen_counter(&self) -> Option<Arc<dyn TokenCounter>> {
+        self.tokenizer.map(Tokenizer::counter)
     }
 }
 
@@ -160,7 +156,7 @@ pub(crate) fn request(
         Format::Anthropic => {
             let model = model.unwrap_or(DEFAULT_ANTHROPIC_MODEL);
             if let Some(warning) = below_minimum(prompt, model, &*delivery.counter()) {
-                crate::warn(&warning.to_string());
+                crate::cli::warn(&warning.to_string());
             }
             // The prompt's reminder rides in the user turn: the request adds it.
             to_json(
@@ -243,7 +239,7 @@ pub(crate) fn trace_lines(
         } else {
             "cacheable"
         };
-        let model = crate::escape(model);
+        let model = crate::cli::escape(model);
         out.push_str(&format!(
             "  cache ({model}): stable prefix {stable} tokens ({}), minimum {minimum}: {verdict}\n",
             counter.name()

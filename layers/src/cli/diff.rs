@@ -13,8 +13,8 @@ use std::process::ExitCode;
 
 use prompt_core::diff::{StablePrefix, explain};
 
-use super::{Failure, Outcome};
-use crate::print;
+use super::outcome::{Failure, Outcome};
+use super::print;
 
 /// The most `prompt diff` reads of one file: 64 MiB, far above the JSON of
 /// any prompt the standard sources can assemble (each capped in KiB).

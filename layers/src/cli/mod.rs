@@ -1,0 +1,448 @@
+//! The `prompt` CLI as a library: render a pipeline for a workspace,
+//! measure it, lint it, simulate its cache, explain a cache miss, or print
+//! its manifest. Feature `cli`.
+//!
+//! Registration is link-time, so the tool must be linked into the binary
+//! whose layers it describes. A user's own `prompt` is a few lines; it sees
+//! every pipeline linked into it:
+//!
+//! ```no_run
+//! use prompt_layers as _; // and `use my_layers as _;`: name every crate of layers
+//!
+//! fn main() -> std::process::ExitCode {
+//!     prompt_layers::cli::main()
+//! }
+//! ```
+//!
+//! A pipeline that loads its own session and turn (its own config file, its
+//! own sources) implements [`Agent`] and is registered with
+//! [`main_with`]`(&[&MyAgent])`; `--agent NAME` chooses it.
+//!
+//! ```text
+//! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--home DIR] [--path cached|basic]
+//!               [--mode full|compact|minimal] [--trace] [--check-secrets [--redact]]
+//!               [--format text|json|annotated|anthropic|openai|gemini|claude-cli]
+//!               [--budget-chars N | --budget-tokens N] [--tokenizer approx|o200k|cl100k] ...
+//! prompt cache  [workspace options] --turns N [--ttl 5m|1h] [--bust-at K] [--json]
+//! prompt size   [workspace options] [--json] [--html FILE]
+//! prompt lint   [workspace options]
+//! prompt diff A.json B.json
+//! prompt manifest [--pipeline NAME | --agent NAME | --all]
+//! prompt exec   [workspace options] [--path] [--mode] [--budget-*] [--trace] [--check-secrets]
+//!               [--client-kind claude|codex] -- CLIENT ARGS...
+//! ```
+//!
+//! Workspace options: `--pipeline NAME` picks a pipeline linked into the
+//! binary (loaded from the standard sources), `--agent NAME` a registered
+//! [`Agent`] (over its built-in workspace unless `--workspace DIR` is
+//! given; `--set KEY=VALUE` passes it its own settings). `--fixture` reads
+//! `--workspace DIR` laid out like an agent's built-in fixture.
+//!
+//! `RUST_LOG=prompt_core=debug` prints each assembly's trace to stderr.
+//!
+//! Everything printed about files (trace notes, warnings, errors) has its
+//! control characters escaped: a file name or note cannot drive the terminal.
+
+mod agent;
+pub(crate) mod args;
+mod cache;
+mod diff;
+mod exec;
+mod facts;
+mod formats;
+mod lint;
+mod outcome;
+mod report;
+mod size;
+mod workspace;
+
+pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard_turn};
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::sync::OnceLock;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use prompt_core::secrets::{redact, scan, scan_prompt};
+use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptMode};
+
+use formats::{DeliveryArgs, Format};
+use outcome::{Failure, Outcome};
+use workspace::WorkspaceArgs;
+
+/// The agents [`main_with`] registered.
+static AGENTS: OnceLock<&'static [&'static dyn Agent]> = OnceLock::new();
+
+#[derive(Parser)]
+#[command(
+    name = "prompt",
+    version,
+    about = "Assemble layered LLM system prompts"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Render the system prompt for a workspace, or a provider request carrying it.
+    Render(RenderArgs),
+    /// Simulate a session of N calls and what Anthropic's prompt cache saves.
+    Cache(cache::CacheArgs),
+    /// Per-layer bytes for every path and mode, with a bar per layer.
+    Size(size::SizeArgs),
+    /// Run the contract checks over a workspace; exit 1 with the report when one fails.
+    Lint(lint::LintArgs),
+    /// Say whether two `render --format json` outputs share their stable prefix, and if not why.
+    Diff(diff::DiffArgs),
+    /// Render as `render` does, then run Claude Code or Codex with the stable
+    /// prefix in its system slot and the dynamic part before the user's prompt.
+    Exec(exec::ExecArgs),
+    /// Print a pipeline's manifest: every layer, in order, as a Markdown table.
+    Manifest {
+        /// The pipeline to describe.
+        #[arg(long, default_value = prompt_core::spec::DEFAULT_PIPELINE, conflicts_with_all = ["all", "agent"])]
+        pipeline: String,
+        /// Describe a registered agent's pipeline.
+        #[arg(long, conflicts_with = "all")]
+        agent: Option<String>,
+        /// Every pipeline of this binary, as `docs/layers.md` holds them.
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+#[derive(clap::Args)]
+struct RenderArgs {
+    #[command(flatten)]
+    workspace: WorkspaceArgs,
+    /// Print the assembly trace (layers, bytes, notes) to stderr.
+    #[arg(long)]
+    trace: bool,
+    /// `cached`: stable prefix + dynamic suffix; `basic`: one flat prompt.
+    #[arg(long, value_enum, default_value_t = PathArg::Cached)]
+    path: PathArg,
+    /// How much the prompt says (default: full; Aleph: its `aleph.toml`).
+    #[arg(long)]
+    mode: Option<PromptMode>,
+    /// `text`: the prompt as sent; `json`: its parts and the assembly trace;
+    /// `annotated`: the text with each layer's name and size at its boundary;
+    /// `anthropic`, `openai`, `gemini`: a request body carrying the prompt
+    /// (model: --model, default claude-sonnet-4-5 / gpt-5; Gemini's is in the
+    /// URL); `claude-cli`: the `claude` arguments (the stable prefix as
+    /// `--system-prompt`) and the user-message prefix, as JSON.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Scan the prompt for credential-shaped strings (API keys, private keys,
+    /// secret assignments); if any, name each (layer, byte range) on stderr and
+    /// exit 1 without printing the prompt.
+    #[arg(long)]
+    check_secrets: bool,
+    /// With `--check-secrets` and `--format text`: print the prompt with each
+    /// finding replaced by `[REDACTED <kind>]` instead of failing.
+    #[arg(long, requires = "check_secrets")]
+    redact: bool,
+    #[command(flatten)]
+    delivery: DeliveryArgs,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum PathArg {
+    Cached,
+    Basic,
+}
+
+impl From<PathArg> for AssemblyPath {
+    fn from(path: PathArg) -> Self {
+        match path {
+            PathArg::Cached => AssemblyPath::Cached,
+            PathArg::Basic => AssemblyPath::Basic,
+        }
+    }
+}
+
+/// The `prompt` CLI over every pipeline linked into this binary, with no
+/// [`Agent`] registered: `fn main() -> ExitCode { prompt_layers::cli::main() }`.
+pub fn main() -> ExitCode {
+    main_with(&[])
+}
+
+/// The `prompt` CLI with `agents` registered for `--agent NAME`.
+///
+/// Parses the process's arguments, runs the subcommand, prints errors to
+/// stderr (control characters escaped, line breaks kept) and returns the
+/// exit code: 0, 1 for a failed check or error, 2 for bad usage. Call it
+/// once per process (a second call keeps the first call's agents).
+pub fn main_with(agents: &'static [&'static dyn Agent]) -> ExitCode {
+    let _ = AGENTS.set(agents);
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(failure) => {
+            eprintln!("prompt: {}", escape_lines(&failure.message));
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+/// The registered agents.
+fn agents() -> &'static [&'static dyn Agent] {
+    AGENTS.get().copied().unwrap_or(&[])
+}
+
+/// The agent registered as `name`, or an error listing the registered ones.
+pub(crate) fn find_agent(name: &str) -> Result<&'static dyn Agent, Failure> {
+    if let Some(agent) = agents()
+        .iter()
+        .copied()
+        .find(|agent| agent.name().eq_ignore_ascii_case(name))
+    {
+        return Ok(agent);
+    }
+    let known: Vec<&str> = agents().iter().map(|a| a.name()).collect();
+    Err(Failure::usage(if known.is_empty() {
+        format!(
+            "unknown agent `{}`: this binary registers no agent; use --pipeline NAME \
+             (pipelines: {})",
+            escape(name),
+            prompt_core::pipeline::pipeline_names().join(", ")
+        )
+    } else {
+        format!(
+            "unknown agent `{}`: expected one of {}",
+            escape(name),
+            known.join(", ")
+        )
+    }))
+}
+
+/// An error for a `--pipeline` this binary does not have, listing those it has.
+pub(crate) fn check_pipeline(name: &str) -> Result<(), Failure> {
+    let names = prompt_core::pipeline::pipeline_names();
+    if names.contains(&name) {
+        return Ok(());
+    }
+    Err(Failure::usage(format!(
+        "unknown pipeline `{}`; this binary has: {}",
+        escape(name),
+        names.join(", ")
+    )))
+}
+
+fn run(cli: Cli) -> Outcome {
+    match cli.command {
+        Command::Manifest { all: true, .. } => print(&all_manifests()?)?,
+        Command::Manifest {
+            pipeline, agent, ..
+        } => {
+            let name = match &agent {
+                Some(agent) => find_agent(agent)?.pipeline(),
+                None => {
+                    check_pipeline(&pipeline)?;
+                    pipeline.as_str()
+                }
+            };
+            let pipeline = Pipeline::named(name).map_err(|e| e.to_string())?;
+            print(&pipeline.manifest())?;
+        }
+        Command::Render(args) => render(args)?,
+        Command::Cache(args) => return cache::run(args),
+        Command::Size(args) => return size::run(args),
+        Command::Lint(args) => return lint::run(args),
+        Command::Diff(args) => return diff::run(args),
+        Command::Exec(args) => return exec::run(args),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `docs/layers.md`: every pipeline's manifest, under a note saying how to regenerate it.
+fn all_manifests() -> Result<String, String> {
+    let mut out = String::from(
+        "<!-- Generated by `prompt manifest --all`; do not edit. Regenerate with\n     \
+         cargo run -p prompt-examples -- manifest --all > docs/layers.md -->\n\n\
+         # Layers of every pipeline\n",
+    );
+    for name in prompt_core::pipeline::pipeline_names() {
+        let pipeline = Pipeline::named(name).map_err(|e| e.to_string())?;
+        out.push('\n');
+        out.push_str(&pipeline.manifest().replacen("# Pipeline", "## Pipeline", 1));
+    }
+    Ok(out)
+}
+
+fn render(args: RenderArgs) -> Result<(), Failure> {
+    let options = OutputOptions {
+        trace: args.trace,
+        format: args.format,
+        check_secrets: args.check_secrets,
+        redact: args.redact,
+        delivery: &args.delivery,
+        model: args.workspace.model.clone(),
+    };
+    let rendered = assemble(&args.workspace, args.path, args.mode, &args.delivery)?;
+    Ok(output(&rendered.prompt, rendered.text, &options)?)
+}
+
+/// What `render` (and `exec`, with the same options) assembles: the
+/// chosen agent's render, or the standard loading of `--pipeline`, with the
+/// budget and counter of `delivery`.
+pub(crate) fn assemble(
+    workspace: &WorkspaceArgs,
+    path: PathArg,
+    mode: Option<PromptMode>,
+    delivery: &DeliveryArgs,
+) -> Result<Rendered, Failure> {
+    let chosen = workspace.choose(path.into(), mode, Some(delivery))?;
+    Ok(chosen.render()?)
+}
+
+/// How `render` prints what it assembled.
+struct OutputOptions<'a> {
+    trace: bool,
+    format: Format,
+    check_secrets: bool,
+    redact: bool,
+    delivery: &'a DeliveryArgs,
+    model: Option<String>,
+}
+
+/// Prints `text` (the prompt as sent), its JSON or its annotation, and the
+/// trace when asked; with `--check-secrets`, refuses (or redacts) a prompt
+/// holding credential-shaped strings.
+fn output(
+    prompt: &prompt_core::AssembledPrompt,
+    mut text: String,
+    args: &OutputOptions,
+) -> Result<(), String> {
+    if args.trace {
+        eprint!("{}", trace_summary(prompt.trace()));
+        eprint!(
+            "{}",
+            formats::trace_lines(prompt, args.format, args.delivery, args.model.as_deref())
+        );
+    }
+    if args.check_secrets {
+        if args.redact && !matches!(args.format, Format::Text) {
+            return Err("--redact applies to --format text only".to_owned());
+        }
+        let findings = scan_prompt(prompt);
+        for found in &findings {
+            eprintln!(
+                "prompt: {}: {} at bytes {}..{} of the prompt",
+                if args.redact { "redacted" } else { "secret" },
+                found.finding.kind,
+                found.finding.range.start,
+                found.finding.range.end,
+            );
+            eprintln!(
+                "          in layer {}",
+                found.layer.unwrap_or("(between layers)")
+            );
+        }
+        if !findings.is_empty() && !args.redact {
+            return Err(format!(
+                "the prompt holds {} credential-shaped string(s); remove them from the files named by `--trace`, or pass --redact",
+                findings.len()
+            ));
+        }
+        text = redact(&text, &scan(&text));
+    }
+    match args.format {
+        Format::Text => print(&(text + "\n")),
+        Format::Json => {
+            let json = serde_json::to_string_pretty(prompt).map_err(|e| e.to_string())?;
+            print(&(json + "\n"))
+        }
+        Format::Annotated => {
+            print(&prompt_core::testing::annotate(prompt).map_err(|e| e.to_string())?)
+        }
+        request => {
+            let body = formats::request(prompt, request, args.delivery, args.model.as_deref())?;
+            print(&body.unwrap_or_default())
+        }
+    }
+}
+
+/// The trace as lines for a person: one per layer, then its notes.
+pub(crate) fn trace_summary(trace: &AssemblyTrace) -> String {
+    let mut out = format!(
+        "{} {} {}: stable {} B (fingerprint {}), dynamic {} B\n",
+        trace.pipeline,
+        trace.path,
+        trace.mode,
+        trace.stable_bytes,
+        trace.stable_fingerprint().short(),
+        trace.dynamic_bytes
+    );
+    for layer in &trace.layers {
+        let state = if layer.silent {
+            "silent".to_owned()
+        } else {
+            format!("{} B", layer.bytes)
+        };
+        out.push_str(&format!(
+            "  {:>5} {:<18} {state}\n",
+            layer.priority, layer.name
+        ));
+        for note in &layer.notes {
+            out.push_str(&format!("          - {}\n", escape(note)));
+        }
+    }
+    out
+}
+
+/// A warning on stderr, control characters escaped.
+pub(crate) fn warn(message: &str) {
+    eprintln!("prompt: warning: {}", escape(message));
+}
+
+/// `text` with every control character, and every invisible formatting
+/// character (bidi overrides, zero-width spaces), written as an escape
+/// (`\u{1b}`, `\u{202e}`), so nothing printed about a file can drive the
+/// terminal (OSC 52, title, clear) or hide what it says.
+pub(crate) fn escape(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() || args::is_invisible(c) {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// `text` as [`escape`] writes it, but each line break kept: a multi-line
+/// message prints as lines, never as a literal `\n`.
+pub(crate) fn escape_lines(text: &str) -> String {
+    text.split('\n').map(escape).collect::<Vec<_>>().join("\n")
+}
+
+/// Writes to stdout; a closed pipe (`prompt render | head`) is not an error.
+pub(crate) fn print(text: &str) -> Result<(), String> {
+    match std::io::stdout().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write to stdout: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_multi_line_error_keeps_its_line_breaks_and_escapes_the_rest() {
+        let message = "pipeline `x` is invalid:\n  - no layer\x1b]0;t\x07\r";
+        assert_eq!(
+            escape_lines(message),
+            "pipeline `x` is invalid:\n  - no layer\\u{1b}]0;t\\u{7}\\r"
+        );
+        assert!(!escape_lines("a\nb").contains("\\n"));
+    }
+}

@@ -1,0 +1,467 @@
+//! `prompt size --html FILE`: one self-contained HTML page a person looks at.
+//!
+//! Per path and mode, each layer's bytes and tokens as bars, the cache
+//! breakpoint after the last Stable layer (Cached path), which layers were
+//! silent and why (the layer's own notes from a render, and what its
+//! `silent` key says wakes it), and the `prompt cache` simulation as a chart
+//! of cumulative cost with and without caching.
+//!
+//! The page loads nothing: inline CSS and SVG, no script, and a
+//! Content-Security-Policy that forbids scripts and every fetch, so even a
+//! text that escaped escaping could not run or call out. Every text from
+//! the pipeline or its files (layer names, notes, paradigm names) is
+//! HTML-escaped, and control characters are written as escapes. Every number
+//! is also in a `data-*` attribute, equal to `prompt size --json`'s.
+//!
+//! The file is written atomically: to a temporary file beside it, synced,
+//! then renamed over it, so a reader sees the old page or the new one,
+//! never half of one.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use prompt_core::contract::{Paradigm, Sizes};
+use prompt_core::providers::cache::CacheReport;
+use prompt_core::{AssemblyPath, Context, Pipeline, PromptBuilder, Stability};
+
+/// Why a layer was silent on one path and mode.
+pub(crate) struct Silence {
+    /// The layer.
+    pub(crate) name: String,
+    /// Its notes from the first paradigm's render (why it said nothing).
+    pub(crate) notes: Vec<String>,
+    /// What its `silent` key says wakes it, if declared.
+    pub(crate) wakes: Option<&'static str>,
+}
+
+/// Everything the page shows.
+pub(crate) struct Report<'a> {
+    pub(crate) sizes: &'a Sizes,
+    /// Per assembly of `sizes` (same order), the silent layers.
+    pub(crate) silences: Vec<Vec<Silence>>,
+    pub(crate) tokenizer: &'static str,
+    pub(crate) cache: Option<&'a CacheReport>,
+    /// Why there is no cache chart, when there is none.
+    pub(crate) cache_note: Option<String>,
+}
+
+/// The silent layers of each assembly of `sizes`: a layer that wrote nothing
+/// in any paradigm, with its notes from the first paradigm's first turn.
+pub(crate) fn silences(
+    pipeline: &Pipeline,
+    paradigms: &[Paradigm],
+    sizes: &Sizes,
+) -> Vec<Vec<Silence>> {
+    sizes
+        .assemblies
+        .iter()
+        .map(|assembly| {
+            let trace = paradigms.first().and_then(|paradigm| {
+                let empty = Context::new();
+                let turn = paradigm.turns().first().unwrap_or(&empty);
+                let builder = PromptBuilder::new(pipeline).mode(assembly.mode);
+                let built = match assembly.path {
+                    AssemblyPath::Cached => builder.build_cached(paradigm.session(), turn),
+                    AssemblyPath::Basic => builder.build_basic(paradigm.session(), turn),
+                };
+                built.ok()
+            });
+            assembly
+                .layers
+                .iter()
+                .filter(|l| l.bytes == 0)
+                .map(|layer| Silence {
+                    name: layer.name.clone(),
+                    notes: trace
+                        .as_ref()
+                        .and_then(|p| p.trace().layers.iter().find(|t| t.name == layer.name))
+                        .map(|t| t.notes.iter().map(ToString::to_string).collect())
+                        .unwrap_or_default(),
+                    wakes: pipeline.layer(&layer.name).and_then(|spec| spec.silent),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `text` safe inside HTML text and double-quoted attributes: `& < > " '`
+/// as entities, control and invisible characters as visible escapes.
+pub(crate) fn html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() || super::args::is_invisible(c) => {
+                out.push_str(&c.escape_default().to_string());
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2330;background:#fff;max-width:1100px}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 6px}
+.meta{color:#5b6472;margin:0 0 12px}
+table{border-collapse:collapse;width:100%}
+td,th{padding:2px 8px;text-align:left;vertical-align:middle;white-space:nowrap}
+th{font-weight:600;color:#5b6472;border-bottom:1px solid #d6dbe3}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.bars{width:55%}
+.bar{height:8px;border-radius:2px;margin:1px 0}
+.bytes.stable{background:#2f6fde}.bytes.dynamic{background:#e08a1e}
+.tokens{background:#9aa4b5;height:4px}
+tr.silent td{color:#9aa4b5}
+tr.breakpoint td{border-top:2px dashed #c0392b;color:#c0392b;font-size:12px;padding-top:0}
+ul.silences{margin:6px 0 0;padding-left:18px;color:#5b6472}
+ul.silences li{margin:2px 0}
+.key{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 4px 0 12px}
+svg text{font:12px system-ui,sans-serif;fill:#5b6472}
+";
+
+/// The whole page.
+pub(crate) fn render(report: &Report<'_>) -> String {
+    let sizes = report.sizes;
+    let mut out = String::new();
+    let title = format!("Prompt size: pipeline {}", sizes.pipeline);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
+         <meta name=\"viewport\" content=\"width=device-width\">\
+         <title>{}</title><style>{STYLE}</style></head>\n\
+         <body data-pipeline=\"{}\" data-tokenizer=\"{}\">\n<h1>{}</h1>\n\
+         <p class=\"meta\">Worst case over paradigm{} {}; tokens counted with {}. \
+         Blue: Stable layers (the cached prefix); orange: Dynamic. The thin grey bar is tokens.</p>\n",
+        html(&title),
+        html(&sizes.pipeline),
+        report.tokenizer,
+        html(&title),
+        if sizes.paradigms.len() == 1 { "" } else { "s" },
+        sizes
+            .paradigms
+            .iter()
+            .map(|p| html(p))
+            .collect::<Vec<_>>()
+            .join(", "),
+        report.tokenizer,
+    );
+    match report.cache {
+        Some(cache) => cache_chart(&mut out, cache),
+        None => {
+            let _ = writeln!(
+                out,
+                "<section class=\"cache\" data-missing=\"true\"><h2>Cache</h2><p>{}</p></section>",
+                html(report.cache_note.as_deref().unwrap_or("no simulation"))
+            );
+        }
+    }
+    let largest_bytes = sizes
+        .assemblies
+        .iter()
+        .flat_map(|a| &a.layers)
+        .map(|l| l.bytes)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let largest_tokens = sizes
+        .assemblies
+        .iter()
+        .flat_map(|a| &a.layers)
+        .filter_map(|l| l.tokens)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    // The Cached path first: its prefix is what the provider caches.
+    let mut order: Vec<usize> = (0..sizes.assemblies.len()).collect();
+    order.sort_by_key(|&i| sizes.assemblies[i].path != AssemblyPath::Cached);
+    for index in order {
+        let assembly = &sizes.assemblies[index];
+        let _ = write!(
+            out,
+            "<section class=\"assembly\" data-path=\"{path}\" data-mode=\"{mode}\" \
+             data-stable-bytes=\"{sb}\" data-dynamic-bytes=\"{db}\"{tokens_attr}>\n\
+             <h2>{path} / {mode}: stable {sb} B + dynamic {db} B = {total} B{tokens_text}</h2>\n\
+             <table><thead><tr><th>layer</th><th>priority</th><th>stability</th><th>bytes</th>\
+             <th>tokens</th><th>bytes / tokens</th></tr></thead><tbody>\n",
+            path = assembly.path,
+            mode = assembly.mode,
+            sb = assembly.stable_bytes,
+            db = assembly.dynamic_bytes,
+            total = assembly.stable_bytes + assembly.dynamic_bytes,
+            tokens_attr = assembly
+                .tokens
+                .map_or(String::new(), |t| format!(" data-tokens=\"{t}\"")),
+            tokens_text = assembly
+                .tokens
+                .map_or(String::new(), |t| format!(" ({t} tokens)")),
+        );
+        let last_stable = assembly
+            .layers
+            .iter()
+            .rposition(|l| l.stability == Stability::Stable);
+        for (i, layer) in assembly.layers.iter().enumerate() {
+            let stability = layer.stability.as_str();
+            let silent = layer.bytes == 0;
+            let tokens = layer.tokens.map_or(String::new(), |t| t.to_string());
+            let _ = write!(
+                out,
+                "<tr class=\"layer{}\" data-name=\"{name}\" data-priority=\"{}\" data-stability=\"{stability}\" \
+                 data-bytes=\"{}\" data-tokens=\"{tokens}\" data-silent=\"{silent}\">\
+                 <td>{name}</td><td class=\"num\">{}</td><td>{stability}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{tokens}</td><td class=\"bars\">\
+                 <div class=\"bar bytes {stability}\" style=\"width:{:.2}%\"></div>",
+                if silent { " silent" } else { "" },
+                layer.priority,
+                layer.bytes,
+                layer.priority,
+                layer.bytes,
+                percent(layer.bytes, largest_bytes),
+                name = html(&layer.name),
+            );
+            if let Some(t) = layer.tokens {
+                let _ = write!(
+                    out,
+                    "<div class=\"bar tokens\" style=\"width:{:.2}%\"></div>",
+                    percent(t, largest_tokens)
+                );
+            }
+            out.push_str("</td></tr>\n");
+            if assembly.path == AssemblyPath::Cached && Some(i) == last_stable {
+                let _ = writeln!(
+                    out,
+                    "<tr class=\"breakpoint\" data-after=\"{}\"><td colspan=\"6\">cache breakpoint: \
+                     the stable prefix ends here ({} B)</td></tr>",
+                    html(&layer.name),
+                    assembly.stable_bytes
+                );
+            }
+        }
+        out.push_str("</tbody></table>\n");
+        let silences = report.silences.get(index).map_or(&[][..], Vec::as_slice);
+        if !silences.is_empty() {
+            out.push_str("<ul class=\"silences\">\n");
+            for silence in silences {
+                let mut why: Vec<String> = silence.notes.iter().map(|n| html(n)).collect();
+                if let Some(wakes) = silence.wakes {
+                    why.push(format!("speaks when {}", html(wakes)));
+                }
+                if why.is_empty() {
+                    why.push("wrote nothing in every paradigm".to_owned());
+                }
+                let _ = writeln!(
+                    out,
+                    "<li class=\"silent\" data-name=\"{name}\"><b>{name}</b> was silent: {}</li>",
+                    why.join("; "),
+                    name = html(&silence.name)
+                );
+            }
+            out.push_str("</ul>\n");
+        }
+        out.push_str("</section>\n");
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+fn percent(part: usize, whole: usize) -> f64 {
+    part as f64 * 100.0 / whole as f64
+}
+
+/// The simulation as an SVG chart of cumulative cost, with and without the
+/// cache, and a table of the turns.
+fn cache_chart(out: &mut String, cache: &CacheReport) {
+    let mut with = Vec::with_capacity(cache.turns.len());
+    let mut without = Vec::with_capacity(cache.turns.len());
+    let (mut sum_with, mut sum_without) = (0.0f64, 0.0f64);
+    for turn in &cache.turns {
+        sum_with += turn.cost;
+        sum_without += (turn.cache_write + turn.cache_read + turn.uncached) as f64;
+        with.push(sum_with);
+        without.push(sum_without);
+    }
+    let top = sum_without.max(sum_with).max(1.0);
+    let (width, height, left, bottom, pad) = (640.0, 240.0, 56.0, 24.0, 8.0);
+    let turns = cache.turns.len().max(1);
+    let x = |i: usize| {
+        if turns == 1 {
+            left + (width - left - pad) / 2.0
+        } else {
+            left + (width - left - pad) * i as f64 / (turns - 1) as f64
+        }
+    };
+    let y = |v: f64| pad + (height - bottom - pad) * (1.0 - v / top);
+    let points = |series: &[f64]| {
+        series
+            .iter()
+            .enumerate()
+            .map(|(i, v)| format!("{:.1},{:.1}", x(i), y(*v)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let _ = write!(
+        out,
+        "<section class=\"cache\" data-model=\"{model}\" data-ttl=\"{ttl}\" data-turns=\"{turns}\" \
+         data-cached=\"{cached}\" data-stable-tokens=\"{stable}\" data-minimum-tokens=\"{minimum}\" \
+         data-total-cost=\"{total:.2}\" data-uncached-cost=\"{uncached}\">\n\
+         <h2>Cache: {turns} turn{s} on {model}, TTL {ttl}</h2>\n<p class=\"meta\">Cumulative cost in \
+         input-token equivalents (tokens x price multiplier). Stable prefix {stable} tokens, minimum \
+         cacheable {minimum}{below}. With the cache: {total:.2}; without: {uncached} ({rel:.1}%).\
+         <span class=\"key\" style=\"background:#2f6fde\"></span>with cache\
+         <span class=\"key\" style=\"background:#c0392b\"></span>without</p>\n\
+         <svg class=\"cache-chart\" role=\"img\" aria-label=\"cumulative cost per turn\" \
+         width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\
+         <line x1=\"{left}\" y1=\"{base:.1}\" x2=\"{right:.1}\" y2=\"{base:.1}\" stroke=\"#d6dbe3\"/>\
+         <line x1=\"{left}\" y1=\"{pad}\" x2=\"{left}\" y2=\"{base:.1}\" stroke=\"#d6dbe3\"/>\
+         <text x=\"{label_x:.1}\" y=\"{top_y:.1}\" text-anchor=\"end\">{top:.0}</text>\
+         <text x=\"{label_x:.1}\" y=\"{base:.1}\" text-anchor=\"end\">0</text>\
+         <text x=\"{left}\" y=\"{height}\" dy=\"-4\">turn 1</text>\
+         <text x=\"{right:.1}\" y=\"{height}\" dy=\"-4\" text-anchor=\"end\">turn {turns}</text>\
+         <polyline class=\"series\" data-series=\"without-cache\" data-total=\"{sum_without:.2}\" \
+         fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\" points=\"{without_points}\"/>\
+         <polyline class=\"series\" data-series=\"with-cache\" data-total=\"{sum_with:.2}\" \
+         fill=\"none\" stroke=\"#2f6fde\" stroke-width=\"2\" points=\"{with_points}\"/></svg>\n\
+         <details><summary>Each turn</summary>\
+         <table><thead><tr><th>turn</th><th>cache write</th><th>cache read</th><th>uncached</th>\
+         <th>cost (tok-eq)</th><th>cumulative with cache</th><th>cumulative without</th></tr></thead><tbody>\n",
+        model = html(&cache.model),
+        ttl = cache.ttl,
+        turns = cache.turns.len(),
+        s = if cache.turns.len() == 1 { "" } else { "s" },
+        cached = cache.cached,
+        stable = cache.stable_tokens,
+        minimum = cache.minimum_tokens,
+        below = if cache.cached {
+            ""
+        } else {
+            ": below it, nothing is cached"
+        },
+        total = cache.total.cost,
+        uncached = cache.uncached_cost,
+        rel = cache.relative_cost * 100.0,
+        base = height - bottom,
+        right = width - pad,
+        label_x = left - 6.0,
+        top_y = pad + 10.0,
+        without_points = points(&without),
+        with_points = points(&with),
+    );
+    for (i, turn) in cache.turns.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "<tr class=\"turn\" data-turn=\"{}\" data-cost=\"{:.2}\"><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{:.2}</td><td class=\"num\">{:.2}</td><td class=\"num\">{:.0}</td></tr>",
+            turn.turn,
+            turn.cost,
+            turn.turn,
+            turn.cache_write,
+            turn.cache_read,
+            turn.uncached,
+            turn.cost,
+            with[i],
+            without[i]
+        );
+    }
+    out.push_str("</tbody></table></details>\n</section>\n");
+}
+
+/// Writes `contents` to `path` atomically: a new temporary file beside it
+/// (created exclusively, never following a planted file), written and
+/// synced, then renamed over `path`. On any failure the temporary file is
+/// removed and `path` is untouched.
+pub(crate) fn write_atomically(path: &Path, contents: &str) -> Result<(), String> {
+    let shown = super::escape(&path.display().to_string());
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("`{shown}` names no file: give a file path such as report.html"))?;
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!(
+            "cannot write `{shown}`: its folder does not exist; create it first"
+        ));
+    }
+    let mut attempt = 0u32;
+    let (temp, mut file) = loop {
+        let temp = dir.join(format!(
+            ".{}.{}.{attempt}.tmp",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+        {
+            Ok(file) => break (temp, file),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => {
+                attempt += 1;
+            }
+            Err(e) => return Err(format!("cannot write `{shown}`: {e}")),
+        }
+    };
+    let written = file
+        .write_all(contents.as_bytes())
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&temp, path));
+    drop(file);
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        format!("cannot write `{shown}`: {e}; it was left as it was")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_escapes_markup_quotes_and_controls() {
+        assert_eq!(
+            html("<img src=x onerror=\"a('b')\"> & \x1b[2J\u{202e}"),
+            "&lt;img src=x onerror=&quot;a(&#39;b&#39;)&quot;&gt; &amp; \\u{1b}[2J\\u{202e}"
+        );
+    }
+
+    #[test]
+    fn a_write_replaces_the_file_whole_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.html");
+        std::fs::write(&path, "old").unwrap();
+        write_atomically(&path, "new page").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new page");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["report.html"]);
+    }
+
+    #[test]
+    fn a_write_that_cannot_land_leaves_the_old_file_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        // A directory where the file should go: the rename fails.
+        let path = dir.path().join("report.html");
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("keep"), "x").unwrap();
+        let error = write_atomically(&path, "new").unwrap_err();
+        assert!(error.starts_with("cannot write `"), "{error}");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["report.html"]);
+        assert!(path.join("keep").is_file());
+        let missing = write_atomically(&dir.path().join("no/such/r.html"), "x").unwrap_err();
+        assert!(missing.contains("its folder does not exist"), "{missing}");
+    }
+}

@@ -1,0 +1,296 @@
+//! The workspace options every subcommand that renders shares, and how they
+//! become an [`Agent`] and its [`Options`].
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use prompt_core::contract::Paradigm;
+use prompt_core::{AssemblyPath, Pipeline, PromptMode};
+
+use super::agent::{Agent, Options, Rendered};
+use super::formats::DeliveryArgs;
+use super::outcome::Failure;
+use crate::{RuntimeFacts, SubAgent};
+
+/// Where the agent works, and which pipeline renders for it.
+#[derive(clap::Args)]
+pub(crate) struct WorkspaceArgs {
+    /// The workspace the agent works in (default: the current directory).
+    #[arg(long)]
+    workspace: Option<PathBuf>,
+    /// The working directory, at or below the workspace (default: the workspace).
+    #[arg(long)]
+    cwd: Option<PathBuf>,
+    /// The app name: memory, skills and overrides live in `.<app>` folders
+    /// (`--app ferris` reads `.ferris/` and `~/.ferris/`). A plain name of at
+    /// most 64 characters, with no leading dot.
+    #[arg(long, default_value = "agent", value_parser = super::args::APP)]
+    app: String,
+    /// The user's home, where `~/.<app>/` is read (default: $HOME).
+    #[arg(long)]
+    home: Option<PathBuf>,
+    /// Also read AGENTS.md / CLAUDE.md in each directory from the workspace down to `--cwd`.
+    #[arg(long)]
+    nested_docs: bool,
+    /// The folder `{% include "@shared/..." %}` reads from. Inside the
+    /// workspace it may not lead out of it through a symlink.
+    #[arg(long)]
+    shared: Option<PathBuf>,
+    /// A directory searched for `system-prompt.md` (repeatable, in order).
+    #[arg(long = "prompt-path")]
+    prompt_path: Vec<PathBuf>,
+    /// A sub-agent, as `NAME=DESCRIPTION` (repeatable); enables the
+    /// coordinator layer (and `--agent recursive`'s coordinator section).
+    #[arg(long = "sub-agent", value_parser = parse_sub_agent)]
+    sub_agents: Vec<SubAgent>,
+    /// The pipeline to use, of those linked into this binary.
+    #[arg(long, default_value = prompt_core::spec::DEFAULT_PIPELINE, conflicts_with = "agent")]
+    pipeline: String,
+    /// An agent plugged into this binary: its pipeline and its own loading,
+    /// over its built-in workspace unless `--workspace` is given.
+    #[arg(long)]
+    agent: Option<String>,
+    /// An agent's own setting, as `KEY=VALUE` (repeatable); an unknown key
+    /// lists the agent's.
+    #[arg(long = "set", value_name = "KEY=VALUE", requires = "agent", value_parser = parse_setting)]
+    settings: Vec<(String, String)>,
+    /// With `--agent` and `--workspace DIR`: DIR is laid out like the
+    /// built-in fixture (recursive: `DIR/workspace` is the workspace and
+    /// `DIR/home` the user's home). Without it DIR is the workspace, whatever
+    /// folders it holds.
+    #[arg(long, requires = "agent")]
+    fixture: bool,
+    /// The date to state, instead of today's (for reproducible output); one
+    /// line of at most 64 visible characters.
+    #[arg(long, value_parser = super::args::DATE)]
+    pub(crate) date: Option<String>,
+    /// The model name to state in the prompt; also the model of `render
+    /// --format anthropic|openai` requests and of `prompt cache` (defaults
+    /// there: claude-sonnet-4-5, gpt-5); one line of at most 128 visible characters.
+    #[arg(long, value_parser = super::args::MODEL)]
+    pub(crate) model: Option<String>,
+}
+
+/// The pipeline named by `--pipeline`, loaded from the standard sources.
+struct Standard<'a>(&'a str);
+
+impl Agent for Standard<'_> {
+    fn name(&self) -> &str {
+        "standard"
+    }
+
+    fn pipeline(&self) -> &str {
+        self.0
+    }
+}
+
+/// The agent and options a command line chose.
+pub(crate) struct Chosen<'a> {
+    agent: Box<dyn Agent + 'a>,
+    /// Whether `--agent` chose it (a plug-in), not `--pipeline`.
+    pub(crate) plugged: bool,
+    pub(crate) options: Options,
+}
+
+impl WorkspaceArgs {
+    /// The agent (`--agent`, or the standard loading of `--pipeline`) and
+    /// the options it reads, with `path`, `mode` and `delivery`'s budget.
+    pub(crate) fn choose(
+        &self,
+        path: AssemblyPath,
+        mode: Option<PromptMode>,
+        delivery: Option<&DeliveryArgs>,
+    ) -> Result<Chosen<'_>, Failure> {
+        let (agent, plugged): (Box<dyn Agent>, bool) = match &self.agent {
+            Some(name) => (Box::new(Plugged(super::find_agent(name)?)), true),
+            None => {
+                super::check_pipeline(&self.pipeline)?;
+                (Box::new(Standard(&self.pipeline)), false)
+            }
+        };
+        let settings = self.settings(&*agent)?;
+        let default = agent.default_workspace();
+        let workspace = match (&self.workspace, default) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(dir)) => dir,
+            (None, None) => std::env::current_dir()
+                .map_err(|e| format!("cannot read the current directory: {e}"))?,
+        };
+        if !workspace.is_dir() {
+            let hint = if self.workspace.is_none() && plugged {
+                " (the built-in workspace lives in the source checkout; pass --workspace DIR)"
+            } else {
+                ""
+            };
+            return Err(format!(
+                "workspace `{}` is not a directory{hint}",
+                workspace.display()
+            )
+            .into());
+        }
+        let mut options = Options::new(workspace);
+        options.fixture = self.fixture || (self.workspace.is_none() && plugged);
+        options.cwd.clone_from(&self.cwd);
+        options.app.clone_from(&self.app);
+        if self.home.is_some() {
+            options.home.clone_from(&self.home);
+        }
+        options.shared.clone_from(&self.shared);
+        options.prompt_path.clone_from(&self.prompt_path);
+        options.nested_docs = self.nested_docs;
+        options.sub_agents.clone_from(&self.sub_agents);
+        options.settings = settings;
+        options.path = path;
+        options.mode = mode;
+        options.date.clone_from(&self.date);
+        options.model.clone_from(&self.model);
+        if let Some(delivery) = delivery {
+            options.budget = delivery.budget();
+            options.counter = delivery.chosen_counter();
+        }
+        Ok(Chosen {
+            agent,
+            plugged,
+            options,
+        })
+    }
+
+    /// `--set` as a map, each key checked against the agent's.
+    fn settings(&self, agent: &dyn Agent) -> Result<BTreeMap<String, String>, Failure> {
+        let known = agent.settings();
+        let mut map = BTreeMap::new();
+        for (key, value) in &self.settings {
+            if !known.iter().any(|(k, _)| k == key) {
+                let list = if known.is_empty() {
+                    "it takes none".to_owned()
+                } else {
+                    known
+                        .iter()
+                        .map(|(k, what)| format!("{k} ({what})"))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                };
+                return Err(Failure::usage(format!(
+                    "--set {key}: agent `{}` has no setting `{key}`; {list}",
+                    agent.name()
+                )));
+            }
+            map.insert(key.clone(), value.clone());
+        }
+        Ok(map)
+    }
+
+    /// The pipeline and the paradigms `size` and `lint` check.
+    pub(crate) fn paradigms(&self) -> Result<(Pipeline, Vec<Paradigm>), Failure> {
+        let chosen = self.choose(AssemblyPath::Cached, None, None)?;
+        let pipeline = Pipeline::named(chosen.agent.pipeline()).map_err(|e| e.to_string())?;
+        let paradigms = chosen
+            .agent
+            .paradigms(&chosen.options)
+            .map_err(|e| e.to_string())?;
+        Ok((pipeline, paradigms))
+    }
+}
+
+impl Chosen<'_> {
+    /// One render with these options.
+    pub(crate) fn render(&self) -> Result<Rendered, String> {
+        self.agent.render(&self.options).map_err(|e| e.to_string())
+    }
+
+    /// One Cached render per date, the date stated in the turn: a plug-in
+    /// renders each whole; the standard loading reads the session once and
+    /// renders its stable prefix once.
+    pub(crate) fn render_turns(
+        &self,
+        dates: impl Iterator<Item = String>,
+    ) -> Result<Vec<prompt_core::AssembledPrompt>, String> {
+        let mut options = self.options.clone();
+        options.path = AssemblyPath::Cached;
+        if self.plugged {
+            return dates
+                .map(|date| {
+                    options.date = Some(date);
+                    self.agent
+                        .render(&options)
+                        .map(|rendered| rendered.prompt)
+                        .map_err(|e| e.to_string())
+                })
+                .collect();
+        }
+        let pipeline = Pipeline::named(self.agent.pipeline()).map_err(|e| e.to_string())?;
+        let session_context = self
+            .agent
+            .load_session(&options)
+            .map_err(|e| e.to_string())?;
+        let mut turn = self
+            .agent
+            .turn(&options, &session_context)
+            .map_err(|e| e.to_string())?;
+        let facts = turn.get::<RuntimeFacts>().cloned().unwrap_or_default();
+        let session = prompt_core::PromptBuilder::new(&pipeline).session(session_context);
+        dates
+            .map(|date| {
+                turn.insert(RuntimeFacts {
+                    date: Some(date),
+                    ..facts.clone()
+                });
+                session.build_cached(&turn).map_err(|e| e.to_string())
+            })
+            .collect()
+    }
+}
+
+/// A registered agent, borrowed for one command.
+struct Plugged(&'static dyn Agent);
+
+impl Agent for Plugged {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn pipeline(&self) -> &str {
+        self.0.pipeline()
+    }
+    fn default_workspace(&self) -> Option<PathBuf> {
+        self.0.default_workspace()
+    }
+    fn settings(&self) -> &[(&'static str, &'static str)] {
+        self.0.settings()
+    }
+    fn load_session(&self, options: &Options) -> Result<prompt_core::Context, super::AgentError> {
+        self.0.load_session(options)
+    }
+    fn turn(
+        &self,
+        options: &Options,
+        session: &prompt_core::Context,
+    ) -> Result<prompt_core::Context, super::AgentError> {
+        self.0.turn(options, session)
+    }
+    fn render(&self, options: &Options) -> Result<Rendered, super::AgentError> {
+        self.0.render(options)
+    }
+    fn paradigms(&self, options: &Options) -> Result<Vec<Paradigm>, super::AgentError> {
+        self.0.paradigms(options)
+    }
+}
+
+fn parse_sub_agent(arg: &str) -> Result<SubAgent, String> {
+    match arg.split_once('=') {
+        Some((name, description)) if !name.trim().is_empty() => Ok(SubAgent {
+            name: name.trim().to_owned(),
+            description: description.trim().to_owned(),
+        }),
+        _ => Err(format!("expected NAME=DESCRIPTION, got `{arg}`")),
+    }
+}
+
+fn parse_setting(arg: &str) -> Result<(String, String), String> {
+    match arg.split_once('=') {
+        Some((key, value)) if !key.trim().is_empty() => {
+            super::args::check_line(value, 256, "a value")?;
+            Ok((key.trim().to_owned(), value.to_owned()))
+        }
+        _ => Err("expected KEY=VALUE".to_owned()),
+    }
+}
