@@ -341,67 +341,141 @@ const fn mode_ident(mode: PromptMode) -> &'static str {
     }
 }
 
-/// What is wrong with layer `layer` listing `path` while joining `pipeline`
-/// (written `written`): a path the pipeline's callers never assemble.
-pub const fn path_problem(
+const fn paths_text(mut msg: Msg, paths: &[AssemblyPath]) -> Msg {
+    let mut i = 0;
+    while i < paths.len() {
+        if i > 0 {
+            msg = msg.s(", ");
+        }
+        msg = msg.s(path_ident(paths[i]));
+        i += 1;
+    }
+    msg
+}
+
+const fn modes_text(mut msg: Msg, modes: &[PromptMode]) -> Msg {
+    let mut i = 0;
+    while i < modes.len() {
+        if i > 0 {
+            msg = msg.s(", ");
+        }
+        msg = msg.s(mode_ident(modes[i]));
+        i += 1;
+    }
+    msg
+}
+
+const fn any_path_served(pipeline: &PipelineSpec, paths: &[AssemblyPath]) -> bool {
+    let mut i = 0;
+    while i < paths.len() {
+        if pipeline.serves_path(paths[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn any_mode_served(pipeline: &PipelineSpec, modes: &[PromptMode]) -> bool {
+    let mut i = 0;
+    while i < modes.len() {
+        if pipeline.serves_mode(modes[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// What is wrong with layer `layer`, listing `paths` and `modes`, joining
+/// `pipeline` (written `written`): nothing, unless the two meet on no path
+/// or no mode, so that the layer would never render in that pipeline. A
+/// path the layer lists and this pipeline does not serve is no problem: the
+/// layer renders on the paths both list.
+pub const fn never_renders_problem(
     layer: &str,
     pipeline: &PipelineSpec,
     written: &str,
+    paths: &[AssemblyPath],
+    modes: &[PromptMode],
+) -> Msg {
+    let head = Msg::NONE
+        .s("layer `")
+        .s(layer)
+        .s("` joins pipeline `")
+        .s(written);
+    if !any_path_served(pipeline, paths) {
+        let msg = paths_text(head.s("`, which serves only ["), pipeline.paths);
+        let msg = paths_text(msg.s("], but the layer lists paths ["), paths);
+        return msg
+            .s("], so it would never render there: add a path the pipeline serves to `paths`, or drop `")
+            .s(written)
+            .s("` from `pipeline`");
+    }
+    if !any_mode_served(pipeline, modes) {
+        let msg = modes_text(head.s("`, which serves only the modes ["), pipeline.modes);
+        let msg = modes_text(msg.s("], but the layer lists modes ["), modes);
+        return msg
+            .s("], so it would never speak there: add a mode the pipeline serves to `modes`, or drop `")
+            .s(written)
+            .s("` from `pipeline`");
+    }
+    Msg::NONE
+}
+
+/// What is wrong with layer `layer` listing `path` when none of the
+/// `pipelines` it joins (written `written`) serves it: a phantom path, on
+/// which the layer renders nowhere. Dropping it changes no prompt.
+pub const fn phantom_path_problem(
+    layer: &str,
+    pipelines: &[&PipelineSpec],
+    written: &[&str],
     path: AssemblyPath,
 ) -> Msg {
-    if pipeline.serves_path(path) {
-        return Msg::NONE;
+    let mut i = 0;
+    while i < pipelines.len() {
+        if pipelines[i].serves_path(path) {
+            return Msg::NONE;
+        }
+        i += 1;
     }
-    let mut msg = Msg::NONE
+    Msg::NONE
         .s("layer `")
         .s(layer)
         .s("` lists path `")
         .s(path_ident(path))
-        .s("`, but pipeline `")
-        .s(written)
-        .s("` serves only [");
-    let mut i = 0;
-    while i < pipeline.paths.len() {
-        if i > 0 {
-            msg = msg.s(", ");
-        }
-        msg = msg.s(path_ident(pipeline.paths[i]));
-        i += 1;
-    }
-    msg.s("], so the layer would never render there: drop `")
+        .s("`, but none of its pipelines (")
+        .names(written)
+        .s(") serves it, so the layer renders on it nowhere: drop `")
         .s(path_ident(path))
-        .s("` from `paths`, or add it to the pipeline's `#[prompt_pipeline(paths = [..])]`")
+        .s("` from `paths` (no prompt changes), or add it to a pipeline's `#[prompt_pipeline(paths = [..])]`")
 }
 
-/// What is wrong with layer `layer` listing `mode` while joining `pipeline`.
-pub const fn mode_problem(
+/// What is wrong with layer `layer` listing `mode` when none of its
+/// `pipelines` serves it: as [`phantom_path_problem`], for a mode.
+pub const fn phantom_mode_problem(
     layer: &str,
-    pipeline: &PipelineSpec,
-    written: &str,
+    pipelines: &[&PipelineSpec],
+    written: &[&str],
     mode: PromptMode,
 ) -> Msg {
-    if pipeline.serves_mode(mode) {
-        return Msg::NONE;
+    let mut i = 0;
+    while i < pipelines.len() {
+        if pipelines[i].serves_mode(mode) {
+            return Msg::NONE;
+        }
+        i += 1;
     }
-    let mut msg = Msg::NONE
+    Msg::NONE
         .s("layer `")
         .s(layer)
         .s("` lists mode `")
         .s(mode_ident(mode))
-        .s("`, but pipeline `")
-        .s(written)
-        .s("` serves only [");
-    let mut i = 0;
-    while i < pipeline.modes.len() {
-        if i > 0 {
-            msg = msg.s(", ");
-        }
-        msg = msg.s(mode_ident(pipeline.modes[i]));
-        i += 1;
-    }
-    msg.s("], so the layer would never speak in it: drop `")
+        .s("`, but none of its pipelines (")
+        .names(written)
+        .s(") serves it, so the layer speaks in it nowhere: drop `")
         .s(mode_ident(mode))
-        .s("` from `modes`, or add it to the pipeline's `#[prompt_pipeline(modes = [..])]`")
+        .s("` from `modes` (no prompt changes), or add it to a pipeline's `#[prompt_pipeline(modes = [..])]`")
 }
 
 /// What is wrong with a layer naming pipeline `written`, whose link-time
@@ -503,13 +577,45 @@ mod tests {
     }
 
     #[test]
-    fn a_path_the_pipeline_does_not_serve_is_named_with_what_it_serves() {
-        let basic = PipelineSpec::new("sub_agent").with_paths(&[AssemblyPath::Basic]);
+    fn a_path_one_pipeline_serves_is_no_problem_and_a_phantom_one_is() {
+        const BASIC: PipelineSpec =
+            PipelineSpec::new("sub_agent").with_paths(&[AssemblyPath::Basic]);
+        const MAIN: PipelineSpec = PipelineSpec::new("main");
+        let both = &[AssemblyPath::Basic, AssemblyPath::Cached];
+        // Shared by a Basic-only sub-agent and a main agent: renders in each.
         assert!(
-            path_problem("docs", &basic, "SubAgent", AssemblyPath::Cached)
-                .as_str()
-                .contains("pipeline `SubAgent` serves only [Basic]")
+            !never_renders_problem("docs", &BASIC, "SubAgent", both, PromptMode::ALL).is_some()
         );
-        assert!(!path_problem("docs", &basic, "SubAgent", AssemblyPath::Basic).is_some());
+        assert!(
+            !phantom_path_problem(
+                "docs",
+                &[&BASIC, &MAIN],
+                &["SubAgent", "Main"],
+                AssemblyPath::Cached
+            )
+            .is_some()
+        );
+        let phantom = phantom_path_problem("docs", &[&BASIC], &["SubAgent"], AssemblyPath::Cached);
+        assert!(
+            phantom
+                .as_str()
+                .contains("none of its pipelines (`SubAgent`) serves it"),
+            "{}",
+            phantom.as_str()
+        );
+        let never = never_renders_problem(
+            "docs",
+            &BASIC,
+            "SubAgent",
+            &[AssemblyPath::Cached],
+            PromptMode::ALL,
+        );
+        assert!(
+            never
+                .as_str()
+                .contains("serves only [Basic], but the layer lists paths [Cached]"),
+            "{}",
+            never.as_str()
+        );
     }
 }

@@ -216,27 +216,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             ));
         }
     }
-    for pipeline in &layer.pipelines {
-        let path = &pipeline.path;
-        let written = &pipeline.written;
-        let declared = quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::SPEC);
-        for s in &layer.paths {
-            let i = s.ident();
-            checks.push(const_check(
-                &p,
-                s.span,
-                quote!(#p::path_problem(#name, &#declared, #written, #p::AssemblyPath::#i)),
-            ));
-        }
-        for s in &layer.modes {
-            let i = s.ident();
-            checks.push(const_check(
-                &p,
-                s.span,
-                quote!(#p::mode_problem(#name, &#declared, #written, #p::PromptMode::#i)),
-            ));
-        }
-    }
+    checks.extend(reach_checks(&p, layer));
     if let Some(content) = &layer.content {
         let message = format!(
             "layer `{ident}` has `{key} = ..`, so the attribute renders it, and also a hand `impl Render for {ident}`: \
@@ -277,6 +257,70 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             #p::Registration::new(&#me, <#ident as #p::PromptLayer>::__renderer)
         }
     }
+}
+
+/// A layer renders in a pipeline on the paths and modes both list. Checked
+/// per pipeline: the two meet on some path and some mode (at the pipeline's
+/// type); per path and mode the layer lists: some pipeline serves it (at the
+/// word). No check fires for a path that one pipeline serves and another does
+/// not, so no message pushes a user to narrow a layer that renders somewhere.
+fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
+    if layer.pipelines.is_empty() {
+        return Vec::new();
+    }
+    let name = &layer.name;
+    let paths: Vec<TokenStream> = layer
+        .paths
+        .iter()
+        .map(|s| {
+            let i = s.ident();
+            quote!(#p::AssemblyPath::#i)
+        })
+        .collect();
+    let modes = if layer.modes.is_empty() {
+        quote!(#p::PromptMode::ALL)
+    } else {
+        let modes = layer.modes.iter().map(|s| {
+            let i = s.ident();
+            quote!(#p::PromptMode::#i)
+        });
+        quote!(&[#(#modes),*])
+    };
+    let specs: Vec<TokenStream> = layer
+        .pipelines
+        .iter()
+        .map(|r| {
+            let path = &r.path;
+            quote_spanned!(path.span()=> &<#path as #p::PromptPipeline>::SPEC)
+        })
+        .collect();
+    let written: Vec<&str> = layer.pipelines.iter().map(|r| r.written.as_str()).collect();
+    let mut checks = Vec::new();
+    for (r, spec) in layer.pipelines.iter().zip(&specs) {
+        let w = &r.written;
+        checks.push(const_check(
+            p,
+            r.path.span(),
+            quote!(#p::never_renders_problem(#name, #spec, #w, &[#(#paths),*], #modes)),
+        ));
+    }
+    for s in &layer.paths {
+        let i = s.ident();
+        checks.push(const_check(
+            p,
+            s.span,
+            quote!(#p::phantom_path_problem(#name, &[#(#specs),*], &[#(#written),*], #p::AssemblyPath::#i)),
+        ));
+    }
+    for s in &layer.modes {
+        let i = s.ident();
+        checks.push(const_check(
+            p,
+            s.span,
+            quote!(#p::phantom_mode_problem(#name, &[#(#specs),*], &[#(#written),*], #p::PromptMode::#i)),
+        ));
+    }
+    checks
 }
 
 /// Exported symbols named after (pipeline, name) and, for a literal priority,
@@ -560,6 +604,7 @@ mod tests {
             out.contains("pipeline \\\"sub_agent\\\" has two layers named"),
             "{out}"
         );
-        assert_eq!(out.matches("path_problem").count(), 2, "{out}");
+        assert_eq!(out.matches("never_renders_problem").count(), 2, "{out}");
+        assert_eq!(out.matches("phantom_path_problem").count(), 1, "{out}");
     }
 }

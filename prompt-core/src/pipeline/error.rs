@@ -262,15 +262,23 @@ pub enum Problem {
         /// The pipeline being built.
         expected: String,
     },
-    /// A layer listing a path its pipeline does not serve.
+    /// A layer whose paths (or modes) and its pipeline's do not meet: it
+    /// would never render in this pipeline. (A path the layer lists and this
+    /// pipeline does not serve is fine: the layer renders on the paths both
+    /// list, and may render on the others in another pipeline.)
     #[error(
-        "layer {layer} renders on `{path}`, but pipeline `{pipeline}` does not serve that path, so the layer would never render there; drop it from `paths`"
+        "layer {layer} lists {what} [{lists}], but pipeline `{pipeline}` serves only [{serves}], so the layer would never render in it; \
+         list one of [{serves}] in the layer's `{what}` (or where the pipeline includes it), or leave the layer out of `{pipeline}`"
     )]
-    PathNotServed {
+    NeverRenders {
         /// The layer.
         layer: LayerRef,
-        /// The path.
-        path: crate::spec::AssemblyPath,
+        /// `paths` or `modes`.
+        what: &'static str,
+        /// What the layer lists, comma-separated.
+        lists: String,
+        /// What the pipeline serves, comma-separated.
+        serves: String,
         /// The pipeline.
         pipeline: String,
     },

@@ -1,0 +1,126 @@
+//! Composition: pipelines that serve some paths and modes, layers shared by
+//! pipelines, and what a build asks of a pipeline that does not serve it.
+
+use prompt_core::pipeline::Problem;
+use prompt_core::{
+    AssemblyError, AssemblyPath, Context, LayerEntry, Pipeline, PipelineSpec, PromptBuilder,
+    PromptMode, prompt_layer, prompt_pipeline,
+};
+
+/// Speaks in Minimal only (default pipeline, not collected by these tests).
+#[prompt_layer(priority = 10, stability = Stable, paths = [Basic, Cached], modes = [Minimal, Compact], text = "Terse.")]
+pub struct Terse;
+
+/// Renders on Cached only (default pipeline).
+#[prompt_layer(priority = 20, stability = Stable, paths = [Cached], text = "Cached.")]
+pub struct CachedOnly;
+
+/// A sub-agent: one flat prompt, in Full only.
+#[prompt_pipeline(paths = [Basic], modes = [Full])]
+pub struct SubAgent;
+
+/// The main agent: both paths, every mode.
+#[prompt_pipeline(paths = [Basic, Cached])]
+pub struct MainAgent;
+
+/// Shared by both pipelines: Cached is served by `MainAgent` only, and that
+/// is no reason to reject it.
+#[prompt_layer(priority = 100, stability = Stable, paths = [Basic, Cached], text = "Be brief.",
+    pipeline = [MainAgent, SubAgent])]
+pub struct Persona;
+
+#[test]
+fn a_layer_shared_by_a_basic_only_pipeline_keeps_its_cached_path_in_the_other() {
+    let main = Pipeline::of::<MainAgent>().unwrap();
+    let prompt = PromptBuilder::new(&main)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(prompt.stable(), "Be brief.");
+    let sub = Pipeline::of::<SubAgent>().unwrap();
+    let prompt = PromptBuilder::new(&sub)
+        .build_basic(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(prompt.text(), "Be brief.");
+}
+
+#[test]
+fn a_path_the_pipeline_does_not_serve_is_an_error_not_an_empty_prompt() {
+    let sub = Pipeline::of::<SubAgent>().unwrap();
+    let error = PromptBuilder::new(&sub)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap_err();
+    assert_eq!(
+        error,
+        AssemblyError::PathNotServed {
+            pipeline: "sub_agent",
+            asked: AssemblyPath::Cached,
+            serves: &[AssemblyPath::Basic],
+        }
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("pipeline `sub_agent` serves the path(s) [basic], not `cached`"),
+        "{message}"
+    );
+    // The session's builds say the same.
+    let session = PromptBuilder::new(&sub).session(Context::new());
+    assert!(matches!(
+        session.build_cached(&Context::new()),
+        Err(AssemblyError::PathNotServed { .. })
+    ));
+    assert_eq!(
+        session.build_basic(&Context::new()).unwrap().text(),
+        "Be brief."
+    );
+}
+
+#[test]
+fn a_mode_the_pipeline_does_not_serve_is_an_error_not_an_empty_prompt() {
+    let sub = Pipeline::of::<SubAgent>().unwrap();
+    for mode in [PromptMode::Compact, PromptMode::Minimal] {
+        let error = PromptBuilder::new(&sub)
+            .mode(mode)
+            .build_basic(&Context::new(), &Context::new())
+            .unwrap_err();
+        assert_eq!(
+            error,
+            AssemblyError::ModeNotServed {
+                pipeline: "sub_agent",
+                asked: mode,
+                serves: &[PromptMode::Full],
+            }
+        );
+        let session = PromptBuilder::new(&sub).mode(mode).session(Context::new());
+        assert!(session.build_basic(&Context::new()).is_err());
+    }
+}
+
+#[test]
+fn run_time_validation_rejects_a_layer_whose_modes_the_pipeline_never_assembles() {
+    const FULL_ONLY: PipelineSpec = PipelineSpec::new("default").with_modes(&[PromptMode::Full]);
+    let error = Pipeline::from_layers(FULL_ONLY, [LayerEntry::of::<Terse>()]).unwrap_err();
+    assert!(
+        matches!(
+            &error.problems[..],
+            [Problem::NeverRenders { what: "modes", .. }]
+        ),
+        "{error}"
+    );
+    // A pipeline that serves one of its modes among others takes it.
+    const COMPACT: PipelineSpec =
+        PipelineSpec::new("default").with_modes(&[PromptMode::Full, PromptMode::Compact]);
+    assert!(Pipeline::from_layers(COMPACT, [LayerEntry::of::<Terse>()]).is_ok());
+}
+
+#[test]
+fn run_time_validation_accepts_a_path_only_another_pipeline_serves() {
+    const BASIC_ONLY: PipelineSpec =
+        PipelineSpec::new("default").with_paths(&[AssemblyPath::Basic]);
+    assert!(Pipeline::from_layers(BASIC_ONLY, [LayerEntry::of::<Terse>()]).is_ok());
+    let error = Pipeline::from_layers(BASIC_ONLY, [LayerEntry::of::<CachedOnly>()]).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("lists paths [cached], but pipeline `default` serves only [basic]"),
+        "{message}"
+    );
+}
