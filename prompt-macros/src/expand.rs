@@ -441,6 +441,40 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
     if let Some(separator) = &pipeline.separator {
         spec.extend(quote!(.with_separator(#separator)));
     }
+    let mut checks = Vec::new();
+    if !pipeline.include.is_empty() {
+        let entries = pipeline.include.iter().map(|(item, written)| {
+            let path = &item.path;
+            let mut entry = quote_spanned!(path.span()=> #p::include::<#path>(#written));
+            if let Some(paths) = &item.paths {
+                let paths = paths.items.iter().map(|s| {
+                    let i = s.ident();
+                    quote!(#p::AssemblyPath::#i)
+                });
+                entry.extend(quote!(.with_paths(&[#(#paths),*])));
+            }
+            if let Some(modes) = &item.modes {
+                let modes = modes.items.iter().map(|s| {
+                    let i = s.ident();
+                    quote!(#p::PromptMode::#i)
+                });
+                entry.extend(quote!(.with_modes(&[#(#modes),*])));
+            }
+            if let Some(yields) = &item.yields {
+                let i = yields.ident();
+                entry.extend(quote!(.with_yields(#p::Yields::#i)));
+            }
+            entry
+        });
+        spec.extend(quote!(.with_include(&[#(#entries),*])));
+        for (index, (item, _)) in pipeline.include.iter().enumerate() {
+            checks.push(const_check(
+                &p,
+                item.tokens.span(),
+                quote!(#p::include_problem(&<#ident as #p::PromptPipeline>::SPEC, #index)),
+            ));
+        }
+    }
     spec.extend(defined_at(&p, file));
     let symbol = format!(
         "prompt_pipeline: two pipelines are named \"{name}\" in one binary; rename one of the types"
@@ -455,6 +489,7 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
         }
 
         #unique
+        #(#checks)*
 
         #p::inventory::submit! {
             #p::PipelineRegistration::new(&<#ident as #p::PromptPipeline>::SPEC)

@@ -4,7 +4,7 @@
 use prompt_core::pipeline::Problem;
 use prompt_core::{
     AssemblyError, AssemblyPath, Context, LayerEntry, Pipeline, PipelineSpec, PromptBuilder,
-    PromptMode, prompt_layer, prompt_pipeline,
+    PromptLayer, PromptMode, prompt_layer, prompt_pipeline,
 };
 
 /// Speaks in Minimal only (default pipeline, not collected by these tests).
@@ -123,4 +123,89 @@ fn run_time_validation_accepts_a_path_only_another_pipeline_serves() {
         message.contains("lists paths [cached], but pipeline `default` serves only [basic]"),
         "{message}"
     );
+}
+
+// ---- include = [..] ----
+
+/// A Dynamic layer of the default pipeline, which knows no other pipeline.
+#[prompt_layer(priority = 10_100, stability = Dynamic, paths = [Basic, Cached], modes = [Full, Compact], text = "Turn notes.")]
+pub struct TurnNotes;
+
+/// Takes the standard set, a default-pipeline layer narrowed to Full and
+/// given another budget policy, and its own persona.
+#[prompt_pipeline(paths = [Basic], modes = [Full, Compact],
+    include = [prompt_layers::Standard, TurnNotes(modes = [Full], yields = Truncate)])]
+pub struct Reviewer;
+
+/// The reviewer's own persona.
+#[prompt_layer(priority = 100, stability = Stable, paths = [Basic], text = "You review.", pipeline = Reviewer)]
+pub struct ReviewerPersona;
+
+#[test]
+fn a_pipeline_takes_a_standard_set_and_layers_it_did_not_define() {
+    let pipeline = Pipeline::of::<Reviewer>().unwrap();
+    let names: Vec<&str> = pipeline.specs().map(|s| s.name).collect();
+    // The set's Cached-only layers (episodic recall, coordinator, scratchpad)
+    // are left out of a Basic-only pipeline; the rest keep their priorities.
+    assert_eq!(
+        names,
+        [
+            "reviewer_persona",
+            "base_prompt",
+            "user_preferences",
+            "project_memory",
+            "project_context",
+            "skills_index",
+            "facts",
+            "runtime_context",
+            "turn_notes",
+        ]
+    );
+    let notes = pipeline.layer("turn_notes").unwrap();
+    assert_eq!(notes.modes, [PromptMode::Full]);
+    assert_eq!(notes.yields, prompt_core::Yields::Truncate);
+    assert_eq!(notes.included_by(), Some("reviewer"));
+    assert!(notes.in_pipeline("reviewer"));
+    // The layer's own spec is untouched: the default pipeline still has it in both modes.
+    assert_eq!(
+        <TurnNotes as PromptLayer>::SPEC.modes,
+        [PromptMode::Full, PromptMode::Compact]
+    );
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_basic(&Context::new(), &Context::new())
+        .unwrap();
+    assert!(
+        prompt.text().starts_with("You review.\n\n"),
+        "{}",
+        prompt.text()
+    );
+    assert!(prompt.text().ends_with("Turn notes."), "{}", prompt.text());
+    let compact = PromptBuilder::new(&pipeline)
+        .mode(PromptMode::Compact)
+        .build_basic(&Context::new(), &Context::new())
+        .unwrap();
+    assert!(
+        !compact.text().contains("Turn notes."),
+        "narrowed to Full in this pipeline"
+    );
+    assert!(matches!(
+        PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new()),
+        Err(AssemblyError::PathNotServed { .. })
+    ));
+}
+
+#[test]
+fn a_pipeline_found_by_name_takes_its_includes_too() {
+    let by_name = Pipeline::named("reviewer").unwrap();
+    let by_type = Pipeline::of::<Reviewer>().unwrap();
+    assert!(by_name.specs().eq(by_type.specs()));
+}
+
+#[test]
+fn the_default_pipeline_is_unchanged_by_another_pipeline_including_its_layers() {
+    let default = Pipeline::collect().unwrap();
+    let notes = default.layer("turn_notes").unwrap();
+    assert_eq!(notes.modes, [PromptMode::Full, PromptMode::Compact]);
+    assert_eq!(notes.included_by(), None);
+    assert!(default.layer("reviewer_persona").is_none());
 }

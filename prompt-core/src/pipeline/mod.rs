@@ -96,7 +96,8 @@ impl Pipeline {
     }
 
     /// The pipeline `P` (declared with `#[prompt_pipeline]`): every registered
-    /// layer whose `pipeline` key names `P`.
+    /// layer whose `pipeline` key names `P`, and every layer `P` takes with
+    /// `include = [..]`, narrowed as it says.
     ///
     /// ```
     /// use prompt_core::{prompt_layer, prompt_pipeline, Pipeline};
@@ -143,13 +144,36 @@ impl Pipeline {
     }
 
     fn registered(spec: PipelineSpec) -> Result<Self, PipelineError> {
-        let entries: Vec<LayerEntry> = registrations()
+        let mut entries: Vec<LayerEntry> = registrations()
             .filter(|r| r.spec().in_pipeline(spec.name))
             .map(|r| LayerEntry {
                 spec: *r.spec(),
                 layer: r.build(),
             })
             .collect();
+        let mut problems = Vec::new();
+        for include in spec.include {
+            for index in 0..include.layers.len() {
+                let Some(member) = include.member(index, &spec) else {
+                    continue;
+                };
+                // The included spec is the layer's own, narrowed: it is
+                // built as the registry builds the layer.
+                match registrations().find(|r| r.spec().same_layer(&member)) {
+                    Some(r) => entries.push(LayerEntry {
+                        spec: member,
+                        layer: r.build(),
+                    }),
+                    None => problems.push(Problem::NotRegistered {
+                        layer: LayerRef::from(&member),
+                        include: include.written,
+                    }),
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(PipelineError::new(spec.name, problems));
+        }
         if entries.is_empty() {
             return Err(PipelineError::new(
                 spec.name,

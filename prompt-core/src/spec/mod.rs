@@ -8,10 +8,13 @@
 //! features.
 
 mod enums;
+mod include;
 mod layer;
 mod pipeline;
 
 pub use enums::{AssemblyPath, Channel, ParseEnumError, PromptMode, Stability, Yields};
+pub use include::Include;
+pub(crate) use include::{mode_mask, path_mask};
 pub use layer::{LayerLink, LayerSpec};
 pub use pipeline::{DefaultPipeline, PipelineSpec, PromptPipeline};
 
