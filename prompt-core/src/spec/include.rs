@@ -87,7 +87,7 @@ impl Include {
     }
 
     /// The `index`th layer as `pipeline` takes it: its paths and modes
-    /// narrowed, its `yields` replaced, marked as included by `pipeline`.
+    /// narrowed (to what it renders on in `pipeline`), its `yields` replaced, marked as included by `pipeline`.
     /// `None` past the end, and for a set's member that cannot render in
     /// `pipeline` (which the set leaves out).
     pub const fn member(&self, index: usize, pipeline: &PipelineSpec) -> Option<LayerSpec> {
@@ -103,10 +103,15 @@ impl Include {
         if let Some(narrow) = self.modes {
             modes &= mode_mask(narrow);
         }
-        let meets =
-            paths & path_mask(pipeline.paths) != 0 && modes & mode_mask(pipeline.modes) != 0;
+        let (served_paths, served_modes) = (path_mask(pipeline.paths), mode_mask(pipeline.modes));
+        let meets = paths & served_paths != 0 && modes & served_modes != 0;
         if self.set && !meets {
             return None;
+        }
+        if meets {
+            // What renders here: the manifest and the trace show this.
+            paths &= served_paths;
+            modes &= served_modes;
         }
         spec.paths = paths_of(paths);
         spec.modes = modes_of(modes);
@@ -206,6 +211,12 @@ mod tests {
         let layer = Include::layer(&LAYERS[1..], "Recall");
         assert_eq!(
             layer.member(0, &BASIC).map(|s| s.paths),
+            Some(&[AssemblyPath::Cached][..])
+        );
+        // A member keeps only what the pipeline serves.
+        const CACHED: PipelineSpec = PipelineSpec::new("main").with_paths(&[AssemblyPath::Cached]);
+        assert_eq!(
+            set.member(0, &CACHED).map(|s| s.paths),
             Some(&[AssemblyPath::Cached][..])
         );
     }
