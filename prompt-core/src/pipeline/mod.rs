@@ -56,6 +56,28 @@ impl LayerEntry {
         }
     }
 
+    /// The same entry, joining the pipelines named `pipelines`: how a
+    /// pipeline built by hand with [`Pipeline::from_layers`] takes a layer
+    /// declared for another (a declared pipeline uses `include = [..]`).
+    ///
+    /// ```
+    /// use prompt_core::{prompt_layer, LayerEntry, Pipeline, PipelineSpec};
+    ///
+    /// #[prompt_layer(priority = 10, stability = Stable, paths = [Basic], text = "Cite lines.")]
+    /// struct Citations; // in the default pipeline
+    ///
+    /// let review = PipelineSpec::new("review");
+    /// assert!(Pipeline::from_layers(review, [LayerEntry::of::<Citations>()]).is_err());
+    /// let entry = LayerEntry::of::<Citations>().with_pipelines(&["review"]);
+    /// assert_eq!(Pipeline::from_layers(review, [entry])?.len(), 1);
+    /// # Ok::<(), prompt_core::PipelineError>(())
+    /// ```
+    #[must_use]
+    pub fn with_pipelines(mut self, pipelines: &'static [&'static str]) -> Self {
+        self.spec = self.spec.with_pipelines(pipelines);
+        self
+    }
+
     /// The layer's spec.
     pub fn spec(&self) -> &LayerSpec {
         &self.spec

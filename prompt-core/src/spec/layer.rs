@@ -109,6 +109,13 @@ impl LayerSpec {
     }
 
     /// The same spec, joining the pipelines named `pipelines`.
+    ///
+    /// The way to put a layer into a pipeline built by hand with
+    /// [`Pipeline::from_layers`](crate::Pipeline::from_layers), which checks
+    /// that every entry joins it (for an attribute-declared layer,
+    /// [`LayerEntry::with_pipelines`](crate::LayerEntry::with_pipelines));
+    /// a pipeline declared with `#[prompt_pipeline]` takes a layer it did not
+    /// define with `include = [..]` instead.
     #[must_use]
     pub const fn with_pipelines(mut self, pipelines: &'static [&'static str]) -> Self {
         self.pipelines = pipelines;
