@@ -254,14 +254,39 @@ const fn share_a_pipeline(a: &LayerSpec, b: &LayerSpec) -> bool {
     false
 }
 
+/// Whether one of `pipelines` takes `layer` with `include = [..]`.
+const fn included_by_any(layer: &LayerSpec, pipelines: &[&PipelineSpec]) -> bool {
+    let mut i = 0;
+    while i < pipelines.len() {
+        let include = pipelines[i].include;
+        let mut j = 0;
+        while j < include.len() {
+            let mut k = 0;
+            while k < include[j].layers.len() {
+                if include[j].layers[k].same_layer(layer) {
+                    return true;
+                }
+                k += 1;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// What is wrong with `me` declaring `after = [other]` (`after: true`) or
 /// `before = [other]`, where `written` is the type as the user wrote it.
 /// A stub (an attribute with errors) on either side is never a problem.
+///
+/// `pipelines` are the pipelines `me` joins: `other` shares one when it
+/// joins it too, or when that pipeline takes it with `include = [..]`.
 pub const fn relation_problem(
     me: &LayerSpec,
     other: &LayerSpec,
     after: bool,
     written: &str,
+    pipelines: &[&PipelineSpec],
 ) -> Msg {
     if me.stub || other.stub {
         return Msg::NONE;
@@ -275,7 +300,7 @@ pub const fn relation_problem(
         .s(" = [")
         .s(written)
         .s("]`, but ");
-    if !share_a_pipeline(me, other) {
+    if !share_a_pipeline(me, other) && !included_by_any(other, pipelines) {
         return head
             .s("`")
             .s(written)
@@ -690,6 +715,7 @@ mod tests {
             &spec("docs", 200, "app"),
             true,
             "Docs",
+            &[],
         );
         assert_eq!(
             problem.as_str(),
@@ -706,6 +732,7 @@ mod tests {
             &theirs,
             true,
             "BasePromptLayer",
+            &[],
         );
         assert_eq!(
             problem.as_str(),
@@ -718,9 +745,9 @@ mod tests {
     fn a_stub_satisfies_every_relation() {
         let stub = error_spec("persona", "Persona");
         let rules = spec("rules", 50, "app");
-        assert!(!relation_problem(&rules, &stub, true, "Persona").is_some());
-        assert!(!relation_problem(&rules, &stub, false, "Persona").is_some());
-        assert!(!relation_problem(&stub, &rules, true, "Rules").is_some());
+        assert!(!relation_problem(&rules, &stub, true, "Persona", &[]).is_some());
+        assert!(!relation_problem(&rules, &stub, false, "Persona", &[]).is_some());
+        assert!(!relation_problem(&stub, &rules, true, "Rules", &[]).is_some());
         assert!(!band_problem(&stub).is_some());
     }
 

@@ -206,13 +206,21 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         priority.span(),
         quote!(#p::band_problem(&#me)),
     )];
+    let joined: Vec<TokenStream> = layer
+        .pipelines
+        .iter()
+        .map(|r| {
+            let path = &r.path;
+            quote_spanned!(path.span()=> &<#path as #p::PromptPipeline>::SPEC)
+        })
+        .collect();
     for (after, list) in [(true, &layer.after), (false, &layer.before)] {
         for other in list {
             let written = path_name(other);
             checks.push(const_check(
                 &p,
                 other.span(),
-                quote_spanned!(other.span()=> #p::relation_problem(&#me, &#p::layer_spec::<#other>(), #after, #written)),
+                quote_spanned!(other.span()=> #p::relation_problem(&#me, &#p::layer_spec::<#other>(), #after, #written, &[#(#joined),*])),
             ));
         }
     }

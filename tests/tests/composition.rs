@@ -209,3 +209,61 @@ fn the_default_pipeline_is_unchanged_by_another_pipeline_including_its_layers() 
     assert_eq!(notes.included_by(), None);
     assert!(default.layer("reviewer_persona").is_none());
 }
+
+/// Takes `TurnNotes`, whose priority its own layer below also has.
+#[prompt_pipeline(paths = [Basic], include = [TurnNotes])]
+pub struct Clash;
+
+/// Same priority as the included `turn_notes`.
+#[prompt_layer(priority = 10_100, stability = Dynamic, paths = [Basic], text = "Mine.", pipeline = Clash)]
+pub struct ClashNotes;
+
+#[test]
+fn an_included_layer_clashing_with_the_pipeline_s_own_is_named_with_both_locations() {
+    let error = Pipeline::of::<Clash>().unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("both have priority 10100")
+            || message.contains("both have priority 10_100"),
+        "{message}"
+    );
+    let file = "tests/composition.rs";
+    assert!(message.matches(file).count() >= 2, "{message}");
+    assert!(
+        error
+            .problems
+            .iter()
+            .any(|p| matches!(p, Problem::DuplicatePriority { .. })),
+        "{message}"
+    );
+}
+
+/// A set listing a spec that no `#[prompt_layer]` registered.
+pub struct HandMade;
+
+impl prompt_core::LayerSet for HandMade {
+    const LAYERS: &'static [prompt_core::LayerSpec] = &[prompt_core::LayerSpec::new(
+        "hand_made",
+        50,
+        prompt_core::Stability::Stable,
+    )];
+}
+
+/// Takes the hand-made set.
+#[prompt_pipeline(paths = [Basic], include = [HandMade])]
+pub struct FromHand;
+
+#[test]
+fn a_set_member_without_a_registration_is_an_error_not_a_missing_layer() {
+    let error = Pipeline::of::<FromHand>().unwrap_err();
+    assert!(
+        matches!(
+            &error.problems[..],
+            [Problem::NotRegistered {
+                include: "HandMade",
+                ..
+            }]
+        ),
+        "{error}"
+    );
+}
