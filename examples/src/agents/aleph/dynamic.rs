@@ -122,6 +122,10 @@ impl Render for DoctorRepairHint {
 }
 
 /// The turn's runtime facts (cwd, date, model, ...), through the standard layer.
+///
+/// Not taken with `include`: Aleph places it after the MCP and voice
+/// sections (10_705, 10_710), and the standard layer's priority (10_000),
+/// which no pipeline changes, would put it before them.
 #[prompt_layer(priority = 10_720, stability = Dynamic, paths = [Basic, Cached], modes = [Full],
     pipeline = Aleph, silent = "RuntimeFacts in the turn context")]
 pub struct RuntimeContext;
