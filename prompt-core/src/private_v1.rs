@@ -107,18 +107,7 @@ pub const fn link(spec: fn() -> LayerSpec) -> LayerLink {
 
 /// `a == b`, usable in the generated `const` checks.
 pub const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
+    crate::spec::str_eq(a, b)
 }
 
 /// The spec a layer gets when its attribute had errors, so the one real

@@ -206,14 +206,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         priority.span(),
         quote!(#p::band_problem(&#me)),
     )];
-    let joined: Vec<TokenStream> = layer
-        .pipelines
-        .iter()
-        .map(|r| {
-            let path = &r.path;
-            quote_spanned!(path.span()=> &<#path as #p::PromptPipeline>::SPEC)
-        })
-        .collect();
+    let joined = pipeline_specs(&p, layer);
     for (after, list) in [(true, &layer.after), (false, &layer.before)] {
         for other in list {
             let written = path_name(other);
@@ -267,6 +260,18 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
     }
 }
 
+/// `&<P as PromptPipeline>::SPEC` for each pipeline the layer names, at its span.
+fn pipeline_specs(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
+    layer
+        .pipelines
+        .iter()
+        .map(|r| {
+            let path = &r.path;
+            quote_spanned!(path.span()=> &<#path as #p::PromptPipeline>::SPEC)
+        })
+        .collect()
+}
+
 /// A layer renders in a pipeline on the paths and modes both list. Checked
 /// per pipeline: the two meet on some path and some mode (at the pipeline's
 /// type); per path and mode the layer lists: some pipeline serves it (at the
@@ -294,14 +299,7 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
         });
         quote!(&[#(#modes),*])
     };
-    let specs: Vec<TokenStream> = layer
-        .pipelines
-        .iter()
-        .map(|r| {
-            let path = &r.path;
-            quote_spanned!(path.span()=> &<#path as #p::PromptPipeline>::SPEC)
-        })
-        .collect();
+    let specs = pipeline_specs(p, layer);
     let written: Vec<&str> = layer.pipelines.iter().map(|r| r.written.as_str()).collect();
     let mut checks = Vec::new();
     for (r, spec) in layer.pipelines.iter().zip(&specs) {

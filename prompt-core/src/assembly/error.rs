@@ -1,6 +1,7 @@
 //! Why a build fails.
 
 use crate::budget::BudgetError;
+use crate::pipeline::joined;
 use crate::spec::{AssemblyPath, PromptMode};
 
 /// Why an assembly produced no prompt.
@@ -34,7 +35,7 @@ pub enum AssemblyError {
     /// prompt to give, and an empty one would be a silent mistake.
     #[error(
         "pipeline `{pipeline}` serves the path(s) [{}], not `{asked}`: call the builder for a path it serves, or add `{asked}` to its `#[prompt_pipeline(paths = [..])]`",
-        list(.serves)
+        joined(.serves)
     )]
     PathNotServed {
         /// The pipeline's name.
@@ -47,7 +48,7 @@ pub enum AssemblyError {
     /// The builder's mode is one the pipeline's callers never assemble.
     #[error(
         "pipeline `{pipeline}` serves the mode(s) [{}], not `{asked}`: set a mode it serves with `PromptBuilder::mode`, or add `{asked}` to its `#[prompt_pipeline(modes = [..])]`",
-        list(.serves)
+        joined(.serves)
     )]
     ModeNotServed {
         /// The pipeline's name.
@@ -57,13 +58,4 @@ pub enum AssemblyError {
         /// The modes it serves.
         serves: &'static [PromptMode],
     },
-}
-
-/// `a, b` for an error message.
-fn list<T: std::fmt::Display>(items: &[T]) -> String {
-    items
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
 }

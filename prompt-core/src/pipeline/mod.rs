@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 
 pub use crate::registry::pipeline_names;
 pub use error::{LayerRef, PipelineError, Problem, Relation};
+pub(crate) use validate::joined;
 
 use crate::layer::{PromptLayer, Render};
 use crate::registry::{pipelines, registrations};

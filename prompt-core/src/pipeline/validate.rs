@@ -92,7 +92,7 @@ pub(crate) fn problems(pipeline: &PipelineSpec, specs: &[&LayerSpec]) -> Vec<Pro
 }
 
 /// `a, b`: a list for a message.
-fn joined<T: std::fmt::Display>(items: &[T]) -> String {
+pub(crate) fn joined<T: std::fmt::Display>(items: &[T]) -> String {
     items
         .iter()
         .map(ToString::to_string)

@@ -221,7 +221,7 @@ impl LayerSpec {
 }
 
 /// `a == b`, in a `const fn`.
-const fn same(a: &str, b: &str) -> bool {
+pub(crate) const fn same(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

@@ -121,11 +121,7 @@ impl Render for DoctorRepairHint {
     }
 }
 
-/// The turn's runtime facts (cwd, date, model, ...), through the standard layer.
-///
-/// Not taken with `include`: Aleph places it after the MCP and voice
-/// sections (10_705, 10_710), and the standard layer's priority (10_000),
-/// which no pipeline changes, would put it before them.
+/// The turn's runtime facts (cwd, date, model, ...), through the standard layer; not an `include`, whose priority (10_000) would put it before the MCP and voice sections.
 #[prompt_layer(priority = 10_720, stability = Dynamic, paths = [Basic, Cached], modes = [Full],
     pipeline = Aleph, silent = "RuntimeFacts in the turn context")]
 pub struct RuntimeContext;
