@@ -20,7 +20,10 @@
 //! (`SkillIndex`, `ProjectDocs`, `Facts`). A layer's name (in traces and the
 //! manifest) is its type's without `Layer`, in snake_case (`skills_index`).
 //!
-//! Every layer is in the default pipeline. To drop or replace one, use
+//! Every layer is in the default pipeline; a pipeline of your own takes them
+//! with `include = [..]`, all at once ([`Standard`]), by theme ([`MemoryLayers`],
+//! [`ProjectLayers`]) or one by one, narrowed where it says so. To drop or
+//! replace one in the default pipeline, use
 //! `Pipeline::collect()?.without(&["base_prompt"])` (and `with_layer`). A binary that uses them must
 //! name this crate, or the linker drops it and its layers with it:
 //!
@@ -50,6 +53,7 @@ pub mod cli;
 mod layers;
 pub mod priorities;
 mod session;
+mod sets;
 pub mod sources;
 
 pub use layers::{
@@ -58,3 +62,4 @@ pub use layers::{
     SkillsIndexLayer, SubAgent, SubAgents, ToolSpec, UserPreferencesLayer,
 };
 pub use session::{ConfigError, SessionConfig, load_session};
+pub use sets::{MemoryLayers, ProjectLayers, Standard};

@@ -99,6 +99,7 @@ pub mod contract;
 pub mod diff;
 pub mod fingerprint;
 mod layer;
+mod layer_set;
 pub mod pipeline;
 mod registry;
 #[cfg(feature = "testing")]
@@ -125,6 +126,7 @@ pub use assembly::{
 pub use budget::TokenBudget;
 pub use context::{Context, LayerInput};
 pub use layer::{PromptLayer, Render};
+pub use layer_set::LayerSet;
 pub use pipeline::{LayerEntry, Pipeline, PipelineError};
 pub use spec::{
     AssemblyPath, Channel, DefaultPipeline, LayerSpec, PipelineSpec, PromptMode, PromptPipeline,

@@ -9,13 +9,18 @@
 
 use std::marker::PhantomData;
 
+use crate::spec::{mode_mask, path_mask};
+
 pub use core;
 pub use inventory;
 
 pub use crate::context::LayerInput;
 pub use crate::layer::{PromptLayer, Render};
+pub use crate::layer_set::LayerSet;
 pub use crate::registry::{PipelineRegistration, Registration};
-pub use crate::spec::{AssemblyPath, Channel, LayerLink, LayerSpec, PromptMode, Stability, Yields};
+pub use crate::spec::{
+    AssemblyPath, Channel, Include, LayerLink, LayerSpec, PromptMode, Stability, Yields,
+};
 pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
 
 /// A layer's renderer as the registry keeps it.
@@ -102,18 +107,7 @@ pub const fn link(spec: fn() -> LayerSpec) -> LayerLink {
 
 /// `a == b`, usable in the generated `const` checks.
 pub const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
+    crate::spec::str_eq(a, b)
 }
 
 /// The spec a layer gets when its attribute had errors, so the one real
@@ -249,14 +243,39 @@ const fn share_a_pipeline(a: &LayerSpec, b: &LayerSpec) -> bool {
     false
 }
 
+/// Whether one of `pipelines` takes `layer` with `include = [..]`.
+const fn included_by_any(layer: &LayerSpec, pipelines: &[&PipelineSpec]) -> bool {
+    let mut i = 0;
+    while i < pipelines.len() {
+        let include = pipelines[i].include;
+        let mut j = 0;
+        while j < include.len() {
+            let mut k = 0;
+            while k < include[j].layers.len() {
+                if include[j].layers[k].same_layer(layer) {
+                    return true;
+                }
+                k += 1;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// What is wrong with `me` declaring `after = [other]` (`after: true`) or
 /// `before = [other]`, where `written` is the type as the user wrote it.
 /// A stub (an attribute with errors) on either side is never a problem.
+///
+/// `pipelines` are the pipelines `me` joins: `other` shares one when it
+/// joins it too, or when that pipeline takes it with `include = [..]`.
 pub const fn relation_problem(
     me: &LayerSpec,
     other: &LayerSpec,
     after: bool,
     written: &str,
+    pipelines: &[&PipelineSpec],
 ) -> Msg {
     if me.stub || other.stub {
         return Msg::NONE;
@@ -270,7 +289,7 @@ pub const fn relation_problem(
         .s(" = [")
         .s(written)
         .s("]`, but ");
-    if !share_a_pipeline(me, other) {
+    if !share_a_pipeline(me, other) && !included_by_any(other, pipelines) {
         return head
             .s("`")
             .s(written)
@@ -341,67 +360,292 @@ const fn mode_ident(mode: PromptMode) -> &'static str {
     }
 }
 
-/// What is wrong with layer `layer` listing `path` while joining `pipeline`
-/// (written `written`): a path the pipeline's callers never assemble.
-pub const fn path_problem(
+const fn paths_text(mut msg: Msg, paths: &[AssemblyPath]) -> Msg {
+    let mut i = 0;
+    while i < paths.len() {
+        if i > 0 {
+            msg = msg.s(", ");
+        }
+        msg = msg.s(path_ident(paths[i]));
+        i += 1;
+    }
+    msg
+}
+
+const fn modes_text(mut msg: Msg, modes: &[PromptMode]) -> Msg {
+    let mut i = 0;
+    while i < modes.len() {
+        if i > 0 {
+            msg = msg.s(", ");
+        }
+        msg = msg.s(mode_ident(modes[i]));
+        i += 1;
+    }
+    msg
+}
+
+const fn any_path_served(pipeline: &PipelineSpec, paths: &[AssemblyPath]) -> bool {
+    let mut i = 0;
+    while i < paths.len() {
+        if pipeline.serves_path(paths[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn any_mode_served(pipeline: &PipelineSpec, modes: &[PromptMode]) -> bool {
+    let mut i = 0;
+    while i < modes.len() {
+        if pipeline.serves_mode(modes[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// What is wrong with layer `layer`, listing `paths` and `modes`, joining
+/// `pipeline` (written `written`): nothing, unless the two meet on no path
+/// or no mode, so that the layer would never render in that pipeline. A
+/// path the layer lists and this pipeline does not serve is no problem: the
+/// layer renders on the paths both list.
+pub const fn never_renders_problem(
     layer: &str,
     pipeline: &PipelineSpec,
     written: &str,
+    paths: &[AssemblyPath],
+    modes: &[PromptMode],
+) -> Msg {
+    let head = Msg::NONE
+        .s("layer `")
+        .s(layer)
+        .s("` joins pipeline `")
+        .s(written);
+    if !any_path_served(pipeline, paths) {
+        let msg = paths_text(head.s("`, which serves only ["), pipeline.paths);
+        let msg = paths_text(msg.s("], but the layer lists paths ["), paths);
+        return msg
+            .s("], so it would never render there: add a path the pipeline serves to `paths`, or drop `")
+            .s(written)
+            .s("` from `pipeline`");
+    }
+    if !any_mode_served(pipeline, modes) {
+        let msg = modes_text(head.s("`, which serves only the modes ["), pipeline.modes);
+        let msg = modes_text(msg.s("], but the layer lists modes ["), modes);
+        return msg
+            .s("], so it would never speak there: add a mode the pipeline serves to `modes`, or drop `")
+            .s(written)
+            .s("` from `pipeline`");
+    }
+    Msg::NONE
+}
+
+/// What is wrong with layer `layer` listing `path` when none of the
+/// `pipelines` it joins (written `written`) serves it: a phantom path, on
+/// which the layer renders nowhere. Dropping it changes no prompt.
+pub const fn phantom_path_problem(
+    layer: &str,
+    pipelines: &[&PipelineSpec],
+    written: &[&str],
     path: AssemblyPath,
 ) -> Msg {
-    if pipeline.serves_path(path) {
-        return Msg::NONE;
+    let mut i = 0;
+    while i < pipelines.len() {
+        if pipelines[i].serves_path(path) {
+            return Msg::NONE;
+        }
+        i += 1;
     }
-    let mut msg = Msg::NONE
+    Msg::NONE
         .s("layer `")
         .s(layer)
         .s("` lists path `")
         .s(path_ident(path))
-        .s("`, but pipeline `")
-        .s(written)
-        .s("` serves only [");
-    let mut i = 0;
-    while i < pipeline.paths.len() {
-        if i > 0 {
-            msg = msg.s(", ");
-        }
-        msg = msg.s(path_ident(pipeline.paths[i]));
-        i += 1;
-    }
-    msg.s("], so the layer would never render there: drop `")
+        .s("`, but none of its pipelines (")
+        .names(written)
+        .s(") serves it, so the layer renders on it nowhere: drop `")
         .s(path_ident(path))
-        .s("` from `paths`, or add it to the pipeline's `#[prompt_pipeline(paths = [..])]`")
+        .s("` from `paths` (no prompt changes), or add it to a pipeline's `#[prompt_pipeline(paths = [..])]`")
 }
 
-/// What is wrong with layer `layer` listing `mode` while joining `pipeline`.
-pub const fn mode_problem(
+/// What is wrong with layer `layer` listing `mode` when none of its
+/// `pipelines` serves it: as [`phantom_path_problem`], for a mode.
+pub const fn phantom_mode_problem(
     layer: &str,
-    pipeline: &PipelineSpec,
-    written: &str,
+    pipelines: &[&PipelineSpec],
+    written: &[&str],
     mode: PromptMode,
 ) -> Msg {
-    if pipeline.serves_mode(mode) {
-        return Msg::NONE;
+    let mut i = 0;
+    while i < pipelines.len() {
+        if pipelines[i].serves_mode(mode) {
+            return Msg::NONE;
+        }
+        i += 1;
     }
-    let mut msg = Msg::NONE
+    Msg::NONE
         .s("layer `")
         .s(layer)
         .s("` lists mode `")
         .s(mode_ident(mode))
-        .s("`, but pipeline `")
-        .s(written)
-        .s("` serves only [");
-    let mut i = 0;
-    while i < pipeline.modes.len() {
-        if i > 0 {
-            msg = msg.s(", ");
-        }
-        msg = msg.s(mode_ident(pipeline.modes[i]));
-        i += 1;
-    }
-    msg.s("], so the layer would never speak in it: drop `")
+        .s("`, but none of its pipelines (")
+        .names(written)
+        .s(") serves it, so the layer speaks in it nowhere: drop `")
         .s(mode_ident(mode))
-        .s("` from `modes`, or add it to the pipeline's `#[prompt_pipeline(modes = [..])]`")
+        .s("` from `modes` (no prompt changes), or add it to a pipeline's `#[prompt_pipeline(modes = [..])]`")
+}
+
+/// The `include = [..]` entry for `X` (a layer or a [`LayerSet`]), written `written`.
+pub const fn include<X: LayerSet + ?Sized>(written: &'static str) -> Include {
+    if X::IS_SET {
+        Include::set(X::LAYERS, written)
+    } else {
+        Include::layer(X::LAYERS, written)
+    }
+}
+
+/// What is wrong with the `index`th entry of `pipeline`'s `include = [..]`:
+/// a narrowing that widens, a `yields` on a Stable layer or on a set, a layer
+/// that would never render in the pipeline, a set none of whose layers
+/// would, and a layer whose name or priority an earlier include already has.
+/// A stub (a layer whose attribute had errors) is never a problem.
+pub const fn include_problem(pipeline: &PipelineSpec, index: usize) -> Msg {
+    let inc = &pipeline.include[index];
+    let head = Msg::NONE
+        .s("pipeline `")
+        .s(pipeline.type_name)
+        .s("` includes `")
+        .s(inc.written)
+        .s("`, but ");
+    if inc.yields.is_some() && inc.set {
+        return head.s("`yields` narrows one layer, not a set: include the Dynamic layer on its own with `yields = ..`");
+    }
+    let mut kept = 0;
+    let mut k = 0;
+    while k < inc.layers.len() {
+        let spec = &inc.layers[k];
+        k += 1;
+        if spec.stub {
+            kept += 1;
+            continue;
+        }
+        if !inc.set {
+            if let Some(paths) = inc.paths {
+                let outside = path_mask(paths) & !path_mask(spec.paths);
+                if outside != 0 {
+                    let msg = paths_text(
+                        head.s("layer `").s(spec.name).s("` renders on [").s(""),
+                        spec.paths,
+                    );
+                    return paths_text(msg.s("] only, and a narrowing can only leave paths out: list some of those in `").s(inc.written).s("(paths = [..])`, not ["), paths)
+                        .s("]");
+                }
+            }
+            if let Some(modes) = inc.modes {
+                let outside = mode_mask(modes) & !mode_mask(spec.modes);
+                if outside != 0 {
+                    let msg = modes_text(
+                        head.s("layer `").s(spec.name).s("` speaks in [").s(""),
+                        spec.modes,
+                    );
+                    return modes_text(msg.s("] only, and a narrowing can only leave modes out: list some of those in `").s(inc.written).s("(modes = [..])`, not ["), modes)
+                        .s("]");
+                }
+            }
+            if inc.yields.is_some() && spec.stability as u8 == Stability::Stable as u8 {
+                return head.s("layer `").s(spec.name).s("` is Stable, so it has no `yields` in any pipeline: a budget never cuts the cached prefix; drop `yields` from the include");
+            }
+        }
+        let Some(member) = inc.member(k - 1, pipeline) else {
+            continue;
+        };
+        if path_mask(member.paths) & path_mask(pipeline.paths) == 0 {
+            let msg = paths_text(
+                head.s("layer `")
+                    .s(member.name)
+                    .s("` would render there on [")
+                    .s(""),
+                member.paths,
+            );
+            return paths_text(msg.s("], and the pipeline serves only ["), pipeline.paths)
+                .s("], so it would never render: narrow it to a path the pipeline serves, or leave it out of `include`");
+        }
+        if mode_mask(member.modes) & mode_mask(pipeline.modes) == 0 {
+            let msg = modes_text(
+                head.s("layer `")
+                    .s(member.name)
+                    .s("` would speak there in [")
+                    .s(""),
+                member.modes,
+            );
+            return modes_text(msg.s("], and the pipeline serves only ["), pipeline.modes)
+                .s("], so it would never speak: narrow it to a mode the pipeline serves, or leave it out of `include`");
+        }
+        kept += 1;
+        // Every layer taken before this one: earlier entries, then earlier
+        // members of this one.
+        let mut j = 0;
+        while j <= index {
+            let other = &pipeline.include[j];
+            let end = if j == index {
+                k - 1
+            } else {
+                other.layers.len()
+            };
+            let mut m = 0;
+            while m < end {
+                if let Some(before) = other.member(m, pipeline) {
+                    if before.same_layer(&member) {
+                        return head
+                            .s("layer `")
+                            .s(member.name)
+                            .s("` is already included through `")
+                            .s(other.written)
+                            .s("`: include it once");
+                    }
+                    if str_eq(before.name, member.name) {
+                        return head
+                            .s("its layer `")
+                            .s(member.name)
+                            .s("` has the name of the layer `")
+                            .s(before.name)
+                            .s("` that `")
+                            .s(other.written)
+                            .s("` brings (")
+                            .s(before.krate)
+                            .s(": ")
+                            .s(before.file)
+                            .s("): leave one of them out");
+                    }
+                    if before.priority == member.priority {
+                        return head
+                            .s("its layer `")
+                            .s(member.name)
+                            .s("` has priority ")
+                            .n(member.priority)
+                            .s(", as `")
+                            .s(before.name)
+                            .s("` that `")
+                            .s(other.written)
+                            .s("` brings: leave one of them out");
+                    }
+                }
+                m += 1;
+            }
+            j += 1;
+        }
+    }
+    if kept == 0 && inc.set {
+        let msg = paths_text(
+            head.s("none of its layers renders in the pipeline, which serves ["),
+            pipeline.paths,
+        );
+        return modes_text(msg.s("] in ["), pipeline.modes)
+            .s("]: leave the set out, or include the layers that fit");
+    }
+    Msg::NONE
 }
 
 /// What is wrong with a layer naming pipeline `written`, whose link-time
@@ -460,6 +704,7 @@ mod tests {
             &spec("docs", 200, "app"),
             true,
             "Docs",
+            &[],
         );
         assert_eq!(
             problem.as_str(),
@@ -476,6 +721,7 @@ mod tests {
             &theirs,
             true,
             "BasePromptLayer",
+            &[],
         );
         assert_eq!(
             problem.as_str(),
@@ -488,9 +734,9 @@ mod tests {
     fn a_stub_satisfies_every_relation() {
         let stub = error_spec("persona", "Persona");
         let rules = spec("rules", 50, "app");
-        assert!(!relation_problem(&rules, &stub, true, "Persona").is_some());
-        assert!(!relation_problem(&rules, &stub, false, "Persona").is_some());
-        assert!(!relation_problem(&stub, &rules, true, "Rules").is_some());
+        assert!(!relation_problem(&rules, &stub, true, "Persona", &[]).is_some());
+        assert!(!relation_problem(&rules, &stub, false, "Persona", &[]).is_some());
+        assert!(!relation_problem(&stub, &rules, true, "Rules", &[]).is_some());
         assert!(!band_problem(&stub).is_some());
     }
 
@@ -503,13 +749,45 @@ mod tests {
     }
 
     #[test]
-    fn a_path_the_pipeline_does_not_serve_is_named_with_what_it_serves() {
-        let basic = PipelineSpec::new("sub_agent").with_paths(&[AssemblyPath::Basic]);
+    fn a_path_one_pipeline_serves_is_no_problem_and_a_phantom_one_is() {
+        const BASIC: PipelineSpec =
+            PipelineSpec::new("sub_agent").with_paths(&[AssemblyPath::Basic]);
+        const MAIN: PipelineSpec = PipelineSpec::new("main");
+        let both = &[AssemblyPath::Basic, AssemblyPath::Cached];
+        // Shared by a Basic-only sub-agent and a main agent: renders in each.
         assert!(
-            path_problem("docs", &basic, "SubAgent", AssemblyPath::Cached)
-                .as_str()
-                .contains("pipeline `SubAgent` serves only [Basic]")
+            !never_renders_problem("docs", &BASIC, "SubAgent", both, PromptMode::ALL).is_some()
         );
-        assert!(!path_problem("docs", &basic, "SubAgent", AssemblyPath::Basic).is_some());
+        assert!(
+            !phantom_path_problem(
+                "docs",
+                &[&BASIC, &MAIN],
+                &["SubAgent", "Main"],
+                AssemblyPath::Cached
+            )
+            .is_some()
+        );
+        let phantom = phantom_path_problem("docs", &[&BASIC], &["SubAgent"], AssemblyPath::Cached);
+        assert!(
+            phantom
+                .as_str()
+                .contains("none of its pipelines (`SubAgent`) serves it"),
+            "{}",
+            phantom.as_str()
+        );
+        let never = never_renders_problem(
+            "docs",
+            &BASIC,
+            "SubAgent",
+            &[AssemblyPath::Cached],
+            PromptMode::ALL,
+        );
+        assert!(
+            never
+                .as_str()
+                .contains("serves only [Basic], but the layer lists paths [Cached]"),
+            "{}",
+            never.as_str()
+        );
     }
 }

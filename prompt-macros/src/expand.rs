@@ -206,37 +206,18 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         priority.span(),
         quote!(#p::band_problem(&#me)),
     )];
+    let joined = pipeline_specs(&p, layer);
     for (after, list) in [(true, &layer.after), (false, &layer.before)] {
         for other in list {
             let written = path_name(other);
             checks.push(const_check(
                 &p,
                 other.span(),
-                quote_spanned!(other.span()=> #p::relation_problem(&#me, &#p::layer_spec::<#other>(), #after, #written)),
+                quote_spanned!(other.span()=> #p::relation_problem(&#me, &#p::layer_spec::<#other>(), #after, #written, &[#(#joined),*])),
             ));
         }
     }
-    for pipeline in &layer.pipelines {
-        let path = &pipeline.path;
-        let written = &pipeline.written;
-        let declared = quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::SPEC);
-        for s in &layer.paths {
-            let i = s.ident();
-            checks.push(const_check(
-                &p,
-                s.span,
-                quote!(#p::path_problem(#name, &#declared, #written, #p::AssemblyPath::#i)),
-            ));
-        }
-        for s in &layer.modes {
-            let i = s.ident();
-            checks.push(const_check(
-                &p,
-                s.span,
-                quote!(#p::mode_problem(#name, &#declared, #written, #p::PromptMode::#i)),
-            ));
-        }
-    }
+    checks.extend(reach_checks(&p, layer));
     if let Some(content) = &layer.content {
         let message = format!(
             "layer `{ident}` has `{key} = ..`, so the attribute renders it, and also a hand `impl Render for {ident}`: \
@@ -277,6 +258,75 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             #p::Registration::new(&#me, <#ident as #p::PromptLayer>::__renderer)
         }
     }
+}
+
+/// `&<P as PromptPipeline>::SPEC` for each pipeline the layer names, at its span.
+fn pipeline_specs(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
+    layer
+        .pipelines
+        .iter()
+        .map(|r| {
+            let path = &r.path;
+            quote_spanned!(path.span()=> &<#path as #p::PromptPipeline>::SPEC)
+        })
+        .collect()
+}
+
+/// A layer renders in a pipeline on the paths and modes both list. Checked
+/// per pipeline: the two meet on some path and some mode (at the pipeline's
+/// type); per path and mode the layer lists: some pipeline serves it (at the
+/// word). No check fires for a path that one pipeline serves and another does
+/// not, so no message pushes a user to narrow a layer that renders somewhere.
+fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
+    if layer.pipelines.is_empty() {
+        return Vec::new();
+    }
+    let name = &layer.name;
+    let paths: Vec<TokenStream> = layer
+        .paths
+        .iter()
+        .map(|s| {
+            let i = s.ident();
+            quote!(#p::AssemblyPath::#i)
+        })
+        .collect();
+    let modes = if layer.modes.is_empty() {
+        quote!(#p::PromptMode::ALL)
+    } else {
+        let modes = layer.modes.iter().map(|s| {
+            let i = s.ident();
+            quote!(#p::PromptMode::#i)
+        });
+        quote!(&[#(#modes),*])
+    };
+    let specs = pipeline_specs(p, layer);
+    let written: Vec<&str> = layer.pipelines.iter().map(|r| r.written.as_str()).collect();
+    let mut checks = Vec::new();
+    for (r, spec) in layer.pipelines.iter().zip(&specs) {
+        let w = &r.written;
+        checks.push(const_check(
+            p,
+            r.path.span(),
+            quote!(#p::never_renders_problem(#name, #spec, #w, &[#(#paths),*], #modes)),
+        ));
+    }
+    for s in &layer.paths {
+        let i = s.ident();
+        checks.push(const_check(
+            p,
+            s.span,
+            quote!(#p::phantom_path_problem(#name, &[#(#specs),*], &[#(#written),*], #p::AssemblyPath::#i)),
+        ));
+    }
+    for s in &layer.modes {
+        let i = s.ident();
+        checks.push(const_check(
+            p,
+            s.span,
+            quote!(#p::phantom_mode_problem(#name, &[#(#specs),*], &[#(#written),*], #p::PromptMode::#i)),
+        ));
+    }
+    checks
 }
 
 /// Exported symbols named after (pipeline, name) and, for a literal priority,
@@ -397,6 +447,40 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
     if let Some(separator) = &pipeline.separator {
         spec.extend(quote!(.with_separator(#separator)));
     }
+    let mut checks = Vec::new();
+    if !pipeline.include.is_empty() {
+        let entries = pipeline.include.iter().map(|(item, written)| {
+            let path = &item.path;
+            let mut entry = quote_spanned!(path.span()=> #p::include::<#path>(#written));
+            if let Some(paths) = &item.paths {
+                let paths = paths.items.iter().map(|s| {
+                    let i = s.ident();
+                    quote!(#p::AssemblyPath::#i)
+                });
+                entry.extend(quote!(.with_paths(&[#(#paths),*])));
+            }
+            if let Some(modes) = &item.modes {
+                let modes = modes.items.iter().map(|s| {
+                    let i = s.ident();
+                    quote!(#p::PromptMode::#i)
+                });
+                entry.extend(quote!(.with_modes(&[#(#modes),*])));
+            }
+            if let Some(yields) = &item.yields {
+                let i = yields.ident();
+                entry.extend(quote!(.with_yields(#p::Yields::#i)));
+            }
+            entry
+        });
+        spec.extend(quote!(.with_include(&[#(#entries),*])));
+        for (index, (item, _)) in pipeline.include.iter().enumerate() {
+            checks.push(const_check(
+                &p,
+                item.tokens.span(),
+                quote!(#p::include_problem(&<#ident as #p::PromptPipeline>::SPEC, #index)),
+            ));
+        }
+    }
     spec.extend(defined_at(&p, file));
     let symbol = format!(
         "prompt_pipeline: two pipelines are named \"{name}\" in one binary; rename one of the types"
@@ -411,6 +495,7 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
         }
 
         #unique
+        #(#checks)*
 
         #p::inventory::submit! {
             #p::PipelineRegistration::new(&<#ident as #p::PromptPipeline>::SPEC)
@@ -560,6 +645,7 @@ mod tests {
             out.contains("pipeline \\\"sub_agent\\\" has two layers named"),
             "{out}"
         );
-        assert_eq!(out.matches("path_problem").count(), 2, "{out}");
+        assert_eq!(out.matches("never_renders_problem").count(), 2, "{out}");
+        assert_eq!(out.matches("phantom_path_problem").count(), 1, "{out}");
     }
 }

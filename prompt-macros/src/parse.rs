@@ -89,6 +89,17 @@ pub(crate) struct Pipelines {
     pub(crate) items: Vec<Path>,
 }
 
+/// One entry of `include = [..]`: a layer or set, and what the pipeline narrows.
+pub(crate) struct IncludeItem {
+    /// The entry as written, for errors about it.
+    pub(crate) tokens: Expr,
+    /// The layer or set type.
+    pub(crate) path: Path,
+    pub(crate) paths: Option<List<Spanned<keys::AssemblyPath>>>,
+    pub(crate) modes: Option<List<Spanned<keys::PromptMode>>>,
+    pub(crate) yields: Option<Spanned<keys::Yields>>,
+}
+
 /// Declares one attribute's keys once: the key enum (with `ALL` and
 /// `as_str`, which the unknown-key message and its suggestion use), the keys
 /// that are required (with the example and reason their "missing" error
@@ -203,6 +214,7 @@ attribute! {
             => word_list,
         modes: List<Spanned<keys::PromptMode>> = Modes "modes" => word_list,
         separator: LitStr = Separator "separator" => string,
+        include: List<IncludeItem> = Include "include" => include_list,
         krate: Path = Crate "crate" => crate_path,
     }
 }
@@ -469,6 +481,103 @@ fn pipelines(cx: &Ctxt, expr: &Expr, _key: &str, owner: &str) -> Option<Pipeline
     Some(Pipelines {
         tokens: expr.clone(),
         items: items.into_iter().cloned().collect(),
+    })
+}
+
+/// `include = [Layer, some::Set, Other(paths = [Basic], modes = [Full], yields = Truncate)]`.
+fn include_list(cx: &Ctxt, expr: &Expr, key: &str, owner: &str) -> Option<List<IncludeItem>> {
+    let form = "`include = [MyLayer, other_crate::SomeSet, Docs(paths = [Basic])]`";
+    let Expr::Array(array) = expr else {
+        cx.error_spanned_by(
+            expr,
+            format!("{owner}: `{key}` takes a list of layers and layer sets: {form}"),
+        );
+        return None;
+    };
+    let mut items = Vec::new();
+    for elem in &array.elems {
+        let (path, args) = match elem {
+            Expr::Call(call) => match type_path(&call.func) {
+                Some(path) => (Some(path), Some(&call.args)),
+                None => (None, None),
+            },
+            other => (type_path(other), None),
+        };
+        let Some(path) = path else {
+            cx.error_spanned_by(
+                elem,
+                format!(
+                    "{owner}: `{key}` lists layer and set types, each optionally narrowed: {form}"
+                ),
+            );
+            continue;
+        };
+        let mut item = IncludeItem {
+            tokens: elem.clone(),
+            path: path.clone(),
+            paths: None,
+            modes: None,
+            yields: None,
+        };
+        let written = path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::");
+        let what = format!("{owner}: the narrowing of `{written}`");
+        for arg in args.into_iter().flatten() {
+            let Expr::Assign(assign) = arg else {
+                cx.error_spanned_by(
+                    arg,
+                    format!("{what} takes `paths = [..]`, `modes = [..]` or `yields = ..`"),
+                );
+                continue;
+            };
+            let name = single_ident(&assign.left).map(ToString::to_string);
+            let repeated = |cx: &Ctxt, given: bool| {
+                if given {
+                    cx.error_spanned_by(
+                        &assign.left,
+                        format!(
+                            "{what}: `{}` is given twice; keep one",
+                            name.as_deref().unwrap_or("?")
+                        ),
+                    );
+                }
+                given
+            };
+            match name.as_deref() {
+                Some("paths") => {
+                    if !repeated(cx, item.paths.is_some()) {
+                        item.paths = word_list(cx, &assign.right, "paths", &what);
+                    }
+                }
+                Some("modes") => {
+                    if !repeated(cx, item.modes.is_some()) {
+                        item.modes = word_list(cx, &assign.right, "modes", &what);
+                    }
+                }
+                Some("yields") => {
+                    if !repeated(cx, item.yields.is_some()) {
+                        item.yields = word(cx, &assign.right, "yields", &what);
+                    }
+                }
+                Some(other @ ("priority" | "stability")) => cx.error_spanned_by(
+                    &assign.left,
+                    format!("{what}: `{other}` stays the layer's own (the order checks rest on it); a pipeline narrows only `paths`, `modes` and `yields`"),
+                ),
+                _ => cx.error_spanned_by(
+                    &assign.left,
+                    format!("{what}: a pipeline narrows only `paths`, `modes` and `yields`"),
+                ),
+            }
+        }
+        items.push(item);
+    }
+    Some(List {
+        tokens: array.clone(),
+        items,
     })
 }
 

@@ -10,7 +10,7 @@ use syn::{Expr, Fields, Ident, ItemStruct, LitStr, Path};
 use crate::ctxt::Ctxt;
 use crate::keys::{self, Spanned};
 use crate::names::{is_snake_case, layer_name, pipeline_name};
-use crate::parse::{LayerArgs, LayerKey, List, PipelineArgs, PipelineKey};
+use crate::parse::{IncludeItem, LayerArgs, LayerKey, List, PipelineArgs, PipelineKey};
 
 /// How the registry builds the layer value.
 pub(crate) enum Construct {
@@ -87,6 +87,8 @@ pub(crate) struct Pipeline {
     pub(crate) paths: Vec<Spanned<keys::AssemblyPath>>,
     pub(crate) modes: Vec<Spanned<keys::PromptMode>>,
     pub(crate) separator: Option<LitStr>,
+    /// `include = [..]`, each with its written name.
+    pub(crate) include: Vec<(IncludeItem, String)>,
 }
 
 pub(crate) fn krate(path: Option<&Path>) -> Path {
@@ -292,6 +294,57 @@ pub(crate) fn pipeline(cx: &Ctxt, item: &ItemStruct, mut args: PipelineArgs) -> 
             "pipeline `{ident}` has an empty `modes`; list at least one of Full, Compact, Minimal, or drop the key for all three"
         )
     });
+    non_empty(cx, args.include.get(), || {
+        format!("pipeline `{ident}` has an empty `include`; drop the key, or name a layer or set")
+    });
+    let serves_path = |p: keys::AssemblyPath| {
+        args.paths
+            .get()
+            .is_none_or(|l| l.items.iter().any(|s| s.value == p))
+    };
+    let serves_mode = |m: keys::PromptMode| {
+        args.modes
+            .get()
+            .is_none_or(|l| l.items.iter().any(|s| s.value == m))
+    };
+    let mut include: Vec<(IncludeItem, String)> = Vec::new();
+    for item in args.include.take().map(|l| l.items).unwrap_or_default() {
+        let written = path_name(&item.path);
+        if include.iter().any(|(_, w)| *w == written) {
+            cx.error_spanned_by(
+                &item.path,
+                format!("pipeline `{ident}` includes `{written}` twice; keep one (narrow it there if needed)"),
+            );
+            continue;
+        }
+        non_empty(cx, item.paths.as_ref(), || {
+            format!(
+                "pipeline `{ident}` narrows `{written}` to no path, so it would never render; list a path, or leave it out of `include`"
+            )
+        });
+        non_empty(cx, item.modes.as_ref(), || {
+            format!(
+                "pipeline `{ident}` narrows `{written}` to no mode, so it would never render; list a mode, or drop `modes` to keep the layer's own"
+            )
+        });
+        for s in item.paths.iter().flat_map(|l| &l.items) {
+            if !serves_path(s.value) {
+                cx.error_at(
+                    s.span,
+                    format!("pipeline `{ident}` narrows `{written}` to path `{}`, which the pipeline does not serve; list only paths of its own `paths`", s.ident()),
+                );
+            }
+        }
+        for s in item.modes.iter().flat_map(|l| &l.items) {
+            if !serves_mode(s.value) {
+                cx.error_at(
+                    s.span,
+                    format!("pipeline `{ident}` narrows `{written}` to mode `{}`, which the pipeline does not serve; list only modes of its own `modes`", s.ident()),
+                );
+            }
+        }
+        include.push((item, written));
+    }
     let name = pipeline_name(ident);
     if name == "default" {
         cx.error_spanned_by(
@@ -309,6 +362,7 @@ pub(crate) fn pipeline(cx: &Ctxt, item: &ItemStruct, mut args: PipelineArgs) -> 
         paths: args.paths.take()?.items,
         modes: args.modes.take().map(|m| m.items).unwrap_or_default(),
         separator: args.separator.take(),
+        include,
     })
 }
 

@@ -14,6 +14,7 @@ const ORDER: &[&[&str]] = &[
     &["fingerprint", "text", "tokens"],
     &["context"],
     &["layer"],
+    &["layer_set"],
     &["registry"],
     &["pipeline"],
     &["budget"],

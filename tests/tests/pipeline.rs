@@ -362,7 +362,7 @@ fn runtime_validation_reports_every_problem_with_its_location() {
             Problem::NoPaths { layer }
             | Problem::NoModes { layer }
             | Problem::BadName { layer } => layer.name,
-            Problem::WrongPipeline { layer, .. } | Problem::PathNotServed { layer, .. } => {
+            Problem::WrongPipeline { layer, .. } | Problem::NeverRenders { layer, .. } => {
                 layer.name
             }
             Problem::DuplicatePriority { second, .. } | Problem::DuplicateName { second, .. } => {
@@ -398,12 +398,19 @@ fn runtime_validation_reports_every_problem_with_its_location() {
         "{message}"
     );
     let basic_only = PipelineSpec::new("test").with_paths(&[AssemblyPath::Basic]);
-    let error =
-        Pipeline::from_layers(basic_only, [entry("docs", 1, Stability::Stable)]).unwrap_err();
+    // A layer renders on the paths both list: Cached, which this pipeline
+    // does not serve, is no problem while Basic meets.
+    assert!(Pipeline::from_layers(basic_only, [entry("docs", 1, Stability::Stable)]).is_ok());
+    let cached_only = spec("docs", 1, Stability::Stable).with_paths(&[AssemblyPath::Cached]);
+    let error = Pipeline::from_layers(
+        basic_only,
+        [LayerEntry::new(cached_only, Fixed(String::new()))],
+    )
+    .unwrap_err();
     assert!(
         error
             .to_string()
-            .contains("renders on `cached`, but pipeline `test` does not serve that path"),
+            .contains("lists paths [cached], but pipeline `test` serves only [basic], so the layer would never render in it"),
         "{error}"
     );
     assert!(

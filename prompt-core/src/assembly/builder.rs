@@ -130,7 +130,9 @@ impl<'p> PromptBuilder<'p> {
     ///
     /// # Errors
     /// [`AssemblyError`] when the stable prefix (or it plus the `Keep` layers)
-    /// is over the budget, or a layer panicked while rendering.
+    /// is over the budget, a layer panicked while rendering, or the pipeline
+    /// does not serve the Cached path or the builder's mode
+    /// ([`AssemblyError::PathNotServed`], [`AssemblyError::ModeNotServed`]).
     pub fn build_cached(
         &self,
         session: &Context,
@@ -165,6 +167,26 @@ impl<'p> PromptBuilder<'p> {
         self.prefix_cache.as_ref()
     }
 
+    /// `Ok` when the pipeline serves `path` and the builder's mode.
+    pub(crate) fn served(&self, path: AssemblyPath) -> Result<(), AssemblyError> {
+        let spec = self.pipeline.spec();
+        if !spec.serves_path(path) {
+            return Err(AssemblyError::PathNotServed {
+                pipeline: spec.name,
+                asked: path,
+                serves: spec.paths,
+            });
+        }
+        if !spec.serves_mode(self.mode) {
+            return Err(AssemblyError::ModeNotServed {
+                pipeline: spec.name,
+                asked: self.mode,
+                serves: spec.modes,
+            });
+        }
+        Ok(())
+    }
+
     pub(crate) fn plan(&self) -> Plan<'_> {
         Plan {
             pipeline: self.pipeline,
@@ -181,6 +203,7 @@ impl<'p> PromptBuilder<'p> {
         session: &Context,
         turn: &Context,
     ) -> Result<AssembledPrompt, AssemblyError> {
+        self.served(path)?;
         let plan = self.plan();
         let stable = plan.stable_prefix(path, session, turn)?;
         plan.assemble(path, &stable, session, turn, None)

@@ -1,6 +1,8 @@
 //! Why a build fails.
 
 use crate::budget::BudgetError;
+use crate::pipeline::joined;
+use crate::spec::{AssemblyPath, PromptMode};
 
 /// Why an assembly produced no prompt.
 ///
@@ -26,5 +28,34 @@ pub enum AssemblyError {
         location: String,
         /// The panic's message, when it was a string.
         message: String,
+    },
+    /// The build asked for a path the pipeline's callers never assemble
+    /// (`build_cached` on a `#[prompt_pipeline(paths = [Basic])]`): its
+    /// layers were checked for the paths it serves only, so there is no
+    /// prompt to give, and an empty one would be a silent mistake.
+    #[error(
+        "pipeline `{pipeline}` serves the path(s) [{}], not `{asked}`: call the builder for a path it serves, or add `{asked}` to its `#[prompt_pipeline(paths = [..])]`",
+        joined(.serves)
+    )]
+    PathNotServed {
+        /// The pipeline's name.
+        pipeline: &'static str,
+        /// The path asked for.
+        asked: AssemblyPath,
+        /// The paths it serves.
+        serves: &'static [AssemblyPath],
+    },
+    /// The builder's mode is one the pipeline's callers never assemble.
+    #[error(
+        "pipeline `{pipeline}` serves the mode(s) [{}], not `{asked}`: set a mode it serves with `PromptBuilder::mode`, or add `{asked}` to its `#[prompt_pipeline(modes = [..])]`",
+        joined(.serves)
+    )]
+    ModeNotServed {
+        /// The pipeline's name.
+        pipeline: &'static str,
+        /// The mode asked for.
+        asked: PromptMode,
+        /// The modes it serves.
+        serves: &'static [PromptMode],
     },
 }

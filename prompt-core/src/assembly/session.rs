@@ -93,6 +93,7 @@ impl<'p> PromptSession<'p> {
     }
 
     fn build(&self, path: AssemblyPath, turn: &Context) -> Result<AssembledPrompt, AssemblyError> {
+        self.builder.served(path)?;
         let plan = self.builder.plan();
         let slot = match path {
             AssemblyPath::Basic => &self.stable[0],

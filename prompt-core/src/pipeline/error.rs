@@ -251,7 +251,7 @@ pub enum Problem {
     },
     /// A layer handed to a pipeline it does not join.
     #[error(
-        "layer {layer} joins [{}], not `{expected}`; add the pipeline to its `pipeline = [..]` key or build it into one it joins",
+        "layer {layer} joins [{}], not `{expected}`; take it into `{expected}` with `#[prompt_pipeline(include = [..])]`, add the pipeline to the layer's `pipeline = [..]` key, or, for a pipeline built by hand, pass `spec.with_pipelines(&[\"{expected}\"])`",
         .declared.join(", ")
     )]
     WrongPipeline {
@@ -262,16 +262,35 @@ pub enum Problem {
         /// The pipeline being built.
         expected: String,
     },
-    /// A layer listing a path its pipeline does not serve.
+    /// A layer whose paths (or modes) and its pipeline's do not meet: it
+    /// would never render in this pipeline. (A path the layer lists and this
+    /// pipeline does not serve is fine: the layer renders on the paths both
+    /// list, and may render on the others in another pipeline.)
     #[error(
-        "layer {layer} renders on `{path}`, but pipeline `{pipeline}` does not serve that path, so the layer would never render there; drop it from `paths`"
+        "layer {layer} lists {what} [{lists}], but pipeline `{pipeline}` serves only [{serves}], so the layer would never render in it; \
+         list one of [{serves}] in the layer's `{what}` (or where the pipeline includes it), or leave the layer out of `{pipeline}`"
     )]
-    PathNotServed {
+    NeverRenders {
         /// The layer.
         layer: LayerRef,
-        /// The path.
-        path: crate::spec::AssemblyPath,
+        /// `paths` or `modes`.
+        what: &'static str,
+        /// What the layer lists, comma-separated.
+        lists: String,
+        /// What the pipeline serves, comma-separated.
+        serves: String,
         /// The pipeline.
         pipeline: String,
+    },
+    /// A layer a pipeline includes that has no registration in this binary
+    /// (a set listing a spec not declared with `#[prompt_layer]`).
+    #[error(
+        "layer {layer}, included through `{include}`, is not registered in this binary; a set may list only `#[prompt_layer]` types' specs (`MyLayer::SPEC`)"
+    )]
+    NotRegistered {
+        /// The layer.
+        layer: LayerRef,
+        /// The include entry as written.
+        include: &'static str,
     },
 }

@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 
 pub use crate::registry::pipeline_names;
 pub use error::{LayerRef, PipelineError, Problem, Relation};
+pub(crate) use validate::joined;
 
 use crate::layer::{PromptLayer, Render};
 use crate::registry::{pipelines, registrations};
@@ -56,6 +57,28 @@ impl LayerEntry {
         }
     }
 
+    /// The same entry, joining the pipelines named `pipelines`: how a
+    /// pipeline built by hand with [`Pipeline::from_layers`] takes a layer
+    /// declared for another (a declared pipeline uses `include = [..]`).
+    ///
+    /// ```
+    /// use prompt_core::{prompt_layer, LayerEntry, Pipeline, PipelineSpec};
+    ///
+    /// #[prompt_layer(priority = 10, stability = Stable, paths = [Basic], text = "Cite lines.")]
+    /// struct Citations; // in the default pipeline
+    ///
+    /// let review = PipelineSpec::new("review");
+    /// assert!(Pipeline::from_layers(review, [LayerEntry::of::<Citations>()]).is_err());
+    /// let entry = LayerEntry::of::<Citations>().with_pipelines(&["review"]);
+    /// assert_eq!(Pipeline::from_layers(review, [entry])?.len(), 1);
+    /// # Ok::<(), prompt_core::PipelineError>(())
+    /// ```
+    #[must_use]
+    pub fn with_pipelines(mut self, pipelines: &'static [&'static str]) -> Self {
+        self.spec = self.spec.with_pipelines(pipelines);
+        self
+    }
+
     /// The layer's spec.
     pub fn spec(&self) -> &LayerSpec {
         &self.spec
@@ -96,7 +119,8 @@ impl Pipeline {
     }
 
     /// The pipeline `P` (declared with `#[prompt_pipeline]`): every registered
-    /// layer whose `pipeline` key names `P`.
+    /// layer whose `pipeline` key names `P`, and every layer `P` takes with
+    /// `include = [..]`, narrowed as it says.
     ///
     /// ```
     /// use prompt_core::{prompt_layer, prompt_pipeline, Pipeline};
@@ -143,13 +167,36 @@ impl Pipeline {
     }
 
     fn registered(spec: PipelineSpec) -> Result<Self, PipelineError> {
-        let entries: Vec<LayerEntry> = registrations()
+        let mut entries: Vec<LayerEntry> = registrations()
             .filter(|r| r.spec().in_pipeline(spec.name))
             .map(|r| LayerEntry {
                 spec: *r.spec(),
                 layer: r.build(),
             })
             .collect();
+        let mut problems = Vec::new();
+        for include in spec.include {
+            for index in 0..include.layers.len() {
+                let Some(member) = include.member(index, &spec) else {
+                    continue;
+                };
+                // The included spec is the layer's own, narrowed: it is
+                // built as the registry builds the layer.
+                match registrations().find(|r| r.spec().same_layer(&member)) {
+                    Some(r) => entries.push(LayerEntry {
+                        spec: member,
+                        layer: r.build(),
+                    }),
+                    None => problems.push(Problem::NotRegistered {
+                        layer: LayerRef::from(&member),
+                        include: include.written,
+                    }),
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(PipelineError::new(spec.name, problems));
+        }
         if entries.is_empty() {
             return Err(PipelineError::new(
                 spec.name,

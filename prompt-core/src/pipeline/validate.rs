@@ -32,10 +32,23 @@ pub(crate) fn problems(pipeline: &PipelineSpec, specs: &[&LayerSpec]) -> Vec<Pro
                 expected: pipeline.name.to_owned(),
             });
         }
-        for &path in spec.paths.iter().filter(|p| !pipeline.serves_path(**p)) {
-            problems.push(Problem::PathNotServed {
+        // A layer renders on the paths and modes both it and the pipeline
+        // list; only an empty meeting is a problem.
+        if !spec.paths.is_empty() && !spec.paths.iter().any(|p| pipeline.serves_path(*p)) {
+            problems.push(Problem::NeverRenders {
                 layer: layer(),
-                path,
+                what: "paths",
+                lists: joined(spec.paths),
+                serves: joined(pipeline.paths),
+                pipeline: pipeline.name.to_owned(),
+            });
+        }
+        if !spec.modes.is_empty() && !spec.modes.iter().any(|m| pipeline.serves_mode(*m)) {
+            problems.push(Problem::NeverRenders {
+                layer: layer(),
+                what: "modes",
+                lists: joined(spec.modes),
+                serves: joined(pipeline.modes),
                 pipeline: pipeline.name.to_owned(),
             });
         }
@@ -76,6 +89,15 @@ pub(crate) fn problems(pipeline: &PipelineSpec, specs: &[&LayerSpec]) -> Vec<Pro
     }
     problems.extend(relation_problems(specs));
     problems
+}
+
+/// `a, b`: a list for a message.
+pub(crate) fn joined<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Every `after`/`before` relation between two layers of `specs` that their

@@ -60,6 +60,9 @@ pub struct LayerSpec {
     pub file: &'static str,
     /// Source line of the definition.
     pub line: u32,
+    /// The pipeline that took this layer with `include = [..]`, on the copy
+    /// of the spec that pipeline holds (see [`Include`](super::Include)).
+    pub(crate) included_by: Option<&'static str>,
     /// Set only on the stand-in spec of a layer whose attribute had errors:
     /// relations naming it hold silently, so one mistake gives one error.
     pub(crate) stub: bool,
@@ -86,6 +89,7 @@ impl LayerSpec {
             krate: "",
             file: "",
             line: 0,
+            included_by: None,
             stub: false,
         }
     }
@@ -105,6 +109,13 @@ impl LayerSpec {
     }
 
     /// The same spec, joining the pipelines named `pipelines`.
+    ///
+    /// The way to put a layer into a pipeline built by hand with
+    /// [`Pipeline::from_layers`](crate::Pipeline::from_layers), which checks
+    /// that every entry joins it (for an attribute-declared layer,
+    /// [`LayerEntry::with_pipelines`](crate::LayerEntry::with_pipelines));
+    /// a pipeline declared with `#[prompt_pipeline]` takes a layer it did not
+    /// define with `include = [..]` instead.
     #[must_use]
     pub const fn with_pipelines(mut self, pipelines: &'static [&'static str]) -> Self {
         self.pipelines = pipelines;
@@ -174,9 +185,26 @@ impl LayerSpec {
         self.modes.contains(&mode)
     }
 
-    /// Whether the layer joins the pipeline called `pipeline`.
+    /// Whether the layer joins the pipeline called `pipeline`: through its
+    /// own `pipeline` key, or because that pipeline included it.
     pub fn in_pipeline(&self, pipeline: &str) -> bool {
-        self.pipelines.contains(&pipeline)
+        self.pipelines.contains(&pipeline) || self.included_by == Some(pipeline)
+    }
+
+    /// The pipeline that took this layer with `#[prompt_pipeline(include = [..])]`,
+    /// on the copy of the spec that pipeline holds; `None` on the layer's own spec.
+    pub fn included_by(&self) -> Option<&'static str> {
+        self.included_by
+    }
+
+    /// Whether `other` is the same layer (the same definition), whatever a
+    /// pipeline narrowed.
+    pub const fn same_layer(&self, other: &LayerSpec) -> bool {
+        self.line == other.line
+            && same(self.name, other.name)
+            && same(self.type_name, other.type_name)
+            && same(self.krate, other.krate)
+            && same(self.file, other.file)
     }
 
     /// Where the layer is defined, for error messages and the manifest:
@@ -190,6 +218,22 @@ impl LayerSpec {
             format!("{}: {file}:{}", self.krate, self.line)
         }
     }
+}
+
+/// `a == b`, in a `const fn`.
+pub(crate) const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// A layer named in another layer's `after = [..]` or `before = [..]`.

@@ -8,10 +8,14 @@
 //! features.
 
 mod enums;
+mod include;
 mod layer;
 mod pipeline;
 
 pub use enums::{AssemblyPath, Channel, ParseEnumError, PromptMode, Stability, Yields};
+pub use include::Include;
+pub(crate) use include::{mode_mask, path_mask};
+pub(crate) use layer::same as str_eq;
 pub use layer::{LayerLink, LayerSpec};
 pub use pipeline::{DefaultPipeline, PipelineSpec, PromptPipeline};
 

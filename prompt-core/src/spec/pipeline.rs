@@ -1,6 +1,7 @@
 //! What a pipeline is before any layer joins it: its declared type and [`PipelineSpec`].
 
 use super::enums::{AssemblyPath, PromptMode};
+use super::include::Include;
 use super::{DEFAULT_PIPELINE, DEFAULT_SEPARATOR};
 
 /// Everything the framework knows about a pipeline without collecting it.
@@ -36,6 +37,9 @@ pub struct PipelineSpec {
     pub file: &'static str,
     /// Source line of the definition.
     pub line: u32,
+    /// The layers and sets it takes with `include = [..]`, besides the
+    /// layers that name it in their own `pipeline` key.
+    pub include: &'static [Include],
 }
 
 impl PipelineSpec {
@@ -50,7 +54,16 @@ impl PipelineSpec {
             krate: "",
             file: "",
             line: 0,
+            include: &[],
         }
+    }
+
+    /// The same pipeline, taking the layers and sets of `include` (as
+    /// `#[prompt_pipeline(include = [..])]` writes).
+    #[must_use]
+    pub const fn with_include(mut self, include: &'static [Include]) -> Self {
+        self.include = include;
+        self
     }
 
     /// The same pipeline, serving `paths` only.

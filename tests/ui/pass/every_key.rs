@@ -61,6 +61,12 @@ impl Render for Clock {
     fn render(&self, _out: &mut String, _input: &LayerInput<'_>) {}
 }
 
+/// Takes layers it did not define: one narrowed and given another budget
+/// policy, one as declared.
+#[prompt_pipeline(paths = [Cached], modes = [Full],
+    include = [Clock(paths = [Cached], modes = [Full], yields = Shed), Rules], crate = reexport::core_again)]
+pub struct Reviewer;
+
 fn main() {
     assert_eq!(Rules::SPEC.name, "house_rules");
     assert_eq!(Rules::SPEC.priority, 110);
@@ -80,4 +86,8 @@ fn main() {
     assert_eq!(pipeline.spec().separator, "\n---\n");
     let sub_agent = Pipeline::named("sub_agent").expect("valid pipeline");
     assert_eq!(sub_agent.len(), 1);
+    let reviewer = Pipeline::of::<Reviewer>().expect("valid pipeline");
+    let clock = reviewer.layer("clock").expect("included");
+    assert_eq!((clock.modes, clock.yields), (&[PromptMode::Full][..], Yields::Shed));
+    assert_eq!(reviewer.len(), 2);
 }

@@ -121,7 +121,7 @@ impl Render for DoctorRepairHint {
     }
 }
 
-/// The turn's runtime facts (cwd, date, model, ...), through the standard layer.
+/// The turn's runtime facts (cwd, date, model, ...), through the standard layer; not an `include`, whose priority (10_000) would put it before the MCP and voice sections.
 #[prompt_layer(priority = 10_720, stability = Dynamic, paths = [Basic, Cached], modes = [Full],
     pipeline = Aleph, silent = "RuntimeFacts in the turn context")]
 pub struct RuntimeContext;

@@ -1,12 +1,21 @@
 //! recursive's layers. All Stable: the prompt is frozen when the session starts.
 //!
-//! Where a standard layer renders exactly the section recursive needs, the
-//! layer here only declares recursive's position and stability and delegates
-//! the rendering to it.
+//! Where a standard layer renders exactly the section recursive needs, at a
+//! place in the prompt its priority allows, the pipeline takes it with
+//! `include = [..]` (see [`Recursive`]): user preferences, project memory,
+//! project context, skills. The layers here are recursive's own text, and
+//! three sections rendered by a standard layer that recursive places where
+//! the standard layer cannot go: a pipeline narrows paths, modes and
+//! `yields`, never priority or stability, on which the order checks rest.
+//! Facts and episodic recall come before the project context (the standard
+//! layers come after it), episodic recall renders on Basic too (the standard
+//! one is Cached only), and the scratchpad is frozen with the session (the
+//! standard one is Dynamic).
 
 use super::Recursive;
 use prompt_core::{LayerInput, Render, prompt_layer};
 use prompt_layers::ToolSpec;
+use prompt_layers::priorities::{PROJECT_CONTEXT, PROJECT_MEMORY, SKILLS};
 
 use super::notes::LegacyNotes;
 
@@ -58,55 +67,9 @@ impl Render for Persona {
     }
 }
 
-/// Declares a Stable recursive layer that renders through a standard layer.
-macro_rules! delegate {
-    ($ty:ident, $standard:expr, $doc:literal) => {
-        #[doc = $doc]
-        impl Render for $ty {
-            fn render(&self, out: &mut String, input: &LayerInput<'_>) {
-                $standard.render(out, input);
-            }
-        }
-    };
-}
-
-/// `# User preferences`: `~/.recursive/memory/user.md`, 8 KiB.
-#[prompt_layer(
-    priority = 200,
-    stability = Stable,
-    paths = [Basic, Cached],
-    modes = [Full],
-    name = "user_preferences",
-    pipeline = Recursive,
-    silent = "a non-empty ~/.recursive/memory/user.md, and the default base"
-)]
-pub struct UserPreferencesSection;
-delegate!(
-    UserPreferencesSection,
-    prompt_layers::UserPreferencesLayer,
-    "Rendered by the standard `user_preferences` layer."
-);
-
-/// `# Project memory`: `<workspace>/.recursive/memory/project.md`, 8 KiB.
-#[prompt_layer(
-    priority = 300,
-    stability = Stable,
-    paths = [Basic, Cached],
-    modes = [Full],
-    name = "project_memory",
-    pipeline = Recursive,
-    silent = "a non-empty <workspace>/.recursive/memory/project.md, and the default base"
-)]
-pub struct ProjectMemorySection;
-delegate!(
-    ProjectMemorySection,
-    prompt_layers::ProjectMemoryLayer,
-    "Rendered by the standard `project_memory` layer."
-);
-
 /// `# Memory`: the newest legacy notes of `.recursive/memory.json`, one line each.
 #[prompt_layer(
-    priority = 400,
+    priority = PROJECT_MEMORY + 100,
     stability = Stable,
     paths = [Basic, Cached],
     modes = [Full],
@@ -137,7 +100,7 @@ impl Render for MemorySection {
 
 /// `# Scratchpad`: working-memory entries, as they were when the session started.
 #[prompt_layer(
-    priority = 500,
+    priority = PROJECT_MEMORY + 200,
     stability = Stable,
     paths = [Basic, Cached],
     modes = [Full],
@@ -146,15 +109,16 @@ impl Render for MemorySection {
     silent = "a non-empty <workspace>/.recursive/scratchpad.json, and the default base"
 )]
 pub struct ScratchpadSection;
-delegate!(
-    ScratchpadSection,
-    prompt_layers::ScratchpadLayer,
-    "Rendered by the standard `scratchpad` layer, from the session context."
-);
+/// Rendered by the standard `scratchpad` layer, from the session context: Stable here, Dynamic there.
+impl Render for ScratchpadSection {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        prompt_layers::ScratchpadLayer.render(out, input);
+    }
+}
 
 /// `# Facts`: global and workspace facts, most recently used first.
 #[prompt_layer(
-    priority = 600,
+    priority = PROJECT_MEMORY + 300,
     stability = Stable,
     paths = [Basic, Cached],
     modes = [Full],
@@ -163,15 +127,16 @@ delegate!(
     silent = "a valid entry in ~/.recursive/memory/facts.jsonl or the workspace's, and the default base"
 )]
 pub struct FactsSection;
-delegate!(
-    FactsSection,
-    prompt_layers::FactsLayer,
-    "Rendered by the standard `facts` layer."
-);
+/// Rendered by the standard `facts` layer, before the project context (the standard one comes after it).
+impl Render for FactsSection {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        prompt_layers::FactsLayer.render(out, input);
+    }
+}
 
 /// `# Episodic recall`: summaries of recent sessions, newest first.
 #[prompt_layer(
-    priority = 700,
+    priority = PROJECT_MEMORY + 400,
     stability = Stable,
     paths = [Basic, Cached],
     modes = [Full],
@@ -180,32 +145,16 @@ delegate!(
     silent = "a valid entry in <workspace>/.recursive/memory/episodes.jsonl, and the default base"
 )]
 pub struct EpisodicRecall;
-delegate!(
-    EpisodicRecall,
-    prompt_layers::EpisodicRecallLayer,
-    "Rendered by the standard `episodic_recall` layer."
-);
-
-/// `# Project context`: AGENTS.md and CLAUDE.md, each under a `## ` sub-header.
-#[prompt_layer(
-    priority = 800,
-    stability = Stable,
-    paths = [Basic, Cached],
-    modes = [Full],
-    name = "project_context",
-    pipeline = Recursive,
-    silent = "an AGENTS.md or CLAUDE.md with text at the workspace root"
-)]
-pub struct ProjectContext;
-delegate!(
-    ProjectContext,
-    prompt_layers::ProjectContextLayer,
-    "Rendered by the standard `project_context` layer."
-);
+/// Rendered by the standard `episodic_recall` layer, on Basic too (the standard one renders on Cached only).
+impl Render for EpisodicRecall {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        prompt_layers::EpisodicRecallLayer.render(out, input);
+    }
+}
 
 /// A caller's own system prompt, in place of the persona and memory sections.
 #[prompt_layer(
-    priority = 850,
+    priority = PROJECT_CONTEXT + 100,
     stability = Stable,
     paths = [Basic, Cached],
     modes = [Full],
@@ -224,7 +173,7 @@ impl Render for SystemPromptOverride {
 
 /// A caller's appended instructions.
 #[prompt_layer(
-    priority = 860,
+    priority = PROJECT_CONTEXT + 200,
     stability = Stable,
     paths = [Basic, Cached],
     modes = [Full],
@@ -242,26 +191,9 @@ impl Render for AppendedInstructionsLayer {
     }
 }
 
-/// `# Available skills`: one line per skill.
-#[prompt_layer(
-    priority = 900,
-    stability = Stable,
-    paths = [Basic, Cached],
-    modes = [Full],
-    name = "skills",
-    pipeline = Recursive,
-    silent = "a SKILL.md with valid frontmatter under .recursive/skills or .claude/skills"
-)]
-pub struct Skills;
-delegate!(
-    Skills,
-    prompt_layers::SkillsIndexLayer,
-    "Rendered by the standard `skills_index` layer."
-);
-
 /// `## Coordinator workflow`, with the note on the `agent` tool.
 #[prompt_layer(
-    priority = 1000,
+    priority = SKILLS + 100,
     stability = Stable,
     paths = [Basic, Cached],
     modes = [Full],

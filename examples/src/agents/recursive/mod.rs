@@ -87,9 +87,8 @@ pub use channels::{
 };
 pub use layers::{
     AGENT_TOOL, AppendedInstructions, AppendedInstructionsLayer, CallerBase, Coordinator,
-    EpisodicRecall, FactsSection, MemorySection, PERSONA, Persona, ProjectContext,
-    ProjectMemorySection, ScratchpadSection, Skills, SubAgentsEnabled, SystemPromptOverride,
-    UserPreferencesSection,
+    EpisodicRecall, FactsSection, MemorySection, PERSONA, Persona, ScratchpadSection,
+    SubAgentsEnabled, SystemPromptOverride,
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
 
@@ -98,9 +97,16 @@ use super::{AgentError, Layout, Paradigm, RenderRequest, Rendered};
 /// The pipeline's name: every recursive layer declares it.
 pub const PIPELINE: &str = "recursive";
 
-/// Recursive's pipeline: its layers join it with `pipeline = Recursive`, and
+/// Recursive's pipeline: its own layers join it with `pipeline = Recursive`,
+/// the standard layers whose section and place it keeps are included as they
+/// are (in Full, the only mode it serves), and
 /// [`Pipeline::of`](prompt_core::Pipeline::of) or `Pipeline::named(PIPELINE)` collects it.
-#[prompt_pipeline(paths = [Basic, Cached], modes = [Full])]
+#[prompt_pipeline(paths = [Basic, Cached], modes = [Full], include = [
+    prompt_layers::UserPreferencesLayer,
+    prompt_layers::ProjectMemoryLayer,
+    prompt_layers::ProjectContextLayer,
+    prompt_layers::SkillsIndexLayer,
+])]
 pub struct Recursive;
 /// recursive builds one flat prompt, also offered as a Cached prompt whose dynamic part is empty.
 pub const PATHS: &[AssemblyPath] = &[AssemblyPath::Basic, AssemblyPath::Cached];

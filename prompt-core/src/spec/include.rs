@@ -1,0 +1,223 @@
+//! What a pipeline takes from elsewhere: one entry of
+//! `#[prompt_pipeline(include = [..])]`, an [`Include`].
+
+use super::enums::{AssemblyPath, PromptMode, Yields};
+use super::layer::LayerSpec;
+use super::pipeline::PipelineSpec;
+
+/// One entry of `#[prompt_pipeline(include = [..])]`: a layer, or a named set
+/// of layers, that a pipeline takes without the layer's crate knowing the
+/// pipeline, with what this pipeline narrows.
+///
+/// A narrowing may take a shorter `paths` or `modes` list, or another
+/// `yields` (for a Dynamic layer): priority and stability stay the layer's
+/// own, since the order checks rest on them. A layer renders in the pipeline
+/// on the paths and modes the layer, the narrowing and the pipeline all list.
+///
+/// ```
+/// use prompt_core::spec::Include;
+/// use prompt_core::{AssemblyPath, LayerSpec, PipelineSpec, Stability};
+///
+/// const DOCS: [LayerSpec; 1] = [LayerSpec::new("docs", 10, Stability::Stable)];
+/// const SUB_AGENT: PipelineSpec = PipelineSpec::new("sub_agent")
+///     .with_include(&[Include::layer(&DOCS, "Docs").with_paths(&[AssemblyPath::Basic])]);
+/// let docs = SUB_AGENT.include[0].member(0, &SUB_AGENT).unwrap();
+/// assert_eq!(docs.paths, [AssemblyPath::Basic]);
+/// assert!(docs.in_pipeline("sub_agent"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Include {
+    /// The specs of the layers taken, as their own crates declare them.
+    pub layers: &'static [LayerSpec],
+    /// Whether this is a named set: a set's members that cannot render in the
+    /// pipeline (their paths or modes do not meet its) are left out, where a
+    /// layer named on its own must render there.
+    pub set: bool,
+    /// The layer or set as the pipeline wrote it: `prompt_layers::Standard`.
+    pub written: &'static str,
+    /// The paths this pipeline narrows the layers to, if it does.
+    pub paths: Option<&'static [AssemblyPath]>,
+    /// The modes this pipeline narrows the layers to, if it does.
+    pub modes: Option<&'static [PromptMode]>,
+    /// Another budget policy for this pipeline (a Dynamic layer only).
+    pub yields: Option<Yields>,
+}
+
+impl Include {
+    /// One layer, taken as its crate declares it.
+    pub const fn layer(layers: &'static [LayerSpec], written: &'static str) -> Self {
+        Self {
+            layers,
+            set: false,
+            written,
+            paths: None,
+            modes: None,
+            yields: None,
+        }
+    }
+
+    /// A named set of layers.
+    pub const fn set(layers: &'static [LayerSpec], written: &'static str) -> Self {
+        Self {
+            set: true,
+            ..Self::layer(layers, written)
+        }
+    }
+
+    /// The same, rendering in this pipeline on `paths` only.
+    #[must_use]
+    pub const fn with_paths(mut self, paths: &'static [AssemblyPath]) -> Self {
+        self.paths = Some(paths);
+        self
+    }
+
+    /// The same, speaking in this pipeline in `modes` only.
+    #[must_use]
+    pub const fn with_modes(mut self, modes: &'static [PromptMode]) -> Self {
+        self.modes = Some(modes);
+        self
+    }
+
+    /// The same, giving way to a budget in this pipeline as `yields` says.
+    #[must_use]
+    pub const fn with_yields(mut self, yields: Yields) -> Self {
+        self.yields = Some(yields);
+        self
+    }
+
+    /// The `index`th layer as `pipeline` takes it: its paths and modes
+    /// narrowed (to what it renders on in `pipeline`), its `yields` replaced, marked as included by `pipeline`.
+    /// `None` past the end, and for a set's member that cannot render in
+    /// `pipeline` (which the set leaves out).
+    pub const fn member(&self, index: usize, pipeline: &PipelineSpec) -> Option<LayerSpec> {
+        if index >= self.layers.len() {
+            return None;
+        }
+        let mut spec = self.layers[index];
+        let mut paths = path_mask(spec.paths);
+        if let Some(narrow) = self.paths {
+            paths &= path_mask(narrow);
+        }
+        let mut modes = mode_mask(spec.modes);
+        if let Some(narrow) = self.modes {
+            modes &= mode_mask(narrow);
+        }
+        let (served_paths, served_modes) = (path_mask(pipeline.paths), mode_mask(pipeline.modes));
+        let meets = paths & served_paths != 0 && modes & served_modes != 0;
+        if self.set && !meets {
+            return None;
+        }
+        if meets {
+            // What renders here: the manifest and the trace show this.
+            paths &= served_paths;
+            modes &= served_modes;
+        }
+        spec.paths = paths_of(paths);
+        spec.modes = modes_of(modes);
+        if let Some(yields) = self.yields {
+            spec.yields = yields;
+        }
+        spec.included_by = Some(pipeline.name);
+        Some(spec)
+    }
+}
+
+/// `paths` as bits: Basic 1, Cached 2.
+pub(crate) const fn path_mask(paths: &[AssemblyPath]) -> u8 {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < paths.len() {
+        mask |= match paths[i] {
+            AssemblyPath::Basic => 1,
+            AssemblyPath::Cached => 2,
+        };
+        i += 1;
+    }
+    mask
+}
+
+/// `modes` as bits: Full 1, Compact 2, Minimal 4.
+pub(crate) const fn mode_mask(modes: &[PromptMode]) -> u8 {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < modes.len() {
+        mask |= match modes[i] {
+            PromptMode::Full => 1,
+            PromptMode::Compact => 2,
+            PromptMode::Minimal => 4,
+        };
+        i += 1;
+    }
+    mask
+}
+
+/// The paths of `mask`, as a `'static` list in declaration order.
+const fn paths_of(mask: u8) -> &'static [AssemblyPath] {
+    use AssemblyPath::{Basic, Cached};
+    match mask & 3 {
+        0 => &[],
+        1 => &[Basic],
+        2 => &[Cached],
+        _ => &[Basic, Cached],
+    }
+}
+
+/// The modes of `mask`, as a `'static` list in declaration order.
+const fn modes_of(mask: u8) -> &'static [PromptMode] {
+    use PromptMode::{Compact, Full, Minimal};
+    match mask & 7 {
+        0 => &[],
+        1 => &[Full],
+        2 => &[Compact],
+        3 => &[Full, Compact],
+        4 => &[Minimal],
+        5 => &[Full, Minimal],
+        6 => &[Compact, Minimal],
+        _ => &[Full, Compact, Minimal],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Stability;
+
+    #[test]
+    fn masks_round_trip_in_declaration_order() {
+        for mask in 0..4 {
+            assert_eq!(path_mask(paths_of(mask)), mask);
+        }
+        for mask in 0..8 {
+            assert_eq!(mode_mask(modes_of(mask)), mask);
+        }
+        assert_eq!(
+            modes_of(mode_mask(&[PromptMode::Minimal, PromptMode::Full])),
+            [PromptMode::Full, PromptMode::Minimal]
+        );
+    }
+
+    #[test]
+    fn a_set_leaves_out_a_member_that_cannot_render_and_a_layer_is_kept() {
+        const LAYERS: [LayerSpec; 2] = [
+            LayerSpec::new("docs", 10, Stability::Stable),
+            LayerSpec::new("recall", 20, Stability::Stable).with_paths(&[AssemblyPath::Cached]),
+        ];
+        const BASIC: PipelineSpec = PipelineSpec::new("sub").with_paths(&[AssemblyPath::Basic]);
+        let set = Include::set(&LAYERS, "Memory");
+        assert_eq!(set.member(0, &BASIC).map(|s| s.name), Some("docs"));
+        assert_eq!(set.member(1, &BASIC), None);
+        assert_eq!(set.member(2, &BASIC), None);
+        let layer = Include::layer(&LAYERS[1..], "Recall");
+        assert_eq!(
+            layer.member(0, &BASIC).map(|s| s.paths),
+            Some(&[AssemblyPath::Cached][..])
+        );
+        // A member keeps only what the pipeline serves.
+        const CACHED: PipelineSpec = PipelineSpec::new("main").with_paths(&[AssemblyPath::Cached]);
+        assert_eq!(
+            set.member(0, &CACHED).map(|s| s.paths),
+            Some(&[AssemblyPath::Cached][..])
+        );
+    }
+}
