@@ -127,7 +127,7 @@ pub use layer::{PromptLayer, Render};
 pub use pipeline::{LayerEntry, Pipeline, PipelineError};
 pub use spec::{
     AssemblyPath, Channel, DefaultPipeline, LayerSpec, PipelineSpec, PromptMode, PromptPipeline,
-    Stability, Yields,
+    Scope, Stability, Yields,
 };
 
 /// The README's example, run as a doctest so it cannot drift from the code.

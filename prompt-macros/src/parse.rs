@@ -189,6 +189,7 @@ attribute! {
         file: LitStr = File "file" => string,
         yields: Spanned<keys::Yields> = Yields "yields" => word,
         channel: Spanned<keys::Channel> = Channel "channel" => word,
+        scope: Spanned<keys::Scope> = Scope "scope" => word,
         krate: Path = Crate "crate" => crate_path,
     }
 }
@@ -203,6 +204,7 @@ attribute! {
             => word_list,
         modes: List<Spanned<keys::PromptMode>> = Modes "modes" => word_list,
         separator: LitStr = Separator "separator" => string,
+        scope_order: Spanned<keys::ScopeOrder> = ScopeOrder "scope_order" => word,
         krate: Path = Crate "crate" => crate_path,
     }
 }

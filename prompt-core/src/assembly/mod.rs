@@ -13,4 +13,4 @@ pub use error::AssemblyError;
 pub use prompt::{AssembledPrompt, SystemPromptPart};
 pub use session::PromptSession;
 pub use text::PromptText;
-pub use trace::{AssemblyTrace, LayerTrace, LayerTraces, LayerTracesIter};
+pub use trace::{AssemblyTrace, LayerTrace, LayerTraces, LayerTracesIter, ScopeGroup};

@@ -11,7 +11,9 @@ mod enums;
 mod layer;
 mod pipeline;
 
-pub use enums::{AssemblyPath, Channel, ParseEnumError, PromptMode, Stability, Yields};
+pub use enums::{
+    AssemblyPath, Channel, ParseEnumError, PromptMode, Scope, ScopeOrder, Stability, Yields,
+};
 pub use layer::{LayerLink, LayerSpec};
 pub use pipeline::{DefaultPipeline, PipelineSpec, PromptPipeline};
 
