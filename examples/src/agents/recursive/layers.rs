@@ -40,7 +40,7 @@ pub struct SubAgentsEnabled(pub bool);
 /// Who the agent is and how it works: [`PERSONA`], unless a caller replaced the base.
 #[prompt_layer(
     priority = 100,
-    stability = Stable,
+    stability = Stable, scope = Global,
     paths = [Basic, Cached],
     modes = [Full],
     pipeline = Recursive,
@@ -73,7 +73,7 @@ macro_rules! delegate {
 /// `# User preferences`: `~/.recursive/memory/user.md`, 8 KiB.
 #[prompt_layer(
     priority = 200,
-    stability = Stable,
+    stability = Stable, scope = User,
     paths = [Basic, Cached],
     modes = [Full],
     name = "user_preferences",
@@ -90,7 +90,7 @@ delegate!(
 /// `# Project memory`: `<workspace>/.recursive/memory/project.md`, 8 KiB.
 #[prompt_layer(
     priority = 300,
-    stability = Stable,
+    stability = Stable, scope = Project,
     paths = [Basic, Cached],
     modes = [Full],
     name = "project_memory",
@@ -107,7 +107,7 @@ delegate!(
 /// `# Memory`: the newest legacy notes of `.recursive/memory.json`, one line each.
 #[prompt_layer(
     priority = 400,
-    stability = Stable,
+    stability = Stable, scope = Project,
     paths = [Basic, Cached],
     modes = [Full],
     name = "memory",
@@ -138,7 +138,7 @@ impl Render for MemorySection {
 /// `# Scratchpad`: working-memory entries, as they were when the session started.
 #[prompt_layer(
     priority = 500,
-    stability = Stable,
+    stability = Stable, scope = Session,
     paths = [Basic, Cached],
     modes = [Full],
     name = "scratchpad",
@@ -155,7 +155,7 @@ delegate!(
 /// `# Facts`: global and workspace facts, most recently used first.
 #[prompt_layer(
     priority = 600,
-    stability = Stable,
+    stability = Stable, scope = User,
     paths = [Basic, Cached],
     modes = [Full],
     name = "facts",
@@ -172,7 +172,7 @@ delegate!(
 /// `# Episodic recall`: summaries of recent sessions, newest first.
 #[prompt_layer(
     priority = 700,
-    stability = Stable,
+    stability = Stable, scope = User,
     paths = [Basic, Cached],
     modes = [Full],
     name = "episodic_recall",
@@ -189,7 +189,7 @@ delegate!(
 /// `# Project context`: AGENTS.md and CLAUDE.md, each under a `## ` sub-header.
 #[prompt_layer(
     priority = 800,
-    stability = Stable,
+    stability = Stable, scope = Project,
     paths = [Basic, Cached],
     modes = [Full],
     name = "project_context",
@@ -206,7 +206,7 @@ delegate!(
 /// A caller's own system prompt, in place of the persona and memory sections.
 #[prompt_layer(
     priority = 850,
-    stability = Stable,
+    stability = Stable, scope = Session,
     paths = [Basic, Cached],
     modes = [Full],
     pipeline = Recursive,
@@ -225,7 +225,7 @@ impl Render for SystemPromptOverride {
 /// A caller's appended instructions.
 #[prompt_layer(
     priority = 860,
-    stability = Stable,
+    stability = Stable, scope = Session,
     paths = [Basic, Cached],
     modes = [Full],
     name = "appended_instructions",
@@ -245,7 +245,7 @@ impl Render for AppendedInstructionsLayer {
 /// `# Available skills`: one line per skill.
 #[prompt_layer(
     priority = 900,
-    stability = Stable,
+    stability = Stable, scope = Project,
     paths = [Basic, Cached],
     modes = [Full],
     name = "skills",
@@ -262,7 +262,7 @@ delegate!(
 /// `## Coordinator workflow`, with the note on the `agent` tool.
 #[prompt_layer(
     priority = 1000,
-    stability = Stable,
+    stability = Stable, scope = Session,
     paths = [Basic, Cached],
     modes = [Full],
     pipeline = Recursive,

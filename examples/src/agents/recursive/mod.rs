@@ -100,7 +100,12 @@ pub const PIPELINE: &str = "recursive";
 
 /// Recursive's pipeline: its layers join it with `pipeline = Recursive`, and
 /// [`Pipeline::of`](prompt_core::Pipeline::of) or `Pipeline::named(PIPELINE)` collects it.
-#[prompt_pipeline(paths = [Basic, Cached], modes = [Full])]
+///
+/// `scope_order = Relaxed`: the seed's Layer 0 puts the user's preferences
+/// right after the persona, before the project's memory and docs, and the
+/// reproduction keeps that order; the contract check `scope_sharing`
+/// reports what it costs in cross-user cache sharing.
+#[prompt_pipeline(paths = [Basic, Cached], modes = [Full], scope_order = Relaxed)]
 pub struct Recursive;
 /// recursive builds one flat prompt, also offered as a Cached prompt whose dynamic part is empty.
 pub const PATHS: &[AssemblyPath] = &[AssemblyPath::Basic, AssemblyPath::Cached];

@@ -1,0 +1,200 @@
+//! Cache scopes: the order check on a pipeline, and what the standard
+//! pipeline's scope order buys a team on one repository (issue 23's
+//! measurement: sentry's AGENTS.md, two users who differ only in a one-line
+//! `~/.agent/memory/user.md`).
+
+use prompt_core::pipeline::Problem;
+use prompt_core::spec::ScopeOrder;
+use prompt_core::{
+    AssembledPrompt, Context, DefaultPipeline, LayerEntry, LayerSpec, Pipeline, PromptBuilder,
+    PromptLayer, PromptPipeline, Scope, Stability,
+};
+use prompt_layers::{
+    BasePromptLayer, FactsLayer, ProjectContextLayer, ProjectMemoryLayer, SessionConfig,
+    SkillsIndexLayer, UserPreferencesLayer, load_session,
+};
+use prompt_tests::real_fixture;
+
+fn entry(name: &'static str, priority: u32, scope: Scope, line: u32) -> LayerEntry {
+    let spec = LayerSpec::new(name, priority, Stability::Stable)
+        .with_scope(scope)
+        .defined_at("app", "src/layers.rs", line);
+    LayerEntry::new(spec, prompt_core::__private_v1::StaticText::new(name))
+}
+
+#[test]
+fn a_layer_after_a_narrower_one_is_a_problem_naming_both_and_the_priority_to_move() {
+    let error = Pipeline::from_layers(
+        DefaultPipeline::SPEC,
+        [
+            entry("persona", 100, Scope::Global, 1),
+            entry("user_notes", 200, Scope::User, 2),
+            entry("project_docs", 300, Scope::Project, 3),
+            entry("project_skills", 400, Scope::Project, 4),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(error.problems.len(), 2, "{error}");
+    assert!(matches!(
+        &error.problems[0],
+        Problem::ScopeOrder { wider, narrower, .. }
+            if wider.name == "project_docs" && narrower.name == "user_notes"
+    ));
+    let message = error.problems[0].to_string();
+    assert_eq!(
+        message,
+        "layer `project_docs` (project_docs at app: src/layers.rs:3) (scope Project, priority 300) comes after \
+         `user_notes` (user_notes at app: src/layers.rs:2) (scope User, priority 200), but wider scopes come \
+         first in the Stable band (Global, Project, User, Session): move `project_docs`'s priority below 200, \
+         or `user_notes`'s above 300; or set `#[prompt_pipeline(scope_order = Relaxed)]` if the pipeline's \
+         order is fixed from outside"
+    );
+}
+
+#[test]
+fn a_relaxed_pipeline_keeps_its_order_and_dynamic_layers_have_no_scope() {
+    let layers = || {
+        [
+            entry("persona", 100, Scope::Global, 1),
+            entry("user_notes", 200, Scope::User, 2),
+            entry("project_docs", 300, Scope::Project, 3),
+        ]
+    };
+    let relaxed = DefaultPipeline::SPEC.with_scope_order(ScopeOrder::Relaxed);
+    let pipeline = Pipeline::from_layers(relaxed, layers()).unwrap();
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let scopes: Vec<_> = prompt
+        .trace()
+        .scope_groups()
+        .iter()
+        .map(|g| g.scope)
+        .collect();
+    assert_eq!(scopes, [Scope::Global, Scope::User, Scope::Project]);
+    // Only the leading Global group is shared by a team.
+    assert_eq!(
+        prompt.trace().shared_prefix(Scope::Project),
+        "persona".len()
+    );
+    assert_eq!(
+        prompt.trace().shared_prefix(Scope::Session),
+        prompt.stable().len()
+    );
+}
+
+/// The workspace of the measurement: sentry's AGENTS.md, nothing else.
+fn sentry_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        real_fixture("agents/getsentry__sentry__AGENTS.md"),
+        dir.path().join("AGENTS.md"),
+    )
+    .unwrap();
+    dir
+}
+
+/// A home whose `user.md` is one line.
+fn home(line: &str) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let memory = home.path().join(".agent/memory");
+    std::fs::create_dir_all(&memory).unwrap();
+    std::fs::write(memory.join("user.md"), format!("{line}\n")).unwrap();
+    home
+}
+
+fn render(
+    pipeline: &Pipeline,
+    workspace: &std::path::Path,
+    home: &std::path::Path,
+) -> AssembledPrompt {
+    let mut config = SessionConfig::new("agent", workspace);
+    config.home = Some(home.to_path_buf());
+    let session = load_session(&config).unwrap();
+    PromptBuilder::new(pipeline)
+        .build_cached(&session, &Context::new())
+        .unwrap()
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+}
+
+/// The standard pipeline as it was before cache scopes: the user's
+/// preferences at 2000, right after the base prompt.
+fn old_order() -> Pipeline {
+    fn at<L: PromptLayer + prompt_core::Render + Send + Sync + 'static>(
+        layer: L,
+        priority: u32,
+    ) -> LayerEntry {
+        let mut spec = L::SPEC;
+        spec.priority = priority;
+        LayerEntry::new(spec, layer)
+    }
+    Pipeline::from_layers(
+        DefaultPipeline::SPEC.with_scope_order(ScopeOrder::Relaxed),
+        [
+            at(BasePromptLayer, 1_000),
+            at(UserPreferencesLayer, 2_000),
+            at(ProjectMemoryLayer, 3_000),
+            at(ProjectContextLayer, 4_000),
+            at(SkillsIndexLayer, 5_000),
+            at(FactsLayer, 6_000),
+        ],
+    )
+    .unwrap()
+}
+
+#[test]
+fn two_users_of_one_repository_share_the_whole_global_and_project_part() {
+    let ws = sentry_workspace();
+    let (alice, bob) = (home("Answer in English."), home("Answer in German."));
+    let pipeline = Pipeline::collect().unwrap();
+    assert_eq!(pipeline.spec(), &DefaultPipeline::SPEC);
+    let a = render(&pipeline, ws.path(), alice.path());
+    let b = render(&pipeline, ws.path(), bob.path());
+
+    let groups = a.trace().scope_groups();
+    let scopes: Vec<_> = groups.iter().map(|g| g.scope).collect();
+    assert_eq!(scopes, [Scope::Global, Scope::Project, Scope::User]);
+    let shared = a.trace().shared_prefix(Scope::Project);
+    assert_eq!(shared, groups[1].end);
+    assert_eq!(shared, b.trace().shared_prefix(Scope::Project));
+    assert_eq!(a.stable()[..shared], b.stable()[..shared]);
+    // The common prefix is the whole Global + Project part, and then the
+    // separator before the user's part: nothing of the user's is shared.
+    let common = common_prefix(a.stable(), b.stable());
+    assert!(common >= shared, "{common} < {shared}");
+    assert!(
+        a.stable()[shared..].starts_with("\n\n# User preferences"),
+        "{}",
+        &a.stable()[shared..]
+    );
+    // They part inside the user's preferences, the first layer of the User group.
+    let prefs = a
+        .trace()
+        .layer("user_preferences")
+        .unwrap()
+        .stable_range()
+        .unwrap();
+    assert_eq!(prefs.start, groups[2].start);
+    assert!(prefs.contains(&common), "{common} not in {prefs:?}");
+
+    // Before cache scopes the same two users shared little more than the base prompt.
+    let old = old_order();
+    let (oa, ob) = (
+        render(&old, ws.path(), alice.path()),
+        render(&old, ws.path(), bob.path()),
+    );
+    let old_common = common_prefix(oa.stable(), ob.stable());
+    assert!(old_common * 10 < common, "{old_common} vs {common}");
+    eprintln!(
+        "stable prefixes {} and {} bytes; common prefix before {old_common} ({:.0}%), after {common} ({:.0}%); Global+Project part {shared} bytes",
+        a.stable().len(),
+        b.stable().len(),
+        100.0 * old_common as f64 / a.stable().len() as f64,
+        100.0 * common as f64 / a.stable().len() as f64,
+    );
+    assert_eq!(DefaultPipeline::SPEC.scope_order, ScopeOrder::Strict);
+    let _ = <DefaultPipeline as PromptPipeline>::SPEC;
+}
