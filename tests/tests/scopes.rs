@@ -198,3 +198,89 @@ fn two_users_of_one_repository_share_the_whole_global_and_project_part() {
     assert_eq!(DefaultPipeline::SPEC.scope_order, ScopeOrder::Strict);
     let _ = <DefaultPipeline as PromptPipeline>::SPEC;
 }
+
+/// The request with each system block's text shown by its length and ends,
+/// so the snapshot shows the cuts rather than 8 KiB of AGENTS.md.
+fn outline(request: &prompt_core::providers::anthropic::MessagesRequest) -> serde_json::Value {
+    let mut body = serde_json::to_value(request).unwrap();
+    for block in body["system"].as_array_mut().unwrap() {
+        let text = block["text"].as_str().unwrap().to_owned();
+        let head: String = text.chars().take(40).collect();
+        let tail: String = text
+            .chars()
+            .rev()
+            .take(40)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        block["text"] = serde_json::json!(format!("<{} bytes: {head:?} .. {tail:?}>", text.len()));
+    }
+    body
+}
+
+#[test]
+fn the_anthropic_request_breaks_at_the_end_of_the_project_part_so_teammates_read_it() {
+    use prompt_core::providers::Message;
+    use prompt_core::providers::anthropic::{CacheTtl, MessagesRequest, SYSTEM_BREAKPOINTS};
+
+    let ws = sentry_workspace();
+    let (alice, bob) = (home("Answer in English."), home("Answer in German."));
+    let pipeline = Pipeline::collect().unwrap();
+    let a = render(&pipeline, ws.path(), alice.path());
+    let b = render(&pipeline, ws.path(), bob.path());
+    let request = |prompt: &AssembledPrompt| {
+        let mut request = MessagesRequest::new(prompt, "claude-sonnet-4-5", 1024)
+            .tools([serde_json::json!({"name": "read", "input_schema": {"type": "object"}})])
+            .message(Message::user("Fix the failing test."));
+        // The tools' and the conversation's breakpoints still fit.
+        request.cache_tools(CacheTtl::FiveMinutes).unwrap();
+        request.cache_last_user_turn(CacheTtl::FiveMinutes).unwrap();
+        request.check_breakpoints().unwrap();
+        request
+    };
+    let (ra, rb) = (request(&a), request(&b));
+    assert_eq!(ra.system.len(), SYSTEM_BREAKPOINTS);
+    assert!(ra.system.iter().all(|b| b.cache_control.is_some()));
+    // The blocks joined are the stable prefix, byte for byte; the first is
+    // the Global + Project part (and the separator after it), the same for both.
+    let joined: String = ra.system.iter().map(|b| b.text.as_str()).collect();
+    assert_eq!(joined, a.stable());
+    let shared = a.trace().shared_prefix(Scope::Project);
+    assert_eq!(ra.system[0].text, format!("{}\n\n", &a.stable()[..shared]));
+    assert_eq!(ra.system[0], rb.system[0]);
+    assert_ne!(ra.system[1], rb.system[1]);
+    assert!(ra.system[1].text.starts_with("# User preferences"));
+    insta::assert_snapshot!(serde_json::to_string_pretty(&outline(&ra)).unwrap());
+
+    // A model whose minimum the Global + Project part does not reach gets
+    // one breakpoint, at the end, as before.
+    let small = MessagesRequest::new(&a, "claude-opus-4-5", 1024);
+    assert_eq!(small.system.len(), 1);
+}
+
+#[test]
+fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
+    use prompt_core::providers::openai::prompt_cache_key;
+
+    let ws = sentry_workspace();
+    let (alice, bob) = (home("Answer in English."), home("Answer in German."));
+    let pipeline = Pipeline::collect().unwrap();
+    let a = render(&pipeline, ws.path(), alice.path());
+    let b = render(&pipeline, ws.path(), bob.path());
+    assert_ne!(a.stable(), b.stable());
+    assert_eq!(prompt_cache_key(&a), prompt_cache_key(&b));
+    let shared = a.trace().shared_prefix(Scope::Project);
+    assert_eq!(
+        prompt_cache_key(&a),
+        format!(
+            "default-{}",
+            prompt_core::fingerprint::Fingerprint::of(&a.stable()[..shared]).short()
+        )
+    );
+
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("AGENTS.md"), "Run the tests.\n").unwrap();
+    let c = render(&pipeline, other.path(), alice.path());
+    assert_ne!(prompt_cache_key(&a), prompt_cache_key(&c));
+}
