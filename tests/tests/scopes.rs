@@ -284,3 +284,61 @@ fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
     let c = render(&pipeline, other.path(), alice.path());
     assert_ne!(prompt_cache_key(&a), prompt_cache_key(&c));
 }
+
+#[test]
+fn the_team_simulation_reads_what_a_teammate_wrote_and_only_at_a_breakpoint() {
+    use prompt_core::providers::cache::{SimulationError, TeamPrefix, TeamSimulation};
+    use prompt_core::tokens::ApproxCounter;
+
+    let ws = sentry_workspace();
+    let pipeline = Pipeline::collect().unwrap();
+    let homes: Vec<_> = [
+        "Answer in English.",
+        "Answer in German.",
+        "Answer in English.",
+    ]
+    .into_iter()
+    .map(home)
+    .collect();
+    let prompts: Vec<_> = homes
+        .iter()
+        .map(|h| render(&pipeline, ws.path(), h.path()))
+        .collect();
+    let simulation = TeamSimulation::new("claude-sonnet-4-5");
+    let team: Vec<TeamPrefix> = prompts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| simulation.prefix(format!("user {i}"), p, &ApproxCounter))
+        .collect();
+    let report = simulation.run(&team, &ApproxCounter).unwrap();
+    let shared = prompts[0].trace().shared_prefix(Scope::Project);
+    let [first, second, third] = &report.users[..] else {
+        panic!()
+    };
+    assert_eq!(
+        (first.scoped.bytes_read, first.scoped.bytes_written),
+        (0, prompts[0].stable().len())
+    );
+    // The second reads the Global + Project block (and its separator).
+    assert_eq!(second.scoped.bytes_read, shared + 2);
+    assert_eq!(
+        second.scoped.bytes_written,
+        prompts[1].stable().len() - shared - 2
+    );
+    // The third has the first one's whole prefix: it reads all of it, either way.
+    assert_eq!(third.scoped.bytes_read, prompts[2].stable().len());
+    assert_eq!(third.unscoped.bytes_read, prompts[2].stable().len());
+    assert_eq!(second.unscoped.bytes_read, 0);
+    assert!(report.usd_saved > 0.0 && report.tokens_saved > 0);
+
+    // A model whose minimum the prefix does not reach caches nothing at all.
+    let opus = TeamSimulation::new("claude-opus-4-5");
+    let team: Vec<TeamPrefix> = prompts
+        .iter()
+        .map(|p| opus.prefix("u", p, &ApproxCounter))
+        .collect();
+    let report = opus.run(&team, &ApproxCounter).unwrap();
+    assert_eq!(report.scoped.tokens_written + report.scoped.tokens_read, 0);
+    assert_eq!(report.tokens_saved, 0);
+    assert_eq!(opus.run(&[], &ApproxCounter), Err(SimulationError::NoUsers));
+}

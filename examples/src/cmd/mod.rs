@@ -7,6 +7,7 @@ pub(crate) mod exec;
 pub(crate) mod formats;
 pub(crate) mod lint;
 pub(crate) mod size;
+pub(crate) mod team;
 
 use std::process::ExitCode;
 
