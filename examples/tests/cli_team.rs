@@ -81,3 +81,32 @@ fn a_prefix_below_the_minimum_saves_nothing_and_users_excludes_turns() {
     assert_eq!(both.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&both.stderr).contains("cannot be used with"));
 }
+
+#[test]
+fn diff_says_two_teammates_differ_only_below_project() {
+    let ws = sentry();
+    let render = |line: &str, out: &str| {
+        let memory = ws.home.path().join(".agent/memory");
+        std::fs::create_dir_all(&memory).unwrap();
+        std::fs::write(memory.join("user.md"), line).unwrap();
+        let output = ws.run(&["render", "--format", "json"]);
+        assert!(output.status.success());
+        std::fs::write(ws.dir.path().join(out), output.stdout).unwrap();
+    };
+    render("Answer in English.\n", "a.json");
+    render("Answer in German.\n", "b.json");
+    let output = common::command(&["diff", "a.json", "b.json"], ws.home.path())
+        .current_dir(ws.dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains("first changed Stable layer: `user_preferences`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("they differ only below scope Project"),
+        "{text}"
+    );
+}

@@ -342,3 +342,105 @@ fn the_team_simulation_reads_what_a_teammate_wrote_and_only_at_a_breakpoint() {
     assert_eq!(report.tokens_saved, 0);
     assert_eq!(opus.run(&[], &ApproxCounter), Err(SimulationError::NoUsers));
 }
+
+#[test]
+fn the_contract_notes_what_a_relaxed_order_costs_and_passes_the_standard_pipeline() {
+    use prompt_core::contract::{self, Check, Paradigm};
+
+    let relaxed = DefaultPipeline::SPEC.with_scope_order(ScopeOrder::Relaxed);
+    let pipeline = Pipeline::from_layers(
+        relaxed,
+        [
+            entry("persona", 100, Scope::Global, 1),
+            entry("user_notes", 200, Scope::User, 2),
+            entry("project_docs", 300, Scope::Project, 3),
+        ],
+    )
+    .unwrap();
+    let paradigms = [Paradigm::new("bare", Context::new())];
+    let report = contract::Contract::new(&pipeline, &paradigms)
+        .only(&[Check::ScopeSharing])
+        .run();
+    assert!(report.is_ok(), "{report}");
+    let notes: Vec<_> = report
+        .notes()
+        .iter()
+        .filter(|n| n.check == Check::ScopeSharing)
+        .collect();
+    assert_eq!(notes.len(), 1, "{report}");
+    assert_eq!(
+        notes[0].subject,
+        "layer `project_docs` (app: src/layers.rs:3)"
+    );
+    assert!(
+        notes[0].problem.contains(
+            "`project_docs` (Project) follows `user_notes` (User), so the team shares 7 of 33 stable bytes \
+             and each teammate writes 12 bytes of Project text again"
+        ),
+        "{}",
+        notes[0].problem
+    );
+    assert!(
+        notes[0]
+            .fix
+            .contains("move `project_docs`'s priority below `user_notes`'s")
+    );
+
+    let ws = sentry_workspace();
+    let alice = home("Answer in English.");
+    let mut config = SessionConfig::new("agent", ws.path());
+    config.home = Some(alice.path().to_path_buf());
+    let paradigms = [Paradigm::new("sentry", load_session(&config).unwrap())];
+    let standard = Pipeline::collect().unwrap();
+    let report = contract::Contract::new(&standard, &paradigms)
+        .only(&[Check::ScopeSharing])
+        .run();
+    assert!(report.is_ok() && report.notes().is_empty(), "{report}");
+}
+
+#[test]
+fn the_diff_of_two_teammates_says_they_differ_only_below_project() {
+    use prompt_core::diff::{StablePrefix, explain};
+
+    let ws = sentry_workspace();
+    let (alice, bob) = (home("Answer in English."), home("Answer in German."));
+    let pipeline = Pipeline::collect().unwrap();
+    let a = StablePrefix::of(&render(&pipeline, ws.path(), alice.path())).unwrap();
+    let b = StablePrefix::of(&render(&pipeline, ws.path(), bob.path())).unwrap();
+    let diff = explain(&a, &b);
+    assert_eq!(diff.same_through, Some(Scope::Project));
+    assert!(
+        diff.to_string().contains(
+            "they differ only below scope Project: every Project layer and every wider one"
+        ),
+        "{diff}"
+    );
+    assert_eq!(explain(&a, &a).same_through, None);
+
+    // Another repository's docs differ at Project: only the Global part is the same.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("AGENTS.md"), "Run the tests.\n").unwrap();
+    let c = StablePrefix::of(&render(&pipeline, other.path(), alice.path())).unwrap();
+    assert_eq!(explain(&a, &c).same_through, Some(Scope::Global));
+}
+
+#[test]
+fn a_basic_prompt_has_no_scope_groups_and_keeps_its_whole_prefix_key() {
+    use prompt_core::providers::openai::prompt_cache_key;
+
+    let ws = sentry_workspace();
+    let alice = home("Answer in English.");
+    let mut config = SessionConfig::new("agent", ws.path());
+    config.home = Some(alice.path().to_path_buf());
+    let session = load_session(&config).unwrap();
+    let pipeline = Pipeline::collect().unwrap();
+    let basic = PromptBuilder::new(&pipeline)
+        .build_basic(&session, &Context::new())
+        .unwrap();
+    assert!(basic.trace().scope_groups().is_empty());
+    assert_eq!(basic.trace().shared_prefix(Scope::Project), 0);
+    assert_eq!(
+        prompt_cache_key(&basic),
+        format!("default-{}", basic.trace().stable_fingerprint().short())
+    );
+}

@@ -367,9 +367,15 @@ impl AssemblyTrace {
     /// The stable prefix cut where the scope changes: each run of Stable
     /// layers of one scope that wrote text, in render order. In a pipeline in
     /// scope order there is at most one group per scope, widest first; the
-    /// provider requests place cache breakpoints at their ends.
+    /// provider requests place cache breakpoints at their ends. Offsets are
+    /// in [`AssembledPrompt::stable`](crate::AssembledPrompt::stable); a
+    /// Basic prompt, which has no stable part (nothing of it is cached), has
+    /// no groups.
     pub fn scope_groups(&self) -> Vec<ScopeGroup> {
         let mut groups: Vec<ScopeGroup> = Vec::new();
+        if self.path == AssemblyPath::Basic {
+            return groups;
+        }
         for layer in self.layers.stable() {
             let (Some(scope), Some(range)) = (layer.scope, layer.stable_range()) else {
                 continue;

@@ -69,10 +69,9 @@ pub fn prompt_cache_key(prompt: &AssembledPrompt) -> String {
         end -= 1;
     }
     let shared = trace.shared_prefix(crate::Scope::Project);
-    let fingerprint = if shared == 0 {
-        trace.stable_fingerprint()
-    } else {
-        crate::fingerprint::Fingerprint::of(&prompt.stable()[..shared])
+    let fingerprint = match prompt.stable().get(..shared) {
+        Some(part) if !part.is_empty() => crate::fingerprint::Fingerprint::of(part),
+        _ => trace.stable_fingerprint(),
     };
     format!("{}-{}", &trace.pipeline[..end], fingerprint.short())
 }
