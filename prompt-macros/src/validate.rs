@@ -205,16 +205,14 @@ pub(crate) fn layer(cx: &Ctxt, item: &ItemStruct, mut args: LayerArgs) -> Option
     }
 
     // A Dynamic layer is rendered per call and never cached: shared with no one.
-    if stability == Some(keys::Stability::Dynamic) {
-        if let Some(span) = args.scope.key_span() {
-            cx.error_at(
-                span,
-                format!(
-                    "layer `{layer}` is Dynamic, so it has no `scope`: its text may change on every call and is never cached, \
-                     so no one shares it; drop the key, or make the layer Stable if it is the same for every call"
-                ),
-            );
-        }
+    if let (Some(keys::Stability::Dynamic), Some(span)) = (stability, args.scope.key_span()) {
+        cx.error_at(
+            span,
+            format!(
+                "layer `{layer}` is Dynamic, so it has no `scope`: its text may change on every call and is never cached, \
+                 so no one shares it; drop the key, or make the layer Stable if it is the same for every call"
+            ),
+        );
     }
 
     let name = args.name.get().map_or_else(

@@ -360,6 +360,7 @@ mod tests {
                     after: Some("b".repeat(1000)),
                 }),
             }),
+            same_through: None,
         };
         let text = diff.to_string();
         assert!(
