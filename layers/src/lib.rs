@@ -1,18 +1,18 @@
 //! The standard layer library for `prompt_core`: a complete coding-agent
 //! prompt from the sources every agent reads.
 //!
-//! | layer | type | priority | stability | reads |
-//! |---|---|---|---|---|
-//! | `base_prompt` | [`BasePromptLayer`] | 1000 | Stable | [`sources::BasePromptText`] |
-//! | `user_preferences` | [`UserPreferencesLayer`] | 2000 | Stable | [`sources::UserPreferences`] |
-//! | `project_memory` | [`ProjectMemoryLayer`] | 3000 | Stable | [`sources::ProjectMemory`] |
-//! | `project_context` | [`ProjectContextLayer`] | 4000 | Stable | [`sources::ProjectDocs`] |
-//! | `skills_index` | [`SkillsIndexLayer`] | 5000 | Stable | [`sources::SkillIndex`] |
-//! | `facts` | [`FactsLayer`] | 6000 | Stable | [`sources::Facts`] |
-//! | `episodic_recall` | [`EpisodicRecallLayer`] | 7000 | Stable | [`sources::Episodes`] |
-//! | `coordinator` | [`CoordinatorLayer`] | 8000 | Stable | [`SubAgents`] |
-//! | `runtime_context` | [`RuntimeContextLayer`] | 10000 | Dynamic | [`RuntimeFacts`] |
-//! | `scratchpad` | [`ScratchpadLayer`] | 11000 | Dynamic | [`sources::Scratchpad`] |
+//! | layer | type | priority | stability | scope | reads |
+//! |---|---|---|---|---|---|
+//! | `base_prompt` | [`BasePromptLayer`] | 1000 | Stable | Global | [`sources::BasePromptText`] |
+//! | `project_memory` | [`ProjectMemoryLayer`] | 2000 | Stable | Project | [`sources::ProjectMemory`] |
+//! | `project_context` | [`ProjectContextLayer`] | 3000 | Stable | Project | [`sources::ProjectDocs`] |
+//! | `skills_index` | [`SkillsIndexLayer`] | 4000 | Stable | Project | [`sources::SkillIndex`] |
+//! | `user_preferences` | [`UserPreferencesLayer`] | 5000 | Stable | User | [`sources::UserPreferences`] |
+//! | `facts` | [`FactsLayer`] | 6000 | Stable | User | [`sources::Facts`] |
+//! | `episodic_recall` | [`EpisodicRecallLayer`] | 7000 | Stable | User | [`sources::Episodes`] |
+//! | `coordinator` | [`CoordinatorLayer`] | 8000 | Stable | Session | [`SubAgents`] |
+//! | `runtime_context` | [`RuntimeContextLayer`] | 10000 | Dynamic | | [`RuntimeFacts`] |
+//! | `scratchpad` | [`ScratchpadLayer`] | 11000 | Dynamic | | [`sources::Scratchpad`] |
 //!
 //! **Naming rule.** A layer type is named after the prompt section it writes
 //! and ends in `Layer` (`SkillsIndexLayer`, `ProjectContextLayer`,

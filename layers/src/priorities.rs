@@ -2,24 +2,35 @@
 //!
 //! Stable layers lie in `0..10_000`, Dynamic ones in `10_000..20_000`.
 //! Standard layers use multiples of 1000 so a user layer can go anywhere in
-//! between, e.g. `priority = priorities::PROJECT_CONTEXT + 10`. Order: the
-//! most stable text first, so the cached prefix changes as rarely as possible.
+//! between, e.g. `priority = priorities::PROJECT_CONTEXT + 10`.
+//!
+//! Order: within the Stable band, by how widely each layer's text is shared
+//! (its [`Scope`](prompt_core::Scope)): the base prompt (Global), then the
+//! project's memory, docs and skills (Project), then the user's preferences,
+//! facts and episodes (User), then what one session declares (Session). A
+//! provider cache scoped to an organization then serves the Global and
+//! Project part to everyone on the repository: a teammate's first call reads
+//! it and writes only its own part. (Until cache scopes, the user's
+//! preferences came second, at 2000, and two users of one repository shared
+//! only the base prompt.) A user layer keeps the order by taking a priority
+//! inside its scope's stretch, e.g. a Project layer between
+//! [`PROJECT_MEMORY`] and [`USER_PREFERENCES`].
 
-/// The base prompt / persona.
+/// The base prompt / persona. Global.
 pub const BASE: u32 = 1_000;
-/// `# User preferences`: `~/.<app>/memory/user.md`.
-pub const USER_PREFERENCES: u32 = 2_000;
-/// `# Project memory`: `<workspace>/.<app>/memory/project.md`.
-pub const PROJECT_MEMORY: u32 = 3_000;
-/// `# Project context`: AGENTS.md, CLAUDE.md.
-pub const PROJECT_CONTEXT: u32 = 4_000;
-/// `# Available skills`: the skill index.
-pub const SKILLS: u32 = 5_000;
-/// `# Facts`: remembered facts, newest first.
+/// `# Project memory`: `<workspace>/.<app>/memory/project.md`. Project.
+pub const PROJECT_MEMORY: u32 = 2_000;
+/// `# Project context`: AGENTS.md, CLAUDE.md. Project.
+pub const PROJECT_CONTEXT: u32 = 3_000;
+/// `# Available skills`: the skill index. Project.
+pub const SKILLS: u32 = 4_000;
+/// `# User preferences`: `~/.<app>/memory/user.md`. User.
+pub const USER_PREFERENCES: u32 = 5_000;
+/// `# Facts`: remembered facts, newest first. User.
 pub const FACTS: u32 = 6_000;
-/// `# Episodic recall`: recent session summaries.
+/// `# Episodic recall`: recent session summaries. User.
 pub const EPISODIC: u32 = 7_000;
-/// `# Sub-agents`: the coordinator workflow, when the session has sub-agents.
+/// `# Sub-agents`: the coordinator workflow, when the session has sub-agents. Session.
 pub const COORDINATOR: u32 = 8_000;
 /// `# Runtime context`: date, cwd, model, ...: the first Dynamic layer.
 pub const RUNTIME: u32 = 10_000;

@@ -130,7 +130,7 @@ pub use layer_set::LayerSet;
 pub use pipeline::{LayerEntry, Pipeline, PipelineError};
 pub use spec::{
     AssemblyPath, Channel, DefaultPipeline, LayerSpec, PipelineSpec, PromptMode, PromptPipeline,
-    Stability, Yields,
+    Scope, Stability, Yields,
 };
 
 /// The README's example, run as a doctest so it cannot drift from the code.

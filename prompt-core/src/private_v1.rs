@@ -19,7 +19,8 @@ pub use crate::layer::{PromptLayer, Render};
 pub use crate::layer_set::LayerSet;
 pub use crate::registry::{PipelineRegistration, Registration};
 pub use crate::spec::{
-    AssemblyPath, Channel, Include, LayerLink, LayerSpec, PromptMode, Stability, Yields,
+    AssemblyPath, Channel, Include, LayerLink, LayerSpec, PromptMode, Scope, ScopeOrder, Stability,
+    Yields,
 };
 pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
 
@@ -129,14 +130,14 @@ pub const fn error_pipeline_spec(name: &'static str, type_name: &'static str) ->
 /// `const` panic can only print a `&str`, so numbers and names are written
 /// into this buffer first. Empty means "no problem".
 pub struct Msg {
-    buf: [u8; 512],
+    buf: [u8; 1024],
     len: usize,
 }
 
 impl Msg {
     /// No problem.
     pub const NONE: Msg = Msg {
-        buf: [0; 512],
+        buf: [0; 1024],
         len: 0,
     };
 
@@ -343,6 +344,76 @@ pub const fn relation_problem(
             .s(other.krate)
             .s("`)")
     }
+}
+
+/// Whether every pipeline of `orders` relaxes the scope order (an empty
+/// list is the default pipeline's, which is strict).
+const fn all_relaxed(orders: &[ScopeOrder]) -> bool {
+    if orders.is_empty() {
+        return false;
+    }
+    let mut i = 0;
+    while i < orders.len() {
+        if matches!(orders[i], ScopeOrder::Strict) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// What is wrong with `me` declaring `after = [other]` (`after: true`) or
+/// `before = [other]` when their scopes say the opposite order: a layer
+/// after a narrower-scoped one, or before a wider-scoped one. `orders` are
+/// the scope orders of the pipelines `me` joins (empty: the default
+/// pipeline); when all of them are relaxed there is no problem. The rule is
+/// worded by [`Scope::ORDER_TEXT`], as the pipeline's check words it.
+pub const fn scope_relation_problem(
+    me: &LayerSpec,
+    other: &LayerSpec,
+    after: bool,
+    written: &str,
+    orders: &[ScopeOrder],
+) -> Msg {
+    if me.stub
+        || other.stub
+        || !matches!(me.stability, Stability::Stable)
+        || !matches!(other.stability, Stability::Stable)
+        || all_relaxed(orders)
+    {
+        return Msg::NONE;
+    }
+    let (first, second) = if after { (other, me) } else { (me, other) };
+    if !second.scope.is_wider_than(first.scope) {
+        return Msg::NONE;
+    }
+    let key = if after { "after" } else { "before" };
+    Msg::NONE
+        .s("layer `")
+        .s(me.name)
+        .s("` declares `")
+        .s(key)
+        .s(" = [")
+        .s(written)
+        .s("]`, which puts `")
+        .s(second.name)
+        .s("` (")
+        .s(second.scope.ident())
+        .s(": shared by ")
+        .s(second.scope.audience())
+        .s(") after `")
+        .s(first.name)
+        .s("` (")
+        .s(first.scope.ident())
+        .s(": ")
+        .s(first.scope.audience())
+        .s("), but ")
+        .s(Scope::ORDER_TEXT)
+        .s(": drop the relation and move `")
+        .s(second.name)
+        .s("`'s priority below ")
+        .n(first.priority)
+        .s(", give one of them another `scope`, or set `scope_order = Relaxed` on the pipeline")
 }
 
 const fn path_ident(path: AssemblyPath) -> &'static str {
@@ -738,6 +809,41 @@ mod tests {
         assert!(!relation_problem(&rules, &stub, false, "Persona", &[]).is_some());
         assert!(!relation_problem(&stub, &rules, true, "Rules", &[]).is_some());
         assert!(!band_problem(&stub).is_some());
+    }
+
+    #[test]
+    fn a_relation_against_scope_order_names_both_layers_and_the_fix() {
+        let user = spec("user_notes", 500, "app").with_scope(Scope::User);
+        let project = spec("project_notes", 600, "app").with_scope(Scope::Project);
+        let problem = scope_relation_problem(&project, &user, true, "UserNotes", &[]);
+        assert_eq!(
+            problem.as_str(),
+            "layer `project_notes` declares `after = [UserNotes]`, which puts `project_notes` \
+             (Project: shared by everyone on the repository) after `user_notes` (User: one person), \
+             but wider scopes come first in the Stable band (Global, Project, User, Session): \
+             drop the relation and move `project_notes`'s priority below 500, give one of them \
+             another `scope`, or set `scope_order = Relaxed` on the pipeline"
+        );
+        // The same pair the other way round, and a relaxed pipeline, are fine.
+        assert!(!scope_relation_problem(&user, &project, true, "ProjectNotes", &[]).is_some());
+        assert!(
+            !scope_relation_problem(&project, &user, true, "UserNotes", &[ScopeOrder::Relaxed])
+                .is_some()
+        );
+        assert!(
+            scope_relation_problem(
+                &user,
+                &project,
+                false,
+                "ProjectNotes",
+                &[ScopeOrder::Relaxed, ScopeOrder::Strict]
+            )
+            .is_some()
+        );
+        // Equal scopes, or a Dynamic layer, impose nothing.
+        assert!(!scope_relation_problem(&user, &user, false, "UserNotes", &[]).is_some());
+        let dynamic = LayerSpec::new("clock", 10_000, Stability::Dynamic);
+        assert!(!scope_relation_problem(&dynamic, &project, true, "ProjectNotes", &[]).is_some());
     }
 
     #[test]

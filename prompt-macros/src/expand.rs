@@ -171,6 +171,10 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         let i = channel.ident();
         spec.extend(quote!(.with_channel(#p::Channel::#i)));
     }
+    if let Some(scope) = &layer.scope {
+        let i = scope.ident();
+        spec.extend(quote!(.with_scope(#p::Scope::#i)));
+    }
     for (method, list) in [("with_after", &layer.after), ("with_before", &layer.before)] {
         if !list.is_empty() {
             let method = syn::Ident::new(method, Span::call_site());
@@ -207,6 +211,13 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         quote!(#p::band_problem(&#me)),
     )];
     let joined = pipeline_specs(&p, layer);
+    // The scope orders of the pipelines the layer joins (none: the default
+    // pipeline's, strict), for the scope check of each relation.
+    let orders = layer.pipelines.iter().map(|r| {
+        let path = &r.path;
+        quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::SPEC.scope_order)
+    });
+    let orders = quote!(&[#(#orders),*]);
     for (after, list) in [(true, &layer.after), (false, &layer.before)] {
         for other in list {
             let written = path_name(other);
@@ -214,6 +225,11 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
                 &p,
                 other.span(),
                 quote_spanned!(other.span()=> #p::relation_problem(&#me, &#p::layer_spec::<#other>(), #after, #written, &[#(#joined),*])),
+            ));
+            checks.push(const_check(
+                &p,
+                other.span(),
+                quote_spanned!(other.span()=> #p::scope_relation_problem(&#me, &#p::layer_spec::<#other>(), #after, #written, #orders)),
             ));
         }
     }
@@ -480,6 +496,10 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
                 quote!(#p::include_problem(&<#ident as #p::PromptPipeline>::SPEC, #index)),
             ));
         }
+    }
+    if let Some(order) = &pipeline.scope_order {
+        let i = order.ident();
+        spec.extend(quote!(.with_scope_order(#p::ScopeOrder::#i)));
     }
     spec.extend(defined_at(&p, file));
     let symbol = format!(

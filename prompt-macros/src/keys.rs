@@ -88,6 +88,16 @@ words! {
     enum Channel as "channel" { System, Reminder, }
 }
 
+words! {
+    /// `prompt_core::Scope`.
+    enum Scope as "scope" { Global, Project, User, Session, }
+}
+
+words! {
+    /// `prompt_core::ScopeOrder`.
+    enum ScopeOrder as "scope order" { Strict, Relaxed, }
+}
+
 /// A value and where it was written.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Spanned<T> {

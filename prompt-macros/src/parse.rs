@@ -200,6 +200,7 @@ attribute! {
         file: LitStr = File "file" => string,
         yields: Spanned<keys::Yields> = Yields "yields" => word,
         channel: Spanned<keys::Channel> = Channel "channel" => word,
+        scope: Spanned<keys::Scope> = Scope "scope" => word,
         krate: Path = Crate "crate" => crate_path,
     }
 }
@@ -215,6 +216,7 @@ attribute! {
         modes: List<Spanned<keys::PromptMode>> = Modes "modes" => word_list,
         separator: LitStr = Separator "separator" => string,
         include: List<IncludeItem> = Include "include" => include_list,
+        scope_order: Spanned<keys::ScopeOrder> = ScopeOrder "scope_order" => word,
         krate: Path = Crate "crate" => crate_path,
     }
 }

@@ -72,6 +72,7 @@ pub(crate) struct Layer {
     pub(crate) modes: Vec<Spanned<keys::PromptMode>>,
     pub(crate) yields: Option<Spanned<keys::Yields>>,
     pub(crate) channel: Option<Spanned<keys::Channel>>,
+    pub(crate) scope: Option<Spanned<keys::Scope>>,
     pub(crate) after: Vec<Path>,
     pub(crate) before: Vec<Path>,
     pub(crate) silent: Option<LitStr>,
@@ -89,6 +90,7 @@ pub(crate) struct Pipeline {
     pub(crate) separator: Option<LitStr>,
     /// `include = [..]`, each with its written name.
     pub(crate) include: Vec<(IncludeItem, String)>,
+    pub(crate) scope_order: Option<Spanned<keys::ScopeOrder>>,
 }
 
 pub(crate) fn krate(path: Option<&Path>) -> Path {
@@ -204,6 +206,17 @@ pub(crate) fn layer(cx: &Ctxt, item: &ItemStruct, mut args: LayerArgs) -> Option
         }
     }
 
+    // A Dynamic layer is rendered per call and never cached: shared with no one.
+    if let (Some(keys::Stability::Dynamic), Some(span)) = (stability, args.scope.key_span()) {
+        cx.error_at(
+            span,
+            format!(
+                "layer `{layer}` is Dynamic, so it has no `scope`: its text may change on every call and is never cached, \
+                 so no one shares it; drop the key, or make the layer Stable if it is the same for every call"
+            ),
+        );
+    }
+
     let name = args.name.get().map_or_else(
         || layer_name(&item.ident),
         |lit| snake_case_value(cx, lit, "name", &layer),
@@ -261,6 +274,7 @@ pub(crate) fn layer(cx: &Ctxt, item: &ItemStruct, mut args: LayerArgs) -> Option
         modes: args.modes.take().map(|m| m.items).unwrap_or_default(),
         yields: args.yields.take(),
         channel: args.channel.take(),
+        scope: args.scope.take(),
         after: args.after.take().map(|l| l.items).unwrap_or_default(),
         before: args.before.take().map(|l| l.items).unwrap_or_default(),
         silent: args.silent.take(),
@@ -363,6 +377,7 @@ pub(crate) fn pipeline(cx: &Ctxt, item: &ItemStruct, mut args: PipelineArgs) -> 
         modes: args.modes.take().map(|m| m.items).unwrap_or_default(),
         separator: args.separator.take(),
         include,
+        scope_order: args.scope_order.take(),
     })
 }
 
@@ -520,6 +535,40 @@ mod tests {
             error.contains("is Stable, so it has no `channel`"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn scope_is_rejected_on_a_dynamic_layer_only() {
+        let error = error(
+            quote!(
+                priority = 10_000,
+                stability = Dynamic,
+                paths = [Basic],
+                text = "Hi.",
+                scope = User
+            ),
+            quote!(
+                struct Clock;
+            ),
+        );
+        assert!(
+            error.contains("is Dynamic, so it has no `scope`"),
+            "{error}"
+        );
+        let layer = validate(
+            quote!(
+                priority = 1,
+                stability = Stable,
+                paths = [Basic],
+                text = "Hi.",
+                scope = Project
+            ),
+            quote!(
+                struct Docs;
+            ),
+        )
+        .unwrap();
+        assert_eq!(layer.scope.unwrap().value, keys::Scope::Project);
     }
 
     #[test]

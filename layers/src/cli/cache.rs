@@ -32,8 +32,16 @@ pub(crate) struct CacheArgs {
     workspace: WorkspaceArgs,
     /// How many calls the session makes. Turn K states the time 09:00 + K-1
     /// minutes on --date, so each turn's dynamic suffix differs.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=10_000))]
-    turns: u16,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=10_000), required_unless_present = "users")]
+    turns: Option<u16>,
+    /// Simulate a team instead: N teammates over this workspace, each with
+    /// its own one-line `~/.<app>/memory/user.md`, and what each one's first
+    /// call writes and reads with and without breakpoints at scope boundaries.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1_000), conflicts_with_all = ["turns", "bust_at", "agent"])]
+    users: Option<u16>,
+    /// The input price for --users, in USD per million tokens.
+    #[arg(long, value_name = "USD", default_value_t = prompt_core::providers::cache::DEFAULT_USD_PER_MTOK, requires = "users")]
+    usd_per_mtok: f64,
     /// The cache TTL: a write costs 1.25x input for 5m, 2x for 1h; a read 0.1x.
     #[arg(long, value_enum, default_value_t = Ttl::FiveMinutes)]
     ttl: Ttl,
@@ -61,7 +69,20 @@ struct Output<'a> {
 }
 
 pub(crate) fn run(args: CacheArgs) -> Outcome {
-    let turns = usize::from(args.turns);
+    if let Some(users) = args.users {
+        let counter = args.tokenizer.unwrap_or(Tokenizer::Approx).counter();
+        let text = super::team::run(
+            args.workspace,
+            usize::from(users),
+            args.ttl.into(),
+            args.usd_per_mtok,
+            &*counter,
+            args.json,
+        )?;
+        print(&text)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let turns = usize::from(args.turns.unwrap_or(1));
     let bust_at = args.bust_at.map(usize::from);
     if let Some(bust) = bust_at.filter(|&k| k > turns) {
         return Err(Failure {

@@ -54,6 +54,7 @@ mod lint;
 mod outcome;
 mod report;
 mod size;
+mod team;
 mod workspace;
 
 pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard_turn};

@@ -146,9 +146,10 @@ pub(crate) fn table(sizes: &Sizes) -> String {
                 .tokens
                 .map_or(String::new(), |t| format!("  {t:>5} tok"));
             let line = format!(
-                "  {:<name_width$}  {:<7}  {:>6} B{tokens}  {bar}",
+                "  {:<name_width$}  {:<7}  {:<7}  {:>6} B{tokens}  {bar}",
                 layer.name,
                 layer.stability.as_str(),
+                layer.scope.map_or("", |s| s.as_str()),
                 layer.bytes,
             );
             let _ = writeln!(out, "{}", line.trim_end());

@@ -192,7 +192,34 @@ impl WorkspaceArgs {
     }
 }
 
+/// What `cache --users` varies: the pipeline with one session and turn.
+pub(crate) struct Loaded {
+    pub(crate) pipeline: Pipeline,
+    pub(crate) session: prompt_core::Context,
+    pub(crate) turn: prompt_core::Context,
+}
+
 impl Chosen<'_> {
+    /// The pipeline, session and turn these options load, on the Cached path.
+    pub(crate) fn load(&self) -> Result<Loaded, String> {
+        let mut options = self.options.clone();
+        options.path = AssemblyPath::Cached;
+        let pipeline = Pipeline::named(self.agent.pipeline()).map_err(|e| e.to_string())?;
+        let session = self
+            .agent
+            .load_session(&options)
+            .map_err(|e| e.to_string())?;
+        let turn = self
+            .agent
+            .turn(&options, &session)
+            .map_err(|e| e.to_string())?;
+        Ok(Loaded {
+            pipeline,
+            session,
+            turn,
+        })
+    }
+
     /// One render with these options.
     pub(crate) fn render(&self) -> Result<Rendered, String> {
         self.agent.render(&self.options).map_err(|e| e.to_string())

@@ -8,7 +8,12 @@ use crate::priorities;
 use crate::sources::{BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
 
 /// Who the agent is: the session's [`BasePromptText`], or the built-in default.
-#[prompt_layer(priority = priorities::BASE, stability = Stable, paths = [Basic, Cached])]
+#[prompt_layer(
+    priority = priorities::BASE,
+    stability = Stable,
+    scope = Global,
+    paths = [Basic, Cached]
+)]
 pub struct BasePromptLayer;
 
 impl Render for BasePromptLayer {

@@ -76,6 +76,7 @@ impl SubAgents {
 #[prompt_layer(
     priority = priorities::COORDINATOR,
     stability = Stable,
+    scope = Session,
     paths = [Cached],
     modes = [Full, Compact],
     silent = "the session context declares SubAgents (then the delegate tool is enabled too)"

@@ -11,6 +11,7 @@ use crate::sources::{DatedEntries, Episodes, Facts};
 #[prompt_layer(
     priority = priorities::FACTS,
     stability = Stable,
+    scope = User,
     paths = [Basic, Cached],
     modes = [Full, Compact],
     silent = "facts.jsonl (global or workspace) has at least one valid entry"
@@ -34,6 +35,7 @@ impl Render for FactsLayer {
 #[prompt_layer(
     priority = priorities::EPISODIC,
     stability = Stable,
+    scope = User,
     paths = [Cached],
     modes = [Full],
     silent = "episodes.jsonl has at least one valid entry"

@@ -11,6 +11,7 @@ use crate::sources::{MemoryFile, ProjectMemory, UserPreferences};
 #[prompt_layer(
     priority = priorities::USER_PREFERENCES,
     stability = Stable,
+    scope = User,
     paths = [Basic, Cached],
     silent = "the session has a non-empty ~/.<app>/memory/user.md"
 )]
@@ -32,6 +33,7 @@ impl Render for UserPreferencesLayer {
 #[prompt_layer(
     priority = priorities::PROJECT_MEMORY,
     stability = Stable,
+    scope = Project,
     paths = [Basic, Cached],
     modes = [Full, Compact],
     silent = "the session has a non-empty <workspace>/.<app>/memory/project.md"

@@ -10,6 +10,7 @@ use crate::sources::ProjectDocs;
 #[prompt_layer(
     priority = priorities::PROJECT_CONTEXT,
     stability = Stable,
+    scope = Project,
     paths = [Basic, Cached],
     silent = "the workspace has an AGENTS.md, AGENTS.override.md or CLAUDE.md"
 )]

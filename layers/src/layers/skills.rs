@@ -10,6 +10,7 @@ use crate::sources::{SkillIndex, SkillLimits};
 #[prompt_layer(
     priority = priorities::SKILLS,
     stability = Stable,
+    scope = Project,
     paths = [Basic, Cached],
     modes = [Full, Compact],
     silent = "the session has at least one skill with valid SKILL.md frontmatter"

@@ -15,4 +15,4 @@ pub use intern::PrefixCache;
 pub use prompt::{AssembledPrompt, SystemPromptPart};
 pub use session::PromptSession;
 pub use text::PromptText;
-pub use trace::{AssemblyTrace, LayerTrace, LayerTraces, LayerTracesIter};
+pub use trace::{AssemblyTrace, LayerTrace, LayerTraces, LayerTracesIter, ScopeGroup};

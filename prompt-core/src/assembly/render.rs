@@ -438,6 +438,7 @@ fn layer_trace(
         name: spec.name,
         priority: spec.priority,
         stability: spec.stability,
+        scope: (spec.stability == Stability::Stable).then_some(spec.scope),
         bytes: text.len(),
         silent: text.is_empty(),
         notes,

@@ -11,7 +11,7 @@ use serde::{Serialize, Serializer};
 
 use crate::budget::BudgetTrace;
 use crate::fingerprint::Fingerprint;
-use crate::spec::{AssemblyPath, Channel, PromptMode, Stability};
+use crate::spec::{AssemblyPath, Channel, PromptMode, Scope, Stability};
 
 /// One layer's part in one assembly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -23,6 +23,10 @@ pub struct LayerTrace {
     pub priority: u32,
     /// Its stability.
     pub stability: Stability,
+    /// How widely its text is shared: its spec's [`Scope`] for a Stable
+    /// layer, `None` for a Dynamic one (never cached, shared by no one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
     /// Bytes it wrote (0 when silent).
     pub bytes: usize,
     /// Whether it wrote nothing this time.
@@ -55,6 +59,28 @@ impl LayerTrace {
     pub(crate) fn stable_text(&self) -> &str {
         self.fingerprint.text()
     }
+
+    /// A Stable layer's byte range in the stable prefix (`None` for Dynamic
+    /// layers; an empty range for a silent one).
+    pub fn stable_range(&self) -> Option<std::ops::Range<usize>> {
+        match &self.fingerprint {
+            LazyFingerprint::None => None,
+            LazyFingerprint::Of { start, end, .. } => Some(*start..*end),
+        }
+    }
+}
+
+/// A run of consecutive Stable layers of one [`Scope`] that wrote text: where
+/// it lies in the stable prefix. See [`AssemblyTrace::scope_groups`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ScopeGroup {
+    /// The layers' scope.
+    pub scope: Scope,
+    /// Byte offset of its first layer's text in the stable prefix.
+    pub start: usize,
+    /// Byte offset just past its last layer's text (the separator after it
+    /// is not part of the group).
+    pub end: usize,
 }
 
 /// A Stable layer's fingerprint, hashed from its text (a range of the shared
@@ -336,6 +362,49 @@ impl AssemblyTrace {
     /// Names of the layers that wrote nothing, in render order.
     pub fn silent(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.layers.iter().filter(|l| l.silent).map(|l| l.name)
+    }
+
+    /// The stable prefix cut where the scope changes: each run of Stable
+    /// layers of one scope that wrote text, in render order. In a pipeline in
+    /// scope order there is at most one group per scope, widest first; the
+    /// provider requests place cache breakpoints at their ends. Offsets are
+    /// in [`AssembledPrompt::stable`](crate::AssembledPrompt::stable); a
+    /// Basic prompt, which has no stable part (nothing of it is cached), has
+    /// no groups.
+    pub fn scope_groups(&self) -> Vec<ScopeGroup> {
+        let mut groups: Vec<ScopeGroup> = Vec::new();
+        if self.path == AssemblyPath::Basic {
+            return groups;
+        }
+        for layer in self.layers.stable() {
+            let (Some(scope), Some(range)) = (layer.scope, layer.stable_range()) else {
+                continue;
+            };
+            if range.is_empty() {
+                continue;
+            }
+            match groups.last_mut() {
+                Some(last) if last.scope == scope => last.end = range.end,
+                _ => groups.push(ScopeGroup {
+                    scope,
+                    start: range.start,
+                    end: range.end,
+                }),
+            }
+        }
+        groups
+    }
+
+    /// Bytes of the stable prefix that every caller sharing `scope` shares:
+    /// up to the end of the leading groups of `scope` or wider (0 when the
+    /// prefix opens with a narrower one). `shared_prefix(Scope::Project)` is
+    /// what a whole team on one repository can read from one cache entry.
+    pub fn shared_prefix(&self, scope: Scope) -> usize {
+        self.scope_groups()
+            .iter()
+            .take_while(|g| !scope.is_wider_than(g.scope))
+            .last()
+            .map_or(0, |g| g.end)
     }
 
     /// The trace of the layer called `name`, if it took part.

@@ -13,6 +13,7 @@
 //! | [`Check::RepeatedFact`] | two layers state the value of one declared [fact](Paradigm::fact) |
 //! | [`Check::VolatileValue`] | a Stable layer states a date, time, UUID, digest or counter it is not [allowed](Contract::allow) |
 //! | [`Check::Ratchet`] | the worst stable or dynamic bytes of a path and mode exceed the [committed ceiling](Contract::ratchet), or fall far under it |
+//! | [`Check::ScopeSharing`] | a Stable layer writes text after a narrower-scoped one, so a team cannot share it ([`Scope`](crate::Scope)); a note in a pipeline that says `scope_order = Relaxed` |
 //!
 //! Every failure names the layer, what is wrong and how to fix it.
 //!
@@ -73,6 +74,7 @@ mod ratchet;
 mod reachable;
 mod renders;
 mod report;
+mod scopes;
 mod sentences;
 mod size;
 mod volatile;
@@ -200,6 +202,11 @@ impl<'a> Contract<'a> {
                 Check::RepeatedFact => failures.extend(facts::check(&renders, &self.extras)),
                 Check::VolatileValue => {
                     failures.extend(volatile::check(&renders, &self.allowances))
+                }
+                Check::ScopeSharing => {
+                    let (fail, note) = scopes::check(&renders);
+                    failures.extend(fail);
+                    notes.extend(note);
                 }
                 Check::Ratchet => {
                     if let Some((file, mode)) = &self.ratchet {

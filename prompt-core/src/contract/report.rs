@@ -28,6 +28,9 @@ pub enum Check {
     VolatileValue,
     /// Stable and dynamic bytes stay under, and near, their committed ceilings.
     Ratchet,
+    /// No Stable layer writes after a narrower-scoped one (a note where the
+    /// pipeline relaxes scope order).
+    ScopeSharing,
 }
 
 impl Check {
@@ -40,6 +43,7 @@ impl Check {
         Check::RepeatedFact,
         Check::VolatileValue,
         Check::Ratchet,
+        Check::ScopeSharing,
     ];
 
     /// The kebab-case name, as reports show it.
@@ -52,6 +56,7 @@ impl Check {
             Check::RepeatedFact => "repeated-fact",
             Check::VolatileValue => "volatile-value",
             Check::Ratchet => "ratchet",
+            Check::ScopeSharing => "scope-sharing",
         }
     }
 }

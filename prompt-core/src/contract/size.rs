@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::paradigm::Paradigm;
 use super::renders::Renders;
 use crate::pipeline::Pipeline;
-use crate::spec::{AssemblyPath, PromptMode, Stability};
+use crate::spec::{AssemblyPath, PromptMode, Scope, Stability};
 use crate::tokens::TokenCounter;
 
 /// Sizes of a pipeline's prompts, per path and mode, worst case over
@@ -48,6 +48,9 @@ pub struct LayerMeasure {
     pub priority: u32,
     /// Its stability.
     pub stability: Stability,
+    /// How widely its text is shared (Stable layers; `None` for Dynamic ones).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
     /// The most bytes it wrote in any paradigm and turn (0: silent in all).
     pub bytes: usize,
     /// The most tokens it wrote, when measured with a counter ([`measure_tokens`]).
@@ -160,6 +163,7 @@ pub(crate) fn sizes(renders: &Renders<'_>, paradigms: &[Paradigm]) -> Sizes {
                             name: l.name.to_owned(),
                             priority: l.priority,
                             stability: l.stability,
+                            scope: l.scope,
                             bytes: 0,
                             tokens: None,
                             paradigm: String::new(),

@@ -54,6 +54,8 @@ use serde::Serialize;
 
 pub use prefix::{PrefixError, StablePrefix};
 
+use crate::spec::Scope;
+
 /// How two stable prefixes compare.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CacheDiff {
@@ -70,6 +72,11 @@ pub struct CacheDiff {
     /// The first Stable layer that differs (`None` when identical, or when
     /// only the separator differs).
     pub first_change: Option<LayerChange>,
+    /// When the prefixes differ: the narrowest [`Scope`] whose layers, with
+    /// every wider one's, are the same in both, so a cache shared at that
+    /// scope (a team's, for `Project`) still serves that part. `None` when
+    /// they are identical, differ already in a Global layer, or carry no scopes.
+    pub same_through: Option<Scope>,
 }
 
 /// The first Stable layer whose bytes differ.
@@ -132,7 +139,35 @@ pub fn explain(a: &StablePrefix, b: &StablePrefix) -> CacheDiff {
         b_bytes: b_text.len(),
         cacheable_bytes,
         first_change,
+        same_through: if identical { None } else { same_through(a, b) },
     }
+}
+
+/// The narrowest scope (short of `Session`) whose layers and every wider
+/// one's are the same in both prefixes, in the same order.
+fn same_through(a: &StablePrefix, b: &StablePrefix) -> Option<Scope> {
+    let through = |p: &StablePrefix, scope: Scope| -> Option<Vec<(String, String)>> {
+        let mut kept = Vec::new();
+        for (layer, layer_scope) in p.layers.iter().zip(&p.scopes) {
+            let layer_scope = (*layer_scope)?;
+            if !scope.is_wider_than(layer_scope) {
+                kept.push(layer.clone());
+            }
+        }
+        Some(kept)
+    };
+    if a.scopes.len() != a.layers.len() || b.scopes.len() != b.layers.len() {
+        return None;
+    }
+    let mut best = None;
+    for &scope in &[Scope::Global, Scope::Project, Scope::User] {
+        let (x, y) = (through(a, scope)?, through(b, scope)?);
+        if x != y || x.is_empty() {
+            break;
+        }
+        best = Some(scope);
+    }
+    best
 }
 
 fn change(a: &StablePrefix, b: &StablePrefix, i: usize) -> LayerChange {
@@ -236,7 +271,16 @@ impl fmt::Display for CacheDiff {
                     f,
                     "cacheable: {} of {} B (the unchanged layers before `{layer}`)",
                     self.cacheable_bytes, self.b_bytes
-                )
+                )?;
+                match self.same_through {
+                    Some(scope) => writeln!(
+                        f,
+                        "they differ only below scope {0}: every {0} layer and every wider one is the same in both, \
+                         so a cache shared at that scope (breakpoints at scope boundaries) still serves that part",
+                        scope.ident()
+                    ),
+                    None => Ok(()),
+                }
             }
             None => writeln!(
                 f,
@@ -307,6 +351,7 @@ mod tests {
                     after: Some("b".repeat(1000)),
                 }),
             }),
+            same_through: None,
         };
         let text = diff.to_string();
         assert!(

@@ -4,7 +4,7 @@ use serde::Deserialize;
 
 use super::escape;
 use crate::assembly::AssembledPrompt;
-use crate::spec::{AssemblyPath, PromptMode, Stability};
+use crate::spec::{AssemblyPath, PromptMode, Scope, Stability};
 use crate::testing::{segments, split};
 
 /// The Stable layers of one prompt and the text they wrote: what a prompt
@@ -19,6 +19,9 @@ pub struct StablePrefix {
     pub mode: PromptMode,
     /// The Stable layers that spoke, in order, with their text.
     pub layers: Vec<(String, String)>,
+    /// Each of `layers`' [`Scope`], in the same order (`None` when the JSON
+    /// was written before scopes, or for a Basic prompt's layers).
+    pub scopes: Vec<Option<Scope>>,
     /// The separator between layers.
     pub separator: String,
 }
@@ -68,6 +71,11 @@ impl StablePrefix {
                 .filter(|s| s.layer.stability == Stability::Stable && !s.text.is_empty())
                 .map(|s| (s.layer.name.to_owned(), s.text.to_owned()))
                 .collect(),
+            scopes: segments
+                .iter()
+                .filter(|s| s.layer.stability == Stability::Stable && !s.text.is_empty())
+                .map(|s| s.layer.scope)
+                .collect(),
             separator,
         })
     }
@@ -112,17 +120,23 @@ impl StablePrefix {
                 bounded(&problem)
             ))
         })?;
-        let stable: Vec<(String, String)> = layers
+        let spoken: Vec<(&LayerRecord, &str)> = layers
             .iter()
             .zip(texts)
             .filter(|((_, l), text)| l.stability == Stability::Stable && !text.is_empty())
-            .map(|((_, l), text)| (l.name.clone(), text.to_owned()))
+            .map(|((_, l), text)| (*l, text))
             .collect();
+        let stable: Vec<(String, String)> = spoken
+            .iter()
+            .map(|(l, text)| (l.name.clone(), (*text).to_owned()))
+            .collect();
+        let scopes = spoken.iter().map(|(l, _)| l.scope).collect();
         Ok(Self {
             pipeline: trace.pipeline,
             path: trace.path,
             mode: trace.mode,
             layers: stable,
+            scopes,
             separator: record.separator,
         })
     }
@@ -221,6 +235,8 @@ struct TraceRecord {
 struct LayerRecord {
     name: String,
     stability: Stability,
+    #[serde(default)]
+    scope: Option<Scope>,
     bytes: usize,
 }
 

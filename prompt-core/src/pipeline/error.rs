@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::spec::{LayerSpec, Stability};
+use crate::spec::{LayerSpec, Scope, Stability};
 
 /// A pipeline that failed validation, with every problem found.
 ///
@@ -187,6 +187,28 @@ pub enum Problem {
         other: LayerRef,
         /// That layer's priority.
         other_priority: u32,
+    },
+    /// A Stable layer ordered after a narrower-scoped one, in a pipeline that
+    /// holds its layers to scope order.
+    #[error(
+        "layer {wider} (scope {}, priority {wider_priority}) comes after {narrower} (scope {}, priority {narrower_priority}), \
+         but {}: move `{}`'s priority below {narrower_priority}, or `{}`'s above {wider_priority}; \
+         or set `#[prompt_pipeline(scope_order = Relaxed)]` if the pipeline's order is fixed from outside",
+        .wider_scope.ident(), .narrower_scope.ident(), Scope::ORDER_TEXT, .wider.name, .narrower.name
+    )]
+    ScopeOrder {
+        /// The wider-scoped layer, which comes too late.
+        wider: LayerRef,
+        /// Its scope.
+        wider_scope: Scope,
+        /// Its priority.
+        wider_priority: u32,
+        /// The first narrower-scoped layer before it.
+        narrower: LayerRef,
+        /// Its scope.
+        narrower_scope: Scope,
+        /// Its priority.
+        narrower_priority: u32,
     },
     /// Priority outside the stability's band.
     #[error(

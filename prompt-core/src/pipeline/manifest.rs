@@ -3,10 +3,11 @@
 use std::fmt::Write as _;
 
 use super::Pipeline;
+use crate::spec::Stability;
 
 impl Pipeline {
     /// A Markdown table of every layer: position, name, priority, stability,
-    /// paths, modes, what wakes a conditionally silent layer, and where it is
+    /// scope (Stable layers only), paths, modes, what wakes a conditionally silent layer, and where it is
     /// defined (as `package: file:line`, the file relative to the package,
     /// so the table is the same on every machine).
     ///
@@ -22,17 +23,21 @@ impl Pipeline {
             if self.len() == 1 { "" } else { "s" }
         );
         out.push_str(
-            "| # | name | priority | stability | paths | modes | silent unless | source |\n",
+            "| # | name | priority | stability | scope | paths | modes | silent unless | source |\n",
         );
-        out.push_str("|---|---|---|---|---|---|---|---|\n");
+        out.push_str("|---|---|---|---|---|---|---|---|---|\n");
         for (i, spec) in self.specs().enumerate() {
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 i + 1,
                 spec.name,
                 spec.priority,
                 spec.stability,
+                match spec.stability {
+                    Stability::Stable => spec.scope.as_str(),
+                    Stability::Dynamic => "",
+                },
                 join(spec.paths.iter().map(|p| p.as_str())),
                 join(spec.modes.iter().map(|m| m.as_str())),
                 escape_cell(spec.silent.unwrap_or("")),

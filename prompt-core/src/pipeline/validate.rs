@@ -4,8 +4,7 @@ use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
 use super::error::{LayerRef, Problem, Relation};
-use crate::spec::LayerSpec;
-use crate::spec::PipelineSpec;
+use crate::spec::{LayerSpec, PipelineSpec, ScopeOrder, Stability};
 
 /// Whether `name` is snake_case: `[a-z][a-z0-9_]*`.
 pub(crate) fn is_snake_case(name: &str) -> bool {
@@ -88,6 +87,36 @@ pub(crate) fn problems(pipeline: &PipelineSpec, specs: &[&LayerSpec]) -> Vec<Pro
         previous = Some(spec);
     }
     problems.extend(relation_problems(specs));
+    if pipeline.scope_order == ScopeOrder::Strict {
+        problems.extend(scope_problems(specs));
+    }
+    problems
+}
+
+/// Every Stable layer that comes after a narrower-scoped one, each named
+/// once, with the first narrower layer before it. `specs` are sorted.
+fn scope_problems(specs: &[&LayerSpec]) -> Vec<Problem> {
+    let stable: Vec<&LayerSpec> = specs
+        .iter()
+        .copied()
+        .filter(|s| s.stability == Stability::Stable)
+        .collect();
+    let mut problems = Vec::new();
+    for (i, &wider) in stable.iter().enumerate() {
+        if let Some(&narrower) = stable[..i]
+            .iter()
+            .find(|earlier| wider.scope.is_wider_than(earlier.scope))
+        {
+            problems.push(Problem::ScopeOrder {
+                wider: wider.into(),
+                wider_scope: wider.scope,
+                wider_priority: wider.priority,
+                narrower: narrower.into(),
+                narrower_scope: narrower.scope,
+                narrower_priority: narrower.priority,
+            });
+        }
+    }
     problems
 }
 

@@ -7,12 +7,18 @@
 //! prefix what it is:
 //!
 //! ```text
-//! prompt_cache_key = "<pipeline>-<first 16 hex digits of the stable prefix's SHA-256>"
+//! prompt_cache_key = "<pipeline>-<first 16 hex digits of the shared prefix's SHA-256>"
 //! ```
 //!
-//! (the pipeline name cut to 40 bytes, so the key stays within 57 bytes). Every
-//! session of one agent (pipeline) over one workspace (the same stable prefix)
-//! gets the same key, in every process; a changed stable layer gets a new one.
+//! (the pipeline name cut to 40 bytes, so the key stays within 57 bytes). The
+//! shared prefix is the widest-scope part of the stable prefix: its Global
+//! and Project layers ([`AssemblyTrace::shared_prefix`](crate::AssemblyTrace::shared_prefix)
+//! of [`Scope::Project`](crate::Scope::Project)), so every teammate on one
+//! repository routes to the same cache whatever their own `user.md` says;
+//! when that part is empty (no layer declares a scope that wide), the whole
+//! stable prefix. Every session of one agent (pipeline) over one workspace
+//! gets the same key, in every process; a changed Global or Project layer
+//! gets a new one.
 //! The whole prompt, stable prefix first, goes in one instruction string, so the
 //! cached prefix is the stable part.
 //!
@@ -54,18 +60,20 @@ use crate::AssembledPrompt;
 /// The longest pipeline name kept in a cache key, in bytes.
 const KEY_PIPELINE_MAX: usize = 40;
 
-/// The cache key for `prompt`: `<pipeline>-<stable fingerprint, 16 hex>`.
+/// The cache key for `prompt`: `<pipeline>-<fingerprint, 16 hex>` of its
+/// Global and Project part (the whole stable prefix when that is empty).
 pub fn prompt_cache_key(prompt: &AssembledPrompt) -> String {
     let trace = prompt.trace();
     let mut end = trace.pipeline.len().min(KEY_PIPELINE_MAX);
     while !trace.pipeline.is_char_boundary(end) {
         end -= 1;
     }
-    format!(
-        "{}-{}",
-        &trace.pipeline[..end],
-        trace.stable_fingerprint().short()
-    )
+    let shared = trace.shared_prefix(crate::Scope::Project);
+    let fingerprint = match prompt.stable().get(..shared) {
+        Some(part) if !part.is_empty() => crate::fingerprint::Fingerprint::of(part),
+        _ => trace.stable_fingerprint(),
+    };
+    format!("{}-{}", &trace.pipeline[..end], fingerprint.short())
 }
 
 /// How long OpenAI keeps a cached prefix (`prompt_cache_retention`).

@@ -198,6 +198,123 @@ impl Channel {
     }
 }
 
+/// How widely a Stable layer's text is shared: with everyone, with everyone
+/// on the repository, with one person, or with one session only.
+///
+/// Set with the attribute's `scope` key (Stable layers only; default
+/// [`Scope::Session`], the narrowest, so nothing is assumed shared that is
+/// not). A provider's prompt cache is shared wider than a session
+/// (Anthropic's by everyone on one organization's key, OpenAI's by whoever
+/// sends the same `prompt_cache_key`), so within the Stable band the wider
+/// scopes come first ([`Scope::ORDER_TEXT`]): then a teammate's first call
+/// reads the Global and Project part from the cache and writes only its own.
+///
+/// The variants are declared widest first, so `Ord` is render order:
+///
+/// ```
+/// use prompt_core::Scope;
+/// assert!(Scope::Global < Scope::Project && Scope::User < Scope::Session);
+/// assert!(Scope::Project.is_wider_than(Scope::User));
+/// assert_eq!(Scope::default(), Scope::Session);
+/// assert_eq!("project".parse::<Scope>(), Ok(Scope::Project));
+/// ```
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Scope {
+    /// The same for everyone: a persona, the framework's rules.
+    Global,
+    /// The same for everyone on the repository: AGENTS.md, project memory, skills.
+    Project,
+    /// The same for one person across sessions: `~/.agent/memory/user.md`, facts.
+    User,
+    /// The same for one session only; the default.
+    #[default]
+    Session,
+}
+
+impl Scope {
+    /// Every scope, widest first: the order the Stable band renders them in.
+    pub const ALL: &'static [Scope] = &[Scope::Global, Scope::Project, Scope::User, Scope::Session];
+
+    /// The rule as every message about it words it: the compile-time assert,
+    /// the pipeline's validation and the contract check share this text.
+    pub const ORDER_TEXT: &'static str =
+        "wider scopes come first in the Stable band (Global, Project, User, Session)";
+
+    /// The lowercase name, as in serde and the manifest.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Scope::Global => "global",
+            Scope::Project => "project",
+            Scope::User => "user",
+            Scope::Session => "session",
+        }
+    }
+
+    /// The variant as written in the attribute: `Global`, `Project`, ...
+    pub(crate) const fn ident(self) -> &'static str {
+        match self {
+            Scope::Global => "Global",
+            Scope::Project => "Project",
+            Scope::User => "User",
+            Scope::Session => "Session",
+        }
+    }
+
+    /// Who shares text of this scope: `everyone`, `everyone on the repository`, ...
+    pub const fn audience(self) -> &'static str {
+        match self {
+            Scope::Global => "everyone",
+            Scope::Project => "everyone on the repository",
+            Scope::User => "one person",
+            Scope::Session => "one session",
+        }
+    }
+
+    /// Whether text of this scope is shared by more callers than `other`'s
+    /// (and so must come before it).
+    pub const fn is_wider_than(self, other: Scope) -> bool {
+        (self as u8) < (other as u8)
+    }
+}
+
+/// Whether a pipeline holds its Stable layers to [`Scope`] order.
+///
+/// Set with `#[prompt_pipeline(scope_order = Relaxed)]`. `Strict` (the
+/// default) rejects a layer ordered before a wider-scoped one, at compile
+/// time where the attribute sees both and when the pipeline is collected;
+/// `Relaxed` is for a pipeline whose order is fixed from outside (a
+/// reproduction of an agent whose prompt puts the user's preferences first):
+/// it gives up cross-user cache sharing, which the contract check
+/// `scope_sharing` still reports.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ScopeOrder {
+    /// Wider scopes first, checked; the default.
+    #[default]
+    Strict,
+    /// Any order; the check is off for this pipeline.
+    Relaxed,
+}
+
+impl ScopeOrder {
+    /// Both, in order.
+    pub const ALL: &'static [ScopeOrder] = &[ScopeOrder::Strict, ScopeOrder::Relaxed];
+
+    /// The lowercase name, as in serde and the manifest.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ScopeOrder::Strict => "strict",
+            ScopeOrder::Relaxed => "relaxed",
+        }
+    }
+}
+
 macro_rules! display_and_parse {
     ($ty:ident, $what:literal, [$($variant:ident),+]) => {
         impl fmt::Display for $ty {
@@ -231,9 +348,11 @@ display_and_parse!(AssemblyPath, "assembly path", [Basic, Cached]);
 display_and_parse!(PromptMode, "prompt mode", [Full, Compact, Minimal]);
 display_and_parse!(Yields, "yield", [Shed, Truncate, Keep]);
 display_and_parse!(Channel, "channel", [System, Reminder]);
+display_and_parse!(Scope, "scope", [Global, Project, User, Session]);
+display_and_parse!(ScopeOrder, "scope order", [Strict, Relaxed]);
 
 /// A string that names no variant of [`Stability`], [`AssemblyPath`],
-/// [`PromptMode`], [`Yields`] or [`Channel`].
+/// [`PromptMode`], [`Yields`], [`Channel`], [`Scope`] or [`ScopeOrder`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {what} `{got}`: expected one of {}", expected.join(", "))]
 pub struct ParseEnumError {
@@ -326,6 +445,25 @@ mod tests {
         for c in Channel::ALL {
             assert_eq!(c.to_string().parse::<Channel>(), Ok(*c));
         }
+    }
+
+    #[test]
+    fn scopes_are_widest_first_and_serialize_lowercase() {
+        for pair in Scope::ALL.windows(2) {
+            assert!(pair[0] < pair[1] && pair[0].is_wider_than(pair[1]));
+            assert!(!pair[1].is_wider_than(pair[0]) && !pair[0].is_wider_than(pair[0]));
+        }
+        for scope in Scope::ALL {
+            assert_eq!(scope.to_string().parse::<Scope>(), Ok(*scope));
+            assert_eq!(scope.ident().to_lowercase(), scope.as_str());
+            assert_eq!(
+                serde_json::to_string(scope).unwrap(),
+                format!("\"{}\"", scope.as_str())
+            );
+        }
+        assert_eq!(Scope::default(), Scope::Session);
+        assert_eq!(ScopeOrder::default(), ScopeOrder::Strict);
+        assert_eq!("RELAXED".parse::<ScopeOrder>(), Ok(ScopeOrder::Relaxed));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::enums::{AssemblyPath, Channel, PromptMode, Stability, Yields};
+use super::enums::{AssemblyPath, Channel, PromptMode, Scope, Stability, Yields};
 
 /// Everything the framework knows about a layer without running it.
 ///
@@ -44,6 +44,9 @@ pub struct LayerSpec {
     pub yields: Yields,
     /// Where the layer's text travels (Dynamic layers only).
     pub channel: Channel,
+    /// How widely the layer's text is shared (Stable layers only; see
+    /// [`Scope`]). Wider scopes come first in the Stable band.
+    pub scope: Scope,
     /// Layers this one must come after (`after = [..]`).
     pub after: &'static [LayerLink],
     /// Layers this one must come before (`before = [..]`).
@@ -71,7 +74,8 @@ pub struct LayerSpec {
 impl LayerSpec {
     /// A spec with the given name, priority and stability, on both paths, in
     /// every mode, in the default pipeline, yielding by [`Yields::Shed`] on
-    /// the [`Channel::System`], with no relations and no definition site.
+    /// the [`Channel::System`], of [`Scope::Session`], with no relations and
+    /// no definition site.
     pub const fn new(name: &'static str, priority: u32, stability: Stability) -> Self {
         Self {
             name,
@@ -82,6 +86,7 @@ impl LayerSpec {
             pipelines: &[super::DEFAULT_PIPELINE],
             yields: Yields::Shed,
             channel: Channel::System,
+            scope: Scope::Session,
             after: &[],
             before: &[],
             silent: None,
@@ -133,6 +138,13 @@ impl LayerSpec {
     #[must_use]
     pub const fn with_channel(mut self, channel: Channel) -> Self {
         self.channel = channel;
+        self
+    }
+
+    /// The same spec, shared as widely as `scope` says (Stable layers only).
+    #[must_use]
+    pub const fn with_scope(mut self, scope: Scope) -> Self {
+        self.scope = scope;
         self
     }
 
@@ -276,6 +288,8 @@ mod tests {
         assert_eq!(SPEC.modes, PromptMode::ALL);
         assert_eq!(SPEC.pipelines, ["default"]);
         assert_eq!((SPEC.yields, SPEC.channel), (Yields::Shed, Channel::System));
+        assert_eq!(SPEC.scope, Scope::Session);
+        assert_eq!(SPEC.with_scope(Scope::Project).scope, Scope::Project);
         assert_eq!(SPEC.location(), ":0");
         let located = SPEC.defined_at("my-crate", "src\\x.rs", 3);
         assert_eq!(located.location(), "my-crate: src/x.rs:3");

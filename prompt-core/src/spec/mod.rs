@@ -12,7 +12,9 @@ mod include;
 mod layer;
 mod pipeline;
 
-pub use enums::{AssemblyPath, Channel, ParseEnumError, PromptMode, Stability, Yields};
+pub use enums::{
+    AssemblyPath, Channel, ParseEnumError, PromptMode, Scope, ScopeOrder, Stability, Yields,
+};
 pub use include::Include;
 pub(crate) use include::{mode_mask, path_mask};
 pub(crate) use layer::same as str_eq;

@@ -1,6 +1,6 @@
 //! What a pipeline is before any layer joins it: its declared type and [`PipelineSpec`].
 
-use super::enums::{AssemblyPath, PromptMode};
+use super::enums::{AssemblyPath, PromptMode, ScopeOrder};
 use super::include::Include;
 use super::{DEFAULT_PIPELINE, DEFAULT_SEPARATOR};
 
@@ -29,6 +29,9 @@ pub struct PipelineSpec {
     pub modes: &'static [PromptMode],
     /// What joins two non-empty layer outputs, unless the builder sets another.
     pub separator: &'static str,
+    /// Whether its Stable layers are held to [`Scope`](super::Scope) order
+    /// (`scope_order = Relaxed` turns the check off).
+    pub scope_order: ScopeOrder,
     /// The Rust type's name as written at the definition.
     pub type_name: &'static str,
     /// The package that defines the pipeline (`CARGO_PKG_NAME`).
@@ -43,13 +46,15 @@ pub struct PipelineSpec {
 }
 
 impl PipelineSpec {
-    /// A pipeline called `name` that serves every path and mode, joined by `"\n\n"`.
+    /// A pipeline called `name` that serves every path and mode, joined by
+    /// `"\n\n"`, with its Stable layers in strict scope order.
     pub const fn new(name: &'static str) -> Self {
         Self {
             name,
             paths: AssemblyPath::ALL,
             modes: PromptMode::ALL,
             separator: DEFAULT_SEPARATOR,
+            scope_order: ScopeOrder::Strict,
             type_name: name,
             krate: "",
             file: "",
@@ -84,6 +89,13 @@ impl PipelineSpec {
     #[must_use]
     pub const fn with_separator(mut self, separator: &'static str) -> Self {
         self.separator = separator;
+        self
+    }
+
+    /// The same pipeline, holding its Stable layers to `order`.
+    #[must_use]
+    pub const fn with_scope_order(mut self, order: ScopeOrder) -> Self {
+        self.scope_order = order;
         self
     }
 

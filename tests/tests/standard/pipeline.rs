@@ -74,11 +74,13 @@ fn sections_come_in_the_documented_order() {
         .build_basic(&session, &turn(&ws))
         .unwrap()
         .text();
+    // Widest scope first: the project's sections (shared by everyone on the
+    // repository) before the user's (one person).
     let headers = [
-        "# User preferences",
         "# Project memory",
         "# Project context",
         "# Available skills",
+        "# User preferences",
         "# Facts",
         "# Runtime context",
     ];
@@ -117,10 +119,10 @@ fn an_empty_workspace_leaves_the_conditional_layers_silent_and_says_why() {
     assert_eq!(
         silent,
         [
-            "user_preferences",
             "project_memory",
             "project_context",
             "skills_index",
+            "user_preferences",
             "facts",
             "episodic_recall",
             "coordinator",
@@ -199,7 +201,7 @@ fn minimal_mode_keeps_only_what_the_agent_cannot_work_without() {
     let names: Vec<&str> = prompt.trace().layers.iter().map(|l| l.name).collect();
     assert_eq!(
         names,
-        ["base_prompt", "user_preferences", "project_context"]
+        ["base_prompt", "project_context", "user_preferences"]
     );
 }
 

@@ -1,7 +1,7 @@
 // Every key of the attribute, in one crate that depends on nothing but prompt-core.
 use prompt_core::{
     prompt_layer, prompt_pipeline, AssemblyPath, Channel, LayerInput, Pipeline, PromptLayer,
-    PromptMode, Render, Stability, Yields,
+    PromptMode, Render, Scope, Stability, Yields,
 };
 
 mod reexport {
@@ -11,14 +11,14 @@ mod reexport {
 const BASE: u32 = 100;
 
 /// The main agent's pipeline.
-#[prompt_pipeline(paths = [Basic, Cached], modes = [Full, Compact], separator = "\n---\n", crate = reexport::core_again)]
+#[prompt_pipeline(paths = [Basic, Cached], modes = [Full, Compact], separator = "\n---\n", scope_order = Strict, crate = reexport::core_again)]
 pub struct EveryKey;
 
 /// A sub-agent sharing a layer with it.
 #[prompt_pipeline(paths = [Cached])]
 pub struct SubAgent;
 
-#[prompt_layer(priority = BASE, stability = Stable, paths = [Cached], text = "Persona.\n\n", pipeline = [EveryKey, SubAgent])]
+#[prompt_layer(priority = BASE, stability = Stable, scope = Global, paths = [Cached], text = "Persona.\n\n", pipeline = [EveryKey, SubAgent])]
 pub struct PersonaLayer;
 
 #[prompt_layer(
@@ -31,6 +31,7 @@ pub struct PersonaLayer;
     after = [PersonaLayer],
     before = [Clock],
     silent = "when the session has house rules",
+    scope = Project,
     crate = reexport::core_again,
 )]
 #[derive(Default)]
@@ -77,6 +78,8 @@ fn main() {
     assert_eq!((Clock::SPEC.yields, Clock::SPEC.channel), (Yields::Keep, Channel::Reminder));
     assert_eq!((Rules::SPEC.yields, Rules::SPEC.channel), (Yields::Shed, Channel::System));
     assert_eq!(PersonaLayer::SPEC.name, "persona");
+    assert_eq!((PersonaLayer::SPEC.scope, Rules::SPEC.scope), (Scope::Global, Scope::Project));
+    assert_eq!(Clock::SPEC.scope, Scope::Session);
     assert_eq!(PersonaLayer::SPEC.modes, PromptMode::ALL);
     assert_eq!(PersonaLayer::SPEC.pipelines, ["every_key", "sub_agent"]);
 

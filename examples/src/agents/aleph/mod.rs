@@ -94,7 +94,12 @@ pub const PIPELINE: &str = "aleph";
 
 /// Aleph's pipeline: its layers join it with `pipeline = Aleph`, and
 /// [`Pipeline::of`](prompt_core::Pipeline::of) or `Pipeline::named(PIPELINE)` collects it.
-#[prompt_pipeline(paths = [Basic, Cached], modes = [Full, Compact, Minimal])]
+///
+/// `scope_order = Relaxed`: the seed fixes the order (the agent's soul and
+/// memory first, the standing rules after), so Global text follows Project
+/// and User text; the reproduction keeps it, and the contract check
+/// `scope_sharing` reports what it costs in cross-user cache sharing.
+#[prompt_pipeline(paths = [Basic, Cached], modes = [Full, Compact, Minimal], scope_order = Relaxed)]
 pub struct Aleph;
 /// Aleph's two entry points.
 pub const PATHS: &[AssemblyPath] = &[AssemblyPath::Basic, AssemblyPath::Cached];

@@ -226,7 +226,7 @@ pub struct TaskText {
 }
 
 /// Layer 1: what kitsoki is and how to operate inside it.
-#[prompt_layer(priority = 100, stability = Stable, paths = [Basic, Cached], modes = [Full],
+#[prompt_layer(priority = 100, stability = Stable, scope = Global, paths = [Basic, Cached], modes = [Full],
     pipeline = Kitsoki)]
 pub struct Framework;
 
@@ -240,7 +240,7 @@ impl Render for Framework {
 }
 
 /// Layer 2: the story's project context.
-#[prompt_layer(priority = 200, stability = Stable, paths = [Basic, Cached], modes = [Full],
+#[prompt_layer(priority = 200, stability = Stable, scope = Project, paths = [Basic, Cached], modes = [Full],
     pipeline = Kitsoki,
     silent = "app.context, app.context_path or prompts/_project.md with text")]
 pub struct Project;

@@ -2,15 +2,16 @@
 //!
 //! Where a standard layer renders exactly the section recursive needs, at a
 //! place in the prompt its priority allows, the pipeline takes it with
-//! `include = [..]` (see [`Recursive`]): user preferences, project memory,
-//! project context, skills. The layers here are recursive's own text, and
-//! three sections rendered by a standard layer that recursive places where
-//! the standard layer cannot go: a pipeline narrows paths, modes and
-//! `yields`, never priority or stability, on which the order checks rest.
-//! Facts and episodic recall come before the project context (the standard
-//! layers come after it), episodic recall renders on Basic too (the standard
-//! one is Cached only), and the scratchpad is frozen with the session (the
-//! standard one is Dynamic).
+//! `include = [..]` (see [`Recursive`]): project memory, project context,
+//! skills. The layers here are recursive's own text, and four sections
+//! rendered by a standard layer that recursive places where the standard
+//! layer cannot go: a pipeline narrows paths, modes and `yields`, never
+//! priority or stability, on which the order checks rest. User preferences
+//! come right after the persona (the standard layer comes after the
+//! project's layers, in scope order); facts and episodic recall come before
+//! the project context (the standard layers come after it); episodic recall
+//! renders on Basic too (the standard one is Cached only); and the
+//! scratchpad is frozen with the session (the standard one is Dynamic).
 
 use super::Recursive;
 use prompt_core::{LayerInput, Render, prompt_layer};
@@ -49,7 +50,7 @@ pub struct SubAgentsEnabled(pub bool);
 /// Who the agent is and how it works: [`PERSONA`], unless a caller replaced the base.
 #[prompt_layer(
     priority = 100,
-    stability = Stable,
+    stability = Stable, scope = Global,
     paths = [Basic, Cached],
     modes = [Full],
     pipeline = Recursive,
@@ -67,10 +68,31 @@ impl Render for Persona {
     }
 }
 
+/// `# User preferences`: `~/.recursive/memory/user.md`, 8 KiB, rendered by
+/// the standard `user_preferences` layer right after the persona, where the
+/// seed puts it (the standard layer comes after the project's layers, in
+/// scope order).
+#[prompt_layer(
+    priority = PROJECT_MEMORY - 100,
+    stability = Stable, scope = User,
+    paths = [Basic, Cached],
+    modes = [Full],
+    name = "user_preferences",
+    pipeline = Recursive,
+    silent = "a non-empty ~/.recursive/memory/user.md, and the default base"
+)]
+pub struct UserPreferencesSection;
+
+impl Render for UserPreferencesSection {
+    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        prompt_layers::UserPreferencesLayer.render(out, input);
+    }
+}
+
 /// `# Memory`: the newest legacy notes of `.recursive/memory.json`, one line each.
 #[prompt_layer(
     priority = PROJECT_MEMORY + 100,
-    stability = Stable,
+    stability = Stable, scope = Project,
     paths = [Basic, Cached],
     modes = [Full],
     name = "memory",
@@ -101,7 +123,7 @@ impl Render for MemorySection {
 /// `# Scratchpad`: working-memory entries, as they were when the session started.
 #[prompt_layer(
     priority = PROJECT_MEMORY + 200,
-    stability = Stable,
+    stability = Stable, scope = Session,
     paths = [Basic, Cached],
     modes = [Full],
     name = "scratchpad",
@@ -119,7 +141,7 @@ impl Render for ScratchpadSection {
 /// `# Facts`: global and workspace facts, most recently used first.
 #[prompt_layer(
     priority = PROJECT_MEMORY + 300,
-    stability = Stable,
+    stability = Stable, scope = User,
     paths = [Basic, Cached],
     modes = [Full],
     name = "facts",
@@ -137,7 +159,7 @@ impl Render for FactsSection {
 /// `# Episodic recall`: summaries of recent sessions, newest first.
 #[prompt_layer(
     priority = PROJECT_MEMORY + 400,
-    stability = Stable,
+    stability = Stable, scope = User,
     paths = [Basic, Cached],
     modes = [Full],
     name = "episodic_recall",
@@ -155,7 +177,7 @@ impl Render for EpisodicRecall {
 /// A caller's own system prompt, in place of the persona and memory sections.
 #[prompt_layer(
     priority = PROJECT_CONTEXT + 100,
-    stability = Stable,
+    stability = Stable, scope = Session,
     paths = [Basic, Cached],
     modes = [Full],
     pipeline = Recursive,
@@ -174,7 +196,7 @@ impl Render for SystemPromptOverride {
 /// A caller's appended instructions.
 #[prompt_layer(
     priority = PROJECT_CONTEXT + 200,
-    stability = Stable,
+    stability = Stable, scope = Session,
     paths = [Basic, Cached],
     modes = [Full],
     name = "appended_instructions",
@@ -194,7 +216,7 @@ impl Render for AppendedInstructionsLayer {
 /// `## Coordinator workflow`, with the note on the `agent` tool.
 #[prompt_layer(
     priority = SKILLS + 100,
-    stability = Stable,
+    stability = Stable, scope = Session,
     paths = [Basic, Cached],
     modes = [Full],
     pipeline = Recursive,

@@ -101,8 +101,12 @@ pub const PIPELINE: &str = "recursive";
 /// the standard layers whose section and place it keeps are included as they
 /// are (in Full, the only mode it serves), and
 /// [`Pipeline::of`](prompt_core::Pipeline::of) or `Pipeline::named(PIPELINE)` collects it.
-#[prompt_pipeline(paths = [Basic, Cached], modes = [Full], include = [
-    prompt_layers::UserPreferencesLayer,
+///
+/// `scope_order = Relaxed`: the seed's Layer 0 puts the user's preferences
+/// right after the persona, before the project's memory and docs, and the
+/// reproduction keeps that order; the contract check `scope_sharing`
+/// reports what it costs in cross-user cache sharing.
+#[prompt_pipeline(paths = [Basic, Cached], modes = [Full], scope_order = Relaxed, include = [
     prompt_layers::ProjectMemoryLayer,
     prompt_layers::ProjectContextLayer,
     prompt_layers::SkillsIndexLayer,

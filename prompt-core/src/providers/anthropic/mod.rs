@@ -7,6 +7,10 @@
 //!
 //! - the stable block carries `cache_control: {"type": "ephemeral"}` (plus
 //!   `"ttl": "1h"` with [`CacheTtl::OneHour`]), the dynamic block none;
+//! - the stable prefix is cut in two where its widest shared
+//!   [`Scope`](crate::Scope) group ends (the Global and Project part), with a
+//!   breakpoint on each block, when that part alone is long enough for the
+//!   model to cache ([`scope_cuts`]); a teammate's first call reads it;
 //! - an empty part gives no block (the API rejects empty text blocks): an
 //!   empty dynamic suffix leaves one block, an empty stable prefix leaves no
 //!   breakpoint;
@@ -69,12 +73,14 @@
 
 mod breakpoints;
 mod minimums;
+mod scopes;
 
 pub use breakpoints::{Breakpoint, BreakpointLocation, MAX_BREAKPOINTS};
 pub use minimums::{
     BelowCacheMinimum, CacheMinimum, CacheMinimums, MINIMUMS_CHECKED, ModelFamily,
     check_cache_minimum,
 };
+pub use scopes::{SYSTEM_BREAKPOINTS, scope_cuts, scoped_system_blocks};
 
 use std::borrow::Cow;
 
@@ -280,11 +286,26 @@ impl MessagesRequest {
     /// A request whose system prompt is `prompt` (see [`system_blocks`]; the
     /// breakpoint has the 5-minute TTL until [`ttl`](Self::ttl) changes it),
     /// with no messages yet.
+    ///
+    /// The stable prefix is cut at the end of its widest shared scope group
+    /// when the prefix up to there is long enough for `model` to cache
+    /// ([`scope_cuts`], tokens counted with [`ApproxCounter`](crate::tokens::ApproxCounter)),
+    /// with a breakpoint there too: a teammate's first call then reads the
+    /// Global and Project part from the cache and writes only its own. At
+    /// most [`SYSTEM_BREAKPOINTS`] breakpoints go in the system prompt, so the
+    /// tools' and the conversation's still fit.
     pub fn new(prompt: &AssembledPrompt, model: impl Into<String>, max_tokens: u32) -> Self {
+        let model = model.into();
+        let cuts = scope_cuts(
+            prompt,
+            &model,
+            &crate::tokens::ApproxCounter,
+            &CacheMinimums::anthropic(),
+        );
         Self {
-            model: model.into(),
+            model,
             max_tokens,
-            system: system_blocks(prompt, CacheTtl::FiveMinutes),
+            system: scoped_system_blocks(prompt, CacheTtl::FiveMinutes, &cuts),
             messages: Vec::new(),
             tools: Vec::new(),
             reminder: prompt_reminder(prompt),
