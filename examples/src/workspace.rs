@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use prompt_core::contract::Paradigm;
-use prompt_core::{Context, Pipeline};
+use prompt_core::{Context, Pipeline, TurnContext};
 use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
 
 use prompt_examples::agents::{Agent, Layout};
@@ -66,7 +66,7 @@ pub(crate) struct Loaded {
     pub(crate) pipeline: Pipeline,
     pub(crate) session: Context,
     pub(crate) facts: RuntimeFacts,
-    pub(crate) turn: Context,
+    pub(crate) turn: TurnContext,
 }
 
 impl WorkspaceArgs {

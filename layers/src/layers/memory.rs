@@ -1,6 +1,6 @@
 //! `# User preferences` and `# Project memory`.
 
-use prompt_core::{LayerInput, Render, prompt_layer};
+use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 
 use super::short_path;
 
@@ -16,8 +16,8 @@ use crate::sources::{MemoryFile, ProjectMemory, UserPreferences};
 )]
 pub struct UserPreferencesLayer;
 
-impl Render for UserPreferencesLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for UserPreferencesLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         section(
             out,
             input,
@@ -37,8 +37,8 @@ impl Render for UserPreferencesLayer {
 )]
 pub struct ProjectMemoryLayer;
 
-impl Render for ProjectMemoryLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for ProjectMemoryLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         section(
             out,
             input,
@@ -50,7 +50,12 @@ impl Render for ProjectMemoryLayer {
 
 /// A header and a memory file's text, fenced (`<file path="…">…</file>`);
 /// notes why it is silent or cut.
-fn section(out: &mut String, input: &LayerInput<'_>, header: &str, file: Option<&MemoryFile>) {
+fn section(
+    out: &mut LayerWriter<'_>,
+    input: &LayerInput<'_, Stable>,
+    header: &str,
+    file: Option<&MemoryFile>,
+) {
     let Some(file) = file else {
         input.note("no memory file in the session context");
         return;

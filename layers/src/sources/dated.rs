@@ -282,6 +282,11 @@ fn parse_line(line: &str, spec: &DatedSpec<'_>) -> Parsed {
 #[derive(Debug, Default)]
 pub struct Facts(pub DatedEntries);
 
+// `load_session` puts these into the session context.
+impl prompt_core::SessionValue for Facts {}
+
 /// Recent session summaries (`episodes.jsonl`). Read by the `episodic_recall` layer.
 #[derive(Debug, Default)]
 pub struct Episodes(pub DatedEntries);
+
+impl prompt_core::SessionValue for Episodes {}

@@ -1,7 +1,7 @@
 // Every key of the attribute, in one crate that depends on nothing but prompt-core.
 use prompt_core::{
-    prompt_layer, prompt_pipeline, AssemblyPath, Channel, LayerInput, Pipeline, PromptLayer,
-    PromptMode, Render, Stability, Yields,
+    prompt_layer, prompt_pipeline, AssemblyPath, Channel, LayerInput, LayerWriter, Pipeline,
+    PromptLayer, PromptMode, Render, Stability, Stable, Yields,
 };
 
 mod reexport {
@@ -38,8 +38,8 @@ pub struct Rules {
     prefix: &'static str,
 }
 
-impl Render for Rules {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Rules {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if input.mode() == PromptMode::Full {
             out.push_str(self.prefix);
         }
@@ -58,7 +58,7 @@ impl Render for Rules {
 pub struct Clock;
 
 impl Render for Clock {
-    fn render(&self, _out: &mut String, _input: &LayerInput<'_>) {}
+    fn render(&self, _out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {}
 }
 
 fn main() {

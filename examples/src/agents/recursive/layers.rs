@@ -5,7 +5,7 @@
 //! the rendering to it.
 
 use super::Recursive;
-use prompt_core::{LayerInput, Render, prompt_layer};
+use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 use prompt_layers::ToolSpec;
 
 use super::notes::LegacyNotes;
@@ -28,14 +28,20 @@ You are recursive, a coding agent working in the user's repository from the term
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallerBase(pub String);
 
+impl prompt_core::SessionValue for CallerBase {}
+
 /// A caller's text appended to the base (session context).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppendedInstructions(pub String);
+
+impl prompt_core::SessionValue for AppendedInstructions {}
 
 /// Whether sub-agents are enabled (session context): one value drives both
 /// the coordinator section and the `agent` tool.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SubAgentsEnabled(pub bool);
+
+impl prompt_core::SessionValue for SubAgentsEnabled {}
 
 /// Who the agent is and how it works: [`PERSONA`], unless a caller replaced the base.
 #[prompt_layer(
@@ -48,8 +54,8 @@ pub struct SubAgentsEnabled(pub bool);
 )]
 pub struct Persona;
 
-impl Render for Persona {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Persona {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if input.get::<CallerBase>().is_some() {
             input.note("the caller replaced the base");
             return;
@@ -62,8 +68,8 @@ impl Render for Persona {
 macro_rules! delegate {
     ($ty:ident, $standard:expr, $doc:literal) => {
         #[doc = $doc]
-        impl Render for $ty {
-            fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        impl Render<Stable> for $ty {
+            fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
                 $standard.render(out, input);
             }
         }
@@ -116,8 +122,8 @@ delegate!(
 )]
 pub struct MemorySection;
 
-impl Render for MemorySection {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for MemorySection {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(notes) = input.get::<LegacyNotes>() else {
             input.note("no legacy notes in the session context");
             return;
@@ -214,8 +220,8 @@ delegate!(
 )]
 pub struct SystemPromptOverride;
 
-impl Render for SystemPromptOverride {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for SystemPromptOverride {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(CallerBase(text)) = input.get::<CallerBase>() {
             out.push_str(text.trim());
         }
@@ -234,8 +240,8 @@ impl Render for SystemPromptOverride {
 )]
 pub struct AppendedInstructionsLayer;
 
-impl Render for AppendedInstructionsLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for AppendedInstructionsLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(AppendedInstructions(text)) = input.get::<AppendedInstructions>() {
             out.push_str(text.trim());
         }
@@ -270,8 +276,8 @@ delegate!(
 )]
 pub struct Coordinator;
 
-impl Render for Coordinator {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Coordinator {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if !input.get::<SubAgentsEnabled>().is_some_and(|e| e.0) {
             input.note("sub-agents are disabled");
             return;
