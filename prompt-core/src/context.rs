@@ -2,38 +2,229 @@
 
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::fmt;
+use std::marker::PhantomData;
 
 use crate::spec::{AssemblyPath, LayerSpec, PromptMode, Stability};
 
-/// A bag of typed values, one per type.
+/// The scope of the session context: values fixed for a whole session.
 ///
-/// Assembly takes two: the *session* context (stable for a session: config,
-/// memory files, project docs, skills, tools) and the *turn* context (per
-/// call: time, cwd, model, budgets).
+/// A marker type: [`SessionContext`] is `Context<Session>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Session {}
+
+/// The scope of the turn context: values of one call.
+///
+/// A marker type: [`TurnContext`] is `Context<Turn>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Turn {}
+
+/// A value that belongs to the session: fixed for every call of a session
+/// (config, memory files, project docs, skills, tools). Only session values go
+/// into the session context, and a Stable layer reads only session values.
+///
+/// Declared once per type, with a one-line impl:
 ///
 /// ```
-/// use prompt_core::Context;
+/// use prompt_core::{Context, SessionValue};
+///
+/// struct HouseRules(String);
+/// impl SessionValue for HouseRules {}
+///
+/// let session = prompt_core::SessionContext::new().with(HouseRules("Be brief.".into()));
+/// assert_eq!(session.get::<HouseRules>().map(|r| r.0.as_str()), Some("Be brief."));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a session value, so it cannot go into the session context",
+    label = "`{Self}` is not declared a session value",
+    note = "if `{Self}` is fixed for a whole session, declare it: `impl prompt_core::SessionValue for {Self} {{}}`; if it changes per call, put it into the turn context (`impl prompt_core::TurnValue for {Self} {{}}`) and read it from a Dynamic layer"
+)]
+pub trait SessionValue: Any + Send + Sync {}
+
+/// A value that belongs to one turn: it may change per call (time, cwd,
+/// model, budgets). Only turn values go into the turn context, and no Stable
+/// layer can read one: a per-call fact cannot reach the cached prefix.
+///
+/// Declared once per type, with a one-line impl:
+///
+/// ```
+/// use prompt_core::{TurnContext, TurnValue};
+///
+/// struct Clock(&'static str);
+/// impl TurnValue for Clock {}
+///
+/// let turn = TurnContext::new().with(Clock("12:00"));
+/// assert_eq!(turn.get::<Clock>().map(|c| c.0), Some("12:00"));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a turn value, so it cannot go into the turn context",
+    label = "`{Self}` is not declared a turn value",
+    note = "if `{Self}` changes per call, declare it: `impl prompt_core::TurnValue for {Self} {{}}`; if it is fixed for a whole session, put it into the session context (`impl prompt_core::SessionValue for {Self} {{}}`)"
+)]
+pub trait TurnValue: Any + Send + Sync {}
+
+/// The explicit escape for a value that is genuinely both: it may be put into
+/// the session context *or* the turn context. A Stable layer still reads only
+/// the session's copy; when only the turn holds one, the layer gets `None`
+/// and the trace notes why (the run-time net for values read this way).
+///
+/// ```
+/// use prompt_core::{SessionContext, SessionOrTurnValue, TurnContext};
+///
+/// /// Fixed for some hosts, chosen per call by others.
+/// struct Model(&'static str);
+/// impl SessionOrTurnValue for Model {}
+///
+/// let session = SessionContext::new().with(Model("opus"));
+/// let turn = TurnContext::new().with(Model("haiku"));
+/// assert_eq!(session.get::<Model>().map(|m| m.0), Some("opus"));
+/// assert_eq!(turn.get::<Model>().map(|m| m.0), Some("haiku"));
+/// ```
+pub trait SessionOrTurnValue: Any + Send + Sync {}
+
+// Not offered as the fix when a value is neither: the messages of
+// `SessionValue` and `TurnValue` are.
+#[diagnostic::do_not_recommend]
+impl<T: SessionOrTurnValue> SessionValue for T {}
+#[diagnostic::do_not_recommend]
+impl<T: SessionOrTurnValue> TurnValue for T {}
+
+/// Which values a context of scope `Self` admits: [`SessionValue`]s for
+/// [`Session`], [`TurnValue`]s for [`Turn`]. Sealed.
+pub trait Admits<T>: sealed::Scope {}
+
+impl<T: SessionValue> Admits<T> for Session {}
+impl<T: TurnValue> Admits<T> for Turn {}
+
+/// What a Stable layer may read: a [`SessionValue`].
+#[diagnostic::on_unimplemented(
+    message = "a Stable layer cannot read `{Self}`: it is not a session value, and a Stable layer's text is cached for the whole session",
+    label = "`{Self}` is not a session value",
+    note = "make the layer Dynamic (`stability = Dynamic`, a priority in 10_000..20_000, `impl Render for ..` with `&LayerInput<'_>`), or move `{Self}` into the session (`impl prompt_core::SessionValue for {Self} {{}}` and put it into the session context)"
+)]
+pub trait StableReadable: Any {}
+
+#[diagnostic::do_not_recommend]
+impl<T: SessionValue> StableReadable for T {}
+
+mod sealed {
+    pub trait Scope {}
+    impl Scope for super::Session {}
+    impl Scope for super::Turn {}
+
+    pub trait Band {}
+    impl Band for super::Stable {}
+    impl Band for super::Dynamic {}
+}
+
+/// A bag of typed values, one per type, of one scope: the *session* context
+/// ([`SessionContext`], stable for a session: config, memory files, project
+/// docs, skills, tools) or the *turn* context ([`TurnContext`], per call:
+/// time, cwd, model, budgets). Assembly takes one of each.
+///
+/// Each value type declares its scope once ([`SessionValue`],
+/// [`TurnValue`]); a value put into the wrong context is a compile error.
+/// `Context::new()` takes its scope from where the context goes
+/// (`PromptBuilder::session`, `build_cached(&session, &turn)`); name it
+/// ([`SessionContext::new`], [`TurnContext::new`]) where nothing else does.
+///
+/// A handful of values are kept inline, so building a turn context per call
+/// costs one allocation per value.
+///
+/// ```
+/// use prompt_core::{SessionContext, SessionValue};
 ///
 /// #[derive(Debug, PartialEq)]
-/// struct Model(&'static str);
+/// struct Rules(&'static str);
+/// impl SessionValue for Rules {}
 ///
-/// let ctx = Context::new().with(Model("opus"));
-/// assert_eq!(ctx.get::<Model>(), Some(&Model("opus")));
+/// let ctx = SessionContext::new().with(Rules("be brief"));
+/// assert_eq!(ctx.get::<Rules>(), Some(&Rules("be brief")));
 /// assert_eq!(ctx.get::<String>(), None);
 /// ```
+pub struct Context<S = Session> {
+    values: Values,
+    scope: PhantomData<fn() -> S>,
+}
+
+/// The session context: `Context<Session>`.
+pub type SessionContext = Context<Session>;
+
+/// The turn context: `Context<Turn>`.
+pub type TurnContext = Context<Turn>;
+
+/// How many values a context keeps without a heap `Vec`: a turn has a few.
+const INLINE: usize = 4;
+
+/// Entries keyed by `TypeId`, the first [`INLINE`] in place: a linear scan
+/// over a handful of keys beats a tree, and building one allocates nothing.
 #[derive(Default)]
-pub struct Context {
-    values: BTreeMap<TypeId, Entry>,
+struct Values {
+    inline: [Option<Entry>; INLINE],
+    spill: Vec<Entry>,
 }
 
 struct Entry {
+    id: TypeId,
     type_name: &'static str,
     value: Box<dyn Any + Send + Sync>,
 }
 
-impl Context {
+impl Values {
+    fn iter(&self) -> impl Iterator<Item = &Entry> {
+        self.inline.iter().flatten().chain(&self.spill)
+    }
+
+    fn find(&self, id: TypeId) -> Option<&Entry> {
+        self.iter().find(|e| e.id == id)
+    }
+
+    fn slot_mut(&mut self, id: TypeId) -> Option<&mut Entry> {
+        self.inline
+            .iter_mut()
+            .flatten()
+            .chain(&mut self.spill)
+            .find(|e| e.id == id)
+    }
+
+    fn insert(&mut self, entry: Entry) -> Option<Entry> {
+        if let Some(slot) = self.slot_mut(entry.id) {
+            return Some(std::mem::replace(slot, entry));
+        }
+        match self.inline.iter_mut().find(|e| e.is_none()) {
+            Some(free) => *free = Some(entry),
+            None => self.spill.push(entry),
+        }
+        None
+    }
+
+    fn remove(&mut self, id: TypeId) -> Option<Entry> {
+        if let Some(slot) = self
+            .inline
+            .iter_mut()
+            .find(|e| e.as_ref().is_some_and(|e| e.id == id))
+        {
+            return slot.take();
+        }
+        let i = self.spill.iter().position(|e| e.id == id)?;
+        Some(self.spill.remove(i))
+    }
+
+    fn len(&self) -> usize {
+        self.iter().count()
+    }
+}
+
+impl<S> Default for Context<S> {
+    fn default() -> Self {
+        Self {
+            values: Values::default(),
+            scope: PhantomData,
+        }
+    }
+}
+
+impl<S: sealed::Scope> Context<S> {
     /// An empty context.
     pub fn new() -> Self {
         Self::default()
@@ -41,46 +232,50 @@ impl Context {
 
     /// Returns the context with `value` stored, replacing any value of the same type.
     #[must_use]
-    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Self {
+    pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Self
+    where
+        S: Admits<T>,
+    {
         self.insert(value);
         self
     }
 
     /// Stores `value`, returning the value of the same type it replaces.
-    pub fn insert<T: Any + Send + Sync>(&mut self, value: T) -> Option<T> {
+    pub fn insert<T: Any + Send + Sync>(&mut self, value: T) -> Option<T>
+    where
+        S: Admits<T>,
+    {
         let entry = Entry {
+            id: TypeId::of::<T>(),
             type_name: std::any::type_name::<T>(),
             value: Box::new(value),
         };
         self.values
-            .insert(TypeId::of::<T>(), entry)
+            .insert(entry)
             .and_then(|old| old.value.downcast::<T>().ok())
             .map(|boxed| *boxed)
     }
+}
 
+impl<S> Context<S> {
     /// The stored value of type `T`, if any.
     pub fn get<T: Any>(&self) -> Option<&T> {
         self.values
-            .get(&TypeId::of::<T>())
+            .find(TypeId::of::<T>())
             .and_then(|entry| entry.value.downcast_ref::<T>())
     }
 
     /// Removes and returns the stored value of type `T`.
     pub fn remove<T: Any>(&mut self) -> Option<T> {
         self.values
-            .remove(&TypeId::of::<T>())
+            .remove(TypeId::of::<T>())
             .and_then(|entry| entry.value.downcast::<T>().ok())
             .map(|boxed| *boxed)
     }
 
     /// Whether a value of type `T` is stored.
     pub fn contains<T: Any>(&self) -> bool {
-        self.values.contains_key(&TypeId::of::<T>())
-    }
-
-    /// `T`'s short name (`ProjectInfo`, not its whole path), for notes.
-    fn type_name_of<T: Any>() -> &'static str {
-        short_type_name(std::any::type_name::<T>())
+        self.values.find(TypeId::of::<T>()).is_some()
     }
 
     /// How many values are stored.
@@ -90,13 +285,18 @@ impl Context {
 
     /// Whether no value is stored.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.len() == 0
     }
 }
 
-impl fmt::Debug for Context {
+/// `T`'s short name (`ProjectInfo`, not its whole path), for notes.
+fn type_name_of<T: Any>() -> &'static str {
+    short_type_name(std::any::type_name::<T>())
+}
+
+impl<S> fmt::Debug for Context<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut names: Vec<&str> = self.values.values().map(|e| e.type_name).collect();
+        let mut names: Vec<&str> = self.values.iter().map(|e| e.type_name).collect();
         names.sort_unstable();
         f.debug_struct("Context").field("types", &names).finish()
     }
@@ -116,12 +316,12 @@ fn short_type_name(full: &'static str) -> &'static str {
 ///
 /// ```
 /// use prompt_core::context::Notes;
-/// use prompt_core::{AssemblyPath, Context, LayerInput, LayerSpec, PromptMode, Stability};
+/// use prompt_core::{AssemblyPath, LayerInput, LayerSpec, PromptMode, SessionContext, Stability, Stable, TurnContext};
 ///
 /// let spec = LayerSpec::new("memory", 10, Stability::Stable);
-/// let (session, turn) = (Context::new(), Context::new());
+/// let (session, turn) = (SessionContext::new(), TurnContext::new());
 /// let notes = Notes::new();
-/// let input = LayerInput::new(&spec, &session, &turn, AssemblyPath::Cached, PromptMode::Full)
+/// let input = LayerInput::<Stable>::new(&spec, &session, &turn, AssemblyPath::Cached, PromptMode::Full)
 ///     .with_notes(&notes);
 /// input.note("memory.md: absent");
 /// assert_eq!(notes.into_vec(), ["memory.md: absent"]);
@@ -154,30 +354,64 @@ impl Notes {
     pub fn into_vec(self) -> Vec<String> {
         self.0.into_inner()
     }
+
+    /// The notes recorded so far, leaving the sink empty.
+    pub(crate) fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.borrow_mut())
+    }
+}
+
+/// The band of a [`Stable`](Stability::Stable) layer: its
+/// [`LayerInput`] reads session values only. Written in its render impl:
+/// `impl Render<Stable> for MyLayer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stable {}
+
+/// The band of a [`Dynamic`](Stability::Dynamic) layer: its [`LayerInput`]
+/// reads the turn context, then the session context. The default:
+/// `impl Render for MyLayer` is `impl Render<Dynamic> for MyLayer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dynamic {}
+
+/// A layer's band, [`Stable`] or [`Dynamic`]: what its [`LayerInput`] may
+/// read. Sealed.
+pub trait Band: sealed::Band + Copy + fmt::Debug + Send + Sync + 'static {
+    /// The stability of the layers of this band.
+    const STABILITY: Stability;
+}
+
+impl Band for Stable {
+    const STABILITY: Stability = Stability::Stable;
+}
+
+impl Band for Dynamic {
+    const STABILITY: Stability = Stability::Dynamic;
 }
 
 /// What one layer sees during one assembly.
 ///
-/// A [`Stable`](Stability::Stable) layer's [`get`](LayerInput::get) reads the
-/// session context only, so it cannot put a per-call fact into the cached
-/// prefix. A [`Dynamic`](Stability::Dynamic) layer reads the turn context
-/// first, then the session context.
+/// Its band `B` is the layer's stability, as a type. A [`Stable`] layer's
+/// [`get`](LayerInput::get) reads [`SessionValue`]s from the session context
+/// only: asking for a turn value is a compile error at the read, so a per-call
+/// fact cannot reach the cached prefix. A [`Dynamic`] layer reads the turn
+/// context first, then the session context.
 #[derive(Debug, Clone, Copy)]
-pub struct LayerInput<'a> {
+pub struct LayerInput<'a, B: Band = Dynamic> {
     spec: &'a LayerSpec,
-    session: &'a Context,
-    turn: &'a Context,
+    session: &'a SessionContext,
+    turn: &'a TurnContext,
     path: AssemblyPath,
     mode: PromptMode,
     notes: Option<&'a Notes>,
+    band: PhantomData<B>,
 }
 
-impl<'a> LayerInput<'a> {
+impl<'a, B: Band> LayerInput<'a, B> {
     /// The input `spec`'s layer sees for one assembly.
     pub fn new(
         spec: &'a LayerSpec,
-        session: &'a Context,
-        turn: &'a Context,
+        session: &'a SessionContext,
+        turn: &'a TurnContext,
         path: AssemblyPath,
         mode: PromptMode,
     ) -> Self {
@@ -188,6 +422,7 @@ impl<'a> LayerInput<'a> {
             path,
             mode,
             notes: None,
+            band: PhantomData,
         }
     }
 
@@ -208,48 +443,6 @@ impl<'a> LayerInput<'a> {
         }
     }
 
-    /// The value of type `T` visible to this layer.
-    ///
-    /// A Stable layer asking for a type that only the turn context holds gets
-    /// `None`, and the trace notes why (``Clock is in the turn context; Stable
-    /// layers read the session context only``), so the silence is explained.
-    ///
-    /// ```
-    /// use prompt_core::context::Notes;
-    /// use prompt_core::{AssemblyPath, Context, LayerInput, LayerSpec, PromptMode, Stability};
-    ///
-    /// struct Clock(&'static str);
-    ///
-    /// let session = Context::new();
-    /// let turn = Context::new().with(Clock("12:00"));
-    /// let stable = LayerSpec::new("x", 1, Stability::Stable);
-    /// let dynamic = LayerSpec::new("y", 10_001, Stability::Dynamic);
-    ///
-    /// let notes = Notes::new();
-    /// let seen_by_stable = LayerInput::new(&stable, &session, &turn, AssemblyPath::Cached, PromptMode::Full)
-    ///     .with_notes(&notes);
-    /// assert!(seen_by_stable.get::<Clock>().is_none());
-    /// assert_eq!(notes.into_vec(), ["Clock is in the turn context; Stable layers read the session context only"]);
-    ///
-    /// let seen_by_dynamic = LayerInput::new(&dynamic, &session, &turn, AssemblyPath::Cached, PromptMode::Full);
-    /// assert_eq!(seen_by_dynamic.get::<Clock>().map(|c| c.0), Some("12:00"));
-    /// ```
-    pub fn get<T: Any>(&self) -> Option<&'a T> {
-        match self.spec.stability {
-            Stability::Stable => {
-                let value = self.session.get::<T>();
-                if value.is_none() && self.turn.contains::<T>() {
-                    self.note(format!(
-                        "{} is in the turn context; Stable layers read the session context only",
-                        Context::type_name_of::<T>()
-                    ));
-                }
-                value
-            }
-            Stability::Dynamic => self.turn.get::<T>().or_else(|| self.session.get::<T>()),
-        }
-    }
-
     /// The spec of the layer being rendered.
     pub fn spec(&self) -> &'a LayerSpec {
         self.spec
@@ -263,5 +456,100 @@ impl<'a> LayerInput<'a> {
     /// The mode being built.
     pub fn mode(&self) -> PromptMode {
         self.mode
+    }
+
+    /// The same input, seen through band `C`.
+    pub(crate) fn with_band<C: Band>(self) -> LayerInput<'a, C> {
+        LayerInput {
+            spec: self.spec,
+            session: self.session,
+            turn: self.turn,
+            path: self.path,
+            mode: self.mode,
+            notes: self.notes,
+            band: PhantomData,
+        }
+    }
+
+    /// `T` from the session context only; when only the turn holds one, the
+    /// trace notes why the layer got `None`.
+    fn session_only<T: Any>(&self) -> Option<&'a T> {
+        let value = self.session.get::<T>();
+        if value.is_none() && self.turn.contains::<T>() {
+            self.note(format!(
+                "{} is in the turn context; Stable layers read the session context only",
+                type_name_of::<T>()
+            ));
+        }
+        value
+    }
+}
+
+impl<'a> LayerInput<'a, Stable> {
+    /// The session value of type `T`, if the session context holds one.
+    ///
+    /// A turn value is a compile error here: make the layer Dynamic, or move
+    /// the value into the session. A [`SessionOrTurnValue`] that only the
+    /// turn context holds gives `None`, and the trace notes why (``Model is
+    /// in the turn context; Stable layers read the session context only``).
+    ///
+    /// ```
+    /// use prompt_core::context::Notes;
+    /// use prompt_core::{AssemblyPath, LayerInput, LayerSpec, PromptMode, SessionContext, SessionOrTurnValue, Stability, Stable, TurnContext};
+    ///
+    /// struct Model(&'static str);
+    /// impl SessionOrTurnValue for Model {}
+    ///
+    /// let session = SessionContext::new();
+    /// let turn = TurnContext::new().with(Model("opus"));
+    /// let spec = LayerSpec::new("x", 1, Stability::Stable);
+    /// let notes = Notes::new();
+    /// let input = LayerInput::<Stable>::new(&spec, &session, &turn, AssemblyPath::Cached, PromptMode::Full)
+    ///     .with_notes(&notes);
+    /// assert!(input.get::<Model>().is_none());
+    /// assert_eq!(notes.into_vec(), ["Model is in the turn context; Stable layers read the session context only"]);
+    /// ```
+    ///
+    /// ```compile_fail,E0277
+    /// use prompt_core::{AssemblyPath, LayerInput, LayerSpec, PromptMode, SessionContext, Stability, Stable, TurnContext, TurnValue};
+    ///
+    /// struct Clock(&'static str);
+    /// impl TurnValue for Clock {}
+    ///
+    /// let (session, turn) = (SessionContext::new(), TurnContext::new());
+    /// let spec = LayerSpec::new("x", 1, Stability::Stable);
+    /// let input = LayerInput::<Stable>::new(&spec, &session, &turn, AssemblyPath::Cached, PromptMode::Full);
+    /// let _ = input.get::<Clock>(); // a Stable layer cannot read `Clock`
+    /// ```
+    pub fn get<T: StableReadable>(&self) -> Option<&'a T> {
+        self.session_only::<T>()
+    }
+}
+
+impl<'a> LayerInput<'a, Dynamic> {
+    /// The value of type `T` visible to this layer: the turn context's, else
+    /// the session context's.
+    ///
+    /// A Dynamic renderer given to a Stable layer (a [`LayerEntry`](crate::LayerEntry)
+    /// built at run time from a Stable spec) reads the session context only,
+    /// and the trace notes a value it asked for that only the turn holds.
+    ///
+    /// ```
+    /// use prompt_core::{AssemblyPath, Dynamic, LayerInput, LayerSpec, PromptMode, SessionContext, Stability, TurnContext, TurnValue};
+    ///
+    /// struct Clock(&'static str);
+    /// impl TurnValue for Clock {}
+    ///
+    /// let session = SessionContext::new();
+    /// let turn = TurnContext::new().with(Clock("12:00"));
+    /// let dynamic = LayerSpec::new("y", 10_001, Stability::Dynamic);
+    /// let input = LayerInput::<'_, Dynamic>::new(&dynamic, &session, &turn, AssemblyPath::Cached, PromptMode::Full);
+    /// assert_eq!(input.get::<Clock>().map(|c| c.0), Some("12:00"));
+    /// ```
+    pub fn get<T: Any>(&self) -> Option<&'a T> {
+        match self.spec.stability {
+            Stability::Stable => self.session_only::<T>(),
+            Stability::Dynamic => self.turn.get::<T>().or_else(|| self.session.get::<T>()),
+        }
     }
 }

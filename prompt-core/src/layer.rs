@@ -2,7 +2,10 @@
 //! trait the attribute implements. What it *is* (its [`LayerSpec`]) lives in
 //! the bottom module, `spec`.
 
-use crate::context::LayerInput;
+use std::fmt;
+use std::marker::PhantomData;
+
+use crate::context::{Band, Dynamic, LayerInput};
 use crate::spec::{LayerLink, LayerSpec};
 
 /// `L`'s spec, as a `fn` a [`LayerLink`] can hold.
@@ -17,31 +20,193 @@ impl LayerLink {
     }
 }
 
+/// Where a layer writes its text: the end of the prompt being assembled.
+///
+/// It appends (`push_str`, `push`, `write!`), and can tell what this layer
+/// wrote so far, but cannot read or change what other layers wrote. The
+/// separator between layers is written lazily, before the layer's first
+/// non-empty append: a layer that writes nothing leaves no trace in the text
+/// and is recorded as silent.
+///
+/// ```
+/// use prompt_core::LayerWriter;
+///
+/// let mut prompt = String::from("Earlier layer.");
+/// let mut out = LayerWriter::new(&mut prompt, "\n\n");
+/// out.push_str("");
+/// assert!(out.is_empty());
+/// write!(out, "Turn {}.", 3);
+/// assert_eq!(out.as_str(), "Turn 3.");
+/// assert_eq!(prompt, "Earlier layer.\n\nTurn 3.");
+/// ```
+#[derive(Debug)]
+pub struct LayerWriter<'a> {
+    buf: &'a mut String,
+    separator: &'a str,
+    /// Where this layer's text begins in `buf`, once it wrote something.
+    start: Option<usize>,
+}
+
+impl<'a> LayerWriter<'a> {
+    /// A writer appending to `buf`, after `separator` if `buf` already holds
+    /// text and the layer writes any.
+    pub fn new(buf: &'a mut String, separator: &'a str) -> Self {
+        Self {
+            buf,
+            separator,
+            start: None,
+        }
+    }
+
+    /// The byte range of `buf` this layer wrote (its separator excluded);
+    /// empty, at the end of `buf`, when it wrote nothing.
+    pub(crate) fn range(&self) -> std::ops::Range<usize> {
+        self.start.unwrap_or(self.buf.len())..self.buf.len()
+    }
+
+    #[inline]
+    fn begin(&mut self) {
+        if self.start.is_none() {
+            if !self.buf.is_empty() {
+                self.buf.push_str(self.separator);
+            }
+            self.start = Some(self.buf.len());
+        }
+    }
+
+    /// Appends `text`.
+    #[inline]
+    pub fn push_str(&mut self, text: &str) {
+        if !text.is_empty() {
+            self.begin();
+            self.buf.push_str(text);
+        }
+    }
+
+    /// Appends `c`.
+    #[inline]
+    pub fn push(&mut self, c: char) {
+        self.begin();
+        self.buf.push(c);
+    }
+
+    /// Appends formatted text: what `write!(out, ..)` calls. Writing into a
+    /// prompt cannot fail; the `Result` is `fmt::Write`'s, always `Ok`.
+    pub fn write_fmt(&mut self, args: fmt::Arguments<'_>) -> fmt::Result {
+        match args.as_str() {
+            Some(text) => {
+                self.push_str(text);
+                Ok(())
+            }
+            None => fmt::Write::write_fmt(self, args),
+        }
+    }
+
+    /// What this layer wrote so far (never another layer's text).
+    pub fn as_str(&self) -> &str {
+        self.start.map_or("", |start| &self.buf[start..])
+    }
+
+    /// Bytes this layer wrote so far.
+    pub fn len(&self) -> usize {
+        self.as_str().len()
+    }
+
+    /// Whether this layer wrote nothing so far.
+    pub fn is_empty(&self) -> bool {
+        self.start.is_none_or(|start| start == self.buf.len())
+    }
+}
+
+impl fmt::Write for LayerWriter<'_> {
+    #[inline]
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.push_str(s);
+        Ok(())
+    }
+
+    #[inline]
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        self.push(c);
+        Ok(())
+    }
+}
+
 /// Writes a layer's text.
 ///
 /// Layers are pure: format from `input` only, with no I/O, clock or
 /// environment. Loading belongs in sources, before assembly. Writing nothing
 /// makes the layer silent for this call.
 ///
+/// `B` is the layer's band, its stability as a type: a Dynamic layer
+/// implements `Render` (`Render<Dynamic>`), a Stable one `Render<Stable>`,
+/// whose [`LayerInput::get`] reads session values only (a turn value is a
+/// compile error at the read).
+///
 /// ```
-/// use prompt_core::{LayerInput, Render};
+/// use prompt_core::{LayerInput, LayerWriter, Render, SessionValue, Stable};
 ///
-/// struct Greeting;
+/// struct HouseRules(String);
+/// impl SessionValue for HouseRules {}
 ///
-/// impl Render for Greeting {
-///     fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
-///         out.push_str("Be brief.");
+/// struct HouseRulesLayer;
+///
+/// impl Render<Stable> for HouseRulesLayer {
+///     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+///         if let Some(HouseRules(rules)) = input.get::<HouseRules>() {
+///             out.push_str(rules);
+///         }
 ///     }
 /// }
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "layer `{Self}` has no `Render` impl, so it cannot write its text",
-    label = "`{Self}` needs `impl prompt_core::Render for {Self}`",
-    note = "write `impl Render for {Self} {{ fn render(&self, out: &mut String, input: &LayerInput<'_>) {{ .. }} }}`, or give the attribute static content with `text = \"...\"` or `file = \"path.md\"`"
+    message = "layer `{Self}` has no `Render<{B}>` impl, so it cannot write its text",
+    label = "`{Self}` needs `impl prompt_core::Render<{B}> for {Self}`",
+    note = "write `impl Render<{B}> for {Self} {{ fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, {B}>) {{ .. }} }}` (a layer's band is its stability: `Render<Stable>` for a Stable layer, `Render` for a Dynamic one), or give the attribute static content with `text = \"...\"` or `file = \"path.md\"`"
 )]
-pub trait Render {
+pub trait Render<B: Band = Dynamic> {
     /// Appends this layer's text for one assembly to `out`.
-    fn render(&self, out: &mut String, input: &LayerInput<'_>);
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, B>);
+}
+
+/// A layer's renderer with its band erased, as pipelines keep it. Built by
+/// generated code (`__private_v1::boxed`) and [`LayerEntry::new`](crate::LayerEntry::new).
+#[doc(hidden)]
+pub struct BoxedRender(Box<dyn ErasedRender>);
+
+impl BoxedRender {
+    /// Boxes `layer`, a renderer of band `B`.
+    pub fn new<B: Band, L: Render<B> + Send + Sync + 'static>(layer: L) -> Self {
+        Self(Box::new(Banded::<B, L>(layer, PhantomData)))
+    }
+
+    /// Renders the layer with `input` seen through its own band.
+    #[inline]
+    pub(crate) fn render(&self, out: &mut LayerWriter<'_>, input: LayerInput<'_>) {
+        self.0.render_erased(out, input);
+    }
+}
+
+impl fmt::Debug for BoxedRender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("BoxedRender")
+    }
+}
+
+/// [`Render`] of any band, callable with an input of any band.
+trait ErasedRender: Send + Sync {
+    /// Renders with `input` seen through the renderer's own band.
+    fn render_erased(&self, out: &mut LayerWriter<'_>, input: LayerInput<'_>);
+}
+
+/// A renderer of band `B`.
+struct Banded<B, L>(L, PhantomData<fn() -> B>);
+
+impl<B: Band, L: Render<B> + Send + Sync> ErasedRender for Banded<B, L> {
+    #[inline]
+    fn render_erased(&self, out: &mut LayerWriter<'_>, input: LayerInput<'_>) {
+        self.0.render(out, &input.with_band::<B>());
+    }
 }
 
 /// A layer: a type with a static [`LayerSpec`], rendered through its [`Render`]
@@ -64,5 +229,5 @@ pub trait PromptLayer: Send + Sync + 'static {
     /// unit struct, `Default::default()`, or the attribute's static text.
     /// Written by the attribute; not part of the public API.
     #[doc(hidden)]
-    fn __renderer() -> Box<dyn Render + Send + Sync>;
+    fn __renderer() -> BoxedRender;
 }

@@ -9,27 +9,30 @@
 //! assembles them into a cacheable stable prefix plus a dynamic suffix.
 //!
 //! ```standalone_crate
-//! use prompt_core::{prompt_layer, Context, LayerInput, Pipeline, PromptBuilder, Render};
+//! use prompt_core::{prompt_layer, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stable, TurnValue};
 //!
 //! /// Who the agent is.
 //! #[prompt_layer(priority = 100, stability = Stable, paths = [Basic, Cached])]
 //! pub struct PersonaLayer;
 //!
-//! impl Render for PersonaLayer {
-//!     fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+//! // A Stable layer's band is `Stable`: its input reads session values only.
+//! impl Render<Stable> for PersonaLayer {
+//!     fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, Stable>) {
 //!         out.push_str("You are a careful coding agent.");
 //!     }
 //! }
 //!
-//! /// The model answering this call: a per-turn fact.
+//! /// The model answering this call: a per-turn fact. Declared once, so a
+//! /// Stable layer reading it is a compile error, not an empty layer.
 //! pub struct Model(pub String);
+//! impl TurnValue for Model {}
 //!
 //! /// Runtime facts, rendered per call and never cached.
 //! #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached])]
 //! pub struct RuntimeLayer;
 //!
 //! impl Render for RuntimeLayer {
-//!     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+//!     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
 //!         if let Some(Model(model)) = input.get::<Model>() {
 //!             out.push_str("Model: ");
 //!             out.push_str(model);
@@ -56,8 +59,10 @@
 //! 2. Pick a **stability**: `Stable` if its text is the same for every call of
 //!    a session (priority in `0..10_000`), `Dynamic` if it may change per call
 //!    (`10_000..20_000`).
-//! 3. Give it text: `text = "..."`, `file = "prompts/x.md"`, or `impl Render`
-//!    formatting from [`LayerInput::get`]. Layers are pure: load files before
+//! 3. Give it text: `text = "..."`, `file = "prompts/x.md"`, or a [`Render`]
+//!    impl (`Render<Stable>` for a Stable layer) formatting from
+//!    `LayerInput::get` into its [`LayerWriter`]; each context value declares
+//!    its scope once ([`SessionValue`], [`TurnValue`]). Layers are pure: load files before
 //!    assembly and put the result in the session [`Context`].
 //! 4. Make sure every binary links the crate: name it from the library that
 //!    builds your pipeline (`use my_layers as _;`), not only from `main.rs`,
@@ -124,8 +129,11 @@ pub use assembly::{
     AssembledPrompt, AssemblyError, AssemblyTrace, PromptBuilder, PromptSession, SystemPromptPart,
 };
 pub use budget::TokenBudget;
-pub use context::{Context, LayerInput};
-pub use layer::{PromptLayer, Render};
+pub use context::{
+    Context, Dynamic, LayerInput, SessionContext, SessionOrTurnValue, SessionValue, Stable,
+    TurnContext, TurnValue,
+};
+pub use layer::{LayerWriter, PromptLayer, Render};
 pub use layer_set::LayerSet;
 pub use pipeline::{LayerEntry, Pipeline, PipelineError};
 pub use spec::{

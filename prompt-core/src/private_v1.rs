@@ -14,8 +14,8 @@ use crate::spec::{mode_mask, path_mask};
 pub use core;
 pub use inventory;
 
-pub use crate::context::LayerInput;
-pub use crate::layer::{PromptLayer, Render};
+pub use crate::context::{Band, Dynamic, LayerInput, Stable};
+pub use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render};
 pub use crate::layer_set::LayerSet;
 pub use crate::registry::{PipelineRegistration, Registration};
 pub use crate::spec::{
@@ -24,12 +24,9 @@ pub use crate::spec::{
 };
 pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
 
-/// A layer's renderer as the registry keeps it.
-pub type BoxedRender = Box<dyn Render + Send + Sync>;
-
-/// Boxes a layer value for the registry.
-pub fn boxed<T: Render + Send + Sync + 'static>(value: T) -> BoxedRender {
-    Box::new(value)
+/// Boxes a layer value of band `B` (the layer's stability) for the registry.
+pub fn boxed<B: Band, T: Render<B> + Send + Sync + 'static>(value: T) -> BoxedRender {
+    BoxedRender::new::<B, T>(value)
 }
 
 /// The renderer of a `text = ".."` or `file = ".."` layer.
@@ -43,14 +40,14 @@ impl StaticText {
         Self(text.trim_ascii_end())
     }
 
-    /// Boxed for the registry.
-    pub fn boxed(self) -> BoxedRender {
-        Box::new(self)
+    /// Boxed for the registry, as a layer of band `B`.
+    pub fn boxed<B: Band>(self) -> BoxedRender {
+        BoxedRender::new::<B, Self>(self)
     }
 }
 
-impl Render for StaticText {
-    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+impl<B: Band> Render<B> for StaticText {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, B>) {
         out.push_str(self.0);
     }
 }
@@ -77,11 +74,12 @@ pub fn default_layer<T: DefaultLayer>() -> T {
     T::default_layer()
 }
 
-/// Whether `T` has a `Render` impl, decided at compile time for a concrete
-/// `T`: the inherent const wins when `T: Render`, else [`NoRender`]'s.
-pub struct Probe<T: ?Sized>(PhantomData<T>);
+/// Whether `T` has a `Render<B>` impl, decided at compile time for a
+/// concrete `T`: the inherent const wins when `T: Render<B>`, else
+/// [`NoRender`]'s.
+pub struct Probe<T: ?Sized, B>(PhantomData<T>, PhantomData<B>);
 
-impl<T: ?Sized + Render> Probe<T> {
+impl<T: ?Sized + Render<B>, B: Band> Probe<T, B> {
     /// `T` renders itself.
     pub const HAS_RENDER: bool = true;
 }
@@ -92,7 +90,7 @@ pub trait NoRender {
     const HAS_RENDER: bool = false;
 }
 
-impl<T: ?Sized> NoRender for Probe<T> {}
+impl<T: ?Sized, B> NoRender for Probe<T, B> {}
 
 /// `L`'s spec. Generated code reaches another layer's spec only through this
 /// function (for its `LayerLink` and its `const` checks alike), so naming a

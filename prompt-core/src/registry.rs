@@ -1,6 +1,6 @@
 //! Link-time collection of every layer and pipeline in the binary, through `inventory`.
 
-use crate::layer::Render;
+use crate::layer::BoxedRender;
 use crate::spec::LayerSpec;
 use crate::spec::{DefaultPipeline, PipelineSpec, PromptPipeline};
 
@@ -10,15 +10,12 @@ use crate::spec::{DefaultPipeline, PipelineSpec, PromptPipeline};
 #[doc(hidden)]
 pub struct Registration {
     spec: &'static LayerSpec,
-    build: fn() -> Box<dyn Render + Send + Sync>,
+    build: fn() -> BoxedRender,
 }
 
 impl Registration {
     /// A registration of the layer described by `spec`, built by `build`.
-    pub const fn new(
-        spec: &'static LayerSpec,
-        build: fn() -> Box<dyn Render + Send + Sync>,
-    ) -> Self {
+    pub const fn new(spec: &'static LayerSpec, build: fn() -> BoxedRender) -> Self {
         Self { spec, build }
     }
 
@@ -26,7 +23,7 @@ impl Registration {
         self.spec
     }
 
-    pub(crate) fn build(&self) -> Box<dyn Render + Send + Sync> {
+    pub(crate) fn build(&self) -> BoxedRender {
         (self.build)()
     }
 }

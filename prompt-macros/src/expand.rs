@@ -189,10 +189,18 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
     }
     spec.extend(defined_at(&p, file));
 
+    // The layer's band: its stability as a type, so a Stable layer's
+    // `LayerInput::get` reads session values only.
+    let band = syn::Ident::new(
+        layer.stability.ident().to_string().as_str(),
+        Span::call_site(),
+    );
     let renderer = match &layer.content {
-        Some(Content::Text(lit)) => quote_spanned!(lit.span()=> #p::StaticText::new(#lit).boxed()),
+        Some(Content::Text(lit)) => {
+            quote_spanned!(lit.span()=> #p::StaticText::new(#lit).boxed::<#p::#band>())
+        }
         Some(Content::File(lit, abs)) => {
-            quote_spanned!(lit.span()=> #p::StaticText::new(#p::core::include_str!(#abs)).boxed())
+            quote_spanned!(lit.span()=> #p::StaticText::new(#p::core::include_str!(#abs)).boxed::<#p::#band>())
         }
         None => {
             let construct = match layer.construct {
@@ -201,7 +209,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
                 Construct::EmptyParens => quote!(#ident()),
                 Construct::Default => quote_spanned!(ident.span()=> #p::default_layer::<#ident>()),
             };
-            quote_spanned!(ident.span()=> #p::boxed(#construct))
+            quote_spanned!(ident.span()=> #p::boxed::<#p::#band, _>(#construct))
         }
     };
 
@@ -246,7 +254,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             const _: () = {
                 #[allow(unused_imports)]
                 use #p::NoRender as _;
-                if #p::Probe::<#ident>::HAS_RENDER {
+                if #p::Probe::<#ident, #p::Stable>::HAS_RENDER || #p::Probe::<#ident, #p::Dynamic>::HAS_RENDER {
                     #p::core::panic!(#message);
                 }
             };

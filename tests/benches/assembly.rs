@@ -9,13 +9,13 @@ use common::full_config;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use prompt_core::{Context, Pipeline, PromptBuilder};
+use prompt_core::{Context, Pipeline, PromptBuilder, TurnContext};
 use prompt_layers::sources::__private::read_capped;
 use prompt_layers::sources::Root;
 use prompt_layers::{RuntimeFacts, load_session};
 use prompt_tests::{FixtureWorkspace, real_fixture};
 
-fn turn() -> Context {
+fn turn() -> TurnContext {
     Context::new().with(RuntimeFacts {
         date: Some("2026-11-29".into()),
         model: Some("opus".into()),

@@ -11,8 +11,10 @@ mod common;
 use std::fmt::Write as _;
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use prompt_core::{Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render, Stability};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use prompt_core::{
+    Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability,
+};
 use prompt_layers::{RuntimeFacts, load_session};
 use prompt_tests::{FixtureWorkspace, TEST, spec};
 
@@ -21,6 +23,8 @@ const DYNAMIC: usize = 10;
 
 /// The per-call value every Dynamic layer reads.
 struct Turn(u64);
+
+impl prompt_core::TurnValue for Turn {}
 
 /// Deterministic filler text of about `len` bytes for layer `i`.
 fn filler(i: usize, len: usize) -> String {
@@ -41,7 +45,7 @@ fn filler(i: usize, len: usize) -> String {
 struct StableText(String);
 
 impl Render for StableText {
-    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {
         out.push_str(&self.0);
     }
 }
@@ -54,22 +58,28 @@ struct DynamicText {
 
 impl DynamicText {
     fn new(i: usize) -> Self {
+        Self::sized(i, 170)
+    }
+
+    /// A layer whose fixed text after the turn number is `tail` bytes.
+    fn sized(i: usize, tail: usize) -> Self {
         Self {
             head: format!("Turn facts {i}: "),
-            tail: filler(100 + i, 170),
+            tail: filler(100 + i, tail),
         }
     }
 
-    fn write(&self, out: &mut String, turn: u64) {
-        out.push_str(&self.head);
+    /// Into the prompt (a `LayerWriter`) or a `String` alike.
+    fn write(&self, out: &mut impl std::fmt::Write, turn: u64) {
+        let _ = out.write_str(&self.head);
         let _ = write!(out, "{turn}");
-        out.push(' ');
-        out.push_str(&self.tail);
+        let _ = out.write_char(' ');
+        let _ = out.write_str(&self.tail);
     }
 }
 
 impl Render for DynamicText {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         if let Some(Turn(turn)) = input.get::<Turn>() {
             self.write(out, *turn);
         }
@@ -82,7 +92,13 @@ fn name(name: String) -> &'static str {
 }
 
 fn pipeline() -> Pipeline {
-    let stable = (0..STABLE).map(|i| {
+    sized_pipeline(STABLE, 170)
+}
+
+/// `stable` Stable layers of ~850 B and [`DYNAMIC`] Dynamic layers whose
+/// fixed text is `tail` bytes.
+fn sized_pipeline(stable: usize, tail: usize) -> Pipeline {
+    let stable = (0..stable).map(|i| {
         LayerEntry::new(
             spec(
                 name(format!("stable_{i}")),
@@ -99,7 +115,7 @@ fn pipeline() -> Pipeline {
                 10_000 + i as u32 * 10,
                 Stability::Dynamic,
             ),
-            DynamicText::new(i),
+            DynamicText::sized(i, tail),
         )
     });
     Pipeline::from_layers(TEST, stable.chain(dynamic)).expect("valid bench pipeline")
@@ -287,5 +303,39 @@ fn benches(c: &mut Criterion) {
     assert_eq!(rendered, output, "template and pipeline disagree");
 }
 
-criterion_group!(perf, benches);
+/// A warm call's cost against the size of its dynamic suffix (criterion's
+/// throughput: bytes of dynamic text per second, so a flat figure means the
+/// cost grows with the dynamic part), and against the size of the stable
+/// prefix (the same suffix after a 4x longer prefix: the cost must not move).
+fn dynamic_suffix(c: &mut Criterion) {
+    let mut group = c.benchmark_group("warm call by dynamic bytes");
+    let mut turn_no = 0u64;
+    for (stable, tail) in [
+        (STABLE, 30),
+        (STABLE, 170),
+        (STABLE, 800),
+        (4 * STABLE, 170),
+    ] {
+        let pipeline = sized_pipeline(stable, tail);
+        let session = PromptBuilder::new(&pipeline).session(Context::new());
+        let sample = session
+            .build_cached(&Context::new().with(Turn(1_000_000)))
+            .unwrap();
+        let (prefix, suffix) = (sample.stable().len(), sample.dynamic().len());
+        group.throughput(Throughput::Bytes(suffix as u64));
+        group.bench_function(
+            format!("prefix {} KB, dynamic {suffix} B", prefix / 1024),
+            |b| {
+                b.iter(|| {
+                    turn_no += 1;
+                    let turn = Context::new().with(Turn(1_000_000 + turn_no % 1000));
+                    session.build_cached(black_box(&turn)).unwrap()
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(perf, benches, dynamic_suffix);
 criterion_main!(perf);

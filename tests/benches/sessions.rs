@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use prompt_core::assembly::PrefixCache;
 use prompt_core::fingerprint::Fingerprint;
-use prompt_core::{Context, PromptBuilder, PromptSession};
+use prompt_core::{PromptBuilder, PromptSession, TurnContext};
 use prompt_tests::workspaces::{Turn, Workspace, pipeline, session_context, workspace};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -112,7 +112,7 @@ fn per_prefix(runs: usize) {
     let pipeline = pipeline(STABLE, DYNAMIC);
     let workspace = workspace(0, STABLE, SECTION);
     let session = session_context(&workspace);
-    let turn = Context::new().with(Turn(0));
+    let turn = TurnContext::new().with(Turn(0));
     let builder = PromptBuilder::new(&pipeline);
     let prefix = builder
         .build_cached(&session, &turn)
@@ -166,7 +166,7 @@ fn child(scenario: Scenario) {
     if scenario.cached {
         builder = builder.prefix_cache(&cache);
     }
-    let turn = Context::new().with(Turn(0));
+    let turn = TurnContext::new().with(Turn(0));
 
     let create = || create_sessions(&builder, &workspaces, scenario.sessions, &turn);
 
@@ -228,7 +228,7 @@ fn create_sessions<'p>(
     builder: &PromptBuilder<'p>,
     workspaces: &[Arc<Workspace>],
     n: usize,
-    turn: &Context,
+    turn: &TurnContext,
 ) -> Vec<PromptSession<'p>> {
     let mut sessions = Vec::with_capacity(n);
     for i in 0..n {
@@ -245,7 +245,7 @@ fn create_sessions<'p>(
 #[inline(never)]
 fn warm_turns(sessions: &[PromptSession<'_>], turn: u64) {
     for session in sessions {
-        let turn = Context::new().with(Turn(turn));
+        let turn = TurnContext::new().with(Turn(turn));
         black_box(session.build_cached(&turn).expect("warm call"));
     }
 }

@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use prompt_core::{LayerEntry, LayerInput, LayerSpec, Pipeline, PipelineSpec, Render, Stability};
+use prompt_core::{
+    LayerEntry, LayerInput, LayerSpec, LayerWriter, Pipeline, PipelineSpec, Render, Stability,
+};
 
 pub mod workspaces;
 
@@ -25,7 +27,7 @@ pub const fn spec(name: &'static str, priority: u32, stability: Stability) -> La
 pub struct Fixed(pub String);
 
 impl Render for Fixed {
-    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {
         out.push_str(&self.0);
     }
 }

@@ -10,7 +10,10 @@
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
-use prompt_core::{Context, LayerEntry, LayerInput, Pipeline, Render, Stability};
+use prompt_core::{
+    Context, LayerEntry, LayerInput, LayerWriter, Pipeline, Render, SessionValue, Stability,
+    Stable, TurnValue,
+};
 
 use crate::{TEST, spec};
 
@@ -25,15 +28,19 @@ pub struct Workspace {
 #[derive(Debug, Clone)]
 pub struct InWorkspace(pub Arc<Workspace>);
 
+impl SessionValue for InWorkspace {}
+
 /// The per-call value the Dynamic layers read.
 #[derive(Debug, Clone, Copy)]
 pub struct Turn(pub u64);
 
+impl TurnValue for Turn {}
+
 /// Stable layer `i`: the workspace's `i`th section.
 struct Section(usize);
 
-impl Render for Section {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Section {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(InWorkspace(workspace)) = input.get::<InWorkspace>() {
             out.push_str(&workspace.sections[self.0]);
         }
@@ -44,7 +51,7 @@ impl Render for Section {
 struct TurnLine(usize);
 
 impl Render for TurnLine {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         if let Some(Turn(turn)) = input.get::<Turn>() {
             let _ = write!(out, "Turn fact {}: turn {turn}.", self.0);
         }

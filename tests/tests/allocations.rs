@@ -5,9 +5,10 @@
 //! so nothing else allocates while it counts: the count is deterministic.
 
 use std::alloc::System;
-use std::fmt::Write as _;
 
-use prompt_core::{Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render, Stability};
+use prompt_core::{
+    Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability,
+};
 use prompt_tests::{TEST, spec};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -20,10 +21,12 @@ const MAX_ALLOCATIONS: usize = 3;
 /// The per-call value the Dynamic layers read.
 struct Turn(u64);
 
+impl prompt_core::TurnValue for Turn {}
+
 struct StableText(String);
 
 impl Render for StableText {
-    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {
         out.push_str(&self.0);
     }
 }
@@ -31,7 +34,7 @@ impl Render for StableText {
 struct DynamicText(String);
 
 impl Render for DynamicText {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         if let Some(Turn(turn)) = input.get::<Turn>() {
             let _ = write!(out, "{} {turn}", self.0);
         }

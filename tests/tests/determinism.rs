@@ -5,19 +5,25 @@
 
 use std::process::Command;
 
-use std::fmt::Write as _;
-
 use prompt_core::fingerprint::Fingerprint;
-use prompt_core::{Context, LayerInput, Pipeline, PromptBuilder, Render, prompt_layer};
+use prompt_core::{
+    Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stable, prompt_layer,
+};
 
 const CHILD: &str = "PROMPT_TESTS_DETERMINISM_CHILD";
 
 #[derive(Debug)]
 struct Memory(Vec<(&'static str, &'static str)>);
+
+impl prompt_core::SessionValue for Memory {}
 #[derive(Debug)]
 struct Cwd(&'static str);
+
+impl prompt_core::TurnValue for Cwd {}
 #[derive(Debug)]
 struct Model(&'static str);
+
+impl prompt_core::TurnValue for Model {}
 
 #[prompt_layer(priority = 1, stability = Stable, paths = [Basic, Cached], text = "You are careful.")]
 struct Persona;
@@ -25,8 +31,8 @@ struct Persona;
 #[prompt_layer(priority = 2, stability = Stable, paths = [Basic, Cached])]
 struct MemoryLayer;
 
-impl Render for MemoryLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for MemoryLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(Memory(entries)) = input.get::<Memory>() {
             out.push_str("# Memory");
             for (key, value) in entries {
@@ -40,7 +46,7 @@ impl Render for MemoryLayer {
 struct Runtime;
 
 impl Render for Runtime {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let cwd = input.get::<Cwd>().map_or("?", |c| c.0);
         let model = input.get::<Model>().map_or("?", |m| m.0);
         let _ = write!(out, "cwd={cwd} model={model}");

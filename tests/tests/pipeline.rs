@@ -3,8 +3,9 @@
 use prompt_core::pipeline::{Problem, Relation};
 use prompt_core::spec::LayerLink;
 use prompt_core::{
-    AssemblyPath, Context, DefaultPipeline, LayerEntry, LayerInput, Pipeline, PipelineSpec,
-    PromptBuilder, PromptMode, PromptPipeline, Render, Stability, prompt_layer, prompt_pipeline,
+    AssemblyPath, Context, DefaultPipeline, LayerEntry, LayerInput, LayerWriter, Pipeline,
+    PipelineSpec, PromptBuilder, PromptMode, PromptPipeline, Render, Stability, prompt_layer,
+    prompt_pipeline,
 };
 use prompt_tests::{Fixed, TEST, spec};
 
@@ -111,7 +112,7 @@ fn a_pipeline_type_brings_its_separator() {
     assert_eq!(Reviewer::SPEC.paths, [AssemblyPath::Basic]);
     assert_eq!(
         Reviewer::SPEC.location(),
-        "prompt-tests: tests/pipeline.rs:28"
+        "prompt-tests: tests/pipeline.rs:29"
     );
 }
 
@@ -444,7 +445,7 @@ fn from_layers_accepts_attribute_layers_and_sorts_them() {
 fn the_input_reports_path_and_mode() {
     struct Echo;
     impl Render for Echo {
-        fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+        fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
             out.push_str(&format!(
                 "{}/{}/{}",
                 input.spec().name,

@@ -4,13 +4,14 @@
 use prompt_core::assembly::PrefixCache;
 use prompt_core::fingerprint::Fingerprint;
 use prompt_core::{
-    AssemblyError, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render, Stability,
+    AssemblyError, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render,
+    SessionValue, Stability, Stable, TurnContext,
 };
 use prompt_tests::workspaces::{Turn, pipeline, session_context, workspace};
 use prompt_tests::{TEST, spec};
 
-fn turn() -> Context {
-    Context::new().with(Turn(1))
+fn turn() -> TurnContext {
+    TurnContext::new().with(Turn(1))
 }
 
 /// Two sessions over one workspace hand out prompts whose stable text is one
@@ -37,7 +38,7 @@ fn sessions_over_one_workspace_share_one_allocation() {
     assert_eq!(cache.len(), 2);
 
     // Later turns keep the shared copy.
-    let again = b.build_cached(&Context::new().with(Turn(2))).unwrap();
+    let again = b.build_cached(&TurnContext::new().with(Turn(2))).unwrap();
     assert_eq!(again.stable().as_ptr(), pa.stable().as_ptr());
 
     // What a caller reads is what an unshared session gives.
@@ -177,8 +178,10 @@ struct NotesWorkspace;
 /// The session context's workspace name.
 struct Named(&'static str);
 
-impl Render for NotesWorkspace {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl SessionValue for Named {}
+
+impl Render<Stable> for NotesWorkspace {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         out.push_str("Same text everywhere.");
         if let Some(Named(name)) = input.get::<Named>() {
             input.note(format!("read workspace {name}"));
@@ -220,8 +223,8 @@ fn equal_text_with_different_traces_is_not_shared() {
 /// A layer that panics for one workspace.
 struct PanicsOn(&'static str);
 
-impl Render for PanicsOn {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for PanicsOn {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(Named(name)) = input.get::<Named>() {
             assert_ne!(*name, self.0, "bad workspace");
             out.push_str(name);

@@ -9,7 +9,7 @@
 use std::alloc::System;
 
 use prompt_core::assembly::PrefixCache;
-use prompt_core::{Context, PromptBuilder, PromptSession};
+use prompt_core::{PromptBuilder, PromptSession, TurnContext};
 use prompt_tests::workspaces::{Turn, pipeline, session_context, workspace};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -37,7 +37,7 @@ fn live_bytes(cache: Option<&PrefixCache>) -> (u64, u64) {
     if let Some(cache) = cache {
         builder = builder.prefix_cache(cache);
     }
-    let turn = Context::new().with(Turn(0));
+    let turn = TurnContext::new().with(Turn(0));
     let mut prefix_len = 0;
     let region = Region::new(GLOBAL);
     let mut sessions: Vec<PromptSession<'_>> = Vec::with_capacity(SESSIONS);

@@ -6,8 +6,8 @@
 use prompt_core::pipeline::Problem;
 use prompt_core::spec::ScopeOrder;
 use prompt_core::{
-    AssembledPrompt, Context, DefaultPipeline, LayerEntry, LayerSpec, Pipeline, PromptBuilder,
-    PromptLayer, PromptPipeline, Scope, Stability,
+    AssembledPrompt, Context, DefaultPipeline, LayerEntry, LayerInput, LayerSpec, LayerWriter,
+    Pipeline, PromptBuilder, PromptLayer, PromptPipeline, Render, Scope, Stability, Stable,
 };
 use prompt_layers::{
     BasePromptLayer, FactsLayer, ProjectContextLayer, ProjectMemoryLayer, SessionConfig,
@@ -19,7 +19,16 @@ fn entry(name: &'static str, priority: u32, scope: Scope, line: u32) -> LayerEnt
     let spec = LayerSpec::new(name, priority, Stability::Stable)
         .with_scope(scope)
         .defined_at("app", "src/layers.rs", line);
-    LayerEntry::new(spec, prompt_core::__private_v1::StaticText::new(name))
+    LayerEntry::new(spec, Text(name))
+}
+
+/// A Stable layer that writes its name.
+struct Text(&'static str);
+
+impl Render<Stable> for Text {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, Stable>) {
+        out.push_str(self.0);
+    }
 }
 
 #[test]
@@ -123,7 +132,7 @@ fn common_prefix(a: &str, b: &str) -> usize {
 /// The standard pipeline as it was before cache scopes: the user's
 /// preferences at 2000, right after the base prompt.
 fn old_order() -> Pipeline {
-    fn at<L: PromptLayer + prompt_core::Render + Send + Sync + 'static>(
+    fn at<L: PromptLayer + Render<Stable> + Send + Sync + 'static>(
         layer: L,
         priority: u32,
     ) -> LayerEntry {

@@ -13,7 +13,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use prompt_core::{AssemblyPath, Context, Pipeline, PromptBuilder, PromptMode};
+use prompt_core::{AssemblyPath, Context, Pipeline, PromptBuilder, PromptMode, TurnContext};
 use prompt_layers::cli::Options;
 
 pub mod aleph;
@@ -238,12 +238,12 @@ pub struct Paradigm {
     /// The session context.
     pub session: Context,
     /// The turn context.
-    pub turn: Context,
+    pub turn: TurnContext,
 }
 
 impl Paradigm {
     /// A paradigm called `name`.
-    pub fn new(name: impl Into<String>, session: Context, turn: Context) -> Self {
+    pub fn new(name: impl Into<String>, session: Context, turn: TurnContext) -> Self {
         Self {
             name: name.into(),
             session,

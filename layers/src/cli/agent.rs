@@ -8,7 +8,9 @@ use std::sync::Arc;
 use prompt_core::budget::TokenBudget;
 use prompt_core::contract::Paradigm;
 use prompt_core::tokens::TokenCounter;
-use prompt_core::{AssembledPrompt, AssemblyPath, Context, Pipeline, PromptBuilder, PromptMode};
+use prompt_core::{
+    AssembledPrompt, AssemblyPath, Context, Pipeline, PromptBuilder, PromptMode, TurnContext,
+};
 
 use crate::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
 
@@ -30,7 +32,8 @@ pub type AgentError = Box<dyn std::error::Error + Send + Sync>;
 /// [`paradigms`](Agent::paradigms), which every subcommand goes through.
 ///
 /// ```standalone_crate
-/// use prompt_core::{Context, prompt_layer, prompt_pipeline, LayerInput, Render};
+/// use prompt_core::{Context, prompt_layer, prompt_pipeline, LayerInput, LayerWriter, Render};
+/// use prompt_core::{SessionValue, Stable};
 /// use prompt_layers::cli::{Agent, AgentError, Options};
 ///
 /// #[prompt_pipeline(paths = [Cached], modes = [Full])]
@@ -39,11 +42,12 @@ pub type AgentError = Box<dyn std::error::Error + Send + Sync>;
 /// /// What the agent read from its own config file.
 /// #[derive(Clone)]
 /// pub struct Motto(String);
+/// impl SessionValue for Motto {}
 ///
 /// #[prompt_layer(priority = 100, stability = Stable, paths = [Cached], modes = [Full], pipeline = Ferris)]
 /// pub struct MottoLayer;
-/// impl Render for MottoLayer {
-///     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+/// impl Render<Stable> for MottoLayer {
+///     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
 ///         if let Some(Motto(motto)) = input.get::<Motto>() {
 ///             out.push_str(motto);
 ///         }
@@ -103,7 +107,7 @@ pub trait Agent: Sync {
     ///
     /// # Errors
     /// Whatever the agent's loading returns; the CLI prints it.
-    fn turn(&self, options: &Options, session: &Context) -> Result<Context, AgentError> {
+    fn turn(&self, options: &Options, session: &Context) -> Result<TurnContext, AgentError> {
         let _ = session;
         Ok(standard_turn(options))
     }
@@ -135,7 +139,7 @@ pub trait Agent: Sync {
         let facts = turn.get::<RuntimeFacts>().cloned();
         let mut paradigm = Paradigm::new("workspace", session)
             .turn(turn)
-            .turn(Context::new());
+            .turn(TurnContext::new());
         // The distinctive facts (date, time zone, cwd, model, git branch) of
         // three characters or more; OS and shell names are common words.
         for (label, value) in facts.iter().flat_map(RuntimeFacts::entries) {
@@ -162,14 +166,14 @@ pub fn standard_session(options: &Options) -> Result<Context, AgentError> {
 
 /// The standard turn: this call's [`RuntimeFacts`](crate::RuntimeFacts) and
 /// the scratchpad; what cannot be read is a warning on stderr.
-pub fn standard_turn(options: &Options) -> Context {
+pub fn standard_turn(options: &Options) -> TurnContext {
     let config = options.session_config();
     let (facts, warning) =
         super::facts::gather(&config, options.date.clone(), options.model.clone());
     if let Some(warning) = warning {
         super::warn(&warning);
     }
-    let mut turn = Context::new().with(facts);
+    let mut turn = TurnContext::new().with(facts);
     match config.load_scratchpad() {
         Ok(scratchpad) => {
             turn.insert(scratchpad);
@@ -268,7 +272,7 @@ impl Options {
         &self,
         pipeline: &Pipeline,
         session: &Context,
-        turn: &Context,
+        turn: &TurnContext,
     ) -> Result<AssembledPrompt, prompt_core::AssemblyError> {
         let mut builder = PromptBuilder::new(pipeline).mode(self.mode.unwrap_or_default());
         if let Some(counter) = &self.counter {

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use prompt_core::contract::{Paradigm, Sizes};
 use prompt_core::providers::cache::CacheReport;
-use prompt_core::{AssemblyPath, Context, Pipeline, PromptBuilder, Stability};
+use prompt_core::{AssemblyPath, Pipeline, PromptBuilder, Stability};
 
 /// Why a layer was silent on one path and mode.
 pub(crate) struct Silence {
@@ -58,7 +58,7 @@ pub(crate) fn silences(
         .iter()
         .map(|assembly| {
             let trace = paradigms.first().and_then(|paradigm| {
-                let empty = Context::new();
+                let empty = prompt_core::TurnContext::new();
                 let turn = paradigm.turns().first().unwrap_or(&empty);
                 let builder = PromptBuilder::new(pipeline).mode(assembly.mode);
                 let built = match assembly.path {

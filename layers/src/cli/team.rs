@@ -1,11 +1,11 @@
 //! `prompt cache --users N`: a team of N over one workspace, priced by
 //! [`TeamSimulation`]; this file only renders the prompts.
 
+use crate::sources::{CappedText, MemoryFile, UserPreferences};
 use prompt_core::PromptBuilder;
 use prompt_core::providers::anthropic::CacheTtl;
 use prompt_core::providers::cache::{TeamPrefix, TeamSimulation};
 use prompt_core::tokens::TokenCounter;
-use crate::sources::{CappedText, MemoryFile, UserPreferences};
 
 use super::formats::DEFAULT_ANTHROPIC_MODEL;
 use super::workspace::WorkspaceArgs;

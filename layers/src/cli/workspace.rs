@@ -196,7 +196,7 @@ impl WorkspaceArgs {
 pub(crate) struct Loaded {
     pub(crate) pipeline: Pipeline,
     pub(crate) session: prompt_core::Context,
-    pub(crate) turn: prompt_core::Context,
+    pub(crate) turn: prompt_core::TurnContext,
 }
 
 impl Chosen<'_> {
@@ -291,7 +291,7 @@ impl Agent for Plugged {
         &self,
         options: &Options,
         session: &prompt_core::Context,
-    ) -> Result<prompt_core::Context, super::AgentError> {
+    ) -> Result<prompt_core::TurnContext, super::AgentError> {
         self.0.turn(options, session)
     }
     fn render(&self, options: &Options) -> Result<Rendered, super::AgentError> {

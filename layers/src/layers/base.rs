@@ -1,6 +1,6 @@
 //! The base prompt: who the agent is.
 
-use prompt_core::{LayerInput, Render, prompt_layer};
+use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 
 use super::short_path;
 
@@ -16,8 +16,8 @@ use crate::sources::{BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
 )]
 pub struct BasePromptLayer;
 
-impl Render for BasePromptLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for BasePromptLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(base) = input.get::<BasePromptText>() else {
             out.push_str(DEFAULT_BASE_PROMPT.trim_end());
             return;

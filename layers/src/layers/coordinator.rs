@@ -3,9 +3,7 @@
 //! The layer and the tool are enabled by one context value, [`SubAgents`], so
 //! the prompt never advertises a tool the session does not have.
 
-use std::fmt::Write as _;
-
-use prompt_core::{Context, LayerInput, Render, prompt_layer};
+use prompt_core::{Context, LayerInput, LayerWriter, Render, Stable, prompt_layer};
 use serde::Serialize;
 
 use crate::priorities;
@@ -26,6 +24,9 @@ pub struct SubAgent {
 /// the `coordinator` layer and [`SubAgents::tool`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SubAgents(pub Vec<SubAgent>);
+
+// The session declares its sub-agents: the coordinator layer is Stable.
+impl prompt_core::SessionValue for SubAgents {}
 
 /// A tool definition, as providers take it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -83,8 +84,8 @@ impl SubAgents {
 )]
 pub struct CoordinatorLayer;
 
-impl Render for CoordinatorLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for CoordinatorLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(agents) = input.get::<SubAgents>().filter(|a| a.tool().is_some()) else {
             input.note("no sub-agents declared");
             return;

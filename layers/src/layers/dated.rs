@@ -1,8 +1,6 @@
 //! `# Facts` and `# Episodic recall`: dated entries, newest first.
 
-use std::fmt::Write as _;
-
-use prompt_core::{LayerInput, Render, prompt_layer};
+use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 
 use crate::priorities;
 use crate::sources::{DatedEntries, Episodes, Facts};
@@ -18,8 +16,8 @@ use crate::sources::{DatedEntries, Episodes, Facts};
 )]
 pub struct FactsLayer;
 
-impl Render for FactsLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for FactsLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         list(
             out,
             input,
@@ -42,8 +40,8 @@ impl Render for FactsLayer {
 )]
 pub struct EpisodicRecallLayer;
 
-impl Render for EpisodicRecallLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for EpisodicRecallLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         list(
             out,
             input,
@@ -56,8 +54,8 @@ impl Render for EpisodicRecallLayer {
 }
 
 fn list(
-    out: &mut String,
-    input: &LayerInput<'_>,
+    out: &mut LayerWriter<'_>,
+    input: &LayerInput<'_, Stable>,
     header: &str,
     what: &str,
     entries: Option<&DatedEntries>,

@@ -1,6 +1,6 @@
 //! `# User preferences` and `# Project memory`.
 
-use prompt_core::{LayerInput, Render, prompt_layer};
+use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 
 use super::short_path;
 
@@ -17,8 +17,8 @@ use crate::sources::{MemoryFile, ProjectMemory, UserPreferences};
 )]
 pub struct UserPreferencesLayer;
 
-impl Render for UserPreferencesLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for UserPreferencesLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         section(
             out,
             input,
@@ -40,8 +40,8 @@ impl Render for UserPreferencesLayer {
 )]
 pub struct ProjectMemoryLayer;
 
-impl Render for ProjectMemoryLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for ProjectMemoryLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         section(
             out,
             input,
@@ -56,8 +56,8 @@ impl Render for ProjectMemoryLayer {
 /// notes why it is silent or cut, naming the file under `shown` (`~/` for
 /// the user's home, nothing for the workspace).
 fn section(
-    out: &mut String,
-    input: &LayerInput<'_>,
+    out: &mut LayerWriter<'_>,
+    input: &LayerInput<'_, Stable>,
     header: &str,
     file: Option<&MemoryFile>,
     shown: &str,

@@ -1,6 +1,6 @@
 //! `# Project context`: AGENTS.md and CLAUDE.md.
 
-use prompt_core::{LayerInput, Render, prompt_layer};
+use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 
 use crate::priorities;
 use crate::sources::ProjectDocs;
@@ -16,8 +16,8 @@ use crate::sources::ProjectDocs;
 )]
 pub struct ProjectContextLayer;
 
-impl Render for ProjectContextLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for ProjectContextLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(docs) = input.get::<ProjectDocs>() else {
             input.note("no project docs in the session context");
             return;

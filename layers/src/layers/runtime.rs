@@ -1,8 +1,6 @@
 //! Runtime facts: per-turn, never cached.
 
-use std::fmt::Write as _;
-
-use prompt_core::{LayerInput, PromptMode, Render, prompt_layer};
+use prompt_core::{LayerInput, LayerWriter, PromptMode, Render, prompt_layer};
 
 use crate::priorities;
 
@@ -27,6 +25,9 @@ pub struct RuntimeFacts {
     /// The current git branch.
     pub git_branch: Option<String>,
 }
+
+// Per call: the date, the cwd, the model.
+impl prompt_core::TurnValue for RuntimeFacts {}
 
 impl RuntimeFacts {
     /// The facts as `(label, value)` pairs, in prompt order, absent ones skipped.
@@ -56,7 +57,7 @@ impl RuntimeFacts {
 pub struct RuntimeContextLayer;
 
 impl Render for RuntimeContextLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(facts) = input.get::<RuntimeFacts>() else {
             return;
         };

@@ -1,6 +1,6 @@
 //! `# Available skills`: one line per skill.
 
-use prompt_core::{LayerInput, Render, prompt_layer};
+use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 
 use crate::priorities;
 use crate::sources::{SkillIndex, SkillLimits};
@@ -17,8 +17,8 @@ use crate::sources::{SkillIndex, SkillLimits};
 )]
 pub struct SkillsIndexLayer;
 
-impl Render for SkillsIndexLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for SkillsIndexLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(index) = input.get::<SkillIndex>() else {
             input.note("no skill index in the session context");
             return;

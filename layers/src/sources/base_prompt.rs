@@ -36,6 +36,9 @@ pub struct BasePromptText {
     pub problem: Option<SourceError>,
 }
 
+// `load_session` puts this into the session context.
+impl prompt_core::SessionValue for BasePromptText {}
+
 impl BasePromptText {
     /// A base prompt given directly, e.g. by an embedding application.
     pub fn new(text: impl Into<String>) -> Self {

@@ -309,8 +309,13 @@ fn parse_line(line: &str, spec: &DatedSpec<'_>) -> Parsed {
 #[derive(Debug, Default)]
 pub struct Facts(pub DatedEntries);
 
+// `load_session` puts these into the session context.
+impl prompt_core::SessionValue for Facts {}
+
 /// Recent session summaries (`episodes.jsonl`): one JSON object a line with
 /// `summary` (the text) and `ended_at` (RFC 3339). Read by the
 /// `episodic_recall` layer.
 #[derive(Debug, Default)]
 pub struct Episodes(pub DatedEntries);
+
+impl prompt_core::SessionValue for Episodes {}

@@ -62,6 +62,11 @@ impl MemoryFile {
 #[derive(Debug)]
 pub struct UserPreferences(pub MemoryFile);
 
+// `load_session` puts these into the session context.
+impl prompt_core::SessionValue for UserPreferences {}
+
 /// Project memory: `<workspace>/.<app>/memory/project.md`. Read by the `project_memory` layer.
 #[derive(Debug)]
 pub struct ProjectMemory(pub MemoryFile);
+
+impl prompt_core::SessionValue for ProjectMemory {}

@@ -65,6 +65,9 @@ pub struct ProjectDocs {
     pub limit_notes: Vec<String>,
 }
 
+// `load_session` puts this into the session context.
+impl prompt_core::SessionValue for ProjectDocs {}
+
 impl ProjectDocs {
     /// Reads the docs of `root` and, when `config.nested`, of each directory
     /// from `root` down to `cwd` (which must lie under `root`; otherwise only

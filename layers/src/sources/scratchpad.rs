@@ -16,6 +16,10 @@ pub const SCRATCHPAD_CAP: usize = 64 * 1024;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Scratchpad(pub BTreeMap<String, String>);
 
+// The agent's notes change per call in most hosts, and are fixed for a
+// session in others (the recursive agent keeps them in the session context).
+impl prompt_core::SessionOrTurnValue for Scratchpad {}
+
 impl Scratchpad {
     /// Reads a JSON object of string values (`{"plan": "..."}`) from `path`,
     /// which must lie in `root`, at most 64 KiB. Keys and values are folded

@@ -47,6 +47,9 @@ pub struct SkillLimits {
     pub max_load_time: Duration,
 }
 
+// `load_session` puts these into the session context.
+impl prompt_core::SessionValue for SkillLimits {}
+
 impl Default for SkillLimits {
     fn default() -> Self {
         Self {
@@ -100,6 +103,8 @@ pub struct SkillIndex {
     /// [`SkillLimits::max_load_time`]) was reached first.
     pub not_indexed: usize,
 }
+
+impl prompt_core::SessionValue for SkillIndex {}
 
 impl SkillIndex {
     /// Indexes `<dir>/<skill>/SKILL.md` for every `(dir, root)` (absent

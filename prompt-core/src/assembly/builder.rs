@@ -11,7 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::budget::TokenBudget;
-use crate::context::Context;
+use crate::context::{Context, TurnContext};
 use crate::pipeline::Pipeline;
 use crate::spec::{AssemblyPath, PromptMode};
 use crate::tokens::TokenCounter;
@@ -19,19 +19,20 @@ use crate::tokens::TokenCounter;
 /// Assembles prompts from a pipeline.
 ///
 /// ```standalone_crate
-/// use prompt_core::{prompt_layer, Context, DefaultPipeline, LayerEntry, LayerInput, Pipeline, PromptBuilder, PromptPipeline, Render};
+/// use prompt_core::{prompt_layer, Context, DefaultPipeline, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptPipeline, Render, TurnValue};
 ///
 /// #[prompt_layer(priority = 100, stability = Stable, paths = [Basic, Cached], text = "You are terse.")]
 /// struct Persona;
 ///
 /// /// The working directory, a per-call fact.
 /// struct Cwd(&'static str);
+/// impl TurnValue for Cwd {}
 ///
 /// #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Basic, Cached])]
 /// struct Where;
 ///
 /// impl Render for Where {
-///     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+///     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
 ///         if let Some(Cwd(dir)) = input.get::<Cwd>() {
 ///             out.push_str("cwd: ");
 ///             out.push_str(dir);
@@ -136,7 +137,7 @@ impl<'p> PromptBuilder<'p> {
     pub fn build_cached(
         &self,
         session: &Context,
-        turn: &Context,
+        turn: &TurnContext,
     ) -> Result<AssembledPrompt, AssemblyError> {
         self.build(AssemblyPath::Cached, session, turn)
     }
@@ -148,7 +149,7 @@ impl<'p> PromptBuilder<'p> {
     pub fn build_basic(
         &self,
         session: &Context,
-        turn: &Context,
+        turn: &TurnContext,
     ) -> Result<AssembledPrompt, AssemblyError> {
         self.build(AssemblyPath::Basic, session, turn)
     }
@@ -201,7 +202,7 @@ impl<'p> PromptBuilder<'p> {
         &self,
         path: AssemblyPath,
         session: &Context,
-        turn: &Context,
+        turn: &TurnContext,
     ) -> Result<AssembledPrompt, AssemblyError> {
         self.served(path)?;
         let plan = self.plan();

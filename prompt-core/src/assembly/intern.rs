@@ -231,16 +231,18 @@ impl<T: Content> Interner<T> {
 ///
 /// ```standalone_crate
 /// use prompt_core::assembly::PrefixCache;
-/// use prompt_core::{prompt_layer, Context, LayerInput, Pipeline, PromptBuilder, Render};
+/// use prompt_core::{prompt_layer, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render};
+/// use prompt_core::{SessionValue, Stable, TurnContext};
 ///
 /// /// The workspace a conversation works in: what the Stable layers read.
 /// struct Workspace(&'static str);
+/// impl SessionValue for Workspace {}
 ///
 /// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached])]
 /// struct ProjectLayer;
 ///
-/// impl Render for ProjectLayer {
-///     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+/// impl Render<Stable> for ProjectLayer {
+///     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
 ///         if let Some(Workspace(name)) = input.get::<Workspace>() {
 ///             out.push_str("You work in ");
 ///             out.push_str(name);
@@ -254,7 +256,7 @@ impl<T: Content> Interner<T> {
 /// let conversation = |workspace| builder.clone().session(Context::new().with(Workspace(workspace)));
 ///
 /// let (a, b, c) = (conversation("api"), conversation("api"), conversation("web"));
-/// let turn = Context::new();
+/// let turn = TurnContext::new();
 /// let (pa, pb, pc) = (a.build_cached(&turn)?, b.build_cached(&turn)?, c.build_cached(&turn)?);
 /// // Two conversations over one workspace hold one copy of its prefix.
 /// assert_eq!(pa.stable().as_ptr(), pb.stable().as_ptr());

@@ -1,7 +1,6 @@
 //! The one place layers are run and their outputs joined.
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -9,9 +8,12 @@ use std::sync::{Arc, OnceLock};
 use super::error::AssemblyError;
 use super::prompt::{AssembledPrompt, Parts, SystemPromptPart};
 use super::text::PromptText;
-use super::trace::{AssemblyTrace, LayerTrace, LayerTraces, LazyFingerprint, StableTrace};
+use super::trace::{
+    AssemblyTrace, DynamicRecord, LayerTrace, LayerTraces, LazyFingerprint, StableTrace,
+};
 use crate::budget::{self, BudgetUnit, Candidate, TokenBudget};
-use crate::context::{Context, LayerInput, Notes};
+use crate::context::{LayerInput, Notes, SessionContext, TurnContext};
+use crate::layer::LayerWriter;
 use crate::pipeline::{LayerEntry, Pipeline};
 use crate::spec::{AssemblyPath, Channel, LayerSpec, PromptMode, Stability};
 use crate::tokens::{ApproxCounter, TokenCounter};
@@ -32,18 +34,8 @@ pub(crate) type StablePrefix = Arc<StableTrace>;
 struct DynamicOutput {
     system: String,
     reminder: String,
-    layers: Vec<LayerTrace>,
+    layers: LayerTraces,
     budget: Option<budget::BudgetTrace>,
-}
-
-/// A scratch buffer larger than this is not kept for the next call.
-const SCRATCH_KEEP: usize = 64 * 1024;
-
-thread_local! {
-    /// Where a Dynamic layer writes before its text is appended to the
-    /// prompt: each layer still starts from an empty `String`, and a warm
-    /// call allocates none.
-    static SCRATCH: Cell<String> = const { Cell::new(String::new()) };
 }
 
 /// What a build needs besides the contexts.
@@ -69,29 +61,40 @@ impl Plan<'_> {
         })
     }
 
-    /// Runs one layer into `out` (empty), and returns its notes.
+    /// Runs every layer of `stability` on `path` and in the mode, in order:
+    /// `layer` renders each (`entry.render(writer, input)`) and records what
+    /// it wrote, taking its notes from the sink it is given.
     ///
-    /// A layer that panics is caught and named: the pipeline, the session and
-    /// other threads keep working.
-    fn render_one(
-        &self,
-        entry: &LayerEntry,
+    /// One `catch_unwind` for the whole run: a layer that panics is named
+    /// (the one being rendered when it unwound), and the pipeline, the
+    /// session and other threads keep working.
+    fn run<'e>(
+        &'e self,
         path: AssemblyPath,
-        session: &Context,
-        turn: &Context,
-        out: &mut String,
-    ) -> Result<Vec<String>, AssemblyError> {
-        let spec = entry.spec();
+        stability: Stability,
+        session: &SessionContext,
+        turn: &TurnContext,
+        mut layer: impl FnMut(&'e LayerEntry, LayerInput<'_>, &Notes),
+    ) -> Result<(), AssemblyError> {
         let notes = Notes::new();
-        let input = LayerInput::new(spec, session, turn, path, self.mode).with_notes(&notes);
-        catch_unwind(AssertUnwindSafe(|| entry.render(out, &input))).map_err(|payload| {
+        let mut current: Option<&LayerEntry> = None;
+        let run = catch_unwind(AssertUnwindSafe(|| {
+            for entry in self.entries(path, stability) {
+                current = Some(entry);
+                let input = LayerInput::new(entry.spec(), session, turn, path, self.mode)
+                    .with_notes(&notes);
+                layer(entry, input, &notes);
+            }
+        }));
+        run.map_err(|payload| {
+            let entry = current.expect("a layer was being rendered when the run unwound");
+            let spec = entry.spec();
             AssemblyError::LayerPanicked {
                 layer: spec.name,
                 location: spec.location(),
                 message: panic_message(payload.as_ref()),
             }
-        })?;
-        Ok(notes.into_vec())
+        })
     }
 
     /// Runs every layer of `stability` that is on `path` and in the mode, in
@@ -100,65 +103,56 @@ impl Plan<'_> {
         &self,
         path: AssemblyPath,
         stability: Stability,
-        session: &Context,
-        turn: &Context,
+        session: &SessionContext,
+        turn: &TurnContext,
     ) -> Result<Vec<LayerOutput>, AssemblyError> {
-        self.entries(path, stability)
-            .map(|entry| {
-                let mut text = String::new();
-                let notes = self.render_one(entry, path, session, turn, &mut text)?;
-                Ok(LayerOutput {
-                    spec: *entry.spec(),
-                    text,
-                    notes,
-                })
-            })
-            .collect()
+        let mut outputs = Vec::new();
+        self.run(path, stability, session, turn, |entry, input, notes| {
+            let mut text = String::new();
+            entry.render(&mut LayerWriter::new(&mut text, ""), input);
+            outputs.push(LayerOutput {
+                spec: *entry.spec(),
+                text,
+                notes: notes.take(),
+            });
+        })?;
+        Ok(outputs)
     }
 
     /// Renders the Stable layers on `path` and joins them into the prefix.
     ///
-    /// They get the real turn context: [`LayerInput::get`] keeps it from them
-    /// (and notes a value they asked for that only the turn holds), so the
-    /// rule is exercised on every build rather than assumed.
+    /// They get the real turn context: their band keeps turn values from
+    /// them at compile time, and [`LayerInput::get`] keeps the turn context
+    /// from a Stable spec's layer of any band (and notes a value it asked for
+    /// that only the turn holds), so the rule is exercised on every build
+    /// rather than assumed.
     pub(crate) fn stable_prefix(
         &self,
         path: AssemblyPath,
-        session: &Context,
-        turn: &Context,
+        session: &SessionContext,
+        turn: &TurnContext,
     ) -> Result<StablePrefix, AssemblyError> {
-        // Each layer writes into the (empty) scratch buffer and is appended to
-        // the prefix at once: one copy of its bytes, no `String` of its own.
+        // Each layer writes straight into the prefix; the traces keep ranges.
         let mut text = String::new();
         let mut spoken = Vec::with_capacity(self.pipeline.len());
-        let mut scratch = SCRATCH.take();
-        let mut result = Ok(());
-        for entry in self.entries(path, Stability::Stable) {
-            scratch.clear();
-            match self.render_one(entry, path, session, turn, &mut scratch) {
-                Ok(notes) => {
-                    self.push_joined(&mut text, &scratch);
-                    // A silent layer's range is empty.
-                    let end = text.len();
-                    spoken.push((entry.spec(), end - scratch.len(), end, notes));
-                }
-                Err(error) => {
-                    result = Err(error);
-                    break;
-                }
-            }
-        }
-        if scratch.capacity() <= SCRATCH_KEEP {
-            SCRATCH.set(scratch);
-        }
-        result?;
+        self.run(
+            path,
+            Stability::Stable,
+            session,
+            turn,
+            |entry, input, notes| {
+                let mut out = LayerWriter::new(&mut text, self.separator);
+                entry.render(&mut out, input);
+                spoken.push((entry.spec(), out.range(), notes.take()));
+            },
+        )?;
         let tokens = self.counter.map(|c| c.count(&text));
         let text = Arc::new(text);
         let layers = spoken
             .into_iter()
-            .map(|(spec, start, end, notes)| {
-                let mut trace = layer_trace(spec, &text[start..end], notes, self.counter);
-                trace.fingerprint = LazyFingerprint::of(Arc::clone(&text), start, end);
+            .map(|(spec, range, notes)| {
+                let mut trace = layer_trace(spec, &text[range.clone()], notes, self.counter);
+                trace.fingerprint = LazyFingerprint::of(Arc::clone(&text), range.start, range.end);
                 trace
             })
             .collect();
@@ -171,42 +165,59 @@ impl Plan<'_> {
     }
 
     /// Runs the Dynamic layers straight into the joined texts: no `String`
-    /// per layer, no join. `capacity` is a guess at the system text's length.
+    /// per layer, no copy, no join; each layer's trace is recorded as its
+    /// length, and built when read. `capacity` is a guess at the system
+    /// text's length.
     fn render_dynamic(
         &self,
         path: AssemblyPath,
-        stable: &StableTrace,
-        session: &Context,
-        turn: &Context,
+        stable: &StablePrefix,
+        session: &SessionContext,
+        turn: &TurnContext,
         capacity: usize,
     ) -> Result<DynamicOutput, AssemblyError> {
         let mut system = String::with_capacity(capacity);
         let mut reminder = String::new();
-        let mut layers =
+        let mut records =
             Vec::with_capacity(self.pipeline.len().saturating_sub(stable.layers.len()));
-        let mut scratch = SCRATCH.take();
-        let mut result = Ok(());
-        for entry in self.entries(path, Stability::Dynamic) {
-            scratch.clear();
-            let notes = match self.render_one(entry, path, session, turn, &mut scratch) {
-                Ok(notes) => notes,
-                Err(error) => {
-                    result = Err(error);
-                    break;
-                }
-            };
-            let spec = entry.spec();
-            let joined = match spec.channel {
-                Channel::System => &mut system,
-                Channel::Reminder => &mut reminder,
-            };
-            self.push_joined(joined, &scratch);
-            layers.push(layer_trace(spec, &scratch, notes, self.counter));
-        }
-        if scratch.capacity() <= SCRATCH_KEEP {
-            SCRATCH.set(scratch);
-        }
-        result.map(|()| DynamicOutput {
+        self.run(
+            path,
+            Stability::Dynamic,
+            session,
+            turn,
+            |entry, input, notes| {
+                let spec = entry.spec();
+                let joined = match spec.channel {
+                    Channel::System => &mut system,
+                    Channel::Reminder => &mut reminder,
+                };
+                let mut out = LayerWriter::new(joined, self.separator);
+                entry.render(&mut out, input);
+                let range = out.range();
+                records.push(DynamicRecord::new(spec, range, notes.take()));
+            },
+        )?;
+        let layers = match self.counter {
+            // Token counts need the text: build the traces now.
+            Some(counter) => {
+                let traces = records
+                    .into_iter()
+                    .map(|record| {
+                        let joined = match record.channel {
+                            Channel::System => &system,
+                            Channel::Reminder => &reminder,
+                        };
+                        let tokens = counter.count(&joined[record.range.clone()]);
+                        let mut trace = record.into_trace();
+                        trace.tokens = Some(tokens);
+                        trace
+                    })
+                    .collect();
+                LayerTraces::new(Arc::clone(stable), traces)
+            }
+            None => LayerTraces::recorded(Arc::clone(stable), records),
+        };
+        Ok(DynamicOutput {
             system,
             reminder,
             layers,
@@ -219,9 +230,9 @@ impl Plan<'_> {
     fn render_fitted(
         &self,
         path: AssemblyPath,
-        stable: &StableTrace,
-        session: &Context,
-        turn: &Context,
+        stable: &StablePrefix,
+        session: &SessionContext,
+        turn: &TurnContext,
         budget: TokenBudget,
     ) -> Result<DynamicOutput, AssemblyError> {
         let mut dynamic = self.render(path, Stability::Dynamic, session, turn)?;
@@ -242,6 +253,7 @@ impl Plan<'_> {
             .into_iter()
             .map(|o| layer_trace(&o.spec, &o.text, o.notes, self.counter))
             .collect();
+        let layers = LayerTraces::new(Arc::clone(stable), layers);
         Ok(DynamicOutput {
             system,
             reminder,
@@ -317,8 +329,8 @@ impl Plan<'_> {
         &self,
         path: AssemblyPath,
         stable: &StablePrefix,
-        session: &Context,
-        turn: &Context,
+        session: &SessionContext,
+        turn: &TurnContext,
         hint: Option<&AtomicUsize>,
     ) -> Result<AssembledPrompt, AssemblyError> {
         let dynamic = match self.budget {
@@ -345,7 +357,7 @@ impl Plan<'_> {
             pipeline: self.pipeline.name(),
             path,
             mode: self.mode,
-            layers: LayerTraces::new(Arc::clone(stable), layers),
+            layers,
             stable_bytes: stable.text.len(),
             dynamic_bytes: dynamic_text.len(),
             reminder_bytes: reminder.len(),

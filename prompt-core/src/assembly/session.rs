@@ -8,7 +8,7 @@ use super::error::AssemblyError;
 use super::intern::Entry;
 use super::prompt::AssembledPrompt;
 use super::render::StablePrefix;
-use crate::context::Context;
+use crate::context::{Context, TurnContext};
 use crate::spec::AssemblyPath;
 
 /// A [`PromptBuilder`] bound to one session's context.
@@ -75,7 +75,7 @@ impl<'p> PromptSession<'p> {
     /// # Errors
     /// As [`PromptBuilder::build_cached`]. A Stable layer that panics is not
     /// remembered: the next call renders the prefix again.
-    pub fn build_cached(&self, turn: &Context) -> Result<AssembledPrompt, AssemblyError> {
+    pub fn build_cached(&self, turn: &TurnContext) -> Result<AssembledPrompt, AssemblyError> {
         self.build(AssemblyPath::Cached, turn)
     }
 
@@ -83,7 +83,7 @@ impl<'p> PromptSession<'p> {
     ///
     /// # Errors
     /// As [`PromptBuilder::build_basic`].
-    pub fn build_basic(&self, turn: &Context) -> Result<AssembledPrompt, AssemblyError> {
+    pub fn build_basic(&self, turn: &TurnContext) -> Result<AssembledPrompt, AssemblyError> {
         self.build(AssemblyPath::Basic, turn)
     }
 
@@ -92,7 +92,11 @@ impl<'p> PromptSession<'p> {
         &self.session
     }
 
-    fn build(&self, path: AssemblyPath, turn: &Context) -> Result<AssembledPrompt, AssemblyError> {
+    fn build(
+        &self,
+        path: AssemblyPath,
+        turn: &TurnContext,
+    ) -> Result<AssembledPrompt, AssemblyError> {
         self.builder.served(path)?;
         let plan = self.builder.plan();
         let slot = match path {

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::iter::Chain;
 use std::ops::Index;
+use std::ops::Range;
 use std::slice;
 use std::sync::{Arc, OnceLock};
 
@@ -11,7 +12,7 @@ use serde::{Serialize, Serializer};
 
 use crate::budget::BudgetTrace;
 use crate::fingerprint::Fingerprint;
-use crate::spec::{AssemblyPath, Channel, PromptMode, Scope, Stability};
+use crate::spec::{AssemblyPath, Channel, LayerSpec, PromptMode, Scope, Stability};
 
 /// One layer's part in one assembly.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -170,33 +171,92 @@ impl StableTrace {
     }
 }
 
+/// One Dynamic layer's part in one call, as recorded while it rendered: its
+/// spec's few fields and where its text lies. Built into a [`LayerTrace`]
+/// only when someone reads the traces.
+#[derive(Debug, Clone)]
+pub(crate) struct DynamicRecord {
+    name: &'static str,
+    priority: u32,
+    pub(crate) channel: Channel,
+    /// Its text's range in the joined text of its channel.
+    pub(crate) range: Range<usize>,
+    notes: Vec<String>,
+}
+
+impl DynamicRecord {
+    pub(crate) fn new(spec: &LayerSpec, range: Range<usize>, notes: Vec<String>) -> Self {
+        Self {
+            name: spec.name,
+            priority: spec.priority,
+            channel: spec.channel,
+            range,
+            notes,
+        }
+    }
+
+    /// The layer's trace (no token count).
+    pub(crate) fn into_trace(self) -> LayerTrace {
+        LayerTrace {
+            name: self.name,
+            priority: self.priority,
+            stability: Stability::Dynamic,
+            scope: None,
+            bytes: self.range.len(),
+            silent: self.range.is_empty(),
+            notes: self.notes,
+            channel: self.channel,
+            fingerprint: LazyFingerprint::None,
+            tokens: None,
+        }
+    }
+}
+
 /// The traces of every layer of one assembly, in render order: the Stable
-/// layers' (shared by every prompt of a session), then the Dynamic layers'.
+/// layers' (shared by every prompt of a session), then the Dynamic layers'
+/// (recorded as ranges during the call, built when first read).
 ///
 /// Reads like a slice of [`LayerTrace`]: `iter()`, `len()`, `get(i)`,
 /// `layers[i]`, `for layer in &layers`, and `==` with an array or a `Vec`.
 #[derive(Clone)]
 pub struct LayerTraces {
     stable: Arc<StableTrace>,
-    dynamic: Vec<LayerTrace>,
+    records: Vec<DynamicRecord>,
+    dynamic: OnceLock<Vec<LayerTrace>>,
 }
 
 /// The iterator of [`LayerTraces::iter`].
 pub type LayerTracesIter<'a> = Chain<slice::Iter<'a, LayerTrace>, slice::Iter<'a, LayerTrace>>;
 
 impl LayerTraces {
+    /// The Stable layers' traces and the Dynamic layers' already built.
     pub(crate) fn new(stable: Arc<StableTrace>, dynamic: Vec<LayerTrace>) -> Self {
-        Self { stable, dynamic }
+        Self {
+            stable,
+            records: Vec::new(),
+            dynamic: OnceLock::from(dynamic),
+        }
+    }
+
+    /// The Stable layers' traces and the Dynamic layers' records, built into
+    /// traces when first read.
+    pub(crate) fn recorded(stable: Arc<StableTrace>, records: Vec<DynamicRecord>) -> Self {
+        Self {
+            stable,
+            records,
+            dynamic: OnceLock::new(),
+        }
     }
 
     /// Every layer's trace, in render order.
     pub fn iter(&self) -> LayerTracesIter<'_> {
-        self.stable.layers.iter().chain(&self.dynamic)
+        self.stable.layers.iter().chain(self.dynamic())
     }
 
     /// How many layers took part.
     pub fn len(&self) -> usize {
-        self.stable.layers.len() + self.dynamic.len()
+        let dynamic = self.dynamic.get().map_or(self.records.len(), Vec::len);
+        self.stable.layers.len() + dynamic
     }
 
     /// Whether no layer took part.
@@ -209,7 +269,7 @@ impl LayerTraces {
         let stable = &self.stable.layers;
         match index.checked_sub(stable.len()) {
             None => stable.get(index),
-            Some(index) => self.dynamic.get(index),
+            Some(index) => self.dynamic().get(index),
         }
     }
 
@@ -220,7 +280,13 @@ impl LayerTraces {
 
     /// The Dynamic layers' traces, in render order.
     pub fn dynamic(&self) -> &[LayerTrace] {
-        &self.dynamic
+        self.dynamic.get_or_init(|| {
+            self.records
+                .iter()
+                .cloned()
+                .map(DynamicRecord::into_trace)
+                .collect()
+        })
     }
 
     /// Every layer's trace, copied into a `Vec`.

@@ -20,7 +20,7 @@
 //! # One line in a test
 //!
 //! ```standalone_crate
-//! use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, Pipeline, Render};
+//! use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, Render, TurnContext, TurnValue};
 //! use prompt_core::contract::{self, Check, Paradigm};
 //!
 //! /// The pipeline of this example.
@@ -31,11 +31,12 @@
 //!
 //! /// Today's date, a per-turn fact.
 //! struct Today(&'static str);
+//! impl TurnValue for Today {}
 //!
 //! #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], pipeline = Doc, silent = "the turn has a date")]
 //! struct Date;
 //! impl Render for Date {
-//!     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+//!     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
 //!         if let Some(Today(day)) = input.get::<Today>() {
 //!             out.push_str("Date: ");
 //!             out.push_str(day);
@@ -47,8 +48,8 @@
 //! let paradigms = [
 //!     Paradigm::new("bare", Context::new()),
 //!     Paradigm::new("dated", Context::new())
-//!         .turn(Context::new().with(Today("2026-11-29")))
-//!         .turn(Context::new().with(Today("2026-11-30")))
+//!         .turn(TurnContext::new().with(Today("2026-11-29")))
+//!         .turn(TurnContext::new().with(Today("2026-11-30")))
 //!         .fact("date", "2026-11-29"),
 //! ];
 //! contract::check(&pipeline, &paradigms).assert_ok();

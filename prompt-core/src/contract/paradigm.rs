@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::context::Context;
+use crate::context::{Context, TurnContext};
 
 /// A named fixture: a session context, the turn contexts to render it with,
 /// and the environment facts those contexts state.
@@ -13,10 +13,11 @@ use crate::context::Context;
 /// let the contract prove that the stable prefix does not move between calls.
 ///
 /// ```
-/// use prompt_core::Context;
+/// use prompt_core::{Context, TurnValue};
 /// use prompt_core::contract::Paradigm;
 ///
 /// struct Date(&'static str);
+/// impl TurnValue for Date {}
 ///
 /// let rich = Paradigm::new("rich", Context::new())
 ///     .turn(Context::new().with(Date("2026-11-29")))
@@ -30,7 +31,7 @@ use crate::context::Context;
 pub struct Paradigm {
     name: String,
     session: Context,
-    turns: Vec<Context>,
+    turns: Vec<TurnContext>,
     facts: Vec<(String, String)>,
 }
 
@@ -48,7 +49,7 @@ impl Paradigm {
 
     /// Adds a turn context: every path and mode is rendered once per turn.
     #[must_use]
-    pub fn turn(mut self, turn: Context) -> Self {
+    pub fn turn(mut self, turn: TurnContext) -> Self {
         self.turns.push(turn);
         self
     }
@@ -72,7 +73,7 @@ impl Paradigm {
     }
 
     /// The turn contexts added with [`turn`](Self::turn).
-    pub fn turns(&self) -> &[Context] {
+    pub fn turns(&self) -> &[TurnContext] {
         &self.turns
     }
 

@@ -5,7 +5,7 @@ use std::fmt;
 use super::paradigm::Paradigm;
 use super::report::{Check, Finding};
 use crate::assembly::AssembledPrompt;
-use crate::context::Context;
+use crate::context::TurnContext;
 use crate::pipeline::Pipeline;
 use crate::spec::{AssemblyPath, LayerSpec, PromptMode};
 use crate::testing::{Segment, build, modes_of, paths_of, segments};
@@ -57,11 +57,11 @@ pub(crate) struct Renders<'a> {
 
 impl<'a> Renders<'a> {
     pub(crate) fn new(pipeline: &'a Pipeline, paradigms: &'a [Paradigm]) -> Self {
-        let empty = Context::new();
+        let empty = TurnContext::new();
         let mut items = Vec::new();
         let mut problems = Vec::new();
         for paradigm in paradigms {
-            let turns: Vec<&Context> = if paradigm.turns().is_empty() {
+            let turns: Vec<&TurnContext> = if paradigm.turns().is_empty() {
                 vec![&empty]
             } else {
                 paradigm.turns().iter().collect()

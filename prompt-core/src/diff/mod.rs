@@ -8,7 +8,7 @@
 //! differing line, and how many prefix bytes before it are unchanged.
 //!
 //! ```standalone_crate
-//! use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render};
+//! use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, SessionValue, Stable};
 //! use prompt_core::diff::{explain, StablePrefix};
 //!
 //! /// The pipeline of this example.
@@ -19,11 +19,12 @@
 //!
 //! /// The user's notes, loaded per session.
 //! struct Notes(&'static str);
+//! impl SessionValue for Notes {}
 //!
 //! #[prompt_layer(priority = 2, stability = Stable, paths = [Cached], pipeline = Doc)]
 //! struct UserNotes;
-//! impl Render for UserNotes {
-//!     fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+//! impl Render<Stable> for UserNotes {
+//!     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
 //!         out.push_str(input.get::<Notes>().map_or("", |n| n.0));
 //!     }
 //! }

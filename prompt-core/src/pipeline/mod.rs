@@ -11,26 +11,32 @@ pub use crate::registry::pipeline_names;
 pub use error::{LayerRef, PipelineError, Problem, Relation};
 pub(crate) use validate::joined;
 
-use crate::layer::{PromptLayer, Render};
+use crate::context::{Band, LayerInput};
+use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render};
 use crate::registry::{pipelines, registrations};
 use crate::spec::{DefaultPipeline, LayerSpec, PipelineSpec, PromptPipeline};
 
 /// One layer of a pipeline: its spec and the value that renders it.
 pub struct LayerEntry {
     spec: LayerSpec,
-    layer: Box<dyn Render + Send + Sync>,
+    layer: BoxedRender,
 }
 
 impl LayerEntry {
     /// An entry from a spec and any renderer: for layers chosen at run time
     /// rather than registered. The spec is kept by value, so nothing is leaked.
     ///
+    /// The renderer's band need not match the spec's stability: a Stable
+    /// spec's layer never sees the turn context, whatever its band (a
+    /// `Render<Dynamic>` renderer reads the session context only, and the
+    /// trace notes a value it asked for that only the turn holds).
+    ///
     /// ```
-    /// use prompt_core::{LayerEntry, LayerInput, LayerSpec, Pipeline, PipelineSpec, Render, Stability};
+    /// use prompt_core::{LayerEntry, LayerInput, LayerSpec, LayerWriter, Pipeline, PipelineSpec, Render, Stability, Stable};
     ///
     /// struct Greeting(String);
-    /// impl Render for Greeting {
-    ///     fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+    /// impl Render<Stable> for Greeting {
+    ///     fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, Stable>) {
     ///         out.push_str(&self.0);
     ///     }
     /// }
@@ -41,10 +47,10 @@ impl LayerEntry {
     /// assert_eq!(pipeline.len(), 1);
     /// # Ok::<(), prompt_core::PipelineError>(())
     /// ```
-    pub fn new(spec: LayerSpec, layer: impl Render + Send + Sync + 'static) -> Self {
+    pub fn new<B: Band>(spec: LayerSpec, layer: impl Render<B> + Send + Sync + 'static) -> Self {
         Self {
             spec,
-            layer: Box::new(layer),
+            layer: BoxedRender::new(layer),
         }
     }
 
@@ -84,7 +90,8 @@ impl LayerEntry {
         &self.spec
     }
 
-    pub(crate) fn render(&self, out: &mut String, input: &crate::LayerInput<'_>) {
+    #[inline]
+    pub(crate) fn render(&self, out: &mut LayerWriter<'_>, input: LayerInput<'_>) {
         self.layer.render(out, input);
     }
 }

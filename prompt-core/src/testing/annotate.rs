@@ -19,7 +19,7 @@ use crate::spec::{AssemblyPath, Channel, Stability};
 /// removing one `\` from such lines gives the text back.
 ///
 /// ```standalone_crate
-/// use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render};
+/// use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stable};
 /// use prompt_core::testing::annotate;
 ///
 /// /// The pipeline of this example.
@@ -29,8 +29,8 @@ use crate::spec::{AssemblyPath, Channel, Stability};
 /// struct Brief;
 /// #[prompt_layer(priority = 2, stability = Stable, paths = [Cached], pipeline = Doc, silent = "a session with notes")]
 /// struct Quiet;
-/// impl Render for Quiet {
-///     fn render(&self, _out: &mut String, _input: &LayerInput<'_>) {}
+/// impl Render<Stable> for Quiet {
+///     fn render(&self, _out: &mut LayerWriter<'_>, _input: &LayerInput<'_, Stable>) {}
 /// }
 /// #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Turn 3.", pipeline = Doc)]
 /// struct Turn;

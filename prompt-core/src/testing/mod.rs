@@ -52,7 +52,7 @@ pub use annotate::annotate;
 pub use segments::{Segment, SegmentError, segments};
 
 use crate::assembly::{AssembledPrompt, AssemblyError, PromptBuilder};
-use crate::context::Context;
+use crate::context::{Context, TurnContext};
 use crate::pipeline::Pipeline;
 use crate::spec::{AssemblyPath, PromptMode};
 
@@ -86,7 +86,7 @@ pub fn modes_of(pipeline: &Pipeline) -> Vec<PromptMode> {
 pub fn every_assembly(
     pipeline: &Pipeline,
     session: &Context,
-    turn: &Context,
+    turn: &TurnContext,
 ) -> Result<Vec<(String, AssembledPrompt)>, AssemblyError> {
     let mut out = Vec::new();
     for path in paths_of(pipeline) {
@@ -106,7 +106,7 @@ pub(crate) fn build(
     path: AssemblyPath,
     mode: PromptMode,
     session: &Context,
-    turn: &Context,
+    turn: &TurnContext,
 ) -> Result<AssembledPrompt, AssemblyError> {
     let builder = PromptBuilder::new(pipeline).mode(mode);
     match path {

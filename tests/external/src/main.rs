@@ -1,7 +1,10 @@
 //! A user's agent: its own layers, its own pipeline, only `prompt-core` as a dependency.
 #![forbid(unsafe_code)]
 
-use prompt_core::{prompt_layer, Context, LayerInput, Pipeline, PromptBuilder, Render};
+use prompt_core::{
+    prompt_layer, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, SessionValue,
+    Stable, TurnValue,
+};
 
 /// Who the agent is.
 #[prompt_layer(priority = 100, stability = Stable, paths = [Basic, Cached], text = "You review pull requests.")]
@@ -9,13 +12,14 @@ pub struct Persona;
 
 /// The repository under review: session data.
 pub struct Repo(pub &'static str);
+impl SessionValue for Repo {}
 
 /// Names the repository.
 #[prompt_layer(priority = 200, stability = Stable, paths = [Cached], after = [Persona])]
 pub struct RepoLayer;
 
-impl Render for RepoLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for RepoLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(Repo(name)) = input.get::<Repo>() {
             out.push_str("Repository: ");
             out.push_str(name);
@@ -25,13 +29,14 @@ impl Render for RepoLayer {
 
 /// The pull request number: per turn.
 pub struct Pr(pub u32);
+impl TurnValue for Pr {}
 
 /// Names the pull request.
 #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached])]
 pub struct PrLayer;
 
 impl Render for PrLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         if let Some(Pr(n)) = input.get::<Pr>() {
             out.push_str(&format!("Pull request: #{n}"));
         }

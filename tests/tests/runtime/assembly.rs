@@ -4,23 +4,27 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prompt_core::fingerprint::Fingerprint;
 use prompt_core::{
-    AssemblyPath, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render, Stability,
-    SystemPromptPart,
+    AssemblyPath, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render,
+    Stability, SystemPromptPart,
 };
 use prompt_tests::{TEST, fixed, spec};
 
 /// A per-turn fact.
 #[derive(Debug, PartialEq)]
 struct Clock(&'static str);
+
+impl prompt_core::SessionOrTurnValue for Clock {}
 /// A per-session fact.
 #[derive(Debug, PartialEq)]
 struct Project(&'static str);
+
+impl prompt_core::SessionOrTurnValue for Project {}
 
 /// Writes what it can see of `Clock` and `Project`.
 struct Probe;
 
 impl Render for Probe {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let clock = input.get::<Clock>().map_or("-", |c| c.0);
         let project = input.get::<Project>().map_or("-", |p| p.0);
         out.push_str(&format!("clock={clock} project={project}"));
@@ -80,7 +84,7 @@ fn for_a_dynamic_layer_the_turn_context_wins() {
 
 #[test]
 fn context_stores_one_value_per_type() {
-    let mut ctx = Context::new().with(Project("a"));
+    let mut ctx = prompt_core::SessionContext::new().with(Project("a"));
     assert_eq!(ctx.insert(Project("b")), Some(Project("a")));
     assert_eq!(ctx.get::<Project>(), Some(&Project("b")));
     assert!(ctx.contains::<Project>() && !ctx.contains::<Clock>());
@@ -170,7 +174,7 @@ fn cached_prompts_have_a_cached_stable_part_then_an_uncached_dynamic_part() {
 struct Counting(&'static AtomicUsize, &'static str);
 
 impl Render for Counting {
-    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {
         self.0.fetch_add(1, Ordering::SeqCst);
         out.push_str(self.1);
     }
@@ -230,7 +234,7 @@ fn the_trace_serializes_for_tools() {
 struct Noting;
 
 impl Render for Noting {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         input.note("read 3 files");
         if input.get::<Project>().is_none() {
             input.note("no project: silent");
@@ -275,7 +279,7 @@ fn notes_go_to_the_trace_and_never_into_the_prompt() {
         prompt_core::PromptMode::Full,
     );
     let mut out = String::new();
-    Noting.render(&mut out, &input);
+    Noting.render(&mut LayerWriter::new(&mut out, "\n\n"), &input);
     assert_eq!(out, "");
 }
 

@@ -8,8 +8,8 @@ use prompt_core::providers::Message;
 use prompt_core::providers::anthropic::MessagesRequest;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
 use prompt_core::{
-    AssemblyError, Channel, Context, LayerEntry, LayerInput, Pipeline, PromptBuilder, Render,
-    Stability, Yields,
+    AssemblyError, Channel, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder,
+    Render, Stability, Yields,
 };
 use prompt_tests::{Fixed, TEST, fixed, spec};
 
@@ -143,7 +143,7 @@ static PANIC_NEXT: AtomicBool = AtomicBool::new(true);
 struct Flaky;
 
 impl Render for Flaky {
-    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {
         if PANIC_NEXT.swap(false, Ordering::SeqCst) {
             panic!("index out of bounds in the flaky layer");
         }
@@ -183,7 +183,7 @@ fn a_panicking_layer_is_an_error_naming_it_and_the_next_build_works() {
 struct Broken;
 
 impl Render for Broken {
-    fn render(&self, _out: &mut String, _input: &LayerInput<'_>) {
+    fn render(&self, _out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {
         panic!("{}", String::from("formatted panic"));
     }
 }

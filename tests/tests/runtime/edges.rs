@@ -63,29 +63,44 @@ fn the_truncated_layer_keeps_the_longest_cut_that_fits() {
     }
 }
 
+/// A session value for the context tests.
+struct Count(u32);
+impl prompt_core::SessionValue for Count {}
+
+/// Another session value for the context tests.
+struct Label(String);
+impl prompt_core::SessionValue for Label {}
+
 /// `len` counts the types stored and `is_empty` says whether there are none.
 #[test]
 fn a_context_counts_its_values_one_per_type() {
-    let mut ctx = Context::new();
+    let mut ctx = prompt_core::SessionContext::new();
     assert_eq!(ctx.len(), 0);
     assert!(ctx.is_empty());
-    ctx.insert(1_u32);
-    ctx.insert(String::from("a"));
-    ctx.insert(2_u32);
+    ctx.insert(Count(1));
+    ctx.insert(Label(String::from("a")));
+    ctx.insert(Count(2));
     assert_eq!(ctx.len(), 2);
     assert!(!ctx.is_empty());
+    assert_eq!(ctx.get::<Count>().map(|c| c.0), Some(2));
+    assert_eq!(ctx.get::<Label>().map(|l| l.0.as_str()), Some("a"));
 }
 
 /// `{:?}` of a context lists the types it holds, sorted by name (not the values,
 /// which need not be `Debug`).
 #[test]
 fn a_context_debug_lists_its_type_names_in_order() {
-    let ctx = Context::new().with(7_u32).with(String::from("secret"));
+    let ctx = prompt_core::SessionContext::new()
+        .with(Label(String::from("secret")))
+        .with(Count(7));
     assert_eq!(
         format!("{ctx:?}"),
-        r#"Context { types: ["alloc::string::String", "u32"] }"#
+        r#"Context { types: ["mutants_core::Count", "mutants_core::Label"] }"#
     );
-    assert_eq!(format!("{:?}", Context::new()), "Context { types: [] }");
+    assert_eq!(
+        format!("{:?}", prompt_core::TurnContext::new()),
+        "Context { types: [] }"
+    );
 }
 
 /// A notes sink counts what it was given and hands it back in order.
@@ -457,6 +472,8 @@ fn a_layer_entry_debugs_as_its_name() {
 #[test]
 fn a_session_hands_back_its_context() {
     struct Branch(&'static str);
+
+    impl prompt_core::SessionValue for Branch {}
     let pipeline = truncating("notes");
     let session = PromptBuilder::new(&pipeline).session(Context::new().with(Branch("main")));
     assert_eq!(session.context().get::<Branch>().map(|b| b.0), Some("main"));

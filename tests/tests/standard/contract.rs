@@ -7,7 +7,7 @@ use crate::common;
 
 use common::full_config;
 use prompt_core::contract::{Contract, Paradigm, Volatile};
-use prompt_core::{Context, Pipeline, testing};
+use prompt_core::{Context, Pipeline, TurnContext, testing};
 use prompt_layers::sources::Scratchpad;
 use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
 use prompt_tests::FixtureWorkspace;
@@ -32,7 +32,7 @@ fn facts(day: &str, model: &str) -> RuntimeFacts {
     }
 }
 
-fn turn(facts: RuntimeFacts) -> Context {
+fn turn(facts: RuntimeFacts) -> TurnContext {
     let notes = [(
         "plan".to_owned(),
         "1. write tests 2. fix the bug".to_owned(),

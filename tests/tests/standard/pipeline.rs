@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::full_config;
-use prompt_core::{Context, Pipeline, PromptBuilder, PromptMode, Stability};
+use prompt_core::{Context, Pipeline, PromptBuilder, PromptMode, Stability, TurnContext};
 use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
 use prompt_tests::FixtureWorkspace;
 
@@ -21,7 +21,7 @@ fn sub_agents() -> SubAgents {
     ])
 }
 
-fn turn(ws: &FixtureWorkspace) -> Context {
+fn turn(ws: &FixtureWorkspace) -> TurnContext {
     Context::new()
         .with(RuntimeFacts {
             date: Some("2026-11-29".into()),

@@ -4,7 +4,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prompt_core::contract::{self, Check, Contract, Paradigm, RatchetMode, Volatile};
 use prompt_core::{
-    Context, LayerEntry, LayerInput, Pipeline, Render, Stability, prompt_layer, prompt_pipeline,
+    Context, LayerEntry, LayerInput, LayerWriter, Pipeline, Render, Stability, Stable,
+    prompt_layer, prompt_pipeline,
 };
 use prompt_tests::{Fixed, TEST, fixed, spec};
 
@@ -53,6 +54,8 @@ fn reachable_fails_on_a_layer_that_never_speaks_and_does_not_say_why() {
 /// Notes from the session, when it has any.
 struct Notes(&'static str);
 
+impl prompt_core::SessionValue for Notes {}
+
 /// A pipeline of one conditionally silent layer.
 #[prompt_pipeline(paths = [Cached])]
 struct Quiet;
@@ -60,8 +63,8 @@ struct Quiet;
 #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], pipeline = Quiet, silent = "the session has Notes")]
 struct SessionNotes;
 
-impl Render for SessionNotes {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for SessionNotes {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(Notes(notes)) = input.get::<Notes>() {
             out.push_str(notes);
         }
@@ -100,7 +103,7 @@ static CALLS: AtomicUsize = AtomicUsize::new(0);
 struct CallCounter;
 
 impl Render for CallCounter {
-    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {
         let n = CALLS.fetch_add(1, Ordering::Relaxed);
         out.push_str(&format!("Session notes.\nThis is call {n}."));
     }
@@ -109,10 +112,12 @@ impl Render for CallCounter {
 /// The model of this turn.
 struct Model(&'static str);
 
+impl prompt_core::TurnValue for Model {}
+
 struct ModelLine;
 
 impl Render for ModelLine {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         out.push_str(input.get::<Model>().map_or("no model", |m| m.0));
     }
 }

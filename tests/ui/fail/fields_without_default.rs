@@ -1,4 +1,4 @@
-use prompt_core::{prompt_layer, LayerInput, Render};
+use prompt_core::{prompt_layer, LayerInput, LayerWriter, Render, Stable};
 
 pub struct Style(&'static str);
 
@@ -7,8 +7,8 @@ pub struct Persona {
     style: Style,
 }
 
-impl Render for Persona {
-    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+impl Render<Stable> for Persona {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, Stable>) {
         out.push_str(self.style.0);
     }
 }

@@ -1,7 +1,7 @@
 // Every key of the attribute, in one crate that depends on nothing but prompt-core.
 use prompt_core::{
-    prompt_layer, prompt_pipeline, AssemblyPath, Channel, LayerInput, Pipeline, PromptLayer,
-    PromptMode, Render, Scope, Stability, Yields,
+    prompt_layer, prompt_pipeline, AssemblyPath, Channel, LayerInput, LayerWriter, Pipeline,
+    PromptLayer, PromptMode, Render, Scope, Stability, Stable, Yields,
 };
 
 mod reexport {
@@ -39,8 +39,8 @@ pub struct Rules {
     prefix: &'static str,
 }
 
-impl Render for Rules {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Rules {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if input.mode() == PromptMode::Full {
             out.push_str(self.prefix);
         }
@@ -59,7 +59,7 @@ impl Render for Rules {
 pub struct Clock;
 
 impl Render for Clock {
-    fn render(&self, _out: &mut String, _input: &LayerInput<'_>) {}
+    fn render(&self, _out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {}
 }
 
 /// Takes layers it did not define: one narrowed and given another budget

@@ -27,7 +27,7 @@
     nonstandard_style
 )]
 
-use prompt_core::{prompt_layer, prompt_pipeline, LayerInput, Pipeline, Render};
+use prompt_core::{prompt_layer, prompt_pipeline, LayerInput, LayerWriter, Pipeline, Render, Stable};
 
 /// A pipeline.
 #[prompt_pipeline(paths = [Basic, Cached], modes = [Full])]
@@ -46,8 +46,8 @@ pub struct RulesLayer {
     rules: Vec<String>,
 }
 
-impl Render for RulesLayer {
-    fn render(&self, out: &mut String, _input: &LayerInput<'_>) {
+impl Render<Stable> for RulesLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, Stable>) {
         for rule in &self.rules {
             out.push_str(rule);
         }
@@ -60,7 +60,7 @@ impl Render for RulesLayer {
 pub struct ClockLayer;
 
 impl Render for ClockLayer {
-    fn render(&self, _out: &mut String, _input: &LayerInput<'_>) {}
+    fn render(&self, _out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {}
 }
 
 /// A layer in the default pipeline, with a const-expression priority.

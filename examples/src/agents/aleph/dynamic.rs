@@ -4,7 +4,7 @@
 use super::Aleph;
 use std::fmt::Write as _;
 
-use prompt_core::{LayerInput, Render, prompt_layer};
+use prompt_core::{LayerInput, LayerWriter, Render, prompt_layer};
 
 use super::state::{AlephConfig, Interface, SessionState, TurnState};
 use super::welds::{escape_xml, session_mode_line};
@@ -19,7 +19,7 @@ fn turn<'a>(input: &LayerInput<'a>) -> Option<&'a TurnState> {
 pub struct ChainContext;
 
 impl Render for ChainContext {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(chain) = turn(input)
             .and_then(|t| t.chain.as_ref())
             .filter(|c| c.depth > 0)
@@ -46,7 +46,7 @@ impl Render for ChainContext {
 pub struct ToolRuntimeState;
 
 impl Render for ToolRuntimeState {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(tools) = turn(input)
             .map(|t| &t.tool_health)
             .filter(|t| !t.is_empty())
@@ -72,7 +72,7 @@ impl Render for ToolRuntimeState {
 pub struct McpInstructions;
 
 impl Render for McpInstructions {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(servers) = turn(input).map(|t| &t.mcp).filter(|m| !m.is_empty()) else {
             return;
         };
@@ -94,7 +94,7 @@ impl Render for McpInstructions {
 pub struct VoiceMode;
 
 impl Render for VoiceMode {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(transcribed) = turn(input).and_then(|t| t.voice) else {
             return;
         };
@@ -111,7 +111,7 @@ impl Render for VoiceMode {
 pub struct DoctorRepairHint;
 
 impl Render for DoctorRepairHint {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let web = input
             .get::<SessionState>()
             .is_some_and(|s| s.interface == Interface::WebRich);
@@ -127,7 +127,7 @@ impl Render for DoctorRepairHint {
 pub struct RuntimeContext;
 
 impl Render for RuntimeContext {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         prompt_layers::RuntimeContextLayer.render(out, input);
     }
 }
@@ -138,7 +138,7 @@ impl Render for RuntimeContext {
 pub struct SessionBudget;
 
 impl Render for SessionBudget {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(cap) = input
             .get::<AlephConfig>()
             .and_then(|c| c.execution.iteration_cap)
@@ -160,7 +160,7 @@ impl Render for SessionBudget {
 pub struct MemoryWindow;
 
 impl Render for MemoryWindow {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let curated = input
             .get::<super::state::IdentityFiles>()
             .is_some_and(|f| f.curated_memory.is_some());
@@ -186,14 +186,14 @@ impl Render for MemoryWindow {
 pub struct SessionSummaries;
 
 impl Render for SessionSummaries {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         if turn(input).is_some_and(|t| t.session_summaries) {
             out.push_str("## Session summaries\n\nMessages in `<session_context>` summarise earlier turns. For a detail they leave out, search the session; do not guess.");
         }
     }
 }
 
-fn tagged(out: &mut String, tag: &str, body: &str) {
+fn tagged(out: &mut LayerWriter<'_>, tag: &str, body: &str) {
     let _ = write!(out, "<{tag}>\n{}\n</{tag}>", escape_xml(body.trim()));
 }
 
@@ -203,7 +203,7 @@ fn tagged(out: &mut String, tag: &str, body: &str) {
 pub struct TimerLoop;
 
 impl Render for TimerLoop {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         if let Some(summary) = turn(input).and_then(|t| t.timer_loop.as_deref()) {
             tagged(out, "timer_loop", summary);
         }
@@ -216,7 +216,7 @@ impl Render for TimerLoop {
 pub struct StandingGoal;
 
 impl Render for StandingGoal {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         if let Some(goal) = turn(input).and_then(|t| t.standing_goal.as_deref()) {
             tagged(out, "standing_goal", goal);
         }
@@ -229,7 +229,7 @@ impl Render for StandingGoal {
 pub struct ExecutionPlan;
 
 impl Render for ExecutionPlan {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(plan) = turn(input)
             .and_then(|t| t.plan.as_ref())
             .filter(|p| !p.items.is_empty())
@@ -261,7 +261,7 @@ impl Render for ExecutionPlan {
 pub struct StrategyPointer;
 
 impl Render for StrategyPointer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(strategy) = input
             .get::<SessionState>()
             .and_then(|s| s.strategy.as_ref())
@@ -284,7 +284,7 @@ impl Render for StrategyPointer {
 pub struct OperatingEnvelope;
 
 impl Render for OperatingEnvelope {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(turn) = turn(input) else { return };
         let mut lines = Vec::new();
         if let Some(tier) = &turn.approval_tier {

@@ -71,7 +71,7 @@ use prompt_core::budget::TokenBudget;
 use prompt_core::prompt_pipeline;
 use prompt_core::{
     AssembledPrompt, AssemblyError, AssemblyPath, Context, Pipeline, PipelineError, PromptBuilder,
-    PromptMode,
+    PromptMode, TurnContext,
 };
 use prompt_layers::RuntimeFacts;
 use prompt_layers::sources::{
@@ -113,6 +113,8 @@ pub const CONFIG_CAP: usize = 64 * 1024;
 /// The session's skills (session context), read by `skill_instructions`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SkillList(pub Vec<Skill>);
+
+impl prompt_core::SessionValue for SkillList {}
 
 /// A workspace could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -196,7 +198,7 @@ impl AlephWorkspace {
 
     /// The turn context: the turn state and `facts` (without OS and shell,
     /// which `environment` states for the session).
-    pub fn turn_context(&self, facts: RuntimeFacts) -> Context {
+    pub fn turn_context(&self, facts: RuntimeFacts) -> TurnContext {
         Context::new().with(self.turn.clone()).with(RuntimeFacts {
             os: None,
             shell: None,
@@ -326,7 +328,7 @@ pub fn pipeline() -> Result<&'static Pipeline, PipelineError> {
 /// [`AlephError::Assembly`] when the stable prefix alone is over the budget.
 pub fn main_prompt(
     session: &Context,
-    turn: &Context,
+    turn: &TurnContext,
     mode: PromptMode,
     budget: Option<TokenBudget>,
 ) -> Result<AssembledPrompt, AlephError> {
@@ -376,7 +378,7 @@ pub struct SpawnedPrompt {
 /// As [`main_prompt`].
 pub fn spawn_prompt(
     session: &Context,
-    turn: &Context,
+    turn: &TurnContext,
     mode: PromptMode,
     request: &SpawnRequest,
 ) -> Result<SpawnedPrompt, AlephError> {

@@ -1,19 +1,18 @@
 //! Aleph's stable side: identical on every call of a session (priorities below 10 000).
 
 use super::Aleph;
-use std::fmt::Write as _;
 
-use prompt_core::{LayerInput, Render, prompt_layer};
+use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 
 use super::state::{AgentKind, AlephConfig, IdentityFiles, Interface, SessionState};
 use super::welds::{escape_xml, strategy_block};
 use crate::agents::aleph::SkillList;
 
-fn session<'a>(input: &LayerInput<'a>) -> Option<&'a SessionState> {
+fn session<'a>(input: &LayerInput<'a, Stable>) -> Option<&'a SessionState> {
     input.get::<SessionState>()
 }
 
-fn files<'a>(input: &LayerInput<'a>) -> Option<&'a IdentityFiles> {
+fn files<'a>(input: &LayerInput<'a, Stable>) -> Option<&'a IdentityFiles> {
     input.get::<IdentityFiles>()
 }
 
@@ -22,8 +21,8 @@ fn files<'a>(input: &LayerInput<'a>) -> Option<&'a IdentityFiles> {
     silent = "agents/main/SOUL.md with text")]
 pub struct Soul;
 
-impl Render for Soul {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Soul {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(soul) = files(input).and_then(|f| f.soul.as_deref()) {
             out.push_str("# Soul\n\n");
             out.push_str(soul);
@@ -36,8 +35,8 @@ impl Render for Soul {
     pipeline = Aleph, silent = "the session runs as a sub-agent (an AgentDef)")]
 pub struct AgentRole;
 
-impl Render for AgentRole {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for AgentRole {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(agent) = session(input).and_then(|s| s.agent.as_ref()) else {
             return;
         };
@@ -59,8 +58,8 @@ impl Render for AgentRole {
     silent = "a MEMORY.md with text (its hot zone)")]
 pub struct CuratedMemory;
 
-impl Render for CuratedMemory {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for CuratedMemory {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(memory) = files(input).and_then(|f| f.curated_memory.as_deref()) {
             out.push_str("<curated_memory>\n");
             out.push_str(&escape_xml(memory));
@@ -74,8 +73,8 @@ impl Render for CuratedMemory {
     name = "strategy", pipeline = Aleph, silent = "an active strategy in the session")]
 pub struct StrategyLayer;
 
-impl Render for StrategyLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for StrategyLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(strategy) = session(input).and_then(|s| s.strategy.as_ref()) {
             out.push_str(&strategy_block(&strategy.body));
         }
@@ -87,8 +86,8 @@ impl Render for StrategyLayer {
     pipeline = Aleph, silent = "agents/main/AGENTS.md with text")]
 pub struct Profile;
 
-impl Render for Profile {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Profile {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(profile) = files(input).and_then(|f| f.profile.as_deref()) {
             out.push_str("## Project context\n\n");
             out.push_str(profile);
@@ -96,7 +95,7 @@ impl Render for Profile {
     }
 }
 
-fn file_sections(out: &mut String, heading: &str, files: &[(String, String)]) {
+fn file_sections(out: &mut LayerWriter<'_>, heading: &str, files: &[(String, String)]) {
     if files.is_empty() {
         return;
     }
@@ -111,8 +110,8 @@ fn file_sections(out: &mut String, heading: &str, files: &[(String, String)]) {
     name = "identity_files", pipeline = Aleph, silent = "agents/main/IDENTITY.md, TOOLS.md or HEARTBEAT.md with text")]
 pub struct IdentityFilesLayer;
 
-impl Render for IdentityFilesLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for IdentityFilesLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(files) = files(input) {
             for note in &files.notes {
                 input.note(note.clone());
@@ -127,8 +126,8 @@ impl Render for IdentityFilesLayer {
     pipeline = Aleph, silent = "[prompt] extra_files in aleph.toml naming files with text")]
 pub struct ExtraFiles;
 
-impl Render for ExtraFiles {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for ExtraFiles {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(files) = files(input) {
             file_sections(out, "## Extra context files", &files.extra);
         }
@@ -149,8 +148,8 @@ pub struct RoomRoster;
 /// The most room members listed by name.
 const ROSTER_NAMES: usize = 24;
 
-impl Render for RoomRoster {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for RoomRoster {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(room) = session(input).map(|s| &s.room).filter(|r| r.len() >= 2) else {
             return;
         };
@@ -182,8 +181,8 @@ impl Render for RoomRoster {
     pipeline = Aleph, silent = "platform facts (os, arch, shell) in the session")]
 pub struct Environment;
 
-impl Render for Environment {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Environment {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(state) = session(input) else { return };
         let platform = &state.platform;
         let facts = [
@@ -211,8 +210,8 @@ impl Render for Environment {
     pipeline = Aleph, silent = "detected runtimes in the session")]
 pub struct RuntimeCapabilities;
 
-impl Render for RuntimeCapabilities {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for RuntimeCapabilities {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(runtimes) = session(input)
             .map(|s| &s.runtimes)
             .filter(|r| !r.is_empty())
@@ -238,8 +237,8 @@ pub struct ToolsPolicy;
     pipeline = Aleph, silent = "a sandbox summary in the session")]
 pub struct Security;
 
-impl Render for Security {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Security {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(sandbox) = session(input).map(|s| &s.sandbox).filter(|s| !s.is_empty()) else {
             return;
         };
@@ -255,8 +254,8 @@ impl Render for Security {
     pipeline = Aleph, silent = "the background paradigm")]
 pub struct ProtocolTokens;
 
-impl Render for ProtocolTokens {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for ProtocolTokens {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if session(input).is_some_and(|s| s.interface == Interface::Background) {
             out.push_str("## Protocol tokens\n\nNobody reads this run live. When there is nothing worth reporting, reply with exactly `NO_REPLY`.");
         }
@@ -268,8 +267,8 @@ impl Render for ProtocolTokens {
     pipeline = Aleph, silent = "the background or CLI paradigm")]
 pub struct OperationalGuidelines;
 
-impl Render for OperationalGuidelines {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for OperationalGuidelines {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if session(input)
             .is_some_and(|s| matches!(s.interface, Interface::Background | Interface::Cli))
         {
@@ -283,8 +282,8 @@ impl Render for OperationalGuidelines {
     pipeline = Aleph, silent = "an interactive paradigm (anything but background)")]
 pub struct MultiStepConduct;
 
-impl Render for MultiStepConduct {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for MultiStepConduct {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if session(input).is_some_and(|s| s.interface != Interface::Background) {
             out.push_str("## Multi-step work\n\nFor work of three steps or more, keep a plan in the `scratchpad` tool and tick items off as you go. Tool calls stream to the user, so say in a line what you are about to do and, after a batch, what you learned.");
         }
@@ -296,8 +295,8 @@ impl Render for MultiStepConduct {
     pipeline = Aleph, silent = "model_behaviors/<family>.md with text for the session's model family")]
 pub struct ProviderGuidance;
 
-impl Render for ProviderGuidance {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for ProviderGuidance {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(delta) = files(input).and_then(|f| f.model_delta.as_deref()) {
             out.push_str(delta);
         }
@@ -315,8 +314,8 @@ pub struct CitationStandards;
     pipeline = Aleph, silent = "a skill under skills/ with valid SKILL.md frontmatter")]
 pub struct SkillInstructions;
 
-impl Render for SkillInstructions {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for SkillInstructions {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(SkillList(skills)) = input.get::<SkillList>().filter(|s| !s.0.is_empty()) else {
             return;
         };
@@ -340,8 +339,8 @@ impl Render for SkillInstructions {
     pipeline = Aleph, silent = "available sub-agents in the session")]
 pub struct AgentCatalog;
 
-impl Render for AgentCatalog {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for AgentCatalog {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(agents) = session(input)
             .map(|s| &s.available_agents)
             .filter(|a| !a.is_empty())
@@ -385,8 +384,8 @@ pub struct Guidelines;
     silent = "[general] language in aleph.toml")]
 pub struct Language;
 
-impl Render for Language {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Language {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(code) = input
             .get::<AlephConfig>()
             .and_then(|c| c.general.language.as_deref())

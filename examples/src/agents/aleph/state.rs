@@ -139,6 +139,8 @@ pub struct SessionState {
     pub sandbox: Vec<String>,
 }
 
+impl prompt_core::SessionValue for SessionState {}
+
 /// The delegation chain a sub-agent runs in.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Chain {
@@ -221,6 +223,8 @@ pub struct TurnState {
     pub run_id: Option<String>,
 }
 
+impl prompt_core::TurnValue for TurnState {}
+
 /// `aleph.toml`: the workspace's configuration (session context).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default)]
@@ -232,6 +236,8 @@ pub struct AlephConfig {
     /// `[prompt]`.
     pub prompt: PromptSection,
 }
+
+impl prompt_core::SessionValue for AlephConfig {}
 
 /// `[general]` of `aleph.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -277,3 +283,5 @@ pub struct IdentityFiles {
     /// Files that exist but could not be read, and cuts, for the trace.
     pub notes: Vec<String>,
 }
+
+impl prompt_core::SessionValue for IdentityFiles {}

@@ -45,8 +45,8 @@ use std::sync::OnceLock;
 
 use prompt_core::prompt_pipeline;
 use prompt_core::{
-    AssembledPrompt, AssemblyPath, Context, LayerInput, Pipeline, PipelineError, PromptBuilder,
-    PromptMode, Render, prompt_layer,
+    AssembledPrompt, AssemblyPath, Context, LayerInput, LayerWriter, Pipeline, PipelineError,
+    PromptBuilder, PromptMode, Render, Stable, prompt_layer,
 };
 use serde::{Deserialize, Serialize};
 
@@ -212,9 +212,13 @@ impl Verb {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrameworkText(pub String);
 
+impl prompt_core::SessionValue for FrameworkText {}
+
 /// The project layer's text (session context).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectText(pub String);
+
+impl prompt_core::SessionValue for ProjectText {}
 
 /// The task of one call (turn context).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,13 +229,15 @@ pub struct TaskText {
     pub persona: String,
 }
 
+impl prompt_core::TurnValue for TaskText {}
+
 /// Layer 1: what kitsoki is and how to operate inside it.
 #[prompt_layer(priority = 100, stability = Stable, scope = Global, paths = [Basic, Cached], modes = [Full],
     pipeline = Kitsoki)]
 pub struct Framework;
 
-impl Render for Framework {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Framework {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let text = input
             .get::<FrameworkText>()
             .map_or(DEFAULT_FRAMEWORK, |t| t.0.as_str());
@@ -245,8 +251,8 @@ impl Render for Framework {
     silent = "app.context, app.context_path or prompts/_project.md with text")]
 pub struct Project;
 
-impl Render for Project {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Project {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(ProjectText(text)) = input.get::<ProjectText>() {
             out.push_str(text.trim());
         }
@@ -260,7 +266,7 @@ impl Render for Project {
 pub struct Task;
 
 impl Render for Task {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(task) = input.get::<TaskText>() else {
             return;
         };

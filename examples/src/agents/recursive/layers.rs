@@ -14,7 +14,7 @@
 //! scratchpad is frozen with the session (the standard one is Dynamic).
 
 use super::Recursive;
-use prompt_core::{LayerInput, Render, prompt_layer};
+use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 use prompt_layers::ToolSpec;
 use prompt_layers::priorities::{PROJECT_CONTEXT, PROJECT_MEMORY, SKILLS};
 
@@ -38,14 +38,20 @@ You are recursive, a coding agent working in the user's repository from the term
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallerBase(pub String);
 
+impl prompt_core::SessionValue for CallerBase {}
+
 /// A caller's text appended to the base (session context).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppendedInstructions(pub String);
+
+impl prompt_core::SessionValue for AppendedInstructions {}
 
 /// Whether sub-agents are enabled (session context): one value drives both
 /// the coordinator section and the `agent` tool.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SubAgentsEnabled(pub bool);
+
+impl prompt_core::SessionValue for SubAgentsEnabled {}
 
 /// Who the agent is and how it works: [`PERSONA`], unless a caller replaced the base.
 #[prompt_layer(
@@ -58,8 +64,8 @@ pub struct SubAgentsEnabled(pub bool);
 )]
 pub struct Persona;
 
-impl Render for Persona {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Persona {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if input.get::<CallerBase>().is_some() {
             input.note("the caller replaced the base");
             return;
@@ -83,8 +89,8 @@ impl Render for Persona {
 )]
 pub struct UserPreferencesSection;
 
-impl Render for UserPreferencesSection {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for UserPreferencesSection {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         prompt_layers::UserPreferencesLayer.render(out, input);
     }
 }
@@ -101,8 +107,8 @@ impl Render for UserPreferencesSection {
 )]
 pub struct MemorySection;
 
-impl Render for MemorySection {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for MemorySection {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         let Some(notes) = input.get::<LegacyNotes>() else {
             input.note("no legacy notes in the session context");
             return;
@@ -132,8 +138,8 @@ impl Render for MemorySection {
 )]
 pub struct ScratchpadSection;
 /// Rendered by the standard `scratchpad` layer, from the session context: Stable here, Dynamic there.
-impl Render for ScratchpadSection {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for ScratchpadSection {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         prompt_layers::ScratchpadLayer.render(out, input);
     }
 }
@@ -150,8 +156,8 @@ impl Render for ScratchpadSection {
 )]
 pub struct FactsSection;
 /// Rendered by the standard `facts` layer, before the project context (the standard one comes after it).
-impl Render for FactsSection {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for FactsSection {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         prompt_layers::FactsLayer.render(out, input);
     }
 }
@@ -168,8 +174,8 @@ impl Render for FactsSection {
 )]
 pub struct EpisodicRecall;
 /// Rendered by the standard `episodic_recall` layer, on Basic too (the standard one renders on Cached only).
-impl Render for EpisodicRecall {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for EpisodicRecall {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         prompt_layers::EpisodicRecallLayer.render(out, input);
     }
 }
@@ -185,8 +191,8 @@ impl Render for EpisodicRecall {
 )]
 pub struct SystemPromptOverride;
 
-impl Render for SystemPromptOverride {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for SystemPromptOverride {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(CallerBase(text)) = input.get::<CallerBase>() {
             out.push_str(text.trim());
         }
@@ -205,8 +211,8 @@ impl Render for SystemPromptOverride {
 )]
 pub struct AppendedInstructionsLayer;
 
-impl Render for AppendedInstructionsLayer {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for AppendedInstructionsLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if let Some(AppendedInstructions(text)) = input.get::<AppendedInstructions>() {
             out.push_str(text.trim());
         }
@@ -224,8 +230,8 @@ impl Render for AppendedInstructionsLayer {
 )]
 pub struct Coordinator;
 
-impl Render for Coordinator {
-    fn render(&self, out: &mut String, input: &LayerInput<'_>) {
+impl Render<Stable> for Coordinator {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
         if !input.get::<SubAgentsEnabled>().is_some_and(|e| e.0) {
             input.note("sub-agents are disabled");
             return;

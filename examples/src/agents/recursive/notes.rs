@@ -50,6 +50,8 @@ pub struct LegacyNotes {
     pub problem: Option<SourceError>,
 }
 
+impl prompt_core::SessionValue for LegacyNotes {}
+
 impl LegacyNotes {
     /// Reads `path`, which must lie in `root` (the workspace), keeping the
     /// newest `limit` notes (the file lists oldest first). Absence is no
