@@ -1,0 +1,475 @@
+#!/usr/bin/env python3
+"""Validate every provider request snapshot against the official SDK types.
+
+The insta snapshots under tests/ and examples/ whose names mention a provider
+(anthropic, openai, gemini) record the request bodies this workspace sends.
+This script checks each body against the request parameter types published by
+the providers' own Python SDKs, so a body the real API would reject fails CI:
+
+  anthropic  anthropic.types.MessageCreateParamsNonStreaming
+  openai     openai.types.responses.ResponseCreateParamsNonStreaming, or
+             openai.types.chat.CompletionCreateParamsNonStreaming (names with "chat")
+  gemini     google.genai.types (Content, GenerationConfig, Tool, ...) inside a
+             thin envelope for the REST body of models.generateContent or
+             cachedContents.create, which the SDK has no single type for
+
+Stock pydantic validation of those TypedDicts is far too lenient, so the script
+hardens it before validating anything (and checks that it did, see self_test):
+
+  * pydantic refuses TypeAdapter(..., config=ConfigDict(extra="forbid")) for a
+    TypedDict, and a config there would not reach nested TypedDicts anyway;
+    instead every TypedDict reachable from the root gets its own
+    __pydantic_config__ = ConfigDict(extra="forbid").
+  * The SDKs annotate lists as typing.Iterable / SequenceNotStr, which pydantic
+    validates lazily (a ValidatorIterator nobody consumes): a garbage `system`
+    or `messages` passes untouched. The SDK modules' Iterable and
+    SequenceNotStr are rebound to List before the schemas are built, and any
+    lazy iterator left in a validated value is an error.
+
+On top of the types, the Anthropic limits the types cannot express: at most 4
+cache_control breakpoints (tools, system, messages, and the top-level automatic
+one), ttl "5m" or "1h" with no 1h breakpoint after a 5m one (in the order
+tools, system, messages), and no empty text blocks.
+
+Every run starts with a self-test: mutated copies of a valid request must be
+rejected, or the script fails (a validator that accepts everything is caught).
+
+Usage: python3 tests/sdk/validate.py   (from anywhere; exit 1 on any failure)
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import copy
+import json
+import re
+import sys
+import types
+import typing
+from pathlib import Path
+from typing import Any, Callable, List, Optional
+
+import typing_extensions
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+ROOT = Path(__file__).resolve().parents[2]
+SNAPSHOT_GLOBS = ("tests/**/snapshots/*.snap", "examples/**/snapshots/*.snap")
+PROVIDER_NAME = re.compile(r"anthropic|openai|gemini")
+
+# --------------------------------------------------------------------------
+# Hardening the SDKs' TypedDicts
+
+
+def _hardened(tp: Any, seen: dict[int, Any]) -> Any:
+    """`tp` with every list eager and every TypedDict closed to unknown keys.
+
+    Rewrites type expressions (the SDKs' TypeAliases are evaluated at import,
+    so rebinding names is not enough): Iterable[X] and SequenceNotStr[X]
+    become List[X]; a TypedDict gets extra="forbid" and its resolved, rewritten
+    annotations back in place; a pydantic response model that a param union
+    also accepts (TextBlock beside TextBlockParam) is dropped from the union,
+    since those models allow extra keys and would let any block through.
+    """
+    if id(tp) in seen:
+        return seen[id(tp)]
+    if typing_extensions.is_typeddict(tp):
+        seen[id(tp)] = tp
+        tp.__pydantic_config__ = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+        module = sys.modules[tp.__module__]
+        hints = typing.get_type_hints(tp, globalns=vars(module), include_extras=True)
+        tp.__annotations__ = {name: _hardened(hint, seen) for name, hint in hints.items()}
+        return tp
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin is None or origin is typing.Literal or not args:
+        return tp
+    if origin is typing.Annotated:
+        return typing.Annotated[(_hardened(args[0], seen), *tp.__metadata__)]
+    new_args = tuple(_hardened(arg, seen) for arg in args)
+    if origin in (typing.Union, types.UnionType):
+        kept = tuple(
+            arg for arg in new_args
+            if not (isinstance(arg, type) and issubclass(arg, BaseModel))
+            and not (typing.get_origin(arg) is typing.Annotated and _all_models(typing.get_args(arg)[0]))
+        )
+        return typing.Union[kept or new_args]
+    if origin is collections.abc.Iterable or getattr(origin, "__name__", "") == "SequenceNotStr":
+        return List[new_args[0]]
+    if hasattr(tp, "copy_with"):
+        return tp.copy_with(new_args)
+    return origin[new_args]
+
+
+def _all_models(tp: Any) -> bool:
+    members = typing.get_args(tp) if typing.get_origin(tp) in (typing.Union, types.UnionType) else (tp,)
+    return all(isinstance(m, type) and issubclass(m, BaseModel) for m in members)
+
+
+class Strict:
+    """A TypeAdapter over a hardened SDK TypedDict."""
+
+    def __init__(self, tp: Any) -> None:
+        self.name = f"{tp.__module__}.{tp.__qualname__}"
+        self.adapter = TypeAdapter(_hardened(tp, {}))
+
+    def validate(self, body: Any) -> None:
+        value = self.adapter.validate_python(body, strict=True)
+        _no_lazy_iterators(value, "$")
+
+
+def _no_lazy_iterators(value: Any, path: str) -> None:
+    if type(value).__name__ == "ValidatorIterator":
+        raise AssertionError(f"{path}: pydantic left a lazy, unvalidated iterator")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _no_lazy_iterators(item, f"{path}.{key}")
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _no_lazy_iterators(item, f"{path}[{i}]")
+
+
+# --------------------------------------------------------------------------
+# The validators, one per request kind
+
+
+def anthropic_validator() -> Callable[[dict], None]:
+    import anthropic.types
+    import anthropic.types.message_create_params as params
+
+    strict = Strict(params.MessageCreateParamsNonStreaming)
+
+    def validate(body: dict) -> None:
+        strict.validate(body)
+        anthropic_limits(body)
+
+    validate.sdk = strict.name  # type: ignore[attr-defined]
+    return validate
+
+
+def anthropic_limits(body: dict) -> None:
+    """What the API enforces beyond the types."""
+    breakpoints: list[tuple[str, Any]] = []
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, dict):
+            if value.get("type") == "text" and isinstance(value.get("text"), str):
+                if not value["text"].strip():
+                    raise AssertionError(f"{path}: empty text block")
+            for key, item in value.items():
+                if key == "cache_control" and item is not None:
+                    breakpoints.append((f"{path}.cache_control", item))
+                elif key != "input_schema":  # a JSON schema, not request blocks
+                    walk(item, f"{path}.{key}")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{path}[{i}]")
+
+    # The order the API reads the prefix in: tools, then system, then messages.
+    for key in ("tools", "system", "messages"):
+        walk(body.get(key), f"$.{key}")
+    for i, message in enumerate(body.get("messages", [])):
+        if message.get("content") == "":
+            raise AssertionError(f"$.messages[{i}].content: empty message")
+    if body.get("cache_control") is not None:
+        # Top-level automatic caching marks the last cacheable block.
+        breakpoints.append(("$.cache_control", body["cache_control"]))
+
+    if len(breakpoints) > 4:
+        where = ", ".join(path for path, _ in breakpoints)
+        raise AssertionError(f"{len(breakpoints)} cache_control breakpoints (at most 4): {where}")
+    seen_5m = None
+    for path, cache_control in breakpoints:
+        ttl = cache_control.get("ttl", "5m")
+        if ttl not in ("5m", "1h"):
+            raise AssertionError(f"{path}.ttl: {ttl!r} is neither '5m' nor '1h'")
+        if ttl == "5m":
+            seen_5m = seen_5m or path
+        elif seen_5m:
+            raise AssertionError(f"{path}: a 1h breakpoint after the 5m one at {seen_5m}")
+
+
+def openai_responses_validator() -> Callable[[dict], None]:
+    import openai.types.responses
+    import openai.types.responses.response_create_params as params
+
+    strict = Strict(params.ResponseCreateParamsNonStreaming)
+
+    def validate(body: dict) -> None:
+        strict.validate(body)
+
+    validate.sdk = strict.name  # type: ignore[attr-defined]
+    return validate
+
+
+def openai_chat_validator() -> Callable[[dict], None]:
+    import openai.types.chat
+    import openai.types.chat.completion_create_params as params
+
+    strict = Strict(params.CompletionCreateParamsNonStreaming)
+
+    def validate(body: dict) -> None:
+        strict.validate(body)
+
+    validate.sdk = strict.name  # type: ignore[attr-defined]
+    return validate
+
+
+def _gemini_models() -> tuple[type[BaseModel], type[BaseModel]]:
+    """The REST bodies, built from google.genai.types.
+
+    The SDK's own parameter types (_GenerateContentParameters,
+    CreateCachedContentConfig) are the SDK's call signature, not the wire
+    body: system_instruction and cached_content sit inside `config` there. So
+    the envelopes below follow the REST GenerateContentRequest and
+    CachedContent resources field by field, and every nested object is the
+    SDK's pydantic model (extra="forbid", camelCase aliases).
+    """
+    from google.genai import types as g
+    from pydantic.alias_generators import to_camel
+
+    config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    class GenerateContentRequest(BaseModel):
+        model_config = config
+        model: Optional[str] = None
+        contents: List[g.Content]
+        system_instruction: Optional[g.Content] = None
+        tools: Optional[List[g.Tool]] = None
+        tool_config: Optional[g.ToolConfig] = None
+        safety_settings: Optional[List[g.SafetySetting]] = None
+        generation_config: Optional[g.GenerationConfig] = None
+        cached_content: Optional[str] = None
+        labels: Optional[dict[str, str]] = None
+
+    class CreateCachedContentRequest(BaseModel):
+        model_config = config
+        model: str
+        display_name: Optional[str] = None
+        contents: Optional[List[g.Content]] = None
+        system_instruction: Optional[g.Content] = None
+        tools: Optional[List[g.Tool]] = None
+        tool_config: Optional[g.ToolConfig] = None
+        ttl: Optional[str] = None
+        expire_time: Optional[str] = None
+
+    return GenerateContentRequest, CreateCachedContentRequest
+
+
+def gemini_validators() -> tuple[Callable[[dict], None], Callable[[dict], None]]:
+    generate, cache = _gemini_models()
+
+    def validate_generate(body: dict) -> None:
+        generate.model_validate(body)
+
+    def validate_cache(body: dict) -> None:
+        request = cache.model_validate(body)
+        if request.ttl is not None and not re.fullmatch(r"\d+(\.\d{1,9})?s", request.ttl):
+            raise AssertionError(f"$.ttl: {request.ttl!r} is not a protobuf Duration like '3600s'")
+        if request.ttl is not None and request.expire_time is not None:
+            raise AssertionError("$: ttl and expireTime are exclusive")
+
+    validate_generate.sdk = "google.genai.types in a REST GenerateContentRequest"  # type: ignore[attr-defined]
+    validate_cache.sdk = "google.genai.types in a REST CachedContent"  # type: ignore[attr-defined]
+    return validate_generate, validate_cache
+
+
+# --------------------------------------------------------------------------
+# Snapshots
+
+
+def snapshot_body(path: Path) -> Any:
+    """The JSON after an insta snapshot's `---` header."""
+    text = path.read_text()
+    parts = text.split("---\n", 2)
+    if len(parts) != 3 or parts[0] != "":
+        raise AssertionError("not an insta snapshot (no --- header)")
+    try:
+        return json.loads(parts[2])
+    except json.JSONDecodeError as e:
+        raise AssertionError(f"body is not JSON: {e}") from None
+
+
+def kind_of(path: Path) -> str:
+    name = path.name
+    if "anthropic" in name:
+        return "anthropic"
+    if "openai" in name:
+        return "openai_chat" if "chat" in name else "openai_responses"
+    if "create_cached_content" in name:
+        return "gemini_cache"
+    return "gemini"
+
+
+def is_outline(body: dict) -> bool:
+    """A test that elides texts to `<N bytes: ...>` (the shape stays whole)."""
+    return any(
+        isinstance(block, dict) and re.match(r"<\d+ bytes: ", str(block.get("text", "")))
+        for block in body.get("system", []) or []
+    )
+
+
+def explain(e: Exception, limit: int = 6) -> str:
+    """The errors that went deepest first: in a union, that is the member that fit best."""
+    if not isinstance(e, ValidationError):
+        return str(e)
+    errors = sorted(e.errors(), key=lambda err: -len(err["loc"]))
+    lines = [
+        f"{'.'.join(map(_short, err['loc']))}: {err['msg']} (got {str(err['input'])[:60]!r})"
+        for err in errors[:limit]
+    ]
+    if len(errors) > limit:
+        lines.append(f"... and {len(errors) - limit} more errors from the other members of the unions")
+    return "\n".join(lines)
+
+
+def _short(segment: Any) -> str:
+    """`list[union[TextBlockParam,...30 more]]` reads as `list[...]`."""
+    segment = str(segment)
+    return re.sub(r"\[.*\]$", "[...]", segment) if len(segment) > 40 else segment
+
+
+# --------------------------------------------------------------------------
+# Self-test: the validator must reject what the API rejects.
+
+
+def self_test(validators: dict[str, Callable[[dict], None]]) -> list[str]:
+    valid = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 16,
+        "tools": [
+            {
+                "name": "read",
+                "input_schema": {"type": "object"},
+                "cache_control": {"type": "ephemeral", "ttl": "1h"},
+            }
+        ],
+        "system": [
+            {"type": "text", "text": "stable", "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+            {"type": "text", "text": "dynamic"},
+        ],
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}
+        ],
+    }
+
+    def mutate(f: Callable[[dict], None]) -> dict:
+        body = copy.deepcopy(valid)
+        f(body)
+        return body
+
+    def five_breakpoints(b: dict) -> None:
+        b["system"][1]["cache_control"] = {"type": "ephemeral"}
+        b["messages"].append({"role": "assistant", "content": [{"type": "text", "text": "ok"}]})
+        b["messages"].append(
+            {"role": "user", "content": [{"type": "text", "text": "go", "cache_control": {"type": "ephemeral"}}]}
+        )
+
+    # (kind, what, body, text the rejection must contain: the right reason)
+    cases = [
+        ("anthropic", "unknown key in a system text block",
+         mutate(lambda b: b["system"][0].__setitem__("scope", "project")), "0.scope: Extra inputs"),
+        ("anthropic", "unknown key inside cache_control",
+         mutate(lambda b: b["system"][0]["cache_control"].__setitem__("scope", "global")),
+         "cache_control.scope: Extra inputs"),
+        ("anthropic", "cache_control.type not 'ephemeral'",
+         mutate(lambda b: b["system"][0]["cache_control"].__setitem__("type", "persistent")),
+         "cache_control.type: Input should be 'ephemeral'"),
+        ("anthropic", "cache_control.type not a string",
+         mutate(lambda b: b["system"][0]["cache_control"].__setitem__("type", 1)),
+         "cache_control.type: Input should be 'ephemeral'"),
+        ("anthropic", "5 cache_control breakpoints", mutate(five_breakpoints), "5 cache_control breakpoints"),
+        ("anthropic", "ttl '10m'",
+         mutate(lambda b: b["system"][0]["cache_control"].__setitem__("ttl", "10m")), "cache_control.ttl"),
+        ("anthropic", "1h breakpoint after a 5m one",
+         mutate(lambda b: b["tools"][0]["cache_control"].__setitem__("ttl", "5m")), "1h breakpoint after"),
+        ("anthropic", "empty system text block",
+         mutate(lambda b: b["system"][1].__setitem__("text", "")), "empty text block"),
+        ("anthropic", "unknown top-level key", mutate(lambda b: b.__setitem__("cache_scope", "x")),
+         "cache_scope: Extra inputs"),
+        ("anthropic", "message content block of a wrong type",
+         mutate(lambda b: b["messages"][0]["content"].__setitem__(0, {"type": "txet", "text": "hi"})),
+         "messages.0"),
+        ("openai_responses", "unknown key in an input message",
+         {"model": "gpt-5", "input": [{"role": "user", "content": "hi", "cache": True}]}, "cache: Extra inputs"),
+        ("openai_responses", "prompt_cache_retention '1h'",
+         {"model": "gpt-5", "input": "hi", "prompt_cache_retention": "1h"}, "prompt_cache_retention"),
+        ("openai_chat", "unknown key in a message",
+         {"model": "gpt-5", "messages": [{"role": "developer", "content": "x", "cache_control": {}}]},
+         "cache_control: Extra inputs"),
+        ("openai_chat", "messages not a list", {"model": "gpt-5", "messages": "hi"}, "messages"),
+        ("gemini", "unknown key in a part",
+         {"contents": [{"role": "user", "parts": [{"text": "hi", "cacheControl": {}}]}]},
+         "cacheControl: Extra inputs"),
+        ("gemini", "Anthropic-style system blocks",
+         {"contents": [], "systemInstruction": [{"type": "text", "text": "x"}]}, "systemInstruction"),
+        ("gemini_cache", "ttl as a number", {"model": "models/gemini-2.5-pro", "ttl": 3600}, "ttl"),
+    ]
+    results = []
+    # The valid body must pass, or every rejection below proves nothing.
+    validators["anthropic"](copy.deepcopy(valid))
+    for kind, what, body, expected in cases:
+        try:
+            validators[kind](body)
+        except (ValidationError, AssertionError) as e:
+            reason = explain(e)
+            if expected not in reason:
+                raise SystemExit(
+                    f"error: self-test: {kind}: {what}: rejected for another reason than {expected!r}:\n{reason}"
+                )
+            results.append(f"self-test: {kind}: {what}: rejected ({reason.splitlines()[0]})")
+        else:
+            raise SystemExit(f"error: self-test: {kind}: {what}: ACCEPTED; the validator is too lenient")
+    return results
+
+
+# --------------------------------------------------------------------------
+
+
+def main() -> int:
+    import anthropic
+    import google.genai
+    import openai
+
+    print(
+        f"SDKs: anthropic {anthropic.__version__}, openai {openai.__version__}, "
+        f"google-genai {google.genai.__version__}"
+    )
+    gemini, gemini_cache = gemini_validators()
+    validators = {
+        "anthropic": anthropic_validator(),
+        "openai_responses": openai_responses_validator(),
+        "openai_chat": openai_chat_validator(),
+        "gemini": gemini,
+        "gemini_cache": gemini_cache,
+    }
+    for line in self_test(validators):
+        print(line)
+
+    files = sorted(
+        {p for pattern in SNAPSHOT_GLOBS for p in ROOT.glob(pattern) if PROVIDER_NAME.search(p.name)}
+    )
+    if not files:
+        print(f"error: no provider snapshot matches {SNAPSHOT_GLOBS} under {ROOT}", file=sys.stderr)
+        return 1
+    failures = 0
+    for path in files:
+        rel = path.relative_to(ROOT)
+        kind = kind_of(path)
+        validate = validators[kind]
+        try:
+            body = snapshot_body(path)
+            if not isinstance(body, dict):
+                raise AssertionError("body is not a JSON object")
+            validate(body)
+        except (ValidationError, AssertionError) as e:
+            failures += 1
+            print(f"FAIL {rel} ({kind}, {validate.sdk}):\n{explain(e)}", file=sys.stderr)
+            continue
+        note = " (texts elided by the test: shape only)" if is_outline(body) else ""
+        print(f"ok   {rel} ({kind}){note}")
+    print(f"{len(files) - failures} of {len(files)} provider requests valid against the SDK types")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
