@@ -138,7 +138,7 @@ pub struct TurnNotes;
 pub struct Reviewer;
 
 /// The reviewer's own persona.
-#[prompt_layer(priority = 100, stability = Stable, paths = [Basic], text = "You review.", pipeline = Reviewer)]
+#[prompt_layer(priority = 100, stability = Stable, scope = Global, paths = [Basic], text = "You review.", pipeline = Reviewer)]
 pub struct ReviewerPersona;
 
 #[test]

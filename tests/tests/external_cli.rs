@@ -148,7 +148,10 @@ fn the_readme_s_own_prompt_binary_runs_every_subcommand_on_its_pipeline() {
         size.contains("\ncached/full: stable 57 B + dynamic 20 B = 77 B\n"),
         "{size}"
     );
-    assert!(size.contains("  persona  stable       57 B"), "{size}");
+    assert!(
+        size.contains("  persona  stable   session      57 B"),
+        "{size}"
+    );
 
     // diff: two days share the stable prefix.
     let day = |date: &str, file: &str| {

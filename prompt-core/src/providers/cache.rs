@@ -511,15 +511,16 @@ pub struct TeamReport {
 /// # #[prompt_core::prompt_pipeline(paths = [Cached])]
 /// # struct DocTeam;
 /// # struct Who(&'static str);
+/// # impl prompt_core::SessionValue for Who {}
 /// # #[prompt_layer(priority = 1, stability = Stable, scope = Project, paths = [Cached], pipeline = DocTeam)]
 /// # struct Docs;
-/// # impl prompt_core::Render for Docs {
-/// #     fn render(&self, out: &mut String, _: &prompt_core::LayerInput<'_>) { out.push_str(&"Run make check. ".repeat(400)); }
+/// # impl prompt_core::Render<prompt_core::Stable> for Docs {
+/// #     fn render(&self, out: &mut prompt_core::LayerWriter<'_>, _: &prompt_core::LayerInput<'_, prompt_core::Stable>) { out.push_str(&"Run make check. ".repeat(400)); }
 /// # }
 /// # #[prompt_layer(priority = 2, stability = Stable, scope = User, paths = [Cached], pipeline = DocTeam)]
 /// # struct Prefs;
-/// # impl prompt_core::Render for Prefs {
-/// #     fn render(&self, out: &mut String, input: &prompt_core::LayerInput<'_>) { out.push_str(input.get::<Who>().map_or("", |w| w.0)); }
+/// # impl prompt_core::Render<prompt_core::Stable> for Prefs {
+/// #     fn render(&self, out: &mut prompt_core::LayerWriter<'_>, input: &prompt_core::LayerInput<'_, prompt_core::Stable>) { out.push_str(input.get::<Who>().map_or("", |w| w.0)); }
 /// # }
 /// let pipeline = Pipeline::of::<DocTeam>()?;
 /// let counter = ApproxCounter;
@@ -528,7 +529,7 @@ pub struct TeamReport {
 ///     .into_iter()
 ///     .map(|name| {
 ///         let session = Context::new().with(Who(name));
-///         let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &Context::new()).unwrap();
+///         let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &prompt_core::TurnContext::new()).unwrap();
 ///         simulation.prefix(name, &prompt, &counter)
 ///     })
 ///     .collect();

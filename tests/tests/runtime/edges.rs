@@ -95,7 +95,7 @@ fn a_context_debug_lists_its_type_names_in_order() {
         .with(Count(7));
     assert_eq!(
         format!("{ctx:?}"),
-        r#"Context { types: ["mutants_core::Count", "mutants_core::Label"] }"#
+        r#"Context { types: ["runtime::edges::Count", "runtime::edges::Label"] }"#
     );
     assert_eq!(
         format!("{:?}", prompt_core::TurnContext::new()),

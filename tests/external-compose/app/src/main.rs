@@ -3,10 +3,10 @@
 //! pipeline that takes the same layers with `include` and serves Basic only.
 #![forbid(unsafe_code)]
 
-use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
+use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder, TurnContext};
 
 /// Who the agent is: in the default pipeline, like every layer here.
-#[prompt_layer(priority = 500, stability = Stable, paths = [Basic, Cached], text = "You are terse.")]
+#[prompt_layer(priority = 500, stability = Stable, scope = Global, paths = [Basic, Cached], text = "You are terse.")]
 pub struct PersonaLayer;
 
 /// Without the sub-agent, nothing else names the layer crates: name them here.
@@ -19,7 +19,7 @@ use {prompt_layers as _, tools as _};
 pub struct SubAgent;
 
 fn main() {
-    let (session, turn) = (Context::new(), Context::new());
+    let (session, turn) = (Context::new(), TurnContext::new());
     let main = Pipeline::collect().unwrap_or_else(|e| panic!("{e}"));
     let prompt = PromptBuilder::new(&main).build_cached(&session, &turn).unwrap();
     println!("main cached: {:?}", prompt.parts());

@@ -4,5 +4,5 @@
 use prompt_core::prompt_layer;
 
 /// The tools the agent has.
-#[prompt_layer(priority = 1_500, stability = Stable, paths = [Basic, Cached], text = "Tools: grep, edit.")]
+#[prompt_layer(priority = 1_500, stability = Stable, scope = Global, paths = [Basic, Cached], text = "Tools: grep, edit.")]
 pub struct ToolsLayer;
