@@ -8,11 +8,11 @@ use prompt_core::{
 };
 
 /// Speaks in Minimal only (default pipeline, not collected by these tests).
-#[prompt_layer(priority = 10, stability = Stable, paths = [Basic, Cached], modes = [Minimal, Compact], text = "Terse.")]
+#[prompt_layer(priority = 10, stability = Stable, scope = Global, paths = [Basic, Cached], modes = [Minimal, Compact], text = "Terse.")]
 pub struct Terse;
 
 /// Renders on Cached only (default pipeline).
-#[prompt_layer(priority = 20, stability = Stable, paths = [Cached], text = "Cached.")]
+#[prompt_layer(priority = 20, stability = Stable, scope = Global, paths = [Cached], text = "Cached.")]
 pub struct CachedOnly;
 
 /// A sub-agent: one flat prompt, in Full only.
@@ -152,10 +152,10 @@ fn a_pipeline_takes_a_standard_set_and_layers_it_did_not_define() {
         [
             "reviewer_persona",
             "base_prompt",
-            "user_preferences",
             "project_memory",
             "project_context",
             "skills_index",
+            "user_preferences",
             "facts",
             "runtime_context",
             "turn_notes",
