@@ -9,4 +9,7 @@ mod agents;
 mod contract;
 mod delivery;
 mod exec;
+mod options;
 mod render;
+mod report_browser;
+mod team;

@@ -10,4 +10,6 @@ mod assembly;
 mod budget;
 mod edges;
 mod pipeline_properties;
+mod prefix_cache;
+mod render_contract;
 mod tokens;

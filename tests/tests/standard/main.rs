@@ -10,3 +10,4 @@ mod concurrency;
 mod contract;
 mod manifest;
 mod pipeline;
+mod scopes;

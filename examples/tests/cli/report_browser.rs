@@ -8,7 +8,7 @@
 //! only outside CI: with `CI` set, a missing browser fails it (`.ci/run`
 //! installs Debian's `chromium`).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,7 +1,7 @@
 //! `prompt cache --users N`: a team over one workspace holding sentry's
 //! AGENTS.md (issue 23's measurement), with and without scope order.
 
-mod common;
+use crate::common;
 use common::Workspace;
 
 fn sentry() -> Workspace {

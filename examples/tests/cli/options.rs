@@ -3,7 +3,7 @@
 //! recursive, a kitsoki story with only `app.yaml`, `prompt cache` on a model
 //! it does not price, and a budget whose notice does not fit.
 
-mod common;
+use crate::common;
 
 use common::{Workspace, command};
 
