@@ -527,16 +527,14 @@ pub const fn phantom_path_problem(
         }
         i += 1;
     }
-    Msg::NONE
-        .s("layer `")
-        .s(layer)
-        .s("` lists path `")
-        .s(path_ident(path))
-        .s("`, but none of its pipelines (")
-        .names(written)
-        .s(") serves it, so the layer renders on it nowhere: drop `")
-        .s(path_ident(path))
-        .s("` from `paths` (no prompt changes), or add it to a pipeline's `#[prompt_pipeline(paths = [..])]`")
+    phantom(
+        layer,
+        written,
+        "path",
+        path_ident(path),
+        "renders on it",
+        "paths",
+    )
 }
 
 /// What is wrong with layer `layer` listing `mode` when none of its
@@ -554,16 +552,44 @@ pub const fn phantom_mode_problem(
         }
         i += 1;
     }
+    phantom(
+        layer,
+        written,
+        "mode",
+        mode_ident(mode),
+        "speaks in it",
+        "modes",
+    )
+}
+
+/// The one wording of a phantom path or mode (`what` is `path` or `mode`,
+/// `key` the attribute key that lists it).
+const fn phantom(
+    layer: &str,
+    written: &[&str],
+    what: &str,
+    ident: &str,
+    does: &str,
+    key: &str,
+) -> Msg {
     Msg::NONE
         .s("layer `")
         .s(layer)
-        .s("` lists mode `")
-        .s(mode_ident(mode))
+        .s("` lists ")
+        .s(what)
+        .s(" `")
+        .s(ident)
         .s("`, but none of its pipelines (")
         .names(written)
-        .s(") serves it, so the layer speaks in it nowhere: drop `")
-        .s(mode_ident(mode))
-        .s("` from `modes` (no prompt changes), or add it to a pipeline's `#[prompt_pipeline(modes = [..])]`")
+        .s(") serves it, so the layer ")
+        .s(does)
+        .s(" nowhere: drop `")
+        .s(ident)
+        .s("` from `")
+        .s(key)
+        .s("` (no prompt changes), or add it to a pipeline's `#[prompt_pipeline(")
+        .s(key)
+        .s(" = [..])]`")
 }
 
 /// The `include = [..]` entry for `X` (a layer or a [`LayerSet`]), written `written`.
