@@ -232,9 +232,9 @@ impl Chosen<'_> {
         &self,
         dates: impl Iterator<Item = String>,
     ) -> Result<Vec<prompt_core::AssembledPrompt>, String> {
-        let mut options = self.options.clone();
-        options.path = AssemblyPath::Cached;
         if self.plugged {
+            let mut options = self.options.clone();
+            options.path = AssemblyPath::Cached;
             return dates
                 .map(|date| {
                     options.date = Some(date);
@@ -245,15 +245,11 @@ impl Chosen<'_> {
                 })
                 .collect();
         }
-        let pipeline = Pipeline::named(self.agent.pipeline()).map_err(|e| e.to_string())?;
-        let session_context = self
-            .agent
-            .load_session(&options)
-            .map_err(|e| e.to_string())?;
-        let mut turn = self
-            .agent
-            .turn(&options, &session_context)
-            .map_err(|e| e.to_string())?;
+        let Loaded {
+            pipeline,
+            session: session_context,
+            mut turn,
+        } = self.load()?;
         let facts = turn.get::<RuntimeFacts>().cloned().unwrap_or_default();
         let session = prompt_core::PromptBuilder::new(&pipeline).session(session_context);
         dates
