@@ -97,7 +97,6 @@ impl<'p> PromptSession<'p> {
         path: AssemblyPath,
         turn: &TurnContext,
     ) -> Result<AssembledPrompt, AssemblyError> {
-        self.builder.served(path)?;
         let plan = self.builder.plan();
         let slot = match path {
             AssemblyPath::Basic => &self.stable[0],
@@ -106,7 +105,11 @@ impl<'p> PromptSession<'p> {
         let stable = match slot.get() {
             Some(stable) => stable.prefix(),
             // Another thread may win the race; both rendered the same bytes.
+            // A filled slot means the path and the builder's mode were
+            // served when it was filled, and neither changes in a session:
+            // the check runs on the first call of each path only.
             None => {
+                self.builder.served(path)?;
                 let prefix = plan.stable_prefix(path, &self.session, turn)?;
                 let held = match self.builder.prefix_cache_ref() {
                     None => Held::Own(prefix),
