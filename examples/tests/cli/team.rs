@@ -110,3 +110,37 @@ fn diff_says_two_teammates_differ_only_below_project() {
         "{text}"
     );
 }
+
+/// A price that is not a finite number at or above zero is refused before
+/// any rendering, naming the option and the value, instead of printing
+/// `USD NaN` (or negative savings) in every row.
+#[test]
+fn a_price_that_is_not_a_price_is_refused_with_a_message() {
+    let ws = Workspace::empty(&[]);
+    ws.write("AGENTS.md", "Run make check.\n");
+    for (value, why) in [
+        ("NaN", "is not a number"),
+        ("inf", "is not a number"),
+        ("-infinity", "is not a number"),
+        ("-1", "is negative"),
+        ("three", "not a number"),
+    ] {
+        let output = ws.run(&["cache", "--users", "2", &format!("--usd-per-mtok={value}")]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{value}: {stderr}");
+        assert!(output.stdout.is_empty(), "{value}");
+        assert!(stderr.contains("--usd-per-mtok"), "{value}: {stderr}");
+        assert!(stderr.contains(why), "{value}: {stderr}");
+        assert!(!stderr.contains("USD NaN"), "{value}: {stderr}");
+    }
+    // A negative number after a space is the option's value, not a flag.
+    let spaced = ws.run(&["cache", "--users", "2", "--usd-per-mtok", "-1"]);
+    assert!(String::from_utf8_lossy(&spaced.stderr).contains("is negative"));
+    // Zero is a price (a free tier, or a self-hosted model).
+    let free = ws.run(&["cache", "--users", "2", "--usd-per-mtok", "0"]);
+    assert!(
+        free.status.success(),
+        "{}",
+        String::from_utf8_lossy(&free.stderr)
+    );
+}

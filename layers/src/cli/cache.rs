@@ -9,7 +9,7 @@
 use std::process::ExitCode;
 
 use prompt_core::providers::anthropic::CacheMinimums;
-use prompt_core::providers::cache::{CacheReport, CacheSimulation, SimulationError};
+use prompt_core::providers::simulation::{CacheReport, CacheSimulation, SimulationError};
 use prompt_core::tokens::TokenCounter;
 use prompt_core::{AssembledPrompt, AssemblyPath, Stability};
 use serde::Serialize;
@@ -39,8 +39,9 @@ pub(crate) struct CacheArgs {
     /// call writes and reads with and without breakpoints at scope boundaries.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1_000), conflicts_with_all = ["turns", "bust_at", "agent"])]
     users: Option<u16>,
-    /// The input price for --users, in USD per million tokens.
-    #[arg(long, value_name = "USD", default_value_t = prompt_core::providers::cache::DEFAULT_USD_PER_MTOK, requires = "users")]
+    /// The input price for --users, in USD per million tokens (a finite
+    /// number, 0 or more).
+    #[arg(long, value_name = "USD", default_value_t = prompt_core::providers::cost::DEFAULT_USD_PER_MTOK, value_parser = price, allow_negative_numbers = true, requires = "users")]
     usd_per_mtok: f64,
     /// The cache TTL: a write costs 1.25x input for 5m, 2x for 1h; a read 0.1x.
     #[arg(long, value_enum, default_value_t = Ttl::FiveMinutes)]
@@ -55,6 +56,16 @@ pub(crate) struct CacheArgs {
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// `--usd-per-mtok`: a number, then a price (`NaN`, `inf` and negatives are
+/// numbers to Rust, and would print as `USD NaN`).
+fn price(value: &str) -> Result<f64, String> {
+    let usd: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| "not a number: give the price in US dollars, such as 3 or 0.25".to_owned())?;
+    prompt_core::providers::cost::usd_per_mtok(usd).map_err(|e| e.to_string())
 }
 
 /// The report `--json` prints: the simulation's, with what was measured.

@@ -22,7 +22,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use prompt_core::contract::{Paradigm, Sizes};
-use prompt_core::providers::cache::CacheReport;
+use prompt_core::providers::simulation::CacheReport;
 use prompt_core::{AssemblyPath, Pipeline, PromptBuilder, Stability};
 
 /// Why a layer was silent on one path and mode.

@@ -4,7 +4,7 @@
 use crate::sources::{CappedText, MemoryFile, UserPreferences};
 use prompt_core::PromptBuilder;
 use prompt_core::providers::anthropic::CacheTtl;
-use prompt_core::providers::cache::{TeamPrefix, TeamSimulation};
+use prompt_core::providers::simulation::{TeamPrefix, TeamSimulation};
 use prompt_core::tokens::TokenCounter;
 
 use super::formats::DEFAULT_ANTHROPIC_MODEL;

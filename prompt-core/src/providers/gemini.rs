@@ -54,8 +54,8 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
-use super::placement::{UndeliveredReminder, prompt_reminder, reminder_block};
-use super::{Message, Role};
+use super::conversation::{Reminder, Turn};
+use super::{Message, Role, UndeliveredReminder};
 use crate::AssembledPrompt;
 
 /// A text part.
@@ -102,6 +102,20 @@ impl Content {
     }
 }
 
+impl Turn for Content {
+    fn is_user(&self) -> bool {
+        self.role == Some("user")
+    }
+
+    /// The reminder as the turn's last part.
+    fn append(&mut self, block: String) {
+        self.parts.push(Part { text: block });
+    }
+}
+
+/// What [`UndeliveredReminder`] calls this request.
+const REQUEST: &str = "Gemini generateContent request";
+
 /// `generationConfig`: only what this module sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -128,8 +142,8 @@ pub struct GenerateContentRequest {
     /// Whether `contents` is only the dynamic suffix's own user turn, which
     /// the first user message joins.
     head_alone: bool,
-    /// The prompt's reminder, trimmed.
-    reminder: Option<String>,
+    /// The prompt's reminder, placed when serialized.
+    reminder: Reminder,
 }
 
 #[derive(Serialize)]
@@ -146,7 +160,10 @@ struct GenerateContentBody<'a> {
 
 impl Serialize for GenerateContentRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let contents = self.placed().map_err(serde::ser::Error::custom)?;
+        let contents = self
+            .reminder
+            .place(&self.contents)
+            .map_err(serde::ser::Error::custom)?;
         GenerateContentBody {
             cached_content: self.cached_content.as_deref(),
             system_instruction: self.system_instruction.as_ref(),
@@ -169,7 +186,7 @@ impl GenerateContentRequest {
             contents: Vec::new(),
             generation_config: None,
             head_alone: false,
-            reminder: prompt_reminder(prompt),
+            reminder: Reminder::of(prompt, REQUEST),
         }
     }
 
@@ -199,13 +216,13 @@ impl GenerateContentRequest {
             head_alone: !head.is_empty(),
             contents: head,
             generation_config: None,
-            reminder: prompt_reminder(prompt),
+            reminder: Reminder::of(prompt, REQUEST),
         }
     }
 
     /// The prompt's reminder this request carries (trimmed), if it has one.
     pub fn reminder(&self) -> Option<&str> {
-        self.reminder.as_deref()
+        self.reminder.text()
     }
 
     /// Whether the prompt's reminder has a user turn to travel in.
@@ -213,25 +230,7 @@ impl GenerateContentRequest {
     /// # Errors
     /// [`UndeliveredReminder`] when it has none: serializing would fail so.
     pub fn check_reminder(&self) -> Result<(), UndeliveredReminder> {
-        self.placed().map(drop)
-    }
-
-    /// `contents` with the reminder as the last part of the last user turn.
-    fn placed(&self) -> Result<Cow<'_, [Content]>, UndeliveredReminder> {
-        let Some(block) = self.reminder.as_deref().and_then(reminder_block) else {
-            return Ok(Cow::Borrowed(&self.contents));
-        };
-        let last = self
-            .contents
-            .iter()
-            .rposition(|c| c.role == Some("user"))
-            .ok_or(UndeliveredReminder {
-                bytes: self.reminder.as_ref().map_or(0, String::len),
-                request: "Gemini generateContent request",
-            })?;
-        let mut placed = self.contents.clone();
-        placed[last].parts.push(Part { text: block });
-        Ok(Cow::Owned(placed))
+        self.reminder.check(&self.contents)
     }
 
     /// Appends one message; one with empty text is left out, as the API

@@ -11,7 +11,8 @@
 //! | [`claude_cli`] | arguments for the `claude` CLI | the host's own caching of its system block |
 //! | [`codex`] | an instructions file written atomically, and the `-c` override for `codex` | the host's own caching of its `developer` item |
 //!
-//! [`cache`] simulates what the cache saves over a session.
+//! [`simulation`] prices what the cache saves over a session or for a team,
+//! at the prices in [`cost`].
 //!
 //! The request builders carry the prompt's reminder (its `channel = Reminder`
 //! layers) into the last user message when they are serialized; a request
@@ -47,17 +48,20 @@
 //! [`AssembledPrompt`]: crate::AssembledPrompt
 
 pub mod anthropic;
-pub mod cache;
 pub mod claude_cli;
 pub mod codex;
+pub mod cost;
 pub mod gemini;
 pub mod openai;
+pub mod simulation;
 
+mod conversation;
 mod message;
 mod placement;
 
+pub use conversation::UndeliveredReminder;
 pub use message::{Message, Role};
 pub use placement::{
-    CONTEXT_CLOSE, CONTEXT_OPEN, CONTEXT_PREAMBLE, InstructionsFile, Invocation,
-    UndeliveredReminder, reminder_block, system_slot, user_prefix,
+    CONTEXT_CLOSE, CONTEXT_OPEN, CONTEXT_PREAMBLE, InstructionsFile, Invocation, reminder_block,
+    system_slot, user_prefix,
 };

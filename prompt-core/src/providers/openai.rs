@@ -53,8 +53,8 @@ use std::borrow::Cow;
 
 use serde::{Serialize, Serializer};
 
-use super::placement::{UndeliveredReminder, prompt_reminder, reminder_block};
-use super::{Message, Role};
+use super::conversation::{Reminder, Turn};
+use super::{Message, Role, UndeliveredReminder};
 use crate::AssembledPrompt;
 
 /// The longest pipeline name kept in a cache key, in bytes.
@@ -108,30 +108,19 @@ impl From<&Message> for InputMessage {
     }
 }
 
-/// The messages as sent: `messages` with `reminder` at the end of the last
-/// user message.
-fn place_reminder<'a>(
-    messages: &'a [InputMessage],
-    reminder: Option<&str>,
-    request: &'static str,
-) -> Result<Cow<'a, [InputMessage]>, UndeliveredReminder> {
-    let Some(block) = reminder.and_then(reminder_block) else {
-        return Ok(Cow::Borrowed(messages));
-    };
-    let last = messages
-        .iter()
-        .rposition(|m| m.role == "user")
-        .ok_or(UndeliveredReminder {
-            bytes: reminder.map_or(0, str::len),
-            request,
-        })?;
-    let mut placed = messages.to_vec();
-    let content = &mut placed[last].content;
-    if !content.is_empty() {
-        content.push_str("\n\n");
+impl Turn for InputMessage {
+    fn is_user(&self) -> bool {
+        self.role == "user"
     }
-    content.push_str(&block);
-    Ok(Cow::Owned(placed))
+
+    /// The reminder after a blank line: Chat and Responses input messages
+    /// here are one string each.
+    fn append(&mut self, block: String) {
+        if !self.content.is_empty() {
+            self.content.push_str("\n\n");
+        }
+        self.content.push_str(&block);
+    }
 }
 
 /// A Responses API body (`POST /v1/responses`); the prompt goes in
@@ -154,8 +143,8 @@ pub struct ResponsesRequest {
     pub prompt_cache_key: String,
     /// Cache retention; the API's default when `None`.
     pub prompt_cache_retention: Option<CacheRetention>,
-    /// The prompt's reminder, trimmed.
-    reminder: Option<String>,
+    /// The prompt's reminder, placed when serialized.
+    reminder: Reminder,
 }
 
 #[derive(Serialize)]
@@ -173,7 +162,9 @@ struct ResponsesBody<'a> {
 
 impl Serialize for ResponsesRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let input = place_reminder(&self.input, self.reminder.as_deref(), RESPONSES)
+        let input = self
+            .reminder
+            .place(&self.input)
             .map_err(serde::ser::Error::custom)?;
         ResponsesBody {
             model: &self.model,
@@ -200,13 +191,13 @@ impl ResponsesRequest {
             max_output_tokens: None,
             prompt_cache_key: prompt_cache_key(prompt),
             prompt_cache_retention: None,
-            reminder: prompt_reminder(prompt),
+            reminder: Reminder::of(prompt, RESPONSES),
         }
     }
 
     /// The prompt's reminder this request carries (trimmed), if it has one.
     pub fn reminder(&self) -> Option<&str> {
-        self.reminder.as_deref()
+        self.reminder.text()
     }
 
     /// Whether the prompt's reminder has a user message to travel in.
@@ -214,7 +205,7 @@ impl ResponsesRequest {
     /// # Errors
     /// [`UndeliveredReminder`] when it has none: serializing would fail so.
     pub fn check_reminder(&self) -> Result<(), UndeliveredReminder> {
-        place_reminder(&self.input, self.reminder.as_deref(), RESPONSES).map(drop)
+        self.reminder.check(&self.input)
     }
 
     /// Appends one message.
@@ -271,8 +262,8 @@ pub struct ChatRequest {
     pub prompt_cache_key: String,
     /// Cache retention; the API's default when `None`.
     pub prompt_cache_retention: Option<CacheRetention>,
-    /// The prompt's reminder, trimmed.
-    reminder: Option<String>,
+    /// The prompt's reminder, placed when serialized.
+    reminder: Reminder,
 }
 
 #[derive(Serialize)]
@@ -288,7 +279,9 @@ struct ChatBody<'a> {
 
 impl Serialize for ChatRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let messages = place_reminder(&self.messages, self.reminder.as_deref(), CHAT)
+        let messages = self
+            .reminder
+            .place(&self.messages)
             .map_err(serde::ser::Error::custom)?;
         ChatBody {
             model: &self.model,
@@ -317,13 +310,13 @@ impl ChatRequest {
             max_completion_tokens: None,
             prompt_cache_key: prompt_cache_key(prompt),
             prompt_cache_retention: None,
-            reminder: prompt_reminder(prompt),
+            reminder: Reminder::of(prompt, CHAT),
         }
     }
 
     /// The prompt's reminder this request carries (trimmed), if it has one.
     pub fn reminder(&self) -> Option<&str> {
-        self.reminder.as_deref()
+        self.reminder.text()
     }
 
     /// Whether the prompt's reminder has a user message to travel in.
@@ -331,7 +324,7 @@ impl ChatRequest {
     /// # Errors
     /// [`UndeliveredReminder`] when it has none: serializing would fail so.
     pub fn check_reminder(&self) -> Result<(), UndeliveredReminder> {
-        place_reminder(&self.messages, self.reminder.as_deref(), CHAT).map(drop)
+        self.reminder.check(&self.messages)
     }
 
     /// Sends the prompt as a `developer` message instead of `system`, or back.

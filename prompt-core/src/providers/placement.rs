@@ -1,5 +1,6 @@
 //! Where each piece of a prompt travels when a CLI agent (Claude Code, Codex)
-//! is launched with it, and the reminder every request builder carries.
+//! is launched with it, and the `<system-reminder>` block that carries text
+//! outside the system slot (a CLI's user prefix, a request's reminder).
 //!
 //! A CLI agent has one system slot (`claude --system-prompt TEXT`, Codex's
 //! `model_instructions_file`), which it caches with the rest of its request
@@ -127,30 +128,4 @@ pub fn reminder_block(reminder: &str) -> Option<String> {
 /// `text` with every closing tag written `<\/system-reminder>`.
 fn defuse(text: &str) -> String {
     text.replace(CONTEXT_CLOSE, "<\\/system-reminder>")
-}
-
-/// A prompt's reminder that a request has no user message to carry.
-///
-/// Every request builder (Anthropic, OpenAI, Gemini) puts the prompt's
-/// reminder into the last user message when it is serialized; without one,
-/// serializing fails with this error rather than leaving the reminder out.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "the prompt has a reminder ({bytes} B from `channel = Reminder` layers) and the {request} \
-     has no user message to carry it: add the user's turn before sending the request"
-)]
-pub struct UndeliveredReminder {
-    /// The reminder's length in bytes.
-    pub bytes: usize,
-    /// The request type, e.g. `Anthropic Messages request`.
-    pub request: &'static str,
-}
-
-/// The prompt's reminder, trimmed; `None` when it is absent or blank.
-pub(crate) fn prompt_reminder(prompt: &AssembledPrompt) -> Option<String> {
-    prompt
-        .reminder()
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .map(str::to_owned)
 }

@@ -296,7 +296,7 @@ fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
 
 #[test]
 fn the_team_simulation_reads_what_a_teammate_wrote_and_only_at_a_breakpoint() {
-    use prompt_core::providers::cache::{SimulationError, TeamPrefix, TeamSimulation};
+    use prompt_core::providers::simulation::{SimulationError, TeamPrefix, TeamSimulation};
     use prompt_core::tokens::ApproxCounter;
 
     let ws = sentry_workspace();

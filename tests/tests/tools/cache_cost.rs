@@ -1,7 +1,8 @@
 //! The cache-cost simulation, with exact expected numbers.
 
 use prompt_core::providers::anthropic::{CacheMinimums, CacheTtl};
-use prompt_core::providers::cache::{CacheSimulation, Multipliers, SimulationError, TurnCost};
+use prompt_core::providers::cost::Multipliers;
+use prompt_core::providers::simulation::{CacheSimulation, SimulationError, TurnCost};
 
 fn turn(
     turn: usize,
@@ -134,5 +135,35 @@ fn the_report_serializes_and_prints_as_a_table() {
     insta::assert_snapshot!(
         "report_json",
         serde_json::to_string_pretty(&report).unwrap()
+    );
+}
+
+/// A dollar price is a finite number at or above zero: `NaN`, the
+/// infinities and negatives are refused, by the check and by a team
+/// simulation given one, with a message saying what to give instead.
+#[test]
+fn a_price_must_be_finite_and_not_negative() {
+    use prompt_core::providers::cost::{PriceError, usd_per_mtok};
+    use prompt_core::providers::simulation::TeamSimulation;
+    use prompt_core::tokens::ApproxCounter;
+
+    assert_eq!(usd_per_mtok(0.0), Ok(0.0));
+    assert_eq!(usd_per_mtok(3.0), Ok(3.0));
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let error = usd_per_mtok(bad).unwrap_err();
+        assert!(matches!(error, PriceError::NotFinite { .. }), "{bad}");
+        assert!(error.to_string().contains("is not a number"), "{error}");
+    }
+    let negative = usd_per_mtok(-0.5).unwrap_err();
+    assert_eq!(negative, PriceError::Negative { usd: -0.5 });
+    assert_eq!(
+        negative.to_string(),
+        "the input price -0.5 USD per million tokens is negative: give 0 or more"
+    );
+    let team = TeamSimulation::new("claude-sonnet-4-5").usd_per_mtok(f64::NAN);
+    let error = team.run(&[], &ApproxCounter).unwrap_err();
+    assert!(
+        matches!(error, SimulationError::Price(PriceError::NotFinite { .. })),
+        "{error:?}"
     );
 }

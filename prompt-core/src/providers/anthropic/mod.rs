@@ -87,8 +87,9 @@ use std::borrow::Cow;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use super::placement::{UndeliveredReminder, prompt_reminder, reminder_block};
-use super::{Message, Role};
+use super::conversation::{Reminder, Turn};
+use super::placement::reminder_block;
+use super::{Message, Role, UndeliveredReminder};
 use crate::AssembledPrompt;
 
 /// How long a cache entry lives after its last use.
@@ -189,6 +190,17 @@ impl MessageParam {
     }
 }
 
+impl Turn for MessageParam {
+    fn is_user(&self) -> bool {
+        self.role == Role::User
+    }
+
+    /// The reminder as the message's last text block, after any breakpoint.
+    fn append(&mut self, block: String) {
+        self.content.push(TextBlock::new(block));
+    }
+}
+
 /// The `system` blocks for `prompt`: one per non-empty part, the cached part
 /// marked with a breakpoint of `ttl`.
 ///
@@ -244,8 +256,8 @@ pub struct MessagesRequest {
     pub messages: Vec<MessageParam>,
     /// Tool definitions, as the caller wrote them (JSON objects).
     pub tools: Vec<Value>,
-    /// The prompt's reminder, trimmed.
-    reminder: Option<String>,
+    /// The prompt's reminder, placed when serialized.
+    reminder: Reminder,
 }
 
 /// The body as sent: [`MessagesRequest`] with the reminder placed.
@@ -262,15 +274,10 @@ struct MessagesBody<'a> {
 
 impl Serialize for MessagesRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut messages = Cow::Borrowed(self.messages.as_slice());
-        if let Some(block) = self.reminder.as_deref().and_then(reminder_block) {
-            let last = self
-                .messages
-                .iter()
-                .rposition(|m| m.role == Role::User)
-                .ok_or_else(|| serde::ser::Error::custom(self.undelivered()))?;
-            messages.to_mut()[last].content.push(TextBlock::new(block));
-        }
+        let messages = self
+            .reminder
+            .place(&self.messages)
+            .map_err(serde::ser::Error::custom)?;
         MessagesBody {
             model: &self.model,
             max_tokens: self.max_tokens,
@@ -308,13 +315,13 @@ impl MessagesRequest {
             system: scoped_system_blocks(prompt, CacheTtl::FiveMinutes, &cuts),
             messages: Vec::new(),
             tools: Vec::new(),
-            reminder: prompt_reminder(prompt),
+            reminder: Reminder::of(prompt, "Anthropic Messages request"),
         }
     }
 
     /// The prompt's reminder this request carries (trimmed), if it has one.
     pub fn reminder(&self) -> Option<&str> {
-        self.reminder.as_deref()
+        self.reminder.text()
     }
 
     /// Whether the prompt's reminder has a user message to travel in.
@@ -323,19 +330,7 @@ impl MessagesRequest {
     /// [`UndeliveredReminder`] when the prompt has a reminder and the request
     /// no user message: serializing it would fail the same way.
     pub fn check_reminder(&self) -> Result<(), UndeliveredReminder> {
-        match &self.reminder {
-            Some(_) if !self.messages.iter().any(|m| m.role == Role::User) => {
-                Err(self.undelivered())
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn undelivered(&self) -> UndeliveredReminder {
-        UndeliveredReminder {
-            bytes: self.reminder.as_ref().map_or(0, String::len),
-            request: "Anthropic Messages request",
-        }
+        self.reminder.check(&self.messages)
     }
 
     /// Sets the TTL of the system prompt's breakpoint. Tools cached with the
@@ -396,7 +391,7 @@ impl MessagesRequest {
         let Some(reminder) = reminder.map(str::trim).filter(|r| !r.is_empty()) else {
             return Ok(());
         };
-        let own = self.reminder.as_deref() == Some(reminder);
+        let own = self.reminder.text() == Some(reminder);
         let turn = self
             .last_user_turn()
             .ok_or(RequestError::NoUserTurn { what: "a reminder" })?;

@@ -1,377 +1,15 @@
-//! What the prompt cache saves over a session: a simulation, from token
-//! counts alone.
-//!
-//! A session is N calls. The stable prefix is the same on every call; the
-//! dynamic suffix changes per turn. With Anthropic's cache:
-//!
-//! - turn 1 writes the prefix to the cache (billed at the write multiplier:
-//!   1.25x input for the 5-minute TTL, 2x for 1 hour);
-//! - later turns read it (0.1x);
-//! - the dynamic suffix is always uncached input (1x);
-//! - a *bust* at turn K (one stable layer changed) writes the prefix again;
-//! - a prefix below the model's minimum cacheable length (see
-//!   [`CacheMinimums`]) is never cached: every turn pays 1x for everything.
-//!
-//! Calls are assumed to come within the TTL of each other, so the cache never
-//! expires; the TTL decides the write price. Costs are in *input-token
-//! equivalents* (tokens times multiplier), and the relative cost divides them
-//! by what sending every token uncached would cost. Output tokens are not
-//! counted: caching does not change them.
-//!
-//! [`TeamSimulation`] prices a team's first calls over one repository, with
-//! and without breakpoints at scope boundaries.
-//!
-//! ```
-//! use prompt_core::providers::cache::CacheSimulation;
-//!
-//! let report = CacheSimulation::new("claude-sonnet-4-5", 10_000, [500, 500, 500]).run()?;
-//! assert_eq!(report.total.cache_write, 10_000);
-//! assert_eq!(report.total.cache_read, 20_000);
-//! assert_eq!(report.total.uncached, 1_500);
-//! assert_eq!(report.total.cost, 16_000.0); // 10,000 x 1.25 + 20,000 x 0.1 + 1,500
-//! assert_eq!(report.uncached_cost, 31_500);
-//! assert_eq!(format!("{:.3}", report.relative_cost), "0.508");
-//! println!("{report}"); // a table per turn
-//! # Ok::<(), prompt_core::providers::cache::SimulationError>(())
-//! ```
+//! A team's first calls over one repository through one shared prompt cache,
+//! priced with and without breakpoints at scope boundaries.
 
 use std::fmt;
 
-use serde::{Serialize, Serializer, ser::SerializeStruct};
+use serde::Serialize;
 
-use super::anthropic::{CacheMinimums, CacheTtl};
+use super::SimulationError;
 use crate::AssembledPrompt;
+use crate::providers::anthropic::{CacheMinimums, CacheTtl};
+use crate::providers::cost::{self, DEFAULT_USD_PER_MTOK, Multipliers};
 use crate::tokens::TokenCounter;
-
-/// Price multipliers relative to the base input price, in hundredths so the
-/// arithmetic is exact.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Multipliers {
-    /// A cache read, in hundredths of the input price (Anthropic: 10).
-    pub cache_read_hundredths: u64,
-    /// A cache write, in hundredths (Anthropic: 125 for 5 minutes, 200 for 1
-    /// hour).
-    pub cache_write_hundredths: u64,
-}
-
-impl Multipliers {
-    /// Anthropic's multipliers for a breakpoint of `ttl`: read 0.1x, write
-    /// 1.25x (5 minutes) or 2x (1 hour).
-    pub const fn anthropic(ttl: CacheTtl) -> Self {
-        Self {
-            cache_read_hundredths: 10,
-            cache_write_hundredths: match ttl {
-                CacheTtl::FiveMinutes => 125,
-                CacheTtl::OneHour => 200,
-            },
-        }
-    }
-
-    /// The read multiplier, e.g. `0.1`.
-    pub fn cache_read(&self) -> f64 {
-        self.cache_read_hundredths as f64 / 100.0
-    }
-
-    /// The write multiplier, e.g. `1.25`.
-    pub fn cache_write(&self) -> f64 {
-        self.cache_write_hundredths as f64 / 100.0
-    }
-}
-
-impl Serialize for Multipliers {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Multipliers", 3)?;
-        s.serialize_field("cache_read", &self.cache_read())?;
-        s.serialize_field("cache_write", &self.cache_write())?;
-        s.serialize_field("uncached", &1.0)?;
-        s.end()
-    }
-}
-
-/// A session to simulate. Build it with [`new`](Self::new), adjust, then
-/// [`run`](Self::run).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CacheSimulation {
-    model: String,
-    stable_tokens: usize,
-    dynamic_tokens: Vec<usize>,
-    ttl: CacheTtl,
-    bust_at: Option<usize>,
-    minimums: CacheMinimums,
-    multipliers: Option<Multipliers>,
-}
-
-impl CacheSimulation {
-    /// A session on `model`: a stable prefix of `stable_tokens`, then one call
-    /// per entry of `dynamic_tokens` (that turn's dynamic suffix). 5-minute
-    /// TTL, no bust, Anthropic's minimums and multipliers.
-    pub fn new(
-        model: impl Into<String>,
-        stable_tokens: usize,
-        dynamic_tokens: impl IntoIterator<Item = usize>,
-    ) -> Self {
-        Self {
-            model: model.into(),
-            stable_tokens,
-            dynamic_tokens: dynamic_tokens.into_iter().collect(),
-            ttl: CacheTtl::FiveMinutes,
-            bust_at: None,
-            minimums: CacheMinimums::anthropic(),
-            multipliers: None,
-        }
-    }
-
-    /// The cache TTL: it sets the write multiplier.
-    pub fn ttl(mut self, ttl: CacheTtl) -> Self {
-        self.ttl = ttl;
-        self
-    }
-
-    /// A stable layer changes at turn `turn` (1-based), so the prefix is
-    /// written again there.
-    pub fn bust_at(mut self, turn: usize) -> Self {
-        self.bust_at = Some(turn);
-        self
-    }
-
-    /// The minimum table (to override a model's minimum).
-    pub fn minimums(mut self, minimums: CacheMinimums) -> Self {
-        self.minimums = minimums;
-        self
-    }
-
-    /// Other multipliers than Anthropic's for the TTL.
-    pub fn multipliers(mut self, multipliers: Multipliers) -> Self {
-        self.multipliers = Some(multipliers);
-        self
-    }
-
-    /// Runs the session.
-    ///
-    /// # Errors
-    /// [`SimulationError::NoTurns`] for an empty session;
-    /// [`SimulationError::BustOutOfRange`] for a bust turn outside `1..=N`.
-    pub fn run(&self) -> Result<CacheReport, SimulationError> {
-        let turns = self.dynamic_tokens.len();
-        if turns == 0 {
-            return Err(SimulationError::NoTurns);
-        }
-        if let Some(bust) = self.bust_at.filter(|k| !(1..=turns).contains(k)) {
-            return Err(SimulationError::BustOutOfRange { bust, turns });
-        }
-        let multipliers = self.multipliers.unwrap_or(Multipliers::anthropic(self.ttl));
-        let minimum = self.minimums.lookup(&self.model);
-        let cached = self.stable_tokens > 0 && self.stable_tokens >= minimum.tokens;
-        let stable = self.stable_tokens;
-
-        let mut total = Tally::default();
-        let mut rows = Vec::with_capacity(turns);
-        for (index, &dynamic) in self.dynamic_tokens.iter().enumerate() {
-            let turn = index + 1;
-            let (cache_write, cache_read, uncached) = if !cached {
-                (0, 0, stable + dynamic)
-            } else if turn == 1 || Some(turn) == self.bust_at {
-                (stable, 0, dynamic)
-            } else {
-                (0, stable, dynamic)
-            };
-            let tally = Tally {
-                cache_write,
-                cache_read,
-                uncached,
-                cost_hundredths: cache_write as u64 * multipliers.cache_write_hundredths
-                    + cache_read as u64 * multipliers.cache_read_hundredths
-                    + uncached as u64 * 100,
-            };
-            total.add(&tally);
-            rows.push(tally.row(turn));
-        }
-        let uncached_cost = (stable * turns + self.dynamic_tokens.iter().sum::<usize>()) as u64;
-        Ok(CacheReport {
-            model: self.model.clone(),
-            family: minimum.family,
-            ttl: self.ttl.as_str(),
-            multipliers,
-            stable_tokens: stable,
-            minimum_tokens: minimum.tokens,
-            cached,
-            bust_at: self.bust_at,
-            turns: rows,
-            total: total.row(0),
-            uncached_cost,
-            relative_cost: if uncached_cost == 0 {
-                1.0
-            } else {
-                total.cost_hundredths as f64 / (uncached_cost * 100) as f64
-            },
-        })
-    }
-}
-
-#[derive(Default)]
-struct Tally {
-    cache_write: usize,
-    cache_read: usize,
-    uncached: usize,
-    cost_hundredths: u64,
-}
-
-impl Tally {
-    fn add(&mut self, other: &Tally) {
-        self.cache_write += other.cache_write;
-        self.cache_read += other.cache_read;
-        self.uncached += other.uncached;
-        self.cost_hundredths += other.cost_hundredths;
-    }
-
-    fn row(&self, turn: usize) -> TurnCost {
-        TurnCost {
-            turn,
-            cache_write: self.cache_write,
-            cache_read: self.cache_read,
-            uncached: self.uncached,
-            cost: self.cost_hundredths as f64 / 100.0,
-        }
-    }
-}
-
-/// One turn's input tokens by how they are billed (or the session's total).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct TurnCost {
-    /// The turn, from 1 (0 for the total).
-    pub turn: usize,
-    /// Tokens written to the cache.
-    pub cache_write: usize,
-    /// Tokens read from the cache.
-    pub cache_read: usize,
-    /// Tokens billed as plain input.
-    pub uncached: usize,
-    /// The cost in input-token equivalents (tokens times multiplier).
-    pub cost: f64,
-}
-
-/// The result of a [`CacheSimulation`]: serializable, and a table through
-/// `Display`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CacheReport {
-    /// The model simulated.
-    pub model: String,
-    /// Its family in the minimum table; `None` when unknown (the most
-    /// conservative minimum applied).
-    pub family: Option<String>,
-    /// The TTL: `"5m"` or `"1h"`.
-    pub ttl: &'static str,
-    /// The multipliers used.
-    pub multipliers: Multipliers,
-    /// The stable prefix's tokens.
-    pub stable_tokens: usize,
-    /// The model's minimum cacheable prefix.
-    pub minimum_tokens: usize,
-    /// Whether the prefix is cached at all (not empty, not below the minimum).
-    pub cached: bool,
-    /// The turn a stable layer changed, if any.
-    pub bust_at: Option<usize>,
-    /// Each turn.
-    pub turns: Vec<TurnCost>,
-    /// The whole session (`turn` is 0).
-    pub total: TurnCost,
-    /// What the session would cost with nothing cached: every token at 1x.
-    pub uncached_cost: u64,
-    /// `total.cost / uncached_cost`: below 1 is a saving.
-    pub relative_cost: f64,
-}
-
-impl fmt::Display for CacheReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "model {} ({}), TTL {}, stable prefix {} tokens, minimum cacheable {}",
-            self.model,
-            self.family
-                .as_deref()
-                .unwrap_or("unknown: most conservative minimum"),
-            self.ttl,
-            self.stable_tokens,
-            self.minimum_tokens,
-        )?;
-        if !self.cached {
-            writeln!(
-                f,
-                "the stable prefix is below the minimum: nothing is cached, every token is billed as input"
-            )?;
-        }
-        writeln!(
-            f,
-            "multipliers of the input price: cache write {:.2}x, cache read {:.2}x, uncached 1.00x",
-            self.multipliers.cache_write(),
-            self.multipliers.cache_read(),
-        )?;
-        writeln!(
-            f,
-            "cost is in input-token equivalents (tok-eq: tokens x multiplier); \
-             times the model's input price per token, it is money"
-        )?;
-        writeln!(
-            f,
-            "{:>5}  {:>11}  {:>10}  {:>9}  {:>14}",
-            "turn", "cache write", "cache read", "uncached", "cost (tok-eq)"
-        )?;
-        for row in &self.turns {
-            let mark = if self.bust_at == Some(row.turn) && self.cached && row.turn > 1 {
-                "  (bust)"
-            } else {
-                ""
-            };
-            writeln!(
-                f,
-                "{:>5}  {:>11}  {:>10}  {:>9}  {:>14.2}{mark}",
-                row.turn, row.cache_write, row.cache_read, row.uncached, row.cost
-            )?;
-        }
-        writeln!(
-            f,
-            "{:>5}  {:>11}  {:>10}  {:>9}  {:>14.2}",
-            "total",
-            self.total.cache_write,
-            self.total.cache_read,
-            self.total.uncached,
-            self.total.cost
-        )?;
-        write!(
-            f,
-            "cost relative to sending everything uncached ({} input tokens): {:.1}%",
-            self.uncached_cost,
-            self.relative_cost * 100.0
-        )
-    }
-}
-
-/// Why a simulation cannot run.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SimulationError {
-    /// No turns.
-    #[error("the session has no turns: give each turn's dynamic token count")]
-    NoTurns,
-    /// A team of nobody.
-    #[error("the team has no users: give at least one teammate's prefix")]
-    NoUsers,
-    /// A bust outside the session.
-    #[error(
-        "the bust is at turn {bust}, but the session has turns 1 to {turns}: pick a turn in that range"
-    )]
-    BustOutOfRange {
-        /// The turn given.
-        bust: usize,
-        /// The session's length.
-        turns: usize,
-    },
-}
-
-/// The list price of input tokens [`TeamSimulation`] assumes unless told
-/// otherwise: USD 3 per million, Claude Sonnet 4.5's (checked on
-/// [`MINIMUMS_CHECKED`](super::anthropic::MINIMUMS_CHECKED)).
-pub const DEFAULT_USD_PER_MTOK: f64 = 3.0;
 
 /// One teammate's stable prefix as an organization-wide prompt cache sees
 /// it: its text and the offsets where its request has a breakpoint (the
@@ -385,7 +23,7 @@ pub struct TeamPrefix {
 
 impl TeamPrefix {
     /// `prompt`'s stable prefix with the breakpoints the Anthropic request
-    /// places ([`scope_cuts`](super::anthropic::scope_cuts) for `model`, then
+    /// places ([`scope_cuts`](crate::providers::anthropic::scope_cuts) for `model`, then
     /// the end), counted with `counter`.
     pub fn scoped(
         label: impl Into<String>,
@@ -395,7 +33,8 @@ impl TeamPrefix {
         minimums: &CacheMinimums,
     ) -> Self {
         let text = prompt.stable().to_owned();
-        let mut breakpoints = super::anthropic::scope_cuts(prompt, model, counter, minimums);
+        let mut breakpoints =
+            crate::providers::anthropic::scope_cuts(prompt, model, counter, minimums);
         breakpoints.push(text.len());
         Self {
             label: label.into(),
@@ -505,7 +144,7 @@ pub struct TeamReport {
 /// is not cached: a call whose last breakpoint is below it pays plain input.
 ///
 /// ```
-/// use prompt_core::providers::cache::{TeamPrefix, TeamSimulation};
+/// use prompt_core::providers::simulation::{TeamPrefix, TeamSimulation};
 /// use prompt_core::tokens::ApproxCounter;
 /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 /// # #[prompt_core::prompt_pipeline(paths = [Cached])]
@@ -571,7 +210,8 @@ impl TeamSimulation {
         self
     }
 
-    /// The input price, in USD per million tokens.
+    /// The input price, in USD per million tokens; [`run`](Self::run)
+    /// refuses one that is not a finite number at or above zero.
     pub fn usd_per_mtok(mut self, usd: f64) -> Self {
         self.usd_per_mtok = usd;
         self
@@ -591,12 +231,15 @@ impl TeamSimulation {
     /// breakpoints (`scoped`) and with one at its end (`unscoped`).
     ///
     /// # Errors
-    /// [`SimulationError::NoUsers`] for an empty team.
+    /// [`SimulationError::NoUsers`] for an empty team;
+    /// [`SimulationError::Price`] for an input price that is `NaN`, infinite
+    /// or negative.
     pub fn run(
         &self,
         team: &[TeamPrefix],
         counter: &dyn TokenCounter,
     ) -> Result<TeamReport, SimulationError> {
+        cost::usd_per_mtok(self.usd_per_mtok)?;
         if team.is_empty() {
             return Err(SimulationError::NoUsers);
         }
