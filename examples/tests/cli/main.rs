@@ -9,6 +9,7 @@ mod agents;
 mod contract;
 mod delivery;
 mod exec;
+mod formats;
 mod options;
 mod render;
 mod report_browser;

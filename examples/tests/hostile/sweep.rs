@@ -274,15 +274,14 @@ const TARGETS: &[&[&str]] = &[
     &["--agent", "kitsoki", "--workspace", "stories/out"],
 ];
 
-const FORMATS: &[&str] = &[
-    "text",
-    "json",
-    "annotated",
-    "anthropic",
-    "openai",
-    "gemini",
-    "claude-cli",
-];
+/// Every `--format` of `prompt render`, read off the CLI's own list, so a
+/// format added there is swept too.
+fn formats() -> Vec<&'static str> {
+    prompt_layers::cli::render_formats()
+        .into_iter()
+        .map(|(name, _)| &*name.leak())
+        .collect()
+}
 
 #[test]
 fn no_subcommand_prints_a_secret_from_a_hostile_repository() {
@@ -297,7 +296,7 @@ fn no_subcommand_prints_a_secret_from_a_hostile_repository() {
             args.extend_from_slice(tail);
             args
         };
-        for format in FORMATS {
+        for format in formats() {
             for path in ["cached", "basic"] {
                 found.extend(problems(
                     &h,

@@ -25,7 +25,9 @@ pub(crate) const DEFAULT_OPENAI_MODEL: &str = "gpt-5";
 /// The user turn a request format carries without `--message`.
 const PLACEHOLDER_MESSAGE: &str = "(the user's message goes here)";
 
-/// What `prompt render` prints.
+/// What `prompt render` prints: the one list of formats. `--help`, the docs'
+/// format lists, the hostile sweep and the SDK validator's provider names
+/// are checked against it through [`render_formats`].
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
     /// The prompt as sent.
@@ -34,16 +36,66 @@ pub(crate) enum Format {
     Json,
     /// The text with each layer's name and size at its boundary.
     Annotated,
-    /// An Anthropic Messages request body (`POST /v1/messages`).
+    /// An Anthropic Messages request body (`POST /v1/messages`); model:
+    /// --model, default claude-sonnet-4-5.
     Anthropic,
-    /// An OpenAI Responses request body (`POST /v1/responses`).
+    /// An OpenAI Responses request body (`POST /v1/responses`); model:
+    /// --model, default gpt-5.
     Openai,
-    /// A Gemini `generateContent` body, for implicit caching.
+    /// A Gemini `generateContent` body, for implicit caching (the model is in
+    /// the URL, not the body).
     Gemini,
     /// The `claude` CLI's placement as JSON: `args` (the stable prefix as
     /// `--system-prompt`) and `user_prefix` (the dynamic part and reminder,
     /// for the head of the user's prompt).
     ClaudeCli,
+}
+
+impl Format {
+    /// What it prints. A new variant must say, so every list derived from
+    /// [`render_formats`] places it.
+    fn kind(self) -> FormatKind {
+        match self {
+            Format::Text | Format::Json | Format::Annotated => FormatKind::Prompt,
+            Format::Anthropic | Format::Openai | Format::Gemini => FormatKind::Request,
+            Format::ClaudeCli => FormatKind::Invocation,
+        }
+    }
+}
+
+/// What a `--format` value of `prompt render` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FormatKind {
+    /// The prompt itself or a view of it (`text`, `json`, `annotated`).
+    Prompt,
+    /// A provider API's request body carrying the prompt; its snapshots are
+    /// validated against the provider's official SDK (`tests/sdk/validate.py`
+    /// picks them by this name).
+    Request,
+    /// A CLI client's placement of the prompt (`claude-cli`).
+    Invocation,
+}
+
+/// Every `--format` value `prompt render` accepts, in `--help` order, with
+/// what it prints. It is read off the CLI's own enum, so a format added
+/// there is here too.
+///
+/// ```
+/// use prompt_layers::cli::{render_formats, FormatKind};
+///
+/// let formats = render_formats();
+/// assert_eq!(formats[0], ("text".to_owned(), FormatKind::Prompt));
+/// assert!(formats.contains(&("anthropic".to_owned(), FormatKind::Request)));
+/// ```
+pub fn render_formats() -> Vec<(String, FormatKind)> {
+    Format::value_variants()
+        .iter()
+        .filter_map(|format| {
+            let value = format.to_possible_value()?;
+            Some((value.get_name().to_owned(), format.kind()))
+        })
+        .collect()
 }
 
 /// How tokens are counted.

@@ -58,6 +58,7 @@ mod team;
 mod workspace;
 
 pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard_turn};
+pub use formats::{FormatKind, render_formats};
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -127,12 +128,8 @@ struct RenderArgs {
     /// How much the prompt says (default: full; Aleph: its `aleph.toml`).
     #[arg(long)]
     mode: Option<PromptMode>,
-    /// `text`: the prompt as sent; `json`: its parts and the assembly trace;
-    /// `annotated`: the text with each layer's name and size at its boundary;
-    /// `anthropic`, `openai`, `gemini`: a request body carrying the prompt
-    /// (model: --model, default claude-sonnet-4-5 / gpt-5; Gemini's is in the
-    /// URL); `claude-cli`: the `claude` arguments (the stable prefix as
-    /// `--system-prompt`) and the user-message prefix, as JSON.
+    /// What to print: the prompt, a view of it, or a provider's request or
+    /// CLI placement carrying it.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Scan the prompt for credential-shaped strings (API keys, private keys,
