@@ -4,10 +4,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prompt_core::fingerprint::Fingerprint;
 use prompt_core::{
-    AssemblyPath, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render,
-    Stability, SystemPromptPart,
+    AssemblyPath, Channel, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder,
+    Render, Stability, SystemPromptPart,
 };
-use prompt_tests::{TEST, fixed, spec};
+use prompt_tests::{Fixed, TEST, fixed, spec};
 
 /// A per-turn fact.
 #[derive(Debug, PartialEq)]
@@ -340,4 +340,65 @@ fn a_stable_layer_asking_for_a_turn_only_value_gets_a_note_saying_why() {
             .notes
             .is_empty()
     );
+}
+
+/// On the Basic path the separator goes only *between* a non-empty prefix and
+/// a non-empty suffix: neither half alone gains a leading or trailing one.
+#[test]
+fn the_basic_path_joins_the_halves_only_when_both_speak() {
+    let build = |layers: &[(&'static str, u32, Stability, &str)]| {
+        PromptBuilder::new(&prompt_tests::fixed(layers))
+            .build_basic(&Context::new(), &Context::new())
+            .unwrap()
+            .text()
+    };
+    assert_eq!(build(&[("persona", 1, Stability::Stable, "S")]), "S");
+    assert_eq!(build(&[("clock", 10_000, Stability::Dynamic, "D")]), "D");
+    assert_eq!(
+        build(&[
+            ("persona", 1, Stability::Stable, "S"),
+            ("clock", 10_000, Stability::Dynamic, "D"),
+        ]),
+        "S\n\nD"
+    );
+    assert_eq!(
+        build(&[
+            ("persona", 1, Stability::Stable, ""),
+            ("clock", 10_000, Stability::Dynamic, ""),
+        ]),
+        ""
+    );
+}
+
+/// No Reminder layer, or only silent ones: no reminder at all, not an empty one.
+#[test]
+fn a_prompt_without_reminder_text_has_no_reminder() {
+    let pipeline = Pipeline::from_layers(
+        TEST,
+        [
+            LayerEntry::new(spec("persona", 1, Stability::Stable), Fixed("S".to_owned())),
+            LayerEntry::new(
+                spec("todo", 10_000, Stability::Dynamic).with_channel(Channel::Reminder),
+                Fixed(String::new()),
+            ),
+        ],
+    )
+    .unwrap();
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(prompt.reminder(), None);
+    assert_eq!(prompt.trace().reminder_bytes, 0);
+}
+
+/// A session hands back the context it was given, so code holding only the
+/// session (a tool, a sub-agent) reads the same session facts the layers saw.
+#[test]
+fn a_session_hands_back_its_context() {
+    struct Branch(&'static str);
+
+    impl prompt_core::SessionValue for Branch {}
+    let pipeline = fixed(&[("persona", 1, Stability::Stable, "S")]);
+    let session = PromptBuilder::new(&pipeline).session(Context::new().with(Branch("main")));
+    assert_eq!(session.context().get::<Branch>().map(|b| b.0), Some("main"));
 }
