@@ -3,7 +3,9 @@
 //! or over the limit, and the separator the fitted suffix is joined with.
 
 use prompt_core::budget::{BudgetError, TokenBudget};
-use prompt_core::{AssemblyError, Context, LayerEntry, Pipeline, PromptBuilder, Stability, Yields};
+use prompt_core::{
+    AssemblyError, Channel, Context, LayerEntry, Pipeline, PromptBuilder, Stability, Yields,
+};
 use prompt_tests::{Fixed, TEST, spec};
 
 /// A Stable prefix and one Dynamic layer that yields by truncation.
@@ -239,4 +241,124 @@ fn a_prefix_over_budget_names_no_silent_layer() {
     };
     let largest: Vec<(&str, usize)> = largest.iter().map(|l| (l.name, l.size)).collect();
     assert_eq!(largest, [("persona", 100), ("rules", 3)]);
+}
+
+// The separator under a budget. With a budget the Dynamic layers render each
+// into its own text and are joined after the fit (`render.rs`'s `join`), a
+// different path from the unbudgeted one, where each layer writes straight
+// into the joined text; these pin that the budgeted join, the notice and the
+// fit's own measure all use the pipeline's separator, not the default.
+
+/// A Stable layer, then two speaking Dynamic layers on the System channel
+/// (`git` says `git`) with a silent one between them, and, with
+/// `reminders`, two speaking Reminder layers.
+fn two_speaking(git: &str, reminders: bool) -> Pipeline {
+    let dynamic = |name, priority, text: &str| {
+        LayerEntry::new(
+            spec(name, priority, Stability::Dynamic),
+            Fixed(text.to_owned()),
+        )
+    };
+    let reminder = |name, priority, text: &str| {
+        LayerEntry::new(
+            spec(name, priority, Stability::Dynamic).with_channel(Channel::Reminder),
+            Fixed(text.to_owned()),
+        )
+    };
+    let mut layers = vec![
+        LayerEntry::new(spec("persona", 1, Stability::Stable), Fixed("S".to_owned())),
+        dynamic("runtime", 10_000, "cwd: /repo"),
+        dynamic("silent", 10_050, ""),
+        dynamic("git", 10_100, git),
+    ];
+    if reminders {
+        layers.push(reminder("todo", 10_200, "todo: tests"));
+        layers.push(reminder("mode", 10_300, "mode: plan"));
+    }
+    Pipeline::from_layers(TEST, layers).unwrap()
+}
+
+const SEPARATOR: &str = " <> ";
+
+#[test]
+fn a_budget_that_fits_joins_the_suffix_and_the_reminder_with_the_custom_separator() {
+    let pipeline = two_speaking("branch: main", true);
+    let free = PromptBuilder::new(&pipeline)
+        .separator(SEPARATOR)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let fitted = PromptBuilder::new(&pipeline)
+        .separator(SEPARATOR)
+        .budget(TokenBudget::chars(10_000))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert!(!fitted.trace().budget.as_ref().unwrap().trimmed());
+    assert_eq!(fitted.dynamic(), "cwd: /repo <> branch: main");
+    assert_eq!(fitted.reminder(), Some("todo: tests <> mode: plan"));
+    assert_eq!(fitted.text(), "S <> cwd: /repo <> branch: main");
+    // Byte for byte what the unbudgeted build sends.
+    assert_eq!(fitted.parts(), free.parts());
+    assert_eq!(fitted.reminder(), free.reminder());
+
+    // The Basic path joins the halves with it too.
+    let basic = PromptBuilder::new(&pipeline)
+        .separator(SEPARATOR)
+        .budget(TokenBudget::chars(10_000))
+        .build_basic(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(basic.text(), "S <> cwd: /repo <> branch: main");
+}
+
+#[test]
+fn the_notice_follows_the_kept_suffix_after_the_custom_separator() {
+    let pipeline = two_speaking(&"b".repeat(300), false);
+    // Room for the prefix, `runtime` and the notice, not for `git`.
+    let prompt = PromptBuilder::new(&pipeline)
+        .separator(SEPARATOR)
+        .budget(TokenBudget::chars(200))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let budget = prompt.trace().budget.as_ref().unwrap();
+    assert_eq!(budget.shed, ["git"]);
+    let notice = budget.notice.as_deref().unwrap();
+    assert_eq!(prompt.dynamic(), format!("cwd: /repo <> {notice}"));
+    assert!(prompt.text().chars().count() <= 200);
+}
+
+/// The fit measures the prompt with the separator it will be joined with:
+/// with a long one, a budget of exactly the unbudgeted size keeps
+/// everything, and one character less trims, never sending more than the
+/// budget (a fit that counted the default two-character separator would
+/// think the long one fits).
+#[test]
+fn the_fit_measures_with_the_custom_separator() {
+    let long = "\n------------------------\n";
+    let pipeline = two_speaking(&"b".repeat(300), false);
+    let free = PromptBuilder::new(&pipeline)
+        .separator(long)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let size = free.text().chars().count();
+    let exact = PromptBuilder::new(&pipeline)
+        .separator(long)
+        .budget(TokenBudget::chars(size))
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert_eq!(exact.parts(), free.parts());
+    assert!(!exact.trace().budget.as_ref().unwrap().trimmed());
+    for budget in [size - 1, size - long.len(), size - long.len() - 1] {
+        let fitted = PromptBuilder::new(&pipeline)
+            .separator(long)
+            .budget(TokenBudget::chars(budget))
+            .build_cached(&Context::new(), &Context::new())
+            .unwrap();
+        let trace = fitted.trace().budget.as_ref().unwrap();
+        assert!(trace.trimmed(), "budget {budget}");
+        assert!(fitted.text().chars().count() <= budget, "budget {budget}");
+        assert_eq!(
+            fitted.text().chars().count(),
+            trace.after,
+            "budget {budget}"
+        );
+    }
 }
