@@ -3,8 +3,8 @@
 //! budget, without panicking; and the subset check, which reads minijinja's
 //! own parse tree, refuses every operator or literal that builds strings or
 //! collections wherever minijinja's own tokenizer finds one in a tag, and is
-//! enforced by the render (issue 17, row 5: a second lexer once disagreed
-//! with minijinja about where a raw block ends).
+//! enforced by the render (RELIABILITY.md, R5: a second lexer once
+//! disagreed with minijinja about where a raw block ends).
 //!
 //! Run with a timeout and a memory limit, so a template that runs long or
 //! grows is a crash: `-timeout=10 -rss_limit_mb=1024`.

@@ -1,4 +1,5 @@
-//! Ten thousand sessions over three workspaces (issue 22): the memory they
+//! Ten thousand sessions over three workspaces (one `PromptSession` per
+//! conversation, as an agent host keeps them): the memory they
 //! hold and the time to create them, with a `PrefixCache`, without one, and
 //! against one session per workspace.
 //!

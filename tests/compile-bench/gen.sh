@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compile-time cost of `#[prompt_layer]` (issue 10): generates two crates
+# Compile-time cost of `#[prompt_layer]` (BENCHMARKS.md): generates two crates
 # outside the workspace, one of 100 annotated layers and one of the same 100
 # layers written by hand against `prompt_core::__private_v1` (spec, renderer,
 # band check, registration: what the attribute generates), then times a clean

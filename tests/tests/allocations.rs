@@ -1,5 +1,6 @@
-//! Heap allocations per warm call (issue 10: at most 3 for the whole
-//! assembly, not counting the caller's turn context).
+//! Heap allocations per warm call: at most 3 for the whole assembly, not
+//! counting the caller's turn context (a warm call is the hot path of an
+//! agent loop, so what it allocates is a budget, not a measurement).
 //!
 //! A counting global allocator in its own binary without the test harness,
 //! so nothing else allocates while it counts: the count is deterministic.

@@ -1,4 +1,4 @@
-//! What ten thousand sessions over three workspaces hold (issue 22), counted
+//! What ten thousand sessions over three workspaces hold, counted
 //! in bytes by a counting global allocator: with a `PrefixCache` the stable
 //! prefixes cost three copies whatever the number of sessions; without one,
 //! a copy per session.

@@ -1,5 +1,6 @@
 //! `prompt cache --users N`: a team over one workspace holding sentry's
-//! AGENTS.md (issue 23's measurement), with and without scope order.
+//! AGENTS.md (a real 8 KiB project doc, the README's figures), with and
+//! without scope order.
 
 use crate::common;
 use common::Workspace;

@@ -1,4 +1,4 @@
-//! Issue 17, row 9, through the `prompt` CLI: AGENTS.md and project.md that
+//! RELIABILITY.md's R9 through the `prompt` CLI: AGENTS.md and project.md that
 //! hold `# User preferences`, `# Runtime context`, `</file>` and a copy of the
 //! annotated rendering's cache breakpoint line cannot add a section or a
 //! breakpoint to `prompt render`, in text or `--format annotated`.

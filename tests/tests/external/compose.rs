@@ -1,4 +1,4 @@
-//! Issue 19's user, in a workspace of their own (`tests/external-compose`):
+//! A user composing a sub-agent, in a workspace of their own (`tests/external-compose`):
 //! a layer crate that has never heard of the sub-agent, and an app whose
 //! `SubAgent` pipeline takes it and the standard set with `include = [..]`.
 

@@ -1,5 +1,6 @@
-//! Sessions share what is identical (issue 22): a `PrefixCache` keeps one
-//! copy of each distinct stable prefix, whatever the number of sessions.
+//! Sessions share what is identical: a `PrefixCache` keeps one copy of each
+//! distinct stable prefix, whatever the number of sessions, so a host with
+//! one session per conversation holds a prefix per workspace, not per chat.
 
 use prompt_core::assembly::PrefixCache;
 use prompt_core::fingerprint::Fingerprint;

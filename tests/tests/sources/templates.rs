@@ -1,4 +1,4 @@
-//! Hostile templates (issue 17, rows 5 and 6): a template is text from a
+//! Hostile templates (RELIABILITY.md, R5 and R6): a template is text from a
 //! repository, checked over minijinja's own parse tree and rendered with
 //! filters that pay for what they read.
 

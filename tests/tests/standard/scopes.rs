@@ -1,6 +1,6 @@
 //! Cache scopes: the order check on a pipeline, and what the standard
-//! pipeline's scope order buys a team on one repository (issue 23's
-//! measurement: sentry's AGENTS.md, two users who differ only in a one-line
+//! pipeline's scope order buys a team on one repository (measured on
+//! sentry's AGENTS.md, two users who differ only in a one-line
 //! `~/.agent/memory/user.md`).
 
 use prompt_core::pipeline::Problem;

@@ -282,7 +282,7 @@ fn the_labelled_corpus_is_found_whole_with_no_false_positive() {
     );
 }
 
-/// Issue 17 row 12: what the layers actually write. The facts and
+/// RELIABILITY.md's R12: what the layers actually write. The facts and
 /// scratchpad layers start every line with `- `, AGENTS.md lists settings,
 /// prose names a key inline, and a connection string carries a password;
 /// each is found in the layer that wrote it, and redaction leaves the rest.
