@@ -65,3 +65,38 @@ pub struct ProjectLayers;
 impl LayerSet for ProjectLayers {
     const LAYERS: &'static [LayerSpec] = &[ProjectContextLayer::SPEC, SkillsIndexLayer::SPEC];
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use prompt_core::{LayerSet, Pipeline};
+
+    use super::{MemoryLayers, ProjectLayers, Standard};
+
+    fn names(layers: &[prompt_core::LayerSpec]) -> BTreeSet<&'static str> {
+        layers.iter().map(|s| s.name).collect()
+    }
+
+    /// The standard layers are listed three times over (the registrations,
+    /// `Standard`, the crate's table of layers): a layer missing from
+    /// `Standard` would never reach a sub-agent that includes it, and one
+    /// missing from the table would be undocumented.
+    #[test]
+    fn standard_holds_every_layer_of_this_crate_and_the_themes_are_within_it() {
+        // Only this crate's layers are linked into its unit tests.
+        let pipeline = Pipeline::collect().unwrap();
+        let registered: BTreeSet<&str> = pipeline.specs().map(|s| s.name).collect();
+        assert_eq!(names(Standard::LAYERS), registered);
+        assert_eq!(Standard::LAYERS.len(), registered.len(), "listed twice");
+        for theme in [MemoryLayers::LAYERS, ProjectLayers::LAYERS] {
+            assert!(names(theme).is_subset(&registered));
+        }
+        let table: BTreeSet<&str> = include_str!("lib.rs")
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! | `"))
+            .filter_map(|l| l.split_once('`').map(|(name, _)| name))
+            .collect();
+        assert_eq!(table, registered, "lib.rs's table of layers");
+    }
+}

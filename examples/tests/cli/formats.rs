@@ -68,6 +68,7 @@ fn the_docs_and_the_synopsis_list_every_format() {
         ("docs/cli.md", &all),
         ("layers/src/cli/mod.rs", &all),
         ("docs/delivery.md", &delivered),
+        ("examples/tests/cli/delivery.rs", &delivered),
     ] {
         let lists = format_lists(&repo(file));
         assert!(!lists.is_empty(), "{file} has no `--format a|b` list");
