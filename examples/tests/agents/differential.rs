@@ -1,0 +1,135 @@
+//! Differential tests: the reference agents against outputs their real
+//! counterparts' own code produced for the same input files, with this
+//! project's built-in texts in place of theirs.
+//!
+//! Each case is a folder under `tests/agents/differential/<agent>/`: the
+//! input files, and `expected.txt`, the real agent's output. Only the inputs
+//! and those outputs are checked in; how they were produced (and at which
+//! upstream commit) is in CONTRIBUTING.md, "Differential tests". Every
+//! difference the reproduction makes on purpose is applied to the expected
+//! text here by one function per row of the agent's divergence table, so a
+//! difference that is not in the table fails the test.
+
+use std::path::{Path, PathBuf};
+
+use prompt_core::AssemblyPath;
+use prompt_examples::agents::recursive::{self, BaseFold, RecursiveConfig};
+use prompt_layers::sources::__private::cut;
+use prompt_layers::sources::fence;
+
+fn cases(agent: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/differential").join(agent);
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    cases.sort();
+    cases
+}
+
+/// A case's folder copied to a temporary one, with the real files its
+/// `real.txt` names (from `tests/fixtures/real`) put in place.
+fn materialise(case: &Path) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(case, tmp.path());
+    std::fs::create_dir_all(tmp.path().join("workspace")).unwrap();
+    if let Ok(list) = std::fs::read_to_string(case.join("real.txt")) {
+        let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/real");
+        for line in list.lines().filter(|l| !l.trim().is_empty()) {
+            let (to, from) = line.split_once(' ').unwrap();
+            let to = tmp.path().join(to);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(real.join(from), to).unwrap();
+        }
+    }
+    tmp
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// recursive's divergence row "file text is fenced": the real agent writes
+/// a file's kept bytes raw (and, for a cut project doc, a straddling
+/// character as U+FFFD); here they are cleaned and fenced under the file's
+/// name, a straddling character dropped whole.
+fn fence_file(expected: &str, file: &Path, name: &str, cap: usize) -> String {
+    let Ok(bytes) = std::fs::read(file) else {
+        return expected.to_owned();
+    };
+    if bytes.is_empty() {
+        return expected.to_owned();
+    }
+    let upstream_kept = String::from_utf8_lossy(&bytes[..bytes.len().min(cap)]).into_owned();
+    let text = String::from_utf8(bytes).unwrap();
+    let ours = fence(name, cut(&text, cap));
+    assert!(
+        expected.contains(&upstream_kept),
+        "{name}'s kept text is not in the expected output"
+    );
+    expected.replacen(&upstream_kept, &ours, 1)
+}
+
+#[test]
+fn recursive_matches_its_real_assembly_but_for_its_table() {
+    let cases = cases("recursive");
+    assert_eq!(cases.len(), 16, "every recursive case is here");
+    let mut failures = Vec::new();
+    for case in &cases {
+        let tmp = materialise(case);
+        let root = tmp.path();
+        let home = root.join("home");
+        let config = RecursiveConfig {
+            workspace: root.join("workspace"),
+            home: home.is_dir().then_some(home.clone()),
+            sub_agents: !case.join("sub_agents_off").exists(),
+            summary_limit: recursive::SUMMARY_LIMIT,
+        };
+        let fold = BaseFold {
+            replacement: std::fs::read_to_string(case.join("system_prompt.txt")).ok(),
+            append: std::fs::read_to_string(case.join("append.txt")).ok(),
+        };
+        let ours = recursive::assemble(&config, &fold, AssemblyPath::Basic)
+            .unwrap()
+            .prompt
+            .text();
+        let mut expected = std::fs::read_to_string(case.join("expected.txt")).unwrap();
+        let ws = root.join("workspace");
+        for (file, name, cap) in [
+            (ws.join("AGENTS.md"), "AGENTS.md", recursive::PROJECT_DOC_CAP),
+            (ws.join("CLAUDE.md"), "CLAUDE.md", recursive::PROJECT_DOC_CAP),
+            (
+                home.join(".recursive/memory/user.md"),
+                "~/.recursive/memory/user.md",
+                recursive::MEMORY_CAP,
+            ),
+            (
+                ws.join(".recursive/memory/project.md"),
+                ".recursive/memory/project.md",
+                recursive::MEMORY_CAP,
+            ),
+        ] {
+            if fold.replacement.is_some() && cap == recursive::MEMORY_CAP {
+                continue; // a replaced base has no memory sections
+            }
+            expected = fence_file(&expected, &file, name, cap);
+        }
+        if ours != expected {
+            failures.push(format!(
+                "{}:\n--- expected\n{expected}\n--- ours\n{ours}\n",
+                case.file_name().unwrap().to_string_lossy()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
