@@ -239,6 +239,7 @@ fn aleph_toml_selects_the_mode_in_lowercase() {
         mode: None,
         date: None,
         model: None,
+        prompt_path: Vec::new(),
     };
     assert_eq!(
         Agent::Aleph.render(&request).unwrap().prompt.trace().mode,

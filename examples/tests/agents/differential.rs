@@ -13,9 +13,10 @@
 use std::path::{Path, PathBuf};
 
 use prompt_core::AssemblyPath;
+use prompt_examples::agents::kitsoki;
 use prompt_examples::agents::recursive::{self, BaseFold, RecursiveConfig};
-use prompt_layers::sources::__private::cut;
-use prompt_layers::sources::fence;
+use prompt_layers::sources::__private::{clean, cut};
+use prompt_layers::sources::{CappedText, fence};
 
 fn cases(agent: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/differential").join(agent);
@@ -124,6 +125,82 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
             }
             expected = fence_file(&expected, &file, name, cap);
         }
+        if ours != expected {
+            failures.push(format!(
+                "{}:\n--- expected\n{expected}\n--- ours\n{ours}\n",
+                case.file_name().unwrap().to_string_lossy()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// kitsoki's call of a case: `call.txt` holds `VERB AGENT`.
+fn kitsoki_call(case: &Path) -> kitsoki::Call {
+    let call = std::fs::read_to_string(case.join("call.txt")).unwrap();
+    let (verb, agent) = call.trim().split_once(' ').unwrap();
+    kitsoki::Call {
+        verb: verb.parse().unwrap(),
+        agent: agent.to_owned(),
+        system_prompt: None,
+        prompt: None,
+        args: Default::default(),
+    }
+}
+
+/// kitsoki's divergence rows, applied to kitsoki's output: the story's text
+/// is cleaned (row "cleaned"), and a project layer over the cap is cut with
+/// the standard marker (row "cut").
+fn kitsoki_rows(expected: &str, call: &kitsoki::Call, persona: &str) -> String {
+    let (expected, _) = clean(expected);
+    let separator = kitsoki::SEPARATOR;
+    let task = [call.verb.contract(), persona.trim()]
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let Some((framework, rest)) = expected.split_once(separator) else {
+        return expected;
+    };
+    let project = if task.is_empty() {
+        rest
+    } else {
+        match rest.strip_suffix(&format!("{separator}{task}")) {
+            Some(project) => project,
+            None => return expected,
+        }
+    };
+    if project.len() <= kitsoki::PROJECT_CAP {
+        return expected;
+    }
+    let capped = CappedText::from_text("the project context", project, kitsoki::PROJECT_CAP);
+    let mut out = format!("{framework}{separator}{}", capped.render());
+    if !task.is_empty() {
+        out.push_str(separator);
+        out.push_str(&task);
+    }
+    out
+}
+
+#[test]
+fn kitsoki_matches_its_real_composition_but_for_its_table() {
+    let cases = cases("kitsoki");
+    assert_eq!(cases.len(), 29, "every kitsoki case is here");
+    let mut failures = Vec::new();
+    for case in &cases {
+        let tmp = materialise(case);
+        let story = kitsoki::Story::load(&tmp.path().join("story"), &[]).unwrap();
+        let call = kitsoki_call(case);
+        let persona = story
+            .agents
+            .get(&call.agent)
+            .map(|a| a.persona.clone())
+            .unwrap_or_default();
+        let ours = kitsoki::compose(&story, &call, AssemblyPath::Basic)
+            .unwrap()
+            .system_prompt;
+        let raw = std::fs::read_to_string(case.join("expected.txt")).unwrap();
+        let expected = kitsoki_rows(&raw, &call, &persona);
         if ours != expected {
             failures.push(format!(
                 "{}:\n--- expected\n{expected}\n--- ours\n{ours}\n",
