@@ -210,3 +210,32 @@ fn kitsoki_matches_its_real_composition_but_for_its_table() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The rows of the table that follows `heading` in `text`, each line with
+/// `prefix` taken off first (`//! ` for module docs).
+fn table_after(text: &str, heading: &str, prefix: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.strip_prefix(prefix).unwrap_or(l))
+        .skip_while(|l| *l != heading)
+        .skip(1)
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// One divergence table per agent: docs/reference-agents.md holds the same
+/// rows as the agent's module docs.
+#[test]
+fn the_divergence_tables_in_docs_are_the_modules() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let docs = std::fs::read_to_string(root.join("../docs/reference-agents.md")).unwrap();
+    for (agent, name) in [("recursive", "recursive"), ("kitsoki", "kitsoki"), ("aleph", "Aleph")] {
+        let module =
+            std::fs::read_to_string(root.join(format!("src/agents/{agent}/mod.rs"))).unwrap();
+        let in_module = table_after(&module, &format!("# Divergences from {name}"), "//! ");
+        let in_docs = table_after(&docs, &format!("## {agent}"), "");
+        assert!(in_module.len() > 2, "{agent}: no table in its module docs");
+        assert_eq!(in_docs, in_module, "{agent}: docs/reference-agents.md differs");
+    }
+}

@@ -257,11 +257,17 @@ fn every_verb_but_task_excludes_claude_codes_dynamic_sections() {
         assert_eq!(excludes, verb != Verb::Task, "{verb:?}");
         assert_eq!(invocation.trace.exclude_dynamic, excludes);
     }
-    // route has no contract: the task layer is the persona alone.
+    // route has no contract: the task layer is the persona alone. It is
+    // kitsoki's router: the built-in framework text, and no
+    // prompts/_project.md (the router reads app.context / context_path only).
     let route = ask(&story, Verb::Route);
-    assert!(route.system_prompt.ends_with(&format!(
-        "{SEPARATOR}You are a weathered frontier guide. Speak plainly, five sentences at most."
-    )));
+    assert_eq!(
+        route.system_prompt,
+        format!(
+            "{}{SEPARATOR}You are a weathered frontier guide. Speak plainly, five sentences at most.",
+            DEFAULT_FRAMEWORK.trim()
+        )
+    );
 }
 
 #[test]

@@ -519,8 +519,10 @@ pub fn demo_call(verb: Verb) -> Call {
     }
 }
 
-/// The paradigms over a workspace: one per verb of the guide's demo call,
-/// each session holding the story's framework and project layers.
+/// The paradigms over a workspace: one per verb of the guide's demo call
+/// (`ask`, `task`, `decide`: the host's verbs), each session holding the
+/// story's framework and project layers. The router (`route`) composes from
+/// its own session ([`router_context`]) and is left out here.
 ///
 /// # Errors
 /// As [`Story::load`].
@@ -531,14 +533,14 @@ pub fn paradigms(workspace: &Path) -> Result<Vec<Paradigm>, KitsokiError> {
         .get("guide")
         .map(|a| a.persona.clone())
         .unwrap_or_default();
-    Ok([Verb::Ask, Verb::Task, Verb::Route]
+    Ok([Verb::Ask, Verb::Task, Verb::Decide]
         .into_iter()
         .map(|verb| {
             let turn = Context::new().with(TaskText {
                 verb,
                 persona: persona.clone(),
             });
-            Paradigm::new(verb.as_str(), session_for(&story, verb), turn)
+            Paradigm::new(verb.as_str(), session_context(&story), turn)
         })
         .collect())
 }
