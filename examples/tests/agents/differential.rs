@@ -19,7 +19,9 @@ use prompt_layers::sources::__private::{clean, cut};
 use prompt_layers::sources::{CappedText, fence};
 
 fn cases(agent: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents/differential").join(agent);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/agents/differential")
+        .join(agent);
     let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -107,8 +109,16 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
         let mut expected = std::fs::read_to_string(case.join("expected.txt")).unwrap();
         let ws = root.join("workspace");
         for (file, name, cap) in [
-            (ws.join("AGENTS.md"), "AGENTS.md", recursive::PROJECT_DOC_CAP),
-            (ws.join("CLAUDE.md"), "CLAUDE.md", recursive::PROJECT_DOC_CAP),
+            (
+                ws.join("AGENTS.md"),
+                "AGENTS.md",
+                recursive::PROJECT_DOC_CAP,
+            ),
+            (
+                ws.join("CLAUDE.md"),
+                "CLAUDE.md",
+                recursive::PROJECT_DOC_CAP,
+            ),
             (
                 home.join(".recursive/memory/user.md"),
                 "~/.recursive/memory/user.md",
@@ -230,12 +240,19 @@ fn table_after(text: &str, heading: &str, prefix: &str) -> Vec<String> {
 fn the_divergence_tables_in_docs_are_the_modules() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let docs = std::fs::read_to_string(root.join("../docs/reference-agents.md")).unwrap();
-    for (agent, name) in [("recursive", "recursive"), ("kitsoki", "kitsoki"), ("aleph", "Aleph")] {
+    for (agent, name) in [
+        ("recursive", "recursive"),
+        ("kitsoki", "kitsoki"),
+        ("aleph", "Aleph"),
+    ] {
         let module =
             std::fs::read_to_string(root.join(format!("src/agents/{agent}/mod.rs"))).unwrap();
         let in_module = table_after(&module, &format!("# Divergences from {name}"), "//! ");
         let in_docs = table_after(&docs, &format!("## {agent}"), "");
         assert!(in_module.len() > 2, "{agent}: no table in its module docs");
-        assert_eq!(in_docs, in_module, "{agent}: docs/reference-agents.md differs");
+        assert_eq!(
+            in_docs, in_module,
+            "{agent}: docs/reference-agents.md differs"
+        );
     }
 }

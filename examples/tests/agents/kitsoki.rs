@@ -130,7 +130,10 @@ fn the_framework_layer_is_sysprompt_kitsoki_md_on_the_search_path_else_the_defau
     let loaded = Story::load(story.path(), &[]).unwrap();
     assert_eq!(loaded.framework, DEFAULT_FRAMEWORK.trim());
     assert!(
-        loaded.notes.iter().any(|n| n.contains("built-in framework layer")),
+        loaded
+            .notes
+            .iter()
+            .any(|n| n.contains("built-in framework layer")),
         "{:?}",
         loaded.notes
     );
@@ -174,9 +177,14 @@ fn an_over_cap_project_text_is_cut_with_the_marker() {
     let story = story_with(GUIDE, &[("prompts/_project.md", &text)]);
     let loaded = Story::load(story.path(), &[]).unwrap();
     let project = loaded.project.unwrap();
-    assert!(project.len() < kitsoki::PROJECT_CAP + 100, "{}", project.len());
     assert!(
-        project.ends_with(", cap 64 KiB]") && project.contains("\n\n[…truncated: the project context is "),
+        project.len() < kitsoki::PROJECT_CAP + 100,
+        "{}",
+        project.len()
+    );
+    assert!(
+        project.ends_with(", cap 64 KiB]")
+            && project.contains("\n\n[…truncated: the project context is "),
         "{}",
         &project[project.len() - 120..]
     );
@@ -186,7 +194,10 @@ fn an_over_cap_project_text_is_cut_with_the_marker() {
 fn undefined_names_render_empty_as_in_kitsoki() {
     let story = story_with(
         GUIDE,
-        &[("prompts/_project.md", "A{{ nothing }}B{{ args.day }}C{{ app }}D")],
+        &[(
+            "prompts/_project.md",
+            "A{{ nothing }}B{{ args.day }}C{{ app }}D",
+        )],
     );
     let loaded = Story::load(story.path(), &[]).unwrap();
     assert_eq!(loaded.project.as_deref(), Some("ABCD"));

@@ -123,10 +123,10 @@ impl Render<Stable> for ProjectContextSection {
             for note in doc.text.notes() {
                 input.note(note);
             }
-            let name = doc
-                .path
-                .file_name()
-                .map_or_else(|| doc.text.name.clone(), |n| n.to_string_lossy().into_owned());
+            let name = doc.path.file_name().map_or_else(
+                || doc.text.name.clone(),
+                |n| n.to_string_lossy().into_owned(),
+            );
             let body = fenced(&name, &doc.text, || doc_marker(&name, doc.text.size));
             blocks.push(format!("## {name}\n\n{body}"));
         }
@@ -332,7 +332,10 @@ pub struct UserPreferencesSection;
 
 impl Render<Stable> for UserPreferencesSection {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
-        if let Some(problem) = input.get::<UserPreferences>().and_then(|f| f.0.problem.as_ref()) {
+        if let Some(problem) = input
+            .get::<UserPreferences>()
+            .and_then(|f| f.0.problem.as_ref())
+        {
             input.note(problem.to_string());
         }
         render_part(MemoryPart::User, out, input);
@@ -353,7 +356,10 @@ pub struct ProjectMemorySection;
 
 impl Render<Stable> for ProjectMemorySection {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
-        if let Some(problem) = input.get::<ProjectMemory>().and_then(|f| f.0.problem.as_ref()) {
+        if let Some(problem) = input
+            .get::<ProjectMemory>()
+            .and_then(|f| f.0.problem.as_ref())
+        {
             input.note(problem.to_string());
         }
         render_part(MemoryPart::Project, out, input);
