@@ -158,7 +158,7 @@ fn no_upward_kitsoki_system_prompt_md_is_read() {
 #[test]
 fn a_missing_context_path_drops_the_project_layer_with_a_note() {
     let story = story_with(
-        "app:\n  id: demo\n  context_path: docs/absent.md\n",
+        "app:\n  id: demo\n  context_path: docs/absent.md\nagents:\n  guide:\n    system_prompt: Be brief.\n",
         &[("prompts/_project.md", "Not read when context_path is set.")],
     );
     let loaded = Story::load(story.path(), &[]).unwrap();
@@ -167,6 +167,30 @@ fn a_missing_context_path_drops_the_project_layer_with_a_note() {
         loaded.notes.iter().any(|n| n.contains("docs/absent.md")),
         "{:?}",
         loaded.notes
+    );
+    // The note is in the project layer's trace, where `--trace` shows it.
+    let prompt = kitsoki::compose(
+        &loaded,
+        &Call {
+            prompt: None,
+            ..kitsoki::demo_call(Verb::Ask)
+        },
+        AssemblyPath::Basic,
+    )
+    .unwrap()
+    .prompt
+    .unwrap();
+    let project = prompt
+        .trace()
+        .layers
+        .iter()
+        .find(|l| l.name == "project")
+        .unwrap();
+    assert!(project.silent);
+    assert!(
+        project.notes.iter().any(|n| n.contains("docs/absent.md")),
+        "{:?}",
+        project.notes
     );
 }
 

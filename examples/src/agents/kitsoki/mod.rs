@@ -244,6 +244,18 @@ pub struct ProjectText(pub String);
 
 impl prompt_core::SessionValue for ProjectText {}
 
+/// What loading the story worked around (session context): the framework
+/// and project layers put these notes in their trace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadNotes {
+    /// Notes on the framework layer.
+    pub framework: Vec<String>,
+    /// Notes on the project layer.
+    pub project: Vec<String>,
+}
+
+impl prompt_core::SessionValue for LoadNotes {}
+
 /// The task of one call (turn context).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskText {
@@ -262,6 +274,9 @@ pub struct Framework;
 
 impl Render<Stable> for Framework {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+        for note in input.get::<LoadNotes>().map_or(&[][..], |n| &n.framework) {
+            input.note(note.clone());
+        }
         let text = input
             .get::<FrameworkText>()
             .map_or(DEFAULT_FRAMEWORK, |t| t.0.as_str());
@@ -277,6 +292,9 @@ pub struct Project;
 
 impl Render<Stable> for Project {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+        for note in input.get::<LoadNotes>().map_or(&[][..], |n| &n.project) {
+            input.note(note.clone());
+        }
         if let Some(ProjectText(text)) = input.get::<ProjectText>() {
             out.push_str(text.trim());
         }
@@ -369,7 +387,12 @@ pub struct Invocation {
 
 /// The session context of a story: the framework and project layers.
 pub fn session_context(story: &Story) -> Context {
-    let mut session = Context::new().with(FrameworkText(story.framework.clone()));
+    let mut session = Context::new()
+        .with(FrameworkText(story.framework.clone()))
+        .with(LoadNotes {
+            framework: story.framework_notes.clone(),
+            project: story.project_notes.clone(),
+        });
     if let Some(project) = &story.project {
         session.insert(ProjectText(project.clone()));
     }

@@ -96,8 +96,14 @@ pub struct Story {
     /// The agents, by name.
     pub agents: BTreeMap<String, StoryAgent>,
     /// What was worked around while loading (a framework file that failed to
-    /// render), for the trace.
+    /// render, a missing `context_path` file, a project text cut or left
+    /// out): [`framework_notes`](Self::framework_notes) then
+    /// [`project_notes`](Self::project_notes).
     pub notes: Vec<String>,
+    /// The notes on the framework layer; its trace shows them.
+    pub framework_notes: Vec<String>,
+    /// The notes on the project layers; the project layer's trace shows them.
+    pub project_notes: Vec<String>,
 }
 
 impl Story {
@@ -174,10 +180,16 @@ impl Story {
         // kitsoki renders these with `args` unset and no story state: no
         // variable a template names has a value.
         let vars = BTreeMap::new();
+        let mut framework_notes = Vec::new();
+        let (framework, framework_origin) = framework_layer(
+            root,
+            &story,
+            search_path,
+            &templates,
+            &vars,
+            &mut framework_notes,
+        );
         let mut notes = Vec::new();
-
-        let (framework, framework_origin) =
-            framework_layer(root, &story, search_path, &templates, &vars, &mut notes);
 
         let project = match (&app.app.context, &app.app.context_path) {
             (Some(inline), Some(path)) if !inline.trim().is_empty() && !path.trim().is_empty() => {
@@ -276,7 +288,9 @@ impl Story {
             project,
             router_project,
             agents,
-            notes,
+            notes: framework_notes.iter().chain(&notes).cloned().collect(),
+            framework_notes,
+            project_notes: notes,
         })
     }
 
