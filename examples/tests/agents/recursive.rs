@@ -56,7 +56,7 @@ fn sections_run_in_recursive_order_with_its_rules_and_sub_headers() {
         "</file>\n\n# Project memory\n<file",
         "</file>\n\n# Memory summary\n",
         "\n\n# Scratchpad\n",
-        "\n\n# Facts\n- ",
+        "\n\n# Facts\n## Most recently used first",
         "\n\n# Episodic recall\n- ",
         "\n\n# Available skills\n",
         "\n\n---\n\n## Coordinator workflow\n\n",

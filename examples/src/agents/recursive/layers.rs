@@ -13,10 +13,11 @@ use super::Recursive;
 use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    CappedText, DatedEntries, Episodes, Facts, ProjectDocs, ProjectMemory, Scratchpad, SkillIndex,
+    CappedText, DatedEntries, Episodes, ProjectDocs, ProjectMemory, Scratchpad, SkillIndex,
     UserPreferences, fence, one_line,
 };
 
+use super::facts::FactStores;
 use super::notes::LegacyNotes;
 
 /// The name of the delegation tool the coordinator section refers to.
@@ -64,6 +65,10 @@ pub const DOC_MARKER_TAIL: &str = "trim it to keep new sessions lean";
 /// The line under `# Memory summary`, in this project's words (recursive
 /// writes its own one-line heading there).
 pub const NOTES_LINE: &str = "## Newest notes (`recall` an id for the whole note)";
+
+/// The line under `# Facts`, in this project's words (recursive writes its
+/// own one-line heading there).
+pub const FACTS_LINE: &str = "## Most recently used first (`recall` an id for more)";
 
 /// The line under `# Scratchpad`, in this project's words.
 pub const SCRATCHPAD_LINE: &str = "## Working notes, as they stood when the session started";
@@ -220,7 +225,18 @@ fn memory_text(which: MemoryPart, input: &LayerInput<'_, Stable>) -> Option<Stri
             }
             Some(out)
         }
-        MemoryPart::Facts => dated("# Facts", input.get::<Facts>().map(|f| &f.0), false),
+        MemoryPart::Facts => {
+            let stores = input.get::<FactStores>()?;
+            if stores.facts.is_empty() {
+                return None;
+            }
+            let mut out = format!("# Facts\n{FACTS_LINE}");
+            for fact in &stores.facts {
+                out.push_str("\n- ");
+                out.push_str(&fact.summary_line());
+            }
+            Some(out)
+        }
         MemoryPart::Episodes => dated(
             "# Episodic recall",
             input.get::<Episodes>().map(|e| &e.0),
@@ -424,9 +440,9 @@ pub struct FactsSection;
 
 impl Render<Stable> for FactsSection {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
-        if let Some(facts) = input.get::<Facts>() {
-            for note in facts.0.notes() {
-                input.note(note);
+        if let Some(stores) = input.get::<FactStores>() {
+            for note in &stores.notes {
+                input.note(note.clone());
             }
         }
         render_part(MemoryPart::Facts, out, input);

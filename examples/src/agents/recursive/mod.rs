@@ -17,7 +17,7 @@
 //! | `project_memory` | 300 | `# Project memory`: `<workspace>/.recursive/memory/project.md`, 8 KiB |
 //! | `memory` | 400 | `# Memory summary`: the newest notes of `<workspace>/.recursive/memory.json` |
 //! | `scratchpad` | 500 | `# Scratchpad`: `<workspace>/.recursive/scratchpad.json` |
-//! | `facts` | 600 | `# Facts`: `~/.recursive/memory/facts.jsonl` and the workspace's |
+//! | `facts` | 600 | `# Facts`: `~/.recursive/memory/facts.jsonl` then the workspace's, active facts by `last_accessed` ([`FactStores`]) |
 //! | `episodic_recall` | 700 | `# Episodic recall`: `<workspace>/.recursive/memory/episodes.jsonl` |
 //! | `appended_instructions` | 800 | a caller's `append_system_prompt` / `--append-system-prompt`, after a single newline |
 //! | `skills` | 900 | `# Available skills`: one line per skill |
@@ -40,8 +40,9 @@
 //! This project's own words stand where recursive has its own: [`PERSONA`]
 //! (recursive's `default_system_prompt`), [`COORDINATOR_TEXT`] and
 //! [`AGENT_TOOL_NOTE`] (its coordinator prompt and sub-agent note),
-//! [`NOTES_LINE`] and [`SCRATCHPAD_LINE`] (the one-line headings recursive
-//! writes under `# Memory summary` and `# Scratchpad`) and
+//! [`NOTES_LINE`], [`FACTS_LINE`] and [`SCRATCHPAD_LINE`] (the one-line
+//! headings recursive writes under `# Memory summary`, `# Facts` and
+//! `# Scratchpad`) and
 //! [`DOC_MARKER_TAIL`] (the end of its project-doc marker). The differential
 //! tests (`examples/tests/agents/differential/recursive/`) run recursive's
 //! own assembly with these texts in its place.
@@ -57,9 +58,9 @@
 //! | 1 | a file's bytes go in raw, under its sub-header or heading | cleaned (BOM, CR of CRLF, control and invisible characters dropped) and fenced as `<file path="AGENTS.md">…</file>`, leading blank lines and trailing whitespace trimmed (*tested*) | every repository file is hostile: unfenced, an AGENTS.md can write its own `---` and `# Project context` and pass for the agent's own sections; invisible characters hide instructions from the user reading the file |
 //! | 2 | a cap that splits a character: U+FFFD (project docs) or a panic (memory files) | the character is dropped whole (*tested* on a real AGENTS.md) | no panic on a file with CJK or emoji at the cap, and no replacement character in the prompt |
 //! | 3 | an AGENTS.md, CLAUDE.md or memory file of only whitespace gets its header over blank text | treated as absent | a fence around nothing tells the model nothing |
-//! | 4 | a note's or scratchpad value's newlines go into the prompt | folded onto one line | one note is one line: a note cannot add a line (or a heading) to the prompt |
+//! | 4 | a note's, fact's or scratchpad value's newlines go into the prompt (and a fact's id, tags and source) | folded onto one line | one entry is one line: an entry cannot add a line (or a heading) to the prompt |
 //! | 5 | the scratchpad is `~/.recursive/workspaces/<hash>/scratchpad.json`, in file order | `<workspace>/.recursive/scratchpad.json` (recursive's fallback), sorted by key | **not matched yet**: the standard source sorts keys; recursive's per-workspace folder is keyed by a hash of the absolute path |
-//! | 6 | `# Facts` lines are `- id [tags] (source: s) text`, under a one-line heading, from its JSON fact stores | `- text`, from the standard dated JSON-lines sources | **not matched yet**: the standard source keeps only the text |
+//! | 6 | a fact store is read whole, however large | a store over 256 KiB is left out, with a note | bounded reads: a repository's `facts.jsonl` cannot make every session read gigabytes |
 //! | 7 | `# Episodic recall` summarises session folders (`- name (n msgs, status): goal`) | `- date: summary` from `episodes.jsonl` | **not matched yet**: no session folders in this project |
 //! | 8 | at this commit the skill index is a per-turn reminder, not in the system prompt | `# Available skills` after the base | **not matched yet**: this reproduction has no per-turn reminder channel, so the index stays in the prompt |
 //! | 9 | `cli_run` injects `always`-mode skill bodies and a hint for triggered ones | the bodies of goal-matched skills, after assembly | **not matched yet**: the suffix is outside Layer 0 and was not compared |
@@ -73,6 +74,7 @@
 //! suffix after assembly: the bodies of the skills its goal matches.
 
 mod channels;
+mod facts;
 mod layers;
 mod notes;
 
@@ -85,8 +87,8 @@ use prompt_core::{
 };
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    DatedEntries, DatedSpec, EntryBudget, Episodes, Facts, MemoryFile, ProjectDocs,
-    ProjectDocsConfig, ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits, UserPreferences,
+    DatedEntries, DatedSpec, EntryBudget, Episodes, MemoryFile, ProjectDocs, ProjectDocsConfig,
+    ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits, UserPreferences,
 };
 
 /// At most this many bytes are read of each JSON-lines file: its tail.
@@ -96,9 +98,10 @@ pub use channels::{
     ChannelError, ChannelPrompt, CliFlags, RUN_SKILLS_CAP, RunRequest, SYSTEM_PROMPT_FILE_CAP,
     cli_loop, cli_run, http, tui,
 };
+pub use facts::{Fact, FactStores};
 pub use layers::{
     AGENT_TOOL, AGENT_TOOL_NOTE, AppendedInstructions, AppendedInstructionsLayer, COORDINATOR_TEXT,
-    CallerBase, Coordinator, DOC_MARKER_TAIL, EpisodicRecall, FactsSection, MemoryRule,
+    CallerBase, Coordinator, DOC_MARKER_TAIL, EpisodicRecall, FACTS_LINE, FactsSection, MemoryRule,
     MemorySection, NOTES_LINE, PERSONA, Persona, ProjectContextSection, ProjectMemorySection, RULE,
     SCRATCHPAD_LINE, ScratchpadSection, SkillsSection, SubAgentsEnabled, SystemPromptOverride,
     UserPreferencesSection, doc_marker, memory_marker, preview,
@@ -303,10 +306,7 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
         read_cap: JSONL_READ_CAP,
         now: jiff::Timestamp::now(),
     };
-    session.insert(Facts(DatedEntries::load(
-        &fact_files,
-        &spec("text", "last_accessed"),
-    )));
+    session.insert(FactStores::load(&fact_files, config.summary_limit));
     let episodes = (project.join("memory/episodes.jsonl"), workspace);
     session.insert(Episodes(DatedEntries::load(
         &[episodes],
