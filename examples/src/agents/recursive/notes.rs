@@ -22,6 +22,9 @@ pub struct Note {
     /// Its tags, listed after the id.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// When it was written (required by recursive's format: a file with a
+    /// note that lacks it is malformed, as recursive reads it).
+    pub ts: String,
 }
 
 impl Note {
@@ -109,7 +112,7 @@ impl LegacyNotes {
             Err(error) => Self::failed(
                 &shown,
                 format!(
-                    "line {}: {error}; expected {{\"notes\": [{{\"id\": .., \"text\": ..}}]}}",
+                    "line {}: {error}; expected {{\"notes\": [{{\"id\": .., \"text\": .., \"ts\": ..}}]}}",
                     error.line()
                 ),
             ),
@@ -137,6 +140,7 @@ mod tests {
             id: "N1".into(),
             text: "記".repeat(40),
             tags: Vec::new(),
+            ts: String::new(),
         };
         let hook = note.hook();
         assert!(hook.ends_with("..."));
