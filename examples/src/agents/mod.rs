@@ -289,6 +289,9 @@ pub struct RenderRequest {
     pub date: Option<String>,
     /// The model the turn states.
     pub model: Option<String>,
+    /// `--prompt-path` folders: kitsoki searches them for
+    /// `sysprompt/kitsoki.md` before the story root (its overlay).
+    pub prompt_path: Vec<PathBuf>,
 }
 
 impl RenderRequest {
@@ -305,6 +308,7 @@ impl RenderRequest {
             mode: options.mode,
             date: options.date.clone(),
             model: options.model.clone(),
+            prompt_path: options.prompt_path.clone(),
         }
     }
 }

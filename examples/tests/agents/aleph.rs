@@ -239,6 +239,7 @@ fn aleph_toml_selects_the_mode_in_lowercase() {
         mode: None,
         date: None,
         model: None,
+        prompt_path: Vec::new(),
     };
     assert_eq!(
         Agent::Aleph.render(&request).unwrap().prompt.trace().mode,
@@ -341,4 +342,36 @@ fn every_layer_speaks_in_some_paradigm() {
     assert_eq!(names, ["cli", "background", "web_rich", "sub_agent"]);
     let unreachable = unreachable_layers(pipeline, &paradigms, aleph::PATHS, aleph::MODES).unwrap();
     assert!(unreachable.is_empty(), "{unreachable:?}");
+}
+
+/// The seed's table in the module doc (`examples/src/agents/aleph/mod.rs`,
+/// "Layers") and the pipeline say the same: names, priorities, bands, paths
+/// and modes, in order.
+#[test]
+fn the_module_table_is_the_pipeline() {
+    let source = include_str!("../../src/agents/aleph/mod.rs");
+    let documented: Vec<String> = source
+        .lines()
+        .skip_while(|l| *l != "//! # Layers")
+        .take_while(|l| !l.starts_with("//! Compact drops"))
+        .filter(|l| l.starts_with("//! | `"))
+        .map(|l| l.trim_start_matches("//! ").to_owned())
+        .collect();
+    let pipeline = aleph::pipeline().unwrap();
+    let list = |items: Vec<String>| items.join(", ");
+    let actual: Vec<String> = pipeline
+        .specs()
+        .map(|s| {
+            format!(
+                "| `{}` | {} | {:?} | {} | {} |",
+                s.name,
+                s.priority,
+                s.stability,
+                list(s.paths.iter().map(|p| p.to_string()).collect()),
+                list(s.modes.iter().map(|m| m.to_string()).collect()),
+            )
+        })
+        .collect();
+    assert_eq!(documented, actual);
+    assert_eq!(actual.len(), 38);
 }

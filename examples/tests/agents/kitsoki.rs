@@ -21,7 +21,6 @@ fn ask(story: &Story, verb: Verb) -> kitsoki::Invocation {
 /// A story folder with `app.yaml` = `yaml` and the given files.
 fn story_with(yaml: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join(".git")).unwrap(); // stop the upward search here
     std::fs::write(dir.path().join("app.yaml"), yaml).unwrap();
     for (path, text) in files {
         let path = dir.path().join(path);
@@ -57,12 +56,12 @@ fn three_layers_trimmed_and_joined_with_a_rule() {
     let invocation = ask(&story, Verb::Ask);
     let parts: Vec<&str> = invocation.system_prompt.split(SEPARATOR).collect();
     assert_eq!(parts.len(), 3, "{}", invocation.system_prompt);
-    // The framework override found upward, with its @shared include from the story's shared/.
-    assert!(parts[0].starts_with("# Kitsoki: trail\n"));
+    // The story's sysprompt/kitsoki.md, with its @shared include from the story's shared/.
+    assert!(parts[0].starts_with("# Kitsoki: The Trail\n"));
     assert!(
         parts[0].ends_with("Write for the trail: plain words, present tense, no modern slang.")
     );
-    assert!(parts[1].starts_with("## Project: trail"));
+    assert!(parts[1].starts_with("## Project: The Trail"));
     assert_eq!(
         parts[2],
         format!(
@@ -88,7 +87,7 @@ fn per_turn_data_is_the_user_message_not_the_system_prompt() {
 }
 
 #[test]
-fn the_framework_layer_falls_back_to_the_search_path_then_the_default() {
+fn the_framework_layer_is_sysprompt_kitsoki_md_on_the_search_path_else_the_default() {
     let story = story_with(GUIDE, &[]);
     let loaded = Story::load(story.path(), &[]).unwrap();
     assert_eq!(loaded.framework, DEFAULT_FRAMEWORK.trim());
@@ -104,26 +103,139 @@ fn the_framework_layer_falls_back_to_the_search_path_then_the_default() {
         "{invocation}"
     );
 
-    let search = tempfile::tempdir().unwrap();
-    std::fs::create_dir(search.path().join("sysprompt")).unwrap();
+    // The story's own file, on kitsoki's search path.
+    std::fs::create_dir(story.path().join("sysprompt")).unwrap();
     std::fs::write(
-        search.path().join("sysprompt/kitsoki.md"),
-        "Overlay for {{ app }}.\n",
+        story.path().join("sysprompt/kitsoki.md"),
+        "Story framework.\n",
     )
     .unwrap();
-    let loaded = Story::load(story.path(), &[search.path().to_owned()]).unwrap();
-    assert_eq!(loaded.framework, "Overlay for demo.");
+    let loaded = Story::load(story.path(), &[]).unwrap();
+    assert_eq!(loaded.framework, "Story framework.");
+
+    // An overlay folder comes first, as kitsoki's overlay does. Its template
+    // sees no variables: `{{ app }}` is empty, as in kitsoki.
+    let overlay = tempfile::tempdir().unwrap();
+    std::fs::create_dir(overlay.path().join("sysprompt")).unwrap();
+    std::fs::write(
+        overlay.path().join("sysprompt/kitsoki.md"),
+        "Overlay for [{{ app }}].\n",
+    )
+    .unwrap();
+    let loaded = Story::load(story.path(), &[overlay.path().to_owned()]).unwrap();
+    assert_eq!(loaded.framework, "Overlay for [].");
+
+    // A file that fails to render falls back to the built-in text, with a note.
+    std::fs::write(story.path().join("sysprompt/kitsoki.md"), "{% if %}\n").unwrap();
+    let loaded = Story::load(story.path(), &[]).unwrap();
+    assert_eq!(loaded.framework, DEFAULT_FRAMEWORK.trim());
+    assert!(
+        loaded
+            .notes
+            .iter()
+            .any(|n| n.contains("built-in framework layer")),
+        "{:?}",
+        loaded.notes
+    );
+}
+
+#[test]
+fn no_upward_kitsoki_system_prompt_md_is_read() {
+    let outer = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(outer.path().join(".kitsoki")).unwrap();
+    std::fs::write(
+        outer.path().join(".kitsoki/system-prompt.md"),
+        "Not kitsoki's.\n",
+    )
+    .unwrap();
+    let story = outer.path().join("story");
+    std::fs::create_dir(&story).unwrap();
+    std::fs::write(story.join("app.yaml"), GUIDE).unwrap();
+    let loaded = Story::load_in(outer.path(), &story, &[]).unwrap();
+    assert_eq!(loaded.framework, DEFAULT_FRAMEWORK.trim());
+}
+
+#[test]
+fn a_missing_context_path_drops_the_project_layer_with_a_note() {
+    let story = story_with(
+        "app:\n  id: demo\n  context_path: docs/absent.md\nagents:\n  guide:\n    system_prompt: Be brief.\n",
+        &[("prompts/_project.md", "Not read when context_path is set.")],
+    );
+    let loaded = Story::load(story.path(), &[]).unwrap();
+    assert_eq!(loaded.project, None);
+    assert!(
+        loaded.notes.iter().any(|n| n.contains("docs/absent.md")),
+        "{:?}",
+        loaded.notes
+    );
+    // The note is in the project layer's trace, where `--trace` shows it.
+    let prompt = kitsoki::compose(
+        &loaded,
+        &Call {
+            prompt: None,
+            ..kitsoki::demo_call(Verb::Ask)
+        },
+        AssemblyPath::Basic,
+    )
+    .unwrap()
+    .prompt
+    .unwrap();
+    let project = prompt
+        .trace()
+        .layers
+        .iter()
+        .find(|l| l.name == "project")
+        .unwrap();
+    assert!(project.silent);
+    assert!(
+        project.notes.iter().any(|n| n.contains("docs/absent.md")),
+        "{:?}",
+        project.notes
+    );
+}
+
+#[test]
+fn an_over_cap_project_text_is_cut_with_the_marker() {
+    let line = "- Berth: reserved for the ferry on weekdays.\n";
+    let text = line.repeat(2 * kitsoki::PROJECT_CAP / line.len());
+    let story = story_with(GUIDE, &[("prompts/_project.md", &text)]);
+    let loaded = Story::load(story.path(), &[]).unwrap();
+    let project = loaded.project.unwrap();
+    assert!(
+        project.len() < kitsoki::PROJECT_CAP + 100,
+        "{}",
+        project.len()
+    );
+    assert!(
+        project.ends_with(", cap 64 KiB]")
+            && project.contains("\n\n[…truncated: the project context is "),
+        "{}",
+        &project[project.len() - 120..]
+    );
+}
+
+#[test]
+fn undefined_names_render_empty_as_in_kitsoki() {
+    let story = story_with(
+        GUIDE,
+        &[(
+            "prompts/_project.md",
+            "A{{ nothing }}B{{ args.day }}C{{ app }}D",
+        )],
+    );
+    let loaded = Story::load(story.path(), &[]).unwrap();
+    assert_eq!(loaded.project.as_deref(), Some("ABCD"));
 }
 
 #[test]
 fn the_project_layer_comes_from_context_then_context_path_then_the_convention() {
     let inline = story_with(
-        "app:\n  id: demo\n  context: \"Inline {{ app }}.\"\n",
+        "app:\n  id: demo\n  context: \"Inline.\"\n",
         &[("prompts/_project.md", "Convention.")],
     );
     assert_eq!(
         Story::load(inline.path(), &[]).unwrap().project.as_deref(),
-        Some("Inline demo.")
+        Some("Inline.")
     );
 
     let by_path = story_with(
@@ -180,11 +292,17 @@ fn every_verb_but_task_excludes_claude_codes_dynamic_sections() {
         assert_eq!(excludes, verb != Verb::Task, "{verb:?}");
         assert_eq!(invocation.trace.exclude_dynamic, excludes);
     }
-    // route has no contract: the task layer is the persona alone.
+    // route has no contract: the task layer is the persona alone. It is
+    // kitsoki's router: the built-in framework text, and no
+    // prompts/_project.md (the router reads app.context / context_path only).
     let route = ask(&story, Verb::Route);
-    assert!(route.system_prompt.ends_with(&format!(
-        "{SEPARATOR}You are a weathered frontier guide. Speak plainly, five sentences at most."
-    )));
+    assert_eq!(
+        route.system_prompt,
+        format!(
+            "{}{SEPARATOR}You are a weathered frontier guide. Speak plainly, five sentences at most.",
+            DEFAULT_FRAMEWORK.trim()
+        )
+    );
 }
 
 #[test]

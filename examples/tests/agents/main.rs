@@ -7,6 +7,7 @@
 mod aleph;
 mod app_yaml;
 mod contract;
+mod differential;
 mod kitsoki;
 mod providers;
 mod recursive;

@@ -29,6 +29,7 @@ fn every_agent_as_each_provider_receives_it() {
             mode: None,
             date: Some("2026-11-29".into()),
             model: Some("claude-sonnet-4-5".into()),
+            prompt_path: Vec::new(),
         };
         let prompt = agent.render(&request).unwrap().prompt;
         let user = Message::user("Continue.");

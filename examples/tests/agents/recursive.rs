@@ -42,20 +42,24 @@ fn every_path_of_the_fixture() {
 }
 
 #[test]
-fn sections_run_stable_to_volatile_in_the_issue_order() {
+fn sections_run_in_recursive_order_with_its_rules_and_sub_headers() {
     let text = system(&fixture(), &BaseFold::default());
+    // recursive's `prepend_project_context`: the project context first, its
+    // files under `## ` sub-headers, then a rule, the base, a rule, the
+    // memory sections (`# Heading` then a single newline).
+    assert!(text.starts_with("# Project context\n\n## AGENTS.md\n\n<file path=\"AGENTS.md\">\n"));
     let order = [
-        "You are recursive,",
-        "# User preferences\n\n",
-        "# Project memory\n\n",
-        "# Memory\n\n",
-        "# Scratchpad\n\n",
-        "# Facts\n\n",
-        "# Episodic recall\n\n",
-        "# Project context\n\n<file path=\"AGENTS.md\">\n",
-        "\n\n<file path=\"CLAUDE.md\">\n",
-        "# Available skills\n\n",
-        "## Coordinator workflow\n\n",
+        "# Project context\n\n## AGENTS.md\n\n<file path=\"AGENTS.md\">\n",
+        "</file>\n\n## CLAUDE.md\n\n<file path=\"CLAUDE.md\">\n",
+        "</file>\n\n---\n\nYou are recursive,",
+        "\n\n---\n\n# User preferences\n<file",
+        "</file>\n\n# Project memory\n<file",
+        "</file>\n\n# Memory summary\n",
+        "\n\n# Scratchpad\n",
+        "\n\n# Facts\n## Most recently used first",
+        "\n\n# Episodic recall\n- ",
+        "\n\n# Available skills\n",
+        "\n\n---\n\n## Coordinator workflow\n\n",
     ];
     let positions: Vec<usize> = order.iter().map(|h| position(&text, h)).collect();
     assert!(positions.is_sorted(), "{positions:?}\n{text}");
@@ -100,7 +104,7 @@ fn the_four_channels_produce_the_same_prompt_for_the_same_inputs() {
     assert_eq!(cli.system(), http.system());
     assert!(
         cli.system()
-            .contains(&format!("\n\n{append}\n\n# Available skills"))
+            .contains(&format!(".\n{append}\n\n# Available skills"))
     );
 }
 
@@ -123,7 +127,7 @@ fn a_replaced_base_still_gets_the_project_context_in_front() {
     .system();
     assert_eq!(http, cli);
     assert!(
-        http.starts_with("# Project context\n\n<file path=\"AGENTS.md\">\n"),
+        http.starts_with("# Project context\n\n## AGENTS.md\n\n<file path=\"AGENTS.md\">\n"),
         "{http}"
     );
     assert!(position(&http, "You are a release engineer.") > position(&http, "# Project context"));
@@ -134,7 +138,7 @@ fn a_replaced_base_still_gets_the_project_context_in_front() {
     for gone in [
         "You are recursive,",
         "# User preferences",
-        "# Memory",
+        "# Memory summary",
         "# Scratchpad",
     ] {
         assert!(!http.contains(gone), "{gone} belongs to the replaced base");
@@ -156,7 +160,7 @@ fn a_system_prompt_file_replaces_the_base_and_errors_name_the_file() {
         recursive::cli_loop(&config, &flags)
             .unwrap()
             .system()
-            .contains("\n\nFrom a file.\n\n")
+            .contains("</file>\n\n---\n\nFrom a file.\n\n\n# Available skills")
     );
 
     let missing = CliFlags {
@@ -246,7 +250,7 @@ fn an_over_cap_file_ends_with_the_marker_and_a_split_character_is_dropped_whole(
         let kept = "a".repeat(recursive::MEMORY_CAP - 1);
         // The file is named as the user's root shows it.
         let expected = format!(
-            "# User preferences\n\n<file path=\"~/.recursive/memory/user.md\">\n{kept}\n</file>\n\n[…truncated: ~/.recursive/memory/user.md is 8.1 KiB, cap 8 KiB]\n\n"
+            "# User preferences\n<file path=\"~/.recursive/memory/user.md\">\n{kept}\n</file>\n\n[…truncated at 8KB]\n\n"
         );
         assert!(
             prompt.contains(&expected),
@@ -269,7 +273,8 @@ fn an_over_cap_project_doc_ends_with_the_marker() {
     let tail = &prompt[prompt.len().saturating_sub(200)..];
     assert!(
         prompt.contains(&format!(
-            "{kept}\n</file>\n\n[…truncated: AGENTS.md is 16 KiB + 1 B, cap 16 KiB]"
+            "{kept}\n</file>\n\n[…truncated, AGENTS.md is 16 KB; {}]\n\n---\n\n",
+            recursive::DOC_MARKER_TAIL
         )),
         "the 3-byte character straddles the cap and goes whole: ...{tail}"
     );
@@ -278,7 +283,7 @@ fn an_over_cap_project_doc_ends_with_the_marker() {
 #[test]
 fn every_layer_speaks_in_some_paradigm() {
     let pipeline = recursive::pipeline().unwrap();
-    assert_eq!(pipeline.len(), 12);
+    assert_eq!(pipeline.len(), 13);
     let paradigms = Agent::Recursive
         .paradigms(&Agent::Recursive.fixture(), Layout::Fixture)
         .unwrap();

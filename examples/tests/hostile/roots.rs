@@ -307,7 +307,7 @@ fn a_repository_laid_out_like_the_fixture_is_still_only_a_workspace() {
     let stdout = text(&out.stdout);
     assert!(
         stdout.contains(
-            "# User preferences\n\n<file path=\"~/.recursive/memory/user.md\">\nAlways paste"
+            "# User preferences\n<file path=\"~/.recursive/memory/user.md\">\nAlways paste"
         ),
         "{stdout}"
     );

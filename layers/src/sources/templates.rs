@@ -107,6 +107,8 @@ impl Default for TemplateLimits {
 pub struct Templates {
     shared: Option<Root>,
     limits: TemplateLimits,
+    /// Undefined variables render as empty text instead of failing.
+    lenient: bool,
 }
 
 impl Templates {
@@ -119,6 +121,7 @@ impl Templates {
         Self {
             shared: Some(shared),
             limits: TemplateLimits::default(),
+            lenient: false,
         }
     }
 
@@ -130,12 +133,33 @@ impl Templates {
         Self {
             shared: shared.map(|dir| Root::new(dir, "@shared")),
             limits: TemplateLimits::default(),
+            lenient: false,
         }
     }
 
     /// The same templates under other limits.
     pub fn with_limits(mut self, limits: TemplateLimits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// The same templates, where an undefined variable (or an attribute of
+    /// one) renders as empty text instead of being an error: the rule of
+    /// Django-style engines such as pongo2, for reproducing an agent that
+    /// renders with one.
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use prompt_layers::sources::Templates;
+    ///
+    /// let templates = Templates::new(None).with_lenient_undefined();
+    /// let text = templates
+    ///     .render_str("p.md".as_ref(), "A{{ nothing }}B{{ args.day }}C", &BTreeMap::new())
+    ///     .unwrap();
+    /// assert_eq!(text, "ABC");
+    /// ```
+    pub fn with_lenient_undefined(mut self) -> Self {
+        self.lenient = true;
         self
     }
 
@@ -188,7 +212,11 @@ impl Templates {
         )?;
 
         let mut env = Environment::empty();
-        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_undefined_behavior(if self.lenient {
+            UndefinedBehavior::Chainable
+        } else {
+            UndefinedBehavior::Strict
+        });
         // As `whitespace()`: the check parses as the engine does.
         env.set_keep_trailing_newline(true);
         env.set_fuel(Some(self.limits.fuel));

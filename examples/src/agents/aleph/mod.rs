@@ -2,21 +2,52 @@
 //!
 //! # Layers
 //!
-//! Stable side (priorities below 10 000, the cached prefix): `soul` 50,
-//! `agent_role` 55, `curated_memory` 60, `strategy` 70, `profile` 75,
-//! `identity_files` 80, `extra_files` 90, `role` 100, `room_roster` 105,
-//! `environment` 300, `runtime_capabilities` 400, `tools_policy` 500,
-//! `security` 600, `protocol_tokens` 700, `operational_guidelines` 800,
-//! `multi_step_conduct` 805, `provider_guidance` 810, `citation_standards` 900,
-//! `skill_instructions` 1050, `agent_catalog` 1060, `special_actions` 1100,
-//! `memory_protocol` 1105, `guidelines` 1300, `language` 1600.
+//! The seed's table (`002_4dd823e13494dd63`): names, priorities, bands,
+//! paths and modes, in prompt order. Aleph's public code is an older tag
+//! than the seed, so the seed is the reference; the test
+//! `aleph::the_module_table_is_the_pipeline` holds this table and the
+//! pipeline to each other.
 //!
-//! Dynamic side (10 000 and up, rendered per call, trimmed by the budget):
-//! `chain_context` 10702, `tool_runtime_state` 10703, `mcp_instructions` 10705,
-//! `voice_mode` 10710, `doctor_repair_hint` 10715, `runtime_context` 10720,
-//! `session_budget` 10730, `memory_window` 10745, `session_summaries` 10750,
-//! `timer_loop` 10753, `standing_goal` 10755, `execution_plan` 10756,
-//! `strategy_pointer` 10757, `operating_envelope` 10758.
+//! | layer | priority | band | paths | modes |
+//! |---|---|---|---|---|
+//! | `soul` | 50 | Stable | cached | full, compact, minimal |
+//! | `agent_role` | 55 | Stable | basic, cached | full, compact |
+//! | `curated_memory` | 60 | Stable | basic, cached | full, compact, minimal |
+//! | `strategy` | 70 | Stable | cached | full, compact |
+//! | `profile` | 75 | Stable | cached | full, compact |
+//! | `identity_files` | 80 | Stable | basic, cached | full, compact |
+//! | `extra_files` | 90 | Stable | basic, cached | full, compact |
+//! | `role` | 100 | Stable | basic, cached | full, compact |
+//! | `room_roster` | 105 | Stable | basic, cached | full, compact |
+//! | `environment` | 300 | Stable | basic, cached | full |
+//! | `runtime_capabilities` | 400 | Stable | basic, cached | full |
+//! | `tools_policy` | 500 | Stable | basic, cached | full, compact |
+//! | `security` | 600 | Stable | basic, cached | full, compact |
+//! | `protocol_tokens` | 700 | Stable | basic, cached | full |
+//! | `operational_guidelines` | 800 | Stable | basic, cached | full |
+//! | `multi_step_conduct` | 805 | Stable | basic, cached | full |
+//! | `provider_guidance` | 810 | Stable | basic, cached | full |
+//! | `citation_standards` | 900 | Stable | cached | full |
+//! | `skill_instructions` | 1050 | Stable | basic, cached | full |
+//! | `agent_catalog` | 1060 | Stable | basic, cached | full |
+//! | `special_actions` | 1100 | Stable | basic, cached | full |
+//! | `memory_protocol` | 1105 | Stable | basic, cached | full, compact |
+//! | `guidelines` | 1300 | Stable | basic, cached | full |
+//! | `language` | 1600 | Stable | basic, cached | full, compact, minimal |
+//! | `chain_context` | 10702 | Dynamic | basic, cached | full |
+//! | `tool_runtime_state` | 10703 | Dynamic | basic, cached | full, compact |
+//! | `mcp_instructions` | 10705 | Dynamic | basic, cached | full |
+//! | `voice_mode` | 10710 | Dynamic | cached | full, compact |
+//! | `doctor_repair_hint` | 10715 | Dynamic | cached | full, compact |
+//! | `runtime_context` | 10720 | Dynamic | basic, cached | full |
+//! | `session_budget` | 10730 | Dynamic | basic, cached | full |
+//! | `memory_window` | 10745 | Dynamic | basic, cached | full, compact |
+//! | `session_summaries` | 10750 | Dynamic | basic, cached | full, compact |
+//! | `timer_loop` | 10753 | Dynamic | basic, cached | full, compact |
+//! | `standing_goal` | 10755 | Dynamic | basic, cached | full, compact |
+//! | `execution_plan` | 10756 | Dynamic | basic, cached | full, compact |
+//! | `strategy_pointer` | 10757 | Dynamic | cached | full, compact |
+//! | `operating_envelope` | 10758 | Dynamic | cached | full, compact, minimal |
 //!
 //! Compact drops the heavy guidance (environment, runtimes, protocol tokens,
 //! system awareness, multi-step conduct, provider guidance, citations, skills,
@@ -41,23 +72,20 @@
 //! `iteration_cap` the session budget, `[general] language` the reply
 //! language, `[prompt] extra_files` more context files.
 //!
-//! # Where this follows the issue rather than upstream
+//! # Divergences from Aleph
 //!
-//! - `session_budget` is Dynamic (it states iterations used); upstream keeps a
-//!   Stable cap-only section.
-//! - The session-mode weld is the same line as in the operating envelope;
-//!   upstream welds a shorter variant. Both welds XML-escape the strategy body
-//!   like the layer; upstream's weld did not.
-//! - The sub-agent path honours the mode; upstream's Basic entry ignored it.
-//! - Minimal also keeps the operating envelope (approval and usage mode), so
-//!   the stable/dynamic split is visible there too; upstream's Minimal has no
-//!   Dynamic layer.
-//! - `tools_policy` is kept (the issue names it); upstream folded it into
-//!   other layers. `graph_topology` is left out.
-//! - OS, architecture and shell are session facts (`environment`, Stable);
-//!   the turn's [`RuntimeFacts`] carry only per-call facts, so no fact is
-//!   stated twice.
-//! - Budgets are counted by the framework's token estimate, not in characters.
+//! Against the seed's description; where Aleph's older public code differs
+//! from the seed as well, that is said.
+//!
+//! | # | Aleph | here | why |
+//! |---|---|---|---|
+//! | 1 | `session_budget` is Stable and states the cap only | Dynamic: the cap and the iterations used so far | the count changes every turn: in the cached prefix it would bust the cache each turn, and without it the model cannot pace itself |
+//! | 2 | the sub-agent weld has its own shorter session-mode line, and does not XML-escape the strategy body | the weld is the same line as the operating envelope's, and both welds escape the strategy body like the layer does | a strategy body holding `</strategy>` cannot close the block and add instructions; one sentence per fact, worded once |
+//! | 3 | the sub-agent (Basic) entry ignores the prompt mode | it honours it | a user who chose Compact or Minimal gets it for sub-agents too (their token bill) |
+//! | 4 | Minimal has no Dynamic layer | Minimal keeps `operating_envelope` (approval and usage mode) | the approval mode says what the agent may do without asking: a safety fact no mode may drop |
+//! | 5 | Aleph's code folds tool policy into other layers and has `graph_topology` | `tools_policy` is its own layer; `graph_topology` is left out | `tools_policy`: the issue that specified this reproduction names it as a layer, and one place states the tool rules. `graph_topology`: **not reproduced yet**, no reason of a user's: open |
+//! | 6 | OS, architecture and shell are stated with each turn's runtime facts | they are session facts in `environment` (Stable); the turn states only per-call facts | they cannot change within a session: stated per turn they cost cache and are stated twice |
+//! | 7 | budgets counted in characters | counted by the framework's token estimate | the budget bounds what the provider bills, which is tokens |
 
 mod dynamic;
 mod stable;

@@ -1,19 +1,28 @@
 //! kitsoki: a story engine that hands one judgment call at a time to `claude`
 //! (or Codex), with a three-layer system prompt.
 //!
+//! As kitsoki's `internal/sysprompt` `Compose` and the host code that calls
+//! it (`internal/host/sysprompt.go`, upstream `constructorfabric/Kitsoki` at
+//! `1f4abf0e`) compose it:
+//!
 //! | layer | priority | stability | text |
 //! |---|---|---|---|
-//! | `framework` | 100 | Stable | `.kitsoki/system-prompt.md` found upward from the story root, else `sysprompt/kitsoki.md` on the prompt search path, else [`DEFAULT_FRAMEWORK`] |
-//! | `project` | 200 | Stable | `app.context` inline or the file `app.context_path` in `app.yaml` (both set: an error naming the file), else `prompts/_project.md` |
+//! | `framework` | 100 | Stable | `sysprompt/kitsoki.md` on the story's prompt search path (the `search_path` folders given to [`Story::load`], kitsoki's overlay, then the story root), rendered; else [`DEFAULT_FRAMEWORK`] |
+//! | `project` | 200 | Stable | `app.context` inline, else the file `app.context_path`, else `prompts/_project.md`, rendered (both keys set: an error naming `app.yaml`) |
 //! | `task` | 10000 | Dynamic | the verb's contract, then the agent's persona |
 //!
-//! Files are rendered through the standard template engine, where
-//! `{% include "@shared/x" %}` reads `shared/x` under the story root (the
-//! folder holding `app.yaml`); the framework file is located by the standard
-//! base-prompt source, configured with kitsoki's file names. Each layer is
-//! trimmed, empty ones are dropped, and the rest are joined with
-//! [`SEPARATOR`]. The task layer is the only Dynamic one: the framework and
-//! project text is byte-identical for every call of a story.
+//! Each layer is trimmed (Unicode whitespace included), empty ones are
+//! dropped, and the rest are joined with [`SEPARATOR`]; the task layer
+//! joins contract and persona with a blank line. Templates see no
+//! variables: kitsoki renders these files with `args` unset and its engine
+//! values empty, and a name it does not know renders empty, so
+//! `{{ app }}` and `{{ nothing }}` are empty text here too. A framework
+//! file that fails to render or renders blank falls back to the built-in
+//! text; a `context_path` file that is missing, or a project text that
+//! fails to render, leaves the project layer out; each with a note in
+//! [`Story::notes`] (kitsoki logs a warning). `route` is kitsoki's router:
+//! the built-in framework text and the project text as written (not
+//! rendered, no `prompts/_project.md`).
 //!
 //! Per-turn data never enters the system prompt: a call's `prompt` template,
 //! rendered with its arguments, is the user message.
@@ -25,16 +34,28 @@
 //! ([`codex_args`]). Each call returns and emits (as a `tracing` debug event
 //! `sysprompt.composed`, target `kitsoki::sysprompt`) a [`ComposeTrace`].
 //!
-//! # Where this follows the issue rather than upstream
+//! # Built-in texts
 //!
-//! - `@shared/` is always the story's `shared/` folder; upstream resolves it
-//!   against `prompts.shared` in `app.yaml`, with no default.
-//! - A missing `app.context_path` file is an error naming the key; upstream
-//!   logs a warning and drops the layer.
-//! - The upward search for `.kitsoki/system-prompt.md` stops at the
-//!   repository root (the standard source's rule); upstream walks to `/`.
-//! - The router's special case (raw project text, built-in framework layer)
-//!   is not reproduced: `route` composes like every other verb.
+//! This project's own words stand where kitsoki has its own: the framework
+//! text [`DEFAULT_FRAMEWORK`] (kitsoki's embedded `templates/kitsoki.md`)
+//! and the per-verb contracts [`Verb::contract`]. The differential tests
+//! (`examples/tests/agents/differential/kitsoki/`) run kitsoki's own
+//! composition code with these texts in its place.
+//!
+//! # Divergences from kitsoki
+//!
+//! Everything else is kitsoki's byte for byte on the differential cases; the
+//! test applies each row marked *tested* to kitsoki's output and then
+//! requires equality.
+//!
+//! | # | kitsoki | here | why |
+//! |---|---|---|---|
+//! | 1 | a story file's bytes go in as rendered | cleaned: a BOM, the CR of CRLF, control and invisible (zero-width, bidi) characters dropped (*tested*) | story files come from a repository the user may not have written: invisible characters hide instructions from the reader, and control characters reach the terminal |
+//! | 2 | a project text of any size goes in whole | cut at [`PROJECT_CAP`] (64 KiB) on a character boundary, ending with the standard marker (*tested*, 130 KB case) | one file cannot fill the context window or the bill; the marker says what was cut |
+//! | 3 | templates are pongo2 (Django syntax: `\|default:"x"`, kitsoki's `??`, any filter or call) | the project's bounded Jinja subset (minijinja): Django-only syntax is a syntax error, and the layer is left out with a note | a repository's template runs on the user's machine: this engine bounds fuel, output, includes and what a template may call; pongo2 bounds none of these |
+//! | 4 | `{{ run.turn }}` renders `0`, `{{ world }}` and `{{ state }}` print Go maps | every name renders empty | a static render has no run or story state, and a Go map's print form is not text a model can use |
+//! | 5 | `@shared/` resolves in the folders `prompts.shared` names (none by default) | always the story's own `shared/` folder | a repository may not point includes outside its story (`prompts.shared: [/home/you]` would read any file); stories that name `shared` render the same |
+//! | 6 | a template file of any size | at most 256 KiB read, 1 MiB rendered, else the layer is left out with a note | bounded reads and renders |
 
 mod cli;
 mod story;
@@ -51,7 +72,10 @@ use prompt_core::{
 use serde::{Deserialize, Serialize};
 
 pub use cli::{INSTRUCTIONS_FILE, claude_args, claude_invocation, codex_args, codex_invocation};
-pub use story::{AgentDecl, AppFile, AppMeta, STORY_FILE_CAP, Story, StoryAgent};
+pub use story::{
+    AgentDecl, AppFile, AppMeta, FRAMEWORK_FILE, PROJECT_CAP, PROJECT_CONVENTION,
+    PROJECT_RENDER_LIMIT, STORY_FILE_CAP, Story, StoryAgent,
+};
 
 use super::{AgentError, Paradigm, RenderRequest, Rendered};
 
@@ -220,6 +244,18 @@ pub struct ProjectText(pub String);
 
 impl prompt_core::SessionValue for ProjectText {}
 
+/// What loading the story worked around (session context): the framework
+/// and project layers put these notes in their trace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadNotes {
+    /// Notes on the framework layer.
+    pub framework: Vec<String>,
+    /// Notes on the project layer.
+    pub project: Vec<String>,
+}
+
+impl prompt_core::SessionValue for LoadNotes {}
+
 /// The task of one call (turn context).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskText {
@@ -238,6 +274,9 @@ pub struct Framework;
 
 impl Render<Stable> for Framework {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+        for note in input.get::<LoadNotes>().map_or(&[][..], |n| &n.framework) {
+            input.note(note.clone());
+        }
         let text = input
             .get::<FrameworkText>()
             .map_or(DEFAULT_FRAMEWORK, |t| t.0.as_str());
@@ -253,6 +292,9 @@ pub struct Project;
 
 impl Render<Stable> for Project {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+        for note in input.get::<LoadNotes>().map_or(&[][..], |n| &n.project) {
+            input.note(note.clone());
+        }
         if let Some(ProjectText(text)) = input.get::<ProjectText>() {
             out.push_str(text.trim());
         }
@@ -345,11 +387,36 @@ pub struct Invocation {
 
 /// The session context of a story: the framework and project layers.
 pub fn session_context(story: &Story) -> Context {
-    let mut session = Context::new().with(FrameworkText(story.framework.clone()));
+    let mut session = Context::new()
+        .with(FrameworkText(story.framework.clone()))
+        .with(LoadNotes {
+            framework: story.framework_notes.clone(),
+            project: story.project_notes.clone(),
+        });
     if let Some(project) = &story.project {
         session.insert(ProjectText(project.clone()));
     }
     session
+}
+
+/// The router's session context: kitsoki's router composes with the
+/// built-in framework layer and the project text as written (see
+/// [`Story::router_project`]).
+pub fn router_context(story: &Story) -> Context {
+    let mut session = Context::new().with(FrameworkText(DEFAULT_FRAMEWORK.trim().to_owned()));
+    if let Some(project) = &story.router_project {
+        session.insert(ProjectText(project.clone()));
+    }
+    session
+}
+
+/// The session context a call of `verb` composes with: the router's for
+/// `route`, the story's for every other verb.
+pub fn session_for(story: &Story, verb: Verb) -> Context {
+    match verb {
+        Verb::Route => router_context(story),
+        _ => session_context(story),
+    }
 }
 
 /// Composes `call` against `story` on `path`, emits its trace record, and
@@ -396,7 +463,7 @@ pub fn compose(story: &Story, call: &Call, path: AssemblyPath) -> Result<Invocat
             persona,
         });
         let builder = PromptBuilder::new(pipeline()?).separator(SEPARATOR);
-        let session = session_context(story);
+        let session = session_for(story, call.verb);
         let prompt = match path {
             AssemblyPath::Cached => builder.build_cached(&session, &turn)?,
             AssemblyPath::Basic => builder.build_basic(&session, &turn)?,
@@ -455,13 +522,13 @@ pub fn story_root(workspace: &Path) -> Option<PathBuf> {
     stories.into_iter().next()
 }
 
-fn load(workspace: &Path) -> Result<Story, KitsokiError> {
+fn load(workspace: &Path, prompt_path: &[PathBuf]) -> Result<Story, KitsokiError> {
     let root = story_root(workspace).ok_or_else(|| KitsokiError::AppYaml {
         path: workspace.join("app.yaml"),
         message: "no app.yaml here or in stories/*/; point --workspace at a story folder"
             .to_owned(),
     })?;
-    Story::load_in(workspace, &root, &[])
+    Story::load_in(workspace, &root, prompt_path)
 }
 
 /// The fixture's demo call: `ask` for the `guide`, with `prompts/narrate.md`.
@@ -475,19 +542,21 @@ pub fn demo_call(verb: Verb) -> Call {
     }
 }
 
-/// The paradigms over a workspace: one per verb of the guide's demo call,
-/// each session holding the story's framework and project layers.
+/// The paradigms over a workspace: one per verb of the guide's demo call
+/// (`ask`, `task`, `decide`: the host's verbs), each session holding the
+/// story's framework and project layers. The router (`route`) composes from
+/// its own session ([`router_context`]) and is left out here.
 ///
 /// # Errors
 /// As [`Story::load`].
 pub fn paradigms(workspace: &Path) -> Result<Vec<Paradigm>, KitsokiError> {
-    let story = load(workspace)?;
+    let story = load(workspace, &[])?;
     let persona = story
         .agents
         .get("guide")
         .map(|a| a.persona.clone())
         .unwrap_or_default();
-    Ok([Verb::Ask, Verb::Task, Verb::Route]
+    Ok([Verb::Ask, Verb::Task, Verb::Decide]
         .into_iter()
         .map(|verb| {
             let turn = Context::new().with(TaskText {
@@ -513,7 +582,7 @@ pub(crate) fn render_call(
     verb: Option<Verb>,
     agent: Option<&str>,
 ) -> Result<Rendered, AgentError> {
-    let story = load(&request.workspace)?;
+    let story = load(&request.workspace, &request.prompt_path)?;
     let agent = match agent {
         Some(name) if story.agents.contains_key(name) => name.to_owned(),
         Some(name) => {

@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
+use prompt_layers::sources::__private::clean;
 use prompt_layers::sources::{
-    BasePromptConfig, CappedText, PromptOrigin, Root, SourceError, Templates, yaml,
+    CappedText, PromptOrigin, Root, SourceError, TemplateLimits, Templates, yaml,
 };
 use serde::Deserialize;
 
@@ -13,6 +14,21 @@ use super::{DEFAULT_FRAMEWORK, KitsokiError};
 
 /// The largest `app.yaml` or persona file read, in bytes.
 pub const STORY_FILE_CAP: usize = 256 * 1024;
+
+/// The project layer's cap, in bytes: a longer rendered text is cut on a
+/// character boundary and ends with the standard marker (kitsoki has none).
+pub const PROJECT_CAP: usize = 64 * 1024;
+
+/// The most a framework or project template may render, in bytes, before
+/// the render stops (and the layer is left out, with a note): room for a
+/// text over [`PROJECT_CAP`] to be cut visibly instead.
+pub const PROJECT_RENDER_LIMIT: usize = 1024 * 1024;
+
+/// The framework file kitsoki looks up on the story's prompt search path.
+pub const FRAMEWORK_FILE: &str = "sysprompt/kitsoki.md";
+
+/// The project file kitsoki reads when `app.yaml` names no project context.
+pub const PROJECT_CONVENTION: &str = "prompts/_project.md";
 
 /// `app:` of `app.yaml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -73,11 +89,21 @@ pub struct Story {
     pub framework_origin: PromptOrigin,
     /// The project layer, rendered and trimmed; `None` when there is none.
     pub project: Option<String>,
+    /// The router's project layer: `app.context`, else the file
+    /// `app.context_path`, as written (not rendered), trimmed; kitsoki's
+    /// router reads no `prompts/_project.md`. `None` when there is none.
+    pub router_project: Option<String>,
     /// The agents, by name.
     pub agents: BTreeMap<String, StoryAgent>,
     /// What was worked around while loading (a framework file that failed to
-    /// render), for the trace.
+    /// render, a missing `context_path` file, a project text cut or left
+    /// out): [`framework_notes`](Self::framework_notes) then
+    /// [`project_notes`](Self::project_notes).
     pub notes: Vec<String>,
+    /// The notes on the framework layer; its trace shows them.
+    pub framework_notes: Vec<String>,
+    /// The notes on the project layers; the project layer's trace shows them.
+    pub project_notes: Vec<String>,
 }
 
 impl Story {
@@ -96,24 +122,28 @@ impl Story {
 
     /// Loads the story at `root` (the folder holding `app.yaml`).
     ///
-    /// The framework layer is `.kitsoki/system-prompt.md` found upward from
-    /// `root` (stopping at the repository root), else `sysprompt/kitsoki.md`
-    /// in the first `search_path` directory that has it, else
-    /// [`DEFAULT_FRAMEWORK`]. The project layer is `app.context`, else the file
-    /// `app.context_path`, else `prompts/_project.md` when present. All are
-    /// rendered as templates.
+    /// As kitsoki composes a story's prompt: the framework layer is
+    /// `sysprompt/kitsoki.md` on the story's prompt search path (each
+    /// `search_path` folder, kitsoki's overlay, then the story root),
+    /// rendered, else [`DEFAULT_FRAMEWORK`] (a file that fails to render or
+    /// renders blank falls back too, with a note). The project layer is
+    /// `app.context`, else the file `app.context_path`, else
+    /// `prompts/_project.md` when present; a missing `context_path` file or
+    /// a project text that fails to render drops the layer, with a note.
+    /// Templates are rendered with no variables in scope (kitsoki gives
+    /// these renders only its empty engine values) and an undefined name
+    /// renders empty; a project text over [`PROJECT_CAP`] is cut with the
+    /// standard marker.
     ///
     /// # Errors
     /// [`KitsokiError`] naming `app.yaml` (malformed, or both `context` and
-    /// `context_path` set), or the project or persona file that cannot be read
-    /// or rendered.
+    /// `context_path` set), or a persona file that cannot be read.
     pub fn load(root: &Path, search_path: &[PathBuf]) -> Result<Self, KitsokiError> {
         Self::load_in(root, root, search_path)
     }
 
-    /// [`load`](Self::load) for a story inside `workspace`: the upward search
-    /// for `.kitsoki/system-prompt.md` may go up to `workspace` (or the
-    /// repository root below it), never above.
+    /// [`load`](Self::load) for a story inside `workspace`: the story folder
+    /// may not lead out of it.
     ///
     /// # Errors
     /// As [`load`](Self::load).
@@ -140,54 +170,86 @@ impl Story {
                     message: e.to_string(),
                 }
             })?;
-        let templates = Self::templates(root)?;
-        let vars = BTreeMap::from([("app".to_owned(), app.app.id.clone())]);
-
-        let framework_config = BasePromptConfig {
-            override_file: PathBuf::from(".kitsoki/system-prompt.md"),
-            file_name: "sysprompt/kitsoki.md".to_owned(),
-            search_path: search_path.to_vec(),
-        };
-        let base = framework_config.resolve(workspace, root, &templates, &vars);
+        let templates =
+            Self::templates(root)?
+                .with_lenient_undefined()
+                .with_limits(TemplateLimits {
+                    max_output: PROJECT_RENDER_LIMIT,
+                    ..TemplateLimits::default()
+                });
+        // kitsoki renders these with `args` unset and no story state: no
+        // variable a template names has a value.
+        let vars = BTreeMap::new();
+        let mut framework_notes = Vec::new();
+        let (framework, framework_origin) = framework_layer(
+            root,
+            &story,
+            search_path,
+            &templates,
+            &vars,
+            &mut framework_notes,
+        );
         let mut notes = Vec::new();
-        if let Some(problem) = &base.problem {
-            notes.push(format!("{problem}; using the built-in framework layer"));
-        }
-        let framework = match (&base.origin, &base.problem) {
-            (PromptOrigin::BuiltIn, _) | (_, Some(_)) => DEFAULT_FRAMEWORK.trim().to_owned(),
-            _ => base.text.trim().to_owned(),
-        };
-        let framework = if framework.is_empty() {
-            notes.push("the framework file rendered empty; using the built-in one".to_owned());
-            DEFAULT_FRAMEWORK.trim().to_owned()
-        } else {
-            framework
-        };
-        let framework_origin = if base.problem.is_some() {
-            PromptOrigin::BuiltIn
-        } else {
-            base.origin
-        };
 
         let project = match (&app.app.context, &app.app.context_path) {
             (Some(inline), Some(path)) if !inline.trim().is_empty() && !path.trim().is_empty() => {
                 return Err(KitsokiError::ContextConflict { path: app_yaml });
             }
             (Some(inline), _) if !inline.trim().is_empty() => {
-                Some(templates.render_str(&app_yaml, inline, &vars)?)
+                rendered(templates.render_str(&app_yaml, inline, &vars), "app.context", &mut notes)
             }
             (_, Some(path)) if !path.trim().is_empty() => {
-                let file = inside(root, path, &app_yaml, "app.context_path")?;
-                Some(templates.render_file(&file, &story, &vars)?)
+                let file = inside(root, path.trim(), &app_yaml, "app.context_path")?;
+                if file.is_file() {
+                    rendered(
+                        templates.render_file(&file, &story, &vars),
+                        "app.context_path",
+                        &mut notes,
+                    )
+                } else {
+                    notes.push(format!(
+                        "app.context_path = \"{}\": no such file in the story; the project layer is left out, as kitsoki does",
+                        prompt_layers::sources::__private::visible(path.trim())
+                    ));
+                    None
+                }
             }
             _ => {
-                let convention = root.join("prompts/_project.md");
+                let convention = root.join(PROJECT_CONVENTION);
                 if convention.is_file() {
-                    Some(templates.render_file(&convention, &story, &vars)?)
+                    rendered(
+                        templates.render_file(&convention, &story, &vars),
+                        PROJECT_CONVENTION,
+                        &mut notes,
+                    )
                 } else {
                     None
                 }
             }
+        }
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty())
+        .map(|text| {
+            let capped = CappedText::from_text("the project context", &text, PROJECT_CAP);
+            notes.extend(capped.note());
+            capped.render()
+        });
+
+        let router_project = match (&app.app.context, &app.app.context_path) {
+            (Some(inline), _) if !inline.trim().is_empty() => Some(clean(inline).0),
+            (_, Some(path)) if !path.trim().is_empty() => {
+                let file = inside(root, path.trim(), &app_yaml, "app.context_path")?;
+                match CappedText::read(&file, &story, PROJECT_CAP) {
+                    Ok(text) => Some(text.render()),
+                    Err(error) => {
+                        if !error.is_not_found() {
+                            notes.push(format!("the router's project layer: {error}"));
+                        }
+                        None
+                    }
+                }
+            }
+            _ => None,
         }
         .map(|text| text.trim().to_owned())
         .filter(|text| !text.is_empty());
@@ -224,8 +286,11 @@ impl Story {
             framework,
             framework_origin,
             project,
+            router_project,
             agents,
-            notes,
+            notes: framework_notes.iter().chain(&notes).cloned().collect(),
+            framework_notes,
+            project_notes: notes,
         })
     }
 
@@ -241,6 +306,62 @@ impl Story {
     ) -> Result<String, KitsokiError> {
         let file = inside(&self.root, path, &self.root.join("app.yaml"), "prompt")?;
         Ok(Self::templates(&self.root)?.render_file(&file, &Root::new(&self.root, ""), args)?)
+    }
+}
+
+/// The framework layer: [`FRAMEWORK_FILE`] in the first `search_path`
+/// folder (kitsoki's overlay) that has it, else in the story root, rendered
+/// and trimmed; [`DEFAULT_FRAMEWORK`] when there is none or it fails to
+/// render or renders blank (with a note), as kitsoki falls back.
+fn framework_layer(
+    root: &Path,
+    story: &Root,
+    search_path: &[PathBuf],
+    templates: &Templates,
+    vars: &BTreeMap<String, String>,
+    notes: &mut Vec<String>,
+) -> (String, PromptOrigin) {
+    let built_in = || (DEFAULT_FRAMEWORK.trim().to_owned(), PromptOrigin::BuiltIn);
+    let found = search_path
+        .iter()
+        .map(|dir| (dir.join(FRAMEWORK_FILE), Root::new(dir, "")))
+        .chain(std::iter::once((root.join(FRAMEWORK_FILE), story.clone())))
+        .find(|(file, _)| file.is_file());
+    let Some((file, folder)) = found else {
+        return built_in();
+    };
+    match templates.render_file(&file, &folder, vars) {
+        Ok(text) if !text.trim().is_empty() => {
+            (text.trim().to_owned(), PromptOrigin::SearchPath(file))
+        }
+        Ok(_) => {
+            notes.push(format!(
+                "{FRAMEWORK_FILE} rendered blank; using the built-in framework layer"
+            ));
+            built_in()
+        }
+        Err(problem) => {
+            notes.push(format!("{problem}; using the built-in framework layer"));
+            built_in()
+        }
+    }
+}
+
+/// A project text that rendered, or `None` with a note saying why it did
+/// not: kitsoki leaves the layer out when its text fails to render.
+fn rendered(
+    text: Result<String, SourceError>,
+    what: &str,
+    notes: &mut Vec<String>,
+) -> Option<String> {
+    match text {
+        Ok(text) => Some(text),
+        Err(problem) => {
+            notes.push(format!(
+                "{what}: {problem}; the project layer is left out, as kitsoki does"
+            ));
+            None
+        }
     }
 }
 

@@ -1,37 +1,69 @@
 //! recursive: a Rust coding agent whose system prompt ("Layer 0") is built
 //! once per session and shared by four channels.
 //!
-//! # Sections, in order (stable -> volatile)
+//! # The prompt, in order
 //!
-//! | layer | priority | source |
+//! As recursive's `prepend_project_context` and `Config::from_env` write it
+//! (upstream `jeffkit/recursive` at `d5e27aa`, the last commit whose
+//! `load_project_context` merges both files, as the seed describes):
+//!
+//! | layer | priority | writes |
 //! |---|---|---|
-//! | `persona` | 100 | the built-in working principles (silent when a caller replaces the base) |
-//! | `user_preferences` | 200 | `# User preferences`: `~/.recursive/memory/user.md`, 8 KiB cap |
-//! | `project_memory` | 300 | `# Project memory`: `<workspace>/.recursive/memory/project.md`, 8 KiB cap |
-//! | `memory` | 400 | `# Memory`: legacy notes from `<workspace>/.recursive/memory.json` |
+//! | `project_context` | 50 | `# Project context`, then `## AGENTS.md` and `## CLAUDE.md` (16 KiB each) each with its file, then the rule `---` |
+//! | `persona` | 100 | the built-in working principles, [`PERSONA`] (silent when a caller replaces the base) |
+//! | `system_prompt_override` | 110 | a caller's replacement base (HTTP `system_prompt`, CLI `--system-prompt[-file]`), as written |
+//! | `memory_rule` | 150 | the rule `---`, when a memory section follows |
+//! | `user_preferences` | 200 | `# User preferences`: `~/.recursive/memory/user.md`, 8 KiB |
+//! | `project_memory` | 300 | `# Project memory`: `<workspace>/.recursive/memory/project.md`, 8 KiB |
+//! | `memory` | 400 | `# Memory summary`: the newest notes of `<workspace>/.recursive/memory.json` |
 //! | `scratchpad` | 500 | `# Scratchpad`: `<workspace>/.recursive/scratchpad.json` |
-//! | `facts` | 600 | `# Facts`: `~/.recursive/memory/facts.jsonl` and `<workspace>/.recursive/memory/facts.jsonl` merged |
+//! | `facts` | 600 | `# Facts`: `~/.recursive/memory/facts.jsonl` then the workspace's, active facts by `last_accessed` ([`FactStores`]) |
 //! | `episodic_recall` | 700 | `# Episodic recall`: `<workspace>/.recursive/memory/episodes.jsonl` |
-//! | `project_context` | 800 | `# Project context`: `AGENTS.md` and `CLAUDE.md` at the root, 16 KiB each, under `## ` sub-headers |
-//! | `system_prompt_override` | 850 | a caller's replacement base (HTTP `system_prompt`, CLI `--system-prompt[-file]`) |
-//! | `appended_instructions` | 860 | a caller's `append_system_prompt` / `--append-system-prompt` |
+//! | `appended_instructions` | 800 | a caller's `append_system_prompt` / `--append-system-prompt`, after a single newline |
 //! | `skills` | 900 | `# Available skills`: one line per skill |
-//! | `coordinator` | 1000 | `## Coordinator workflow` and the `agent` tool note, when sub-agents are enabled |
+//! | `coordinator` | 1000 | the rule `---`, `## Coordinator workflow` and the `agent` tool note, when sub-agents are enabled |
 //!
-//! Every layer is **Stable**. recursive computes its base (sections 1-6) once,
-//! when the session starts, and never re-reads it: the scratchpad and the facts
-//! an agent writes mid-session reach it through tools, not through the prompt,
-//! so the whole prompt stays one cacheable prefix. The standard library's
-//! `scratchpad` layer is Dynamic instead (it re-reads the notes every turn, for
-//! agents that want them in view). Here the standard layers are reused for
-//! their rendering, under recursive's own Stable declarations, and the
-//! scratchpad is loaded into the *session* context, which is all a Stable
-//! layer may read.
+//! The joints are recursive's: `\n\n` between sections, `# Heading` then a
+//! single newline before a memory section's body, `\n\n---\n\n` after the
+//! project context, between the base and its memory sections and before
+//! the coordinator section. The pipeline's separator is empty and each
+//! layer writes the joint before it, so a silent layer leaves none.
+//! Truncation markers are recursive's: `[…truncated at 8KB]` after a memory
+//! file, `[…truncated, AGENTS.md is N KB; …]` after a project doc.
 //!
-//! Every file goes through the standard sources: memory files and project docs
-//! are read under their caps, end with the standard truncation marker when cut,
-//! and a multi-byte character (CJK, emoji) that straddles a cap is dropped
-//! whole.
+//! Every layer is **Stable**. recursive computes its base once, when the
+//! session starts, and never re-reads it, so the whole prompt stays one
+//! cacheable prefix; the scratchpad is loaded into the *session* context.
+//!
+//! # Built-in texts
+//!
+//! This project's own words stand where recursive has its own: [`PERSONA`]
+//! (recursive's `default_system_prompt`), [`COORDINATOR_TEXT`] and
+//! [`AGENT_TOOL_NOTE`] (its coordinator prompt and sub-agent note),
+//! [`NOTES_LINE`], [`FACTS_LINE`] and [`SCRATCHPAD_LINE`] (the one-line
+//! headings recursive writes under `# Memory summary`, `# Facts` and
+//! `# Scratchpad`) and
+//! [`DOC_MARKER_TAIL`] (the end of its project-doc marker). The differential
+//! tests (`examples/tests/agents/differential/recursive/`) run recursive's
+//! own assembly with these texts in its place.
+//!
+//! # Divergences from recursive
+//!
+//! Everything else is recursive's byte for byte, on the differential cases;
+//! the test applies each row marked *tested* to recursive's output and then
+//! requires equality.
+//!
+//! | # | recursive | here | why |
+//! |---|---|---|---|
+//! | 1 | a file's bytes go in raw, under its sub-header or heading | cleaned (BOM, CR of CRLF, control and invisible characters dropped) and fenced as `<file path="AGENTS.md">…</file>`, leading blank lines and trailing whitespace trimmed (*tested*) | every repository file is hostile: unfenced, an AGENTS.md can write its own `---` and `# Project context` and pass for the agent's own sections; invisible characters hide instructions from the user reading the file |
+//! | 2 | a cap that splits a character: U+FFFD (project docs) or a panic (memory files) | the character is dropped whole (*tested* on a real AGENTS.md) | no panic on a file with CJK or emoji at the cap, and no replacement character in the prompt |
+//! | 3 | an AGENTS.md, CLAUDE.md or memory file of only whitespace gets its header over blank text | treated as absent | a fence around nothing tells the model nothing |
+//! | 4 | a note's, fact's or scratchpad value's newlines go into the prompt (and a fact's id, tags and source) | folded onto one line | one entry is one line: an entry cannot add a line (or a heading) to the prompt |
+//! | 5 | the scratchpad is `~/.recursive/workspaces/<hash>/scratchpad.json`, in file order | `<workspace>/.recursive/scratchpad.json` (recursive's fallback), sorted by key | **not matched yet**: the standard source sorts keys; recursive's per-workspace folder is keyed by a hash of the absolute path |
+//! | 6 | a fact store is read whole, however large | a store over 256 KiB is left out, with a note | bounded reads: a repository's `facts.jsonl` cannot make every session read gigabytes |
+//! | 7 | `# Episodic recall` summarises session folders (`- name (n msgs, status): goal`) | `- date: summary` from `episodes.jsonl` | **not matched yet**: no session folders in this project |
+//! | 8 | at this commit the skill index is a per-turn reminder, not in the system prompt | `# Available skills` after the base | **not matched yet**: this reproduction has no per-turn reminder channel, so the index stays in the prompt |
+//! | 9 | `cli_run` injects `always`-mode skill bodies and a hint for triggered ones | the bodies of goal-matched skills, after assembly | **not matched yet**: the suffix is outside Layer 0 and was not compared |
 //!
 //! # Channels
 //!
@@ -40,28 +72,9 @@
 //! the persona and the memory sections (they belong to the base it replaces),
 //! and still gets the project context in front of it. [`cli_run`] alone adds a
 //! suffix after assembly: the bodies of the skills its goal matches.
-//!
-//! # Where this follows the issue rather than upstream
-//!
-//! - Section order: upstream writes the project context *before* the base
-//!   text; the issue lists it after the six base sections, and so does this
-//!   pipeline. A replaced base is still preceded by the project context,
-//!   because the replacement renders at 850, after it.
-//! - `# Memory`: upstream's heading is `# Memory summary`.
-//! - Project context merges AGENTS.md and CLAUDE.md under `## ` sub-headers
-//!   (upstream later read CLAUDE.md only when AGENTS.md is absent).
-//! - `# Available skills` is a section of the system prompt; upstream either
-//!   lists skills without a heading or sends the index as a per-turn reminder.
-//! - Truncation drops a straddling character whole; upstream panicked (memory
-//!   files) or wrote U+FFFD (project docs).
-//! - The `cli_run` suffix holds the bodies of *goal-matched* skills (a
-//!   `trigger`-mode skill whose trigger occurs in the goal); upstream injects
-//!   `always`-mode bodies and only a hint for triggered ones.
-//! - Facts and episodes use the standard dated-JSONL sources: facts are
-//!   ordered by `last_accessed`, episodes come from `episodes.jsonl` rather
-//!   than session metadata folders.
 
 mod channels;
+mod facts;
 mod layers;
 mod notes;
 
@@ -74,8 +87,8 @@ use prompt_core::{
 };
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    DatedEntries, DatedSpec, EntryBudget, Episodes, Facts, MemoryFile, ProjectDocs,
-    ProjectDocsConfig, ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits, UserPreferences,
+    DatedEntries, DatedSpec, EntryBudget, Episodes, MemoryFile, ProjectDocs, ProjectDocsConfig,
+    ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits, UserPreferences,
 };
 
 /// At most this many bytes are read of each JSON-lines file: its tail.
@@ -85,10 +98,13 @@ pub use channels::{
     ChannelError, ChannelPrompt, CliFlags, RUN_SKILLS_CAP, RunRequest, SYSTEM_PROMPT_FILE_CAP,
     cli_loop, cli_run, http, tui,
 };
+pub use facts::{Fact, FactStores};
 pub use layers::{
-    AGENT_TOOL, AppendedInstructions, AppendedInstructionsLayer, CallerBase, Coordinator,
-    EpisodicRecall, FactsSection, MemorySection, PERSONA, Persona, ScratchpadSection,
-    SubAgentsEnabled, SystemPromptOverride,
+    AGENT_TOOL, AGENT_TOOL_NOTE, AppendedInstructions, AppendedInstructionsLayer, COORDINATOR_TEXT,
+    CallerBase, Coordinator, DOC_MARKER_TAIL, EpisodicRecall, FACTS_LINE, FactsSection, MemoryRule,
+    MemorySection, NOTES_LINE, PERSONA, Persona, ProjectContextSection, ProjectMemorySection, RULE,
+    SCRATCHPAD_LINE, ScratchpadSection, SkillsSection, SubAgentsEnabled, SystemPromptOverride,
+    UserPreferencesSection, doc_marker, memory_marker, preview,
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
 
@@ -98,19 +114,15 @@ use super::{AgentError, Layout, Paradigm, RenderRequest, Rendered};
 pub const PIPELINE: &str = "recursive";
 
 /// Recursive's pipeline: its own layers join it with `pipeline = Recursive`,
-/// the standard layers whose section and place it keeps are included as they
-/// are (in Full, the only mode it serves), and
-/// [`Pipeline::of`](prompt_core::Pipeline::of) or `Pipeline::named(PIPELINE)` collects it.
+/// and [`Pipeline::of`](prompt_core::Pipeline::of) or
+/// `Pipeline::named(PIPELINE)` collects it.
 ///
-/// `scope_order = Relaxed`: the seed's Layer 0 puts the user's preferences
-/// right after the persona, before the project's memory and docs, and the
-/// reproduction keeps that order; the contract check `scope_sharing`
-/// reports what it costs in cross-user cache sharing.
-#[prompt_pipeline(paths = [Basic, Cached], modes = [Full], scope_order = Relaxed, include = [
-    prompt_layers::ProjectMemoryLayer,
-    prompt_layers::ProjectContextLayer,
-    prompt_layers::SkillsIndexLayer,
-])]
+/// `separator = ""`: each layer writes the joint recursive writes before it
+/// (see the layers module). `scope_order = Relaxed`: recursive's Layer 0 puts
+/// the project context first and the user's preferences right after the
+/// base, and the reproduction keeps that order; the contract check
+/// `scope_sharing` reports what it costs in cross-user cache sharing.
+#[prompt_pipeline(paths = [Basic, Cached], modes = [Full], scope_order = Relaxed, separator = "")]
 pub struct Recursive;
 /// recursive builds one flat prompt, also offered as a Cached prompt whose dynamic part is empty.
 pub const PATHS: &[AssemblyPath] = &[AssemblyPath::Basic, AssemblyPath::Cached];
@@ -231,7 +243,7 @@ pub fn session(config: &RecursiveConfig, fold: &BaseFold) -> Context {
         }
         None => load_base(config, &mut session),
     }
-    if let Some(append) = fold.append.as_deref().filter(|a| !a.trim().is_empty()) {
+    if let Some(append) = fold.append.as_deref() {
         session.insert(AppendedInstructions(append.to_owned()));
     }
     let docs_config = ProjectDocsConfig {
@@ -294,10 +306,7 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
         read_cap: JSONL_READ_CAP,
         now: jiff::Timestamp::now(),
     };
-    session.insert(Facts(DatedEntries::load(
-        &fact_files,
-        &spec("text", "last_accessed"),
-    )));
+    session.insert(FactStores::load(&fact_files, config.summary_limit));
     let episodes = (project.join("memory/episodes.jsonl"), workspace);
     session.insert(Episodes(DatedEntries::load(
         &[episodes],

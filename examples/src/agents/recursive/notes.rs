@@ -19,9 +19,32 @@ pub struct Note {
     pub id: String,
     /// Its text.
     pub text: String,
+    /// Its tags, listed after the id.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// When it was written (required by recursive's format: a file with a
+    /// note that lacks it is malformed, as recursive reads it).
+    pub ts: String,
 }
 
 impl Note {
+    /// The note's line in `# Memory summary`, as recursive writes it:
+    /// `id [tag,tag] text`, the text on one line and, over 120 bytes, cut to
+    /// 117 (on a character boundary) and `...`.
+    pub fn summary_line(&self) -> String {
+        let tags = if self.tags.is_empty() {
+            String::new()
+        } else {
+            let tags: Vec<String> = self.tags.iter().map(|t| one_line(t)).collect();
+            format!(" [{}]", tags.join(","))
+        };
+        format!(
+            "{}{tags} {}",
+            one_line(&self.id),
+            super::layers::preview(&one_line(&self.text), 120)
+        )
+    }
+
     /// The note's first [`HOOK_BYTES`] bytes on one line, with `...` when cut.
     pub fn hook(&self) -> String {
         let line = one_line(&self.text);
@@ -89,7 +112,7 @@ impl LegacyNotes {
             Err(error) => Self::failed(
                 &shown,
                 format!(
-                    "line {}: {error}; expected {{\"notes\": [{{\"id\": .., \"text\": ..}}]}}",
+                    "line {}: {error}; expected {{\"notes\": [{{\"id\": .., \"text\": .., \"ts\": ..}}]}}",
                     error.line()
                 ),
             ),
@@ -116,6 +139,8 @@ mod tests {
         let note = Note {
             id: "N1".into(),
             text: "記".repeat(40),
+            tags: Vec::new(),
+            ts: String::new(),
         };
         let hook = note.hook();
         assert!(hook.ends_with("..."));
