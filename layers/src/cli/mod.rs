@@ -100,6 +100,10 @@ enum Command {
     /// Render as `render` does, then run Claude Code or Codex with the stable
     /// prefix in its system slot and the dynamic part before the user's prompt.
     Exec(exec::ExecArgs),
+    /// The per-turn hook `exec` installs in Claude Code and Gemini CLI:
+    /// prints one turn's dynamic part and reminder as the hook's output.
+    #[command(hide = true)]
+    Turn(exec::turn::TurnArgs),
     /// Print a pipeline's manifest: every layer, in order, as a Markdown table.
     Manifest {
         /// The pipeline to describe.
@@ -256,6 +260,7 @@ fn run(cli: Cli) -> Outcome {
         Command::Lint(args) => return lint::run(args),
         Command::Diff(args) => return diff::run(args),
         Command::Exec(args) => return exec::run(args),
+        Command::Turn(args) => return exec::turn::run(args),
     }
     Ok(ExitCode::SUCCESS)
 }
