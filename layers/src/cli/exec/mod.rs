@@ -168,8 +168,7 @@ impl RenderOptions {
         program: &'a OsStr,
         client_args: &'a [OsString],
     ) -> Result<Launch<'a>, Failure> {
-        let rendered =
-            crate::cli::assemble(&self.workspace, self.path, self.mode, &self.delivery)?;
+        let rendered = crate::cli::assemble(&self.workspace, self.path, self.mode, &self.delivery)?;
         let prompt = rendered.prompt;
         if self.trace {
             eprint!("{}", crate::cli::trace_summary(prompt.trace()));
@@ -293,15 +292,13 @@ fn private_folder(dir: &Path) -> Result<(), String> {
     {
         use std::os::unix::fs::PermissionsExt;
         if meta.permissions().mode() & 0o077 != 0 {
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(
-                |e| {
-                    format!(
-                        "the folder {} is open to other users and cannot be narrowed to 0700: \
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| {
+                format!(
+                    "the folder {} is open to other users and cannot be narrowed to 0700: \
                          {e}; remove it or set XDG_CACHE_HOME elsewhere",
-                        dir.display()
-                    )
-                },
-            )?;
+                    dir.display()
+                )
+            })?;
         }
     }
     Ok(())

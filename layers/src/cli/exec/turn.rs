@@ -67,9 +67,13 @@ struct Options {
 /// Writes the turn file for `client` in `dir` and returns the hook's
 /// command line: this binary's absolute path, `turn --from FILE`, each
 /// quoted for `sh`.
-pub(crate) fn record(dir: &Path, client: ClientKind, options: Vec<String>) -> Result<String, String> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| format!("cannot read the current directory: {e}"))?;
+pub(crate) fn record(
+    dir: &Path,
+    client: ClientKind,
+    options: Vec<String>,
+) -> Result<String, String> {
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     let recorded = Recorded {
         client: client.folder().to_owned(),
         cwd,
@@ -133,8 +137,12 @@ fn turn(args: &TurnArgs) -> Outcome {
     )
     .map_err(|e| format!("the options in {} do not parse: {e}", args.from.display()))?;
     let render = &options.render;
-    let rendered =
-        crate::cli::assemble(&render.workspace, render.path, render.mode, &render.delivery)?;
+    let rendered = crate::cli::assemble(
+        &render.workspace,
+        render.path,
+        render.mode,
+        &render.delivery,
+    )?;
     let context = context_text(&rendered.prompt);
     if context.is_empty() {
         return Ok(ExitCode::SUCCESS);
@@ -190,8 +198,12 @@ fn read_recorded(path: &Path) -> Result<Recorded, String> {
     }
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the turn file {}: {e}", path.display()))?;
-    serde_json::from_str(&text)
-        .map_err(|e| format!("the turn file {} is not one prompt exec wrote: {e}", path.display()))
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "the turn file {} is not one prompt exec wrote: {e}",
+            path.display()
+        )
+    })
 }
 
 /// One turn's context for a hook: a first line saying what it is, then the
