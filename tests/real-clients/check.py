@@ -89,17 +89,21 @@ def main():
             fail("the dynamic part is in a system block")
     ok("the dynamic part is in no system block" if context else "the prompt has no dynamic part")
 
+    # The message holding the prompt; the context is in it, in the prompt's
+    # own text block (Codex) or in a block before it (Claude Code's hook).
     user = [m for m in messages if m.get("role") == "user"]
-    carrying = [t for m in user for t in texts(m.get("content", [])) if user_prompt in t]
-    first = carrying[0]
+    carrying = next(texts(m.get("content", [])) for m in user
+                    if any(user_prompt in t for t in texts(m.get("content", []))))
+    typed_at = next(i for i, t in enumerate(carrying) if user_prompt in t)
     for piece in context:
-        at = first.find(piece)
-        if at < 0:
+        holder = next((i for i, t in enumerate(carrying) if piece in t), None)
+        if holder is None:
             fail("the dynamic part is not in the user message that holds the prompt")
-        if at > first.find(user_prompt):
+        if holder > typed_at or (holder == typed_at and
+                                 carrying[holder].find(piece) > carrying[holder].find(user_prompt)):
             fail("the dynamic part comes after the user's prompt")
     if context:
-        ok(f"the dynamic part ({sum(len(p.encode()) for p in context)} B) is in the first "
+        ok(f"the dynamic part ({sum(len(p.encode()) for p in context)} B) is in the "
            f"user message, before the prompt")
 
 
