@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Checks one captured client request against what `prompt render` rendered.
 
-    check.py claude|codex CAPTURE_LOG RENDER_JSON USER_PROMPT SYSTEM_OUT
+    check.py claude|codex|gemini CAPTURE_LOG RENDER_JSON USER_PROMPT SYSTEM_OUT
 
 CAPTURE_LOG is capture.py's log, RENDER_JSON the output of `prompt render
 --format json` with the same options. Asserts:
 
 1. the stable prefix arrives byte-exact as its own system block (Claude: a
-   `system` text block; Codex: the first `developer` input item);
+   `system` text block; Codex: the first `developer` input item; Gemini: the
+   `systemInstruction`);
 2. (with SYSTEM_OUT, compared across runs by run.sh) writes that block's bytes
    to SYSTEM_OUT;
 3. the dynamic part (and reminder) arrives in the first user message that
@@ -46,15 +47,21 @@ def main():
     if not stable:
         fail("the rendered stable prefix is empty: nothing to check")
     requests = [json.loads(line) for line in open(log, encoding="utf-8")]
-    suffix = "/messages" if client == "claude" else "/responses"
+    suffix = {"claude": "/messages", "codex": "/responses",
+              "gemini": "GenerateContent"}[client]
     bodies = [r["body"] for r in requests
               if r["method"] == "POST" and r["path"].split("?")[0].endswith(suffix)
               and isinstance(r["body"], dict)]
+    if client == "gemini":
+        # Gemini's contents as messages: {"role", "content": [{"text"}]}.
+        for body in bodies:
+            body["messages"] = [{"role": c.get("role"), "content": c.get("parts", [])}
+                                for c in body.get("contents", [])]
     if not bodies:
         fail(f"no POST ...{suffix} was captured ({len(requests)} requests)")
 
     def holds_prompt(body):
-        items = body.get("messages") if client == "claude" else body.get("input")
+        items = body.get("input") if client == "codex" else body.get("messages")
         return any(user_prompt in t for m in items or [] if m.get("role") == "user"
                    for t in texts(m.get("content", [])))
 
@@ -70,6 +77,16 @@ def main():
         block = body["system"][exact[0]]
         ok(f"stable prefix ({len(stable.encode())} B) is system block {exact[0]}, "
            f"byte-exact, cache_control={json.dumps(block.get('cache_control'))}")
+        messages = body["messages"]
+    elif client == "gemini":
+        parts = (body.get("systemInstruction") or {}).get("parts", [])
+        system = ["".join(p.get("text", "") for p in parts)]
+        if system[0] != stable:
+            fail(f"the systemInstruction is not the stable prefix byte-exact "
+                 f"({len(system[0].encode())} B against {len(stable.encode())} B)")
+        exact = [0]
+        ok(f"stable prefix ({len(stable.encode())} B) is the systemInstruction "
+           f"({len(parts)} part), byte-exact")
         messages = body["messages"]
     else:
         items = body.get("input", [])

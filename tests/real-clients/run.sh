@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Opt-in check of `prompt exec` against the real Claude Code and Codex CLIs
-# (about 760 MB from the npm registry, so not part of .ci/run).
+# Opt-in check of `prompt exec` against the real Claude Code, Codex and
+# Gemini CLIs (about 900 MB from the npm registry, so not part of .ci/run).
 #
-#   tests/real-clients/run.sh            # every agent, both clients
+#   tests/real-clients/run.sh            # every agent, every client
 #   CLIENTS=codex CASES=aleph tests/real-clients/run.sh
 #
 # Installs the pinned clients into $PROMPT_REAL_CLIENTS (default
@@ -20,21 +20,25 @@ here="$repo/tests/real-clients"
 
 CLAUDE_VERSION=2.1.328
 CODEX_VERSION=0.169.0
+GEMINI_VERSION=0.61.0
 cache="${PROMPT_REAL_CLIENTS:-$HOME/.cache/prompt/real-clients}"
-clients="${CLIENTS:-claude codex}"
+clients="${CLIENTS:-claude codex gemini}"
 cases="${CASES:-recursive aleph kitsoki default}"
 per_run=120 # seconds: each client run and each capture server
 
 mkdir -p "$cache"
 installed() { node -p "require('$cache/node_modules/$1/package.json').version" 2>/dev/null || true; }
-if [[ $(installed @anthropic-ai/claude-code) != "$CLAUDE_VERSION" || $(installed @openai/codex) != "$CODEX_VERSION" ]]; then
-  echo "== installing @anthropic-ai/claude-code@$CLAUDE_VERSION @openai/codex@$CODEX_VERSION into $cache"
+if [[ $(installed @anthropic-ai/claude-code) != "$CLAUDE_VERSION" || $(installed @openai/codex) != "$CODEX_VERSION"
+      || $(installed @google/gemini-cli) != "$GEMINI_VERSION" ]]; then
+  echo "== installing @anthropic-ai/claude-code@$CLAUDE_VERSION @openai/codex@$CODEX_VERSION @google/gemini-cli@$GEMINI_VERSION into $cache"
   npm install --no-audit --no-fund --prefix "$cache" \
-    "@anthropic-ai/claude-code@$CLAUDE_VERSION" "@openai/codex@$CODEX_VERSION" >"$cache/install.log" 2>&1 \
+    "@anthropic-ai/claude-code@$CLAUDE_VERSION" "@openai/codex@$CODEX_VERSION" \
+    "@google/gemini-cli@$GEMINI_VERSION" >"$cache/install.log" 2>&1 \
     || { tail -20 "$cache/install.log"; exit 1; }
 fi
 claude="$cache/node_modules/.bin/claude"
 codex="$cache/node_modules/.bin/codex"
+gemini="$cache/node_modules/.bin/gemini"
 
 echo "== building prompt"
 cargo build --quiet -p prompt-examples --bin prompt
@@ -59,7 +63,9 @@ printf '{"plan": "1. reproduce the bug\\n2. fix it", "branch": "fix/login"}\n' >
 export HOME="$work/home" CLAUDE_CONFIG_DIR="$work/home/.claude" CODEX_HOME="$work/home/.codex"
 export XDG_CACHE_HOME="$work/cache"
 export CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1
-mkdir -p "$CLAUDE_CONFIG_DIR" "$CODEX_HOME" "$XDG_CACHE_HOME"
+mkdir -p "$CLAUDE_CONFIG_DIR" "$CODEX_HOME" "$XDG_CACHE_HOME" "$HOME/.gemini"
+# Gemini CLI: the API key as the auth method, no trust prompt for the folder.
+printf '{"security": {"auth": {"selectedType": "gemini-api-key"}}}\n' >"$HOME/.gemini/settings.json"
 
 start_server() { # LOG -> sets $port and $server
   rm -f "$work/port"
@@ -98,6 +104,12 @@ for case in $cases; do
         (cd "$repo/examples" && ANTHROPIC_BASE_URL="$base" ANTHROPIC_API_KEY=sk-ant-capture \
           timeout "$per_run" "$prompt" exec $(render_options "$case" "$date") -- \
           "$claude" -p --model claude-sonnet-4-5 --no-session-persistence "$user_prompt") \
+          </dev/null >"$run/out.txt" 2>"$run/err.txt"
+      elif [[ $client == gemini ]]; then
+        # shellcheck disable=SC2046
+        (cd "$repo/examples" && GOOGLE_GEMINI_BASE_URL="$base" GEMINI_API_KEY=capture \
+          GEMINI_CLI_TRUST_WORKSPACE=true timeout "$per_run" "$prompt" exec \
+          $(render_options "$case" "$date") -- "$gemini" -m gemini-2.5-flash -p "$user_prompt") \
           </dev/null >"$run/out.txt" 2>"$run/err.txt"
       else
         # shellcheck disable=SC2046

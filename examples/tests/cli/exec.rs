@@ -21,6 +21,7 @@ out="$FAKE_OUT"
 for arg in "$@"; do printf '%s\0' "$arg" >> "$out/argv"; done
 cat > "$out/stdin"
 printf '%s' "$FAKE_ENV" > "$out/env"
+printf '%s' "$GEMINI_SYSTEM_MD" > "$out/gemini_system_md"
 echo "fake client ran"
 exit "${FAKE_EXIT:-0}"
 "#;
@@ -620,6 +621,61 @@ fn check_secrets_refuses_to_launch_a_client_with_a_key_in_the_prompt() {
     assert!(output.status.success(), "{}", stderr(&output));
     let (system, _) = claude_files(&fake.argv());
     assert!(std::fs::read_to_string(system).unwrap().contains(key));
+}
+
+#[test]
+fn gemini_reads_the_stable_prefix_from_gemini_system_md_and_the_rest_before_the_prompt() {
+    let fake = Fake::new("gemini");
+    let (stable, dynamic) = rendered("2026-11-29");
+    let output = fake.run(
+        "2026-11-29",
+        &[],
+        &["-m", "gemini-2.5-pro", "-p", "Fix the test.", "--brand-new"],
+        None,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let path = PathBuf::from(std::fs::read_to_string(fake.path("out/gemini_system_md")).unwrap());
+    assert_eq!(path.parent().unwrap(), fake.path("cache/prompt/gemini"));
+    assert_eq!(std::fs::read(&path).unwrap(), stable.as_bytes());
+    assert_eq!(mode(&path), 0o600);
+    let argv = fake.argv();
+    assert_eq!(argv[..3], ["-m", "gemini-2.5-pro", "-p"]);
+    assert!(argv[3].contains(&dynamic) && argv[3].ends_with("</system-reminder>\n\nFix the test."));
+    assert_eq!(argv[4], "--brand-new");
+
+    // The query words, or stdin, when there is no -p.
+    fake.run("2026-11-29", &[], &["-y", "Fix", "it."], None);
+    let argv = fake.argv();
+    assert!(argv[1].ends_with("\n\nFix") && argv[2] == "it.", "{argv:?}");
+    fake.run("2026-11-29", &[], &["-y"], Some("From stdin."));
+    assert!(fake.stdin().ends_with("</system-reminder>\n\nFrom stdin."));
+
+    // A GEMINI_SYSTEM_MD of the user's would be replaced: refused.
+    let mut command = common::command(
+        &[
+            "exec",
+            "--agent",
+            "aleph",
+            "--",
+            fake.client.to_str().unwrap(),
+            "-p",
+            "Hi",
+        ],
+        &fake.path("home"),
+    );
+    let output = command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("XDG_CACHE_HOME", fake.path("cache"))
+        .env("FAKE_OUT", fake.path("out2"))
+        .env("GEMINI_SYSTEM_MD", "/tmp/mine.md")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("GEMINI_SYSTEM_MD is set"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

@@ -6,12 +6,12 @@
 //! - [`claude`]: the stable prefix in `--system-prompt-file FILE`, the dynamic
 //!   part and reminder through a per-turn `UserPromptSubmit` hook (`--settings
 //!   FILE`) that runs `prompt turn`; the user's arguments pass untouched;
-//! - [`gemini`]: the stable prefix in `GEMINI_SYSTEM_MD=FILE`, the dynamic
-//!   part and reminder through a per-turn `BeforeAgent` hook;
-//! - [`codex`]: the stable prefix in `-c model_instructions_file="FILE"`, the
-//!   dynamic part and reminder at the head of the first user message (Codex
-//!   0.169.0's hooks add no context a turn's request carries: see
-//!   docs/delivery.md), which needs the prompt found among its arguments.
+//! - [`codex`]: the stable prefix in `-c model_instructions_file="FILE"`;
+//! - [`gemini`]: the stable prefix in `GEMINI_SYSTEM_MD=FILE`;
+//! - for both, the dynamic part and reminder at the head of the first user
+//!   message ([`first_message`]), found among the client's arguments: neither
+//!   client lets `exec` add a per-turn hook without the user's review or
+//!   root's files (each module says why).
 //!
 //! [`turn`] is the hook's side: `prompt turn --from FILE` renders one turn's
 //! dynamic part for the options `exec` recorded in FILE.
@@ -24,6 +24,8 @@
 
 mod claude;
 mod codex;
+mod first_message;
+mod gemini;
 pub(crate) mod turn;
 
 use std::ffi::{OsStr, OsString};
@@ -150,13 +152,13 @@ pub(crate) fn run(args: ExecArgs) -> Outcome {
     match kind {
         ClientKind::Claude => claude::check_args(client_args)?,
         ClientKind::Codex => {}
-        ClientKind::Gemini => return Err("gemini: not wired yet".to_owned().into()),
+        ClientKind::Gemini => gemini::check_args(client_args)?,
     }
     let launch = args.render.render(program, client_args)?;
     match kind {
         ClientKind::Claude => claude::launch(&launch, args.command.len()),
         ClientKind::Codex => codex::launch(&launch),
-        ClientKind::Gemini => unreachable!(),
+        ClientKind::Gemini => gemini::launch(&launch),
     }
 }
 

@@ -8,15 +8,14 @@
 //! line comes from `exec`, never from the repository. The client runs it
 //! before every turn, with the turn's details as JSON on stdin (read and left
 //! unused). The output is one JSON object,
-//! `{"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": TEXT}}`
-//! (`UserPromptSubmit` for Claude Code, `BeforeAgent` for Gemini CLI), which
-//! the client adds to that turn's user message; nothing when the turn has no
-//! dynamic part and no reminder.
+//! `{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+//! "additionalContext": TEXT}}`, which Claude Code adds to that turn's user
+//! message; nothing when the turn has no dynamic part and no reminder.
 //!
 //! A failure exits 1 with the reason on stderr: the client shows it and the
 //! turn goes on without the context. Under `--check-secrets`, a
-//! credential-shaped string in the turn's context exits 2, which both clients
-//! take as "block this prompt".
+//! credential-shaped string in the turn's context exits 2, which Claude Code
+//! takes as "block this prompt".
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -48,7 +47,7 @@ pub(crate) struct TurnArgs {
 /// What `exec` records for the hook: which client, where, with which options.
 #[derive(Serialize, Deserialize)]
 pub(crate) struct Recorded {
-    /// `claude` or `gemini`: which hook event to answer.
+    /// The client the hook answers (`claude`).
     client: String,
     /// The folder `exec` ran in: relative options resolve from it.
     cwd: PathBuf,
@@ -166,11 +165,7 @@ fn turn(args: &TurnArgs) -> Outcome {
             });
         }
     }
-    let event = match recorded.client.as_str() {
-        "gemini" => "BeforeAgent",
-        _ => "UserPromptSubmit",
-    };
-    if event == "UserPromptSubmit" && context.chars().count() > CLAUDE_CONTEXT_LIMIT {
+    if context.chars().count() > CLAUDE_CONTEXT_LIMIT {
         crate::cli::warn(&format!(
             "this turn's context is {} characters; Claude Code shows the model only a 2 KB \
              preview of hook context over {CLAUDE_CONTEXT_LIMIT}",
@@ -178,7 +173,7 @@ fn turn(args: &TurnArgs) -> Outcome {
         ));
     }
     let output = serde_json::json!({
-        "hookSpecificOutput": {"hookEventName": event, "additionalContext": context}
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}
     });
     crate::cli::print(&format!("{output}\n"))?;
     Ok(ExitCode::SUCCESS)
@@ -208,9 +203,8 @@ fn read_recorded(path: &Path) -> Result<Recorded, String> {
 
 /// One turn's context for a hook: a first line saying what it is, then the
 /// dynamic suffix (Cached path) and the reminder; empty when both are.
-/// The client wraps it in its own tag (Claude Code: `<system-reminder>`,
-/// Gemini CLI: `<hook_context>`); a closing `</system-reminder>` inside is
-/// written `<\/system-reminder>`.
+/// Claude Code wraps it in its own `<system-reminder>` block; a closing
+/// `</system-reminder>` inside is written `<\/system-reminder>`.
 pub(crate) fn context_text(prompt: &AssembledPrompt) -> String {
     let dynamic = match prompt.path() {
         AssemblyPath::Cached => prompt.dynamic(),
