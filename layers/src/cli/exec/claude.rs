@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 
 use super::turn::{self, CLAUDE_CONTEXT_LIMIT};
 use super::{ClientKind, Launch};
-use crate::cli::outcome::{Failure, Outcome};
+use crate::cli::outcome::Outcome;
 
 /// Claude Code's options that would replace the system block `exec` fills
 /// (or, appended, join it).
@@ -143,7 +143,7 @@ pub(super) fn launch(launch: &Launch, command_len: usize) -> Outcome {
 /// The user's `--settings VALUE` / `--settings=VALUE` (the last one, as
 /// Claude Code keeps only the last) as JSON, and the arguments without them.
 /// VALUE is a JSON object or a file holding one, as Claude Code reads it.
-fn take_settings(args: &[OsString]) -> Result<(Option<Value>, Vec<OsString>), Failure> {
+fn take_settings(args: &[OsString]) -> Result<(Option<Value>, Vec<OsString>), String> {
     let mut value = None;
     let mut rest = Vec::with_capacity(args.len());
     let mut iter = args.iter();
@@ -187,8 +187,7 @@ fn take_settings(args: &[OsString]) -> Result<(Option<Value>, Vec<OsString>), Fa
         return Err(format!(
             "claude's `--settings {}` is not a JSON object",
             value.to_string_lossy()
-        )
-        .into());
+        ));
     }
     Ok((Some(json), rest))
 }
