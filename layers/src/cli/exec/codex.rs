@@ -4,9 +4,12 @@
 //!
 //! Codex 0.169.0 reads the instructions file once and sends its bytes as the
 //! first `developer` input item, byte-exact (cached with the request prefix).
-//! Its hooks give no channel for a turn's context (see docs/delivery.md), so
-//! the context block rides on the user's first prompt: the prompt argument,
-//! else stdin. Which argument is the prompt follows Codex's own parser: the
+//! Its `UserPromptSubmit` hook can add a turn's context (as a `developer`
+//! message after the user's), but Codex runs a hook only once the user has
+//! trusted its exact definition, and skipping that review
+//! (`--dangerously-bypass-hook-trust`) would run the repository's untrusted
+//! hooks too (docs/delivery.md). So the context block rides on the user's
+//! first prompt: the prompt argument, else stdin. Which argument is the prompt follows Codex's own parser: the
 //! first argument that is neither an option nor an option's value. An option
 //! this table does not know, followed by a bare word, is an error (the word
 //! may be its value or the prompt); so is an instructions file of the user's.
