@@ -510,6 +510,11 @@ fn an_unknown_client_is_refused_with_the_known_ones_and_client_kind_names_a_wrap
     );
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(fake.argv()[0], "--system-prompt-file");
+    // The hook repeats exec's options, --client-kind among them.
+    let (_, settings) = claude_files(&fake.argv());
+    let (code, context, err) = run_hook(&hook_command(&settings), &fake.path("home"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(context.contains("2026-11-29"), "{context}");
 }
 
 #[test]

@@ -61,6 +61,9 @@ pub(crate) struct Recorded {
 struct Options {
     #[command(flatten)]
     render: RenderOptions,
+    /// Given to `exec` with the render options; nothing to the turn.
+    #[arg(long = "client-kind", value_enum)]
+    _client_kind: Option<ClientKind>,
 }
 
 /// Writes the turn file for `client` in `dir` and returns the hook's
