@@ -119,13 +119,16 @@ fn gemini_takes(name: &str) -> Option<Takes> {
 /// an interactive session with no first prompt.
 fn gemini_delivery(args: &[Option<&str>]) -> Result<Delivery, String> {
     let parsed = parse(args, gemini_takes, "gemini")?;
-    if let Some(&first) = parsed.positionals.first() {
-        if let Some(command) = args[first].filter(|a| COMMANDS.contains(a)) {
-            return Err(format!(
-                "`gemini {command}` is a subcommand, not a session with a system prompt: run it \
-                 without prompt exec"
-            ));
-        }
+    if let Some(command) = parsed
+        .positionals
+        .first()
+        .and_then(|&first| args[first])
+        .filter(|a| COMMANDS.contains(a))
+    {
+        return Err(format!(
+            "`gemini {command}` is a subcommand, not a session with a system prompt: run it \
+             without prompt exec"
+        ));
     }
     if let Some(at) = prompt_value(args) {
         return Ok(Delivery::Argument(at));
