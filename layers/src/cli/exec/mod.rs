@@ -221,7 +221,9 @@ fn given_options(command_len: usize) -> Result<Vec<String>, String> {
     let argv: Vec<OsString> = std::env::args_os().collect();
     let exec_at = argv
         .iter()
+        .skip(1)
         .position(|a| a == "exec")
+        .map(|at| at + 1)
         .ok_or("cannot find `exec` in this process's arguments")?;
     let end = argv
         .len()
