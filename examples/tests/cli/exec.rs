@@ -408,6 +408,38 @@ fn a_wider_cache_folder_is_narrowed_and_files_are_private_under_any_umask() {
 }
 
 #[test]
+fn check_secrets_refuses_a_turn_whose_context_gained_a_key() {
+    let fake = Fake::new("claude");
+    let ws = fake.path("ws");
+    std::fs::create_dir_all(ws.join(".agent")).unwrap();
+    let pad = ws.join(".agent/scratchpad.json");
+    std::fs::write(&pad, r#"{"plan": "1. fix the login"}"#).unwrap();
+    let ws = ws.to_str().unwrap();
+    let output = fake.run_with(
+        &["--workspace", ws, "--check-secrets"],
+        &[],
+        None,
+        &fake.path(""),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let (_, settings) = claude_files(&fake.argv());
+    let command = hook_command(&settings);
+    let (code, context, _) = run_hook(&command, &fake.path("home"));
+    assert_eq!(code, Some(0));
+    assert!(context.contains("fix the login"), "{context}");
+    let key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345";
+    std::fs::write(&pad, format!(r#"{{"plan": "use {key}"}}"#)).unwrap();
+    let (code, context, err) = run_hook(&command, &fake.path("home"));
+    // 2: Claude Code blocks the prompt and shows why.
+    assert_eq!(code, Some(2), "{err}");
+    assert!(context.is_empty());
+    assert!(
+        err.contains("credential-shaped") && !err.contains(key),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_broken_turn_file_fails_the_hook_with_exit_1_and_a_reason() {
     let fake = Fake::new("claude");
     fake.run("2026-11-29", &[], &["-p", "Hi"], None);
