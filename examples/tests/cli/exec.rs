@@ -564,6 +564,8 @@ fn codex_reads_the_stable_prefix_from_a_shared_fingerprint_named_file() {
     let path = instructions_path(&first);
     assert_eq!(path.parent().unwrap(), fake.codex_dir());
     assert_eq!(std::fs::read_to_string(&path).unwrap(), stable);
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(mode(&fake.codex_dir()), 0o700);
     assert_eq!(first[2..5], ["exec", "--json", first[4].as_str()]);
     assert!(first[4].contains(&dynamic) && first[4].ends_with("\n\nFix the test."));
 
