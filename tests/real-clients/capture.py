@@ -12,6 +12,8 @@ SECONDS (default 300) whatever happens. Answers:
   request asks to stream, else as JSON;
 - POST .../responses (OpenAI Responses, Codex): the Responses SSE events of
   one assistant message;
+- POST ...:streamGenerateContent / ...:generateContent (Gemini): one
+  candidate of one sentence, as SSE / JSON; ...:countTokens: a count;
 - anything else: 404 with a JSON error.
 
 A body over 16 MiB is refused (413) unread; a connection idle for 30 s is
@@ -85,6 +87,16 @@ def responses_events(model):
     ])
 
 
+def gemini_chunk():
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": ANSWER}]},
+                        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1,
+                          "totalTokenCount": 2},
+        "modelVersion": "capture",
+    }
+
+
 class Handler(BaseHTTPRequestHandler):
     timeout = 30
     log_file = None
@@ -127,6 +139,13 @@ class Handler(BaseHTTPRequestHandler):
                 self.reply(200, anthropic_json(model), "application/json")
         elif path.endswith("/responses"):
             self.reply(200, responses_events(model), "text/event-stream")
+        elif path.endswith(":streamGenerateContent"):
+            self.reply(200, f"data: {json.dumps(gemini_chunk())}\r\n\r\n".encode(),
+                       "text/event-stream")
+        elif path.endswith(":generateContent"):
+            self.reply(200, json.dumps(gemini_chunk()).encode(), "application/json")
+        elif path.endswith(":countTokens"):
+            self.reply(200, b'{"totalTokens": 1}', "application/json")
         else:
             self.reply(404, b'{"error": {"type": "not_found", "message": "capture server"}}',
                        "application/json")

@@ -21,6 +21,7 @@ out="$FAKE_OUT"
 for arg in "$@"; do printf '%s\0' "$arg" >> "$out/argv"; done
 cat > "$out/stdin"
 printf '%s' "$FAKE_ENV" > "$out/env"
+printf '%s' "$GEMINI_SYSTEM_MD" > "$out/gemini_system_md"
 echo "fake client ran"
 exit "${FAKE_EXIT:-0}"
 "#;
@@ -52,11 +53,11 @@ impl Fake {
     fn run(&self, date: &str, before: &[&str], args: &[&str], stdin: Option<&str>) -> Output {
         let mut options = vec!["--agent", "aleph", "--date", date];
         options.extend(before);
-        self.run_with(&options, args, stdin)
+        self.run_with(&options, args, stdin, Path::new(env!("CARGO_MANIFEST_DIR")))
     }
 
-    /// `prompt exec <options> -- CLIENT <args>`.
-    fn run_with(&self, options: &[&str], args: &[&str], stdin: Option<&str>) -> Output {
+    /// `prompt exec <options> -- CLIENT <args>`, run in `cwd`.
+    fn run_with(&self, options: &[&str], args: &[&str], stdin: Option<&str>, cwd: &Path) -> Output {
         let mut all = vec!["exec"];
         all.extend(options);
         all.push("--");
@@ -65,7 +66,7 @@ impl Fake {
         all.extend(args);
         let mut command = common::command(&all, &self.path("home"));
         command
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(cwd)
             .env("XDG_CACHE_HOME", self.path("cache"))
             .env("FAKE_OUT", self.path("out"))
             .env("FAKE_ENV", "kept")
@@ -140,8 +141,67 @@ fn instructions_path(argv: &[String]) -> PathBuf {
     PathBuf::from(value)
 }
 
+/// The files `exec` handed Claude Code: the system prompt file after
+/// `--system-prompt-file`, the settings file after `--settings`.
+fn claude_files(argv: &[String]) -> (PathBuf, serde_json::Value) {
+    assert_eq!(argv[0], "--system-prompt-file", "{argv:?}");
+    assert_eq!(argv[2], "--settings", "{argv:?}");
+    let settings = std::fs::read_to_string(&argv[3]).unwrap();
+    (
+        PathBuf::from(&argv[1]),
+        serde_json::from_str(&settings).unwrap(),
+    )
+}
+
+/// The command of the last `UserPromptSubmit` hook in `settings`.
+fn hook_command(settings: &serde_json::Value) -> String {
+    let hooks = settings["hooks"]["UserPromptSubmit"].as_array().unwrap();
+    let last = hooks.last().unwrap()["hooks"].as_array().unwrap();
+    assert_eq!(last[0]["type"], "command");
+    last[0]["command"].as_str().unwrap().to_owned()
+}
+
+/// Runs a hook command as Claude Code does (`sh -c`, the turn's JSON on
+/// stdin, in another folder) and returns its exit code, the
+/// `additionalContext` it printed (empty when none) and its stderr.
+fn run_hook(command: &str, home: &Path) -> (Option<i32>, String, String) {
+    let mut hook = Command::new("sh");
+    hook.args(["-c", command])
+        .current_dir(home)
+        .env("HOME", home)
+        .env("TZ", "UTC")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let output = spawn_with(
+        hook,
+        Some(r#"{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"Hi"}"#),
+    );
+    let stdout = String::from_utf8(output.stdout.clone()).unwrap();
+    let context = if stdout.trim().is_empty() {
+        String::new()
+    } else {
+        let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(
+            json["hookSpecificOutput"]["hookEventName"],
+            "UserPromptSubmit"
+        );
+        json["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    (output.status.code(), context, stderr(&output))
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
 #[test]
-fn claude_gets_the_stable_prefix_as_system_prompt_and_the_rest_before_the_prompt() {
+fn claude_reads_the_stable_prefix_from_a_private_file_and_every_turn_from_the_hook() {
     let fake = Fake::new("claude");
     let (stable, dynamic) = rendered("2026-11-29");
     assert!(
@@ -164,18 +224,39 @@ fn claude_gets_the_stable_prefix_as_system_prompt_and_the_rest_before_the_prompt
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(String::from_utf8_lossy(&output.stdout), "fake client ran\n");
     let argv = fake.argv();
-    assert_eq!(argv[..2], ["--system-prompt".to_owned(), stable.clone()]);
-    // The user's arguments follow untouched, but for the prompt.
-    assert_eq!(argv[2..5], ["--model", "opus", "-p"]);
-    assert_eq!(argv[6..], ["--output-format", "json"]);
-    let message = &argv[5];
-    assert!(message.starts_with("<system-reminder>\n"), "{message}");
-    assert!(message.contains(&dynamic), "{message}");
-    assert!(
-        message.ends_with("</system-reminder>\n\nFix the test."),
-        "{message}"
+    let (system, settings) = claude_files(&argv);
+    // The stable prefix byte for byte: no newline added.
+    assert_eq!(std::fs::read(&system).unwrap(), stable.as_bytes());
+    assert_eq!(system.parent().unwrap(), fake.path("cache/prompt/claude"));
+    assert_eq!(mode(&system), 0o600);
+    assert_eq!(mode(system.parent().unwrap()), 0o700);
+    assert_eq!(mode(Path::new(&argv[3])), 0o600);
+    // The user's arguments follow untouched, the prompt included.
+    assert_eq!(
+        argv[4..],
+        [
+            "--model",
+            "opus",
+            "-p",
+            "Fix the test.",
+            "--output-format",
+            "json"
+        ]
     );
-    assert!(!argv[1].contains("2026-11-29"));
+    // The hook runs this very binary, with a turn file exec wrote.
+    let command = hook_command(&settings);
+    assert!(
+        command.starts_with(&format!("'{}' turn --from '", env!("CARGO_BIN_EXE_prompt"))),
+        "{command}"
+    );
+    let (code, context, err) = run_hook(&command, &fake.path("home"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        context.starts_with("The system prompt continues here"),
+        "{context}"
+    );
+    assert!(context.ends_with(&dynamic), "{context}");
+    assert!(!stable.contains("2026-11-29"));
     // The environment passes through.
     assert_eq!(
         std::fs::read_to_string(fake.path("out/env")).unwrap(),
@@ -184,48 +265,193 @@ fn claude_gets_the_stable_prefix_as_system_prompt_and_the_rest_before_the_prompt
 }
 
 #[test]
-fn another_date_changes_the_user_message_and_not_the_system_prompt() {
+fn another_date_changes_the_hooks_context_and_not_the_system_prompt_file() {
     let fake = Fake::new("claude");
     fake.run("2026-11-29", &[], &["-p", "Hi"], None);
     let first = fake.argv();
     fake.run("2026-12-24", &[], &["-p", "Hi"], None);
     let second = fake.argv();
-    assert_eq!(first[..2], second[..2]);
-    assert_ne!(first[3], second[3]);
-    assert!(second[3].contains("2026-12-24"));
+    assert_eq!(first[1], second[1]);
+    let (_, settings) = claude_files(&second);
+    let (_, context, _) = run_hook(&hook_command(&settings), &fake.path("home"));
+    assert!(context.contains("2026-12-24"), "{context}");
 }
 
 #[test]
-fn a_prompt_on_stdin_gets_the_prefix_and_the_rest_of_stdin_follows() {
+fn each_turn_renders_the_workspace_as_it_is_then() {
     let fake = Fake::new("claude");
-    let (_, dynamic) = rendered("2026-11-29");
+    let ws = fake.path("ws");
+    std::fs::create_dir_all(ws.join(".git")).unwrap();
+    std::fs::write(ws.join(".git/HEAD"), "ref: refs/heads/master\n").unwrap();
+    std::fs::write(ws.join("AGENTS.md"), "# Rules\n\nRun the tests.\n").unwrap();
+    // A relative --workspace: the hook resolves it from where exec ran.
+    let output = fake.run_with(&["--workspace", "ws"], &[], None, &fake.path(""));
+    assert!(output.status.success(), "{}", stderr(&output));
+    let argv = fake.argv();
+    assert_eq!(argv.len(), 4, "no arguments of the user's: {argv:?}");
+    let (system, settings) = claude_files(&argv);
+    let command = hook_command(&settings);
+    let (_, turn1, _) = run_hook(&command, &fake.path("home"));
+    assert!(turn1.contains("Git branch: master"), "{turn1}");
+    std::fs::write(ws.join(".git/HEAD"), "ref: refs/heads/feature-x\n").unwrap();
+    let (_, turn2, _) = run_hook(&command, &fake.path("home"));
+    assert!(turn2.contains("Git branch: feature-x"), "{turn2}");
+    let system = std::fs::read_to_string(system).unwrap();
+    assert!(system.contains("Run the tests.") && !system.contains("Git branch"));
+}
+
+#[test]
+fn claude_options_exec_never_heard_of_and_stdin_pass_through_untouched() {
+    let fake = Fake::new("claude");
+    let args = [
+        "--brand-new-flag",
+        "value",
+        "-Z",
+        "Hi there",
+        "--",
+        "--system-prompt",
+    ];
+    let output = fake.run("2026-11-29", &[], &args, Some("piped data\n"));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(fake.argv()[4..], args);
+    assert_eq!(fake.stdin(), "piped data\n");
+    // A prompt far over the OS's 128 KiB argument limit with the context
+    // would have been refused before; the context no longer rides in argv.
+    let long = "x".repeat(130_000);
+    let output = fake.run("2026-11-29", &[], &["-p", &long], None);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(fake.argv()[5], long);
+}
+
+#[test]
+fn a_large_stable_prefix_goes_byte_exact_in_its_file_not_in_argv() {
+    let fake = Fake::new("claude");
+    let ws = fake.path("ws");
+    std::fs::create_dir_all(ws.join("prompts")).unwrap();
+    let line = "Keep every line short and every name plain.\n";
+    std::fs::write(ws.join("prompts/system-prompt.md"), line.repeat(1_400)).unwrap();
+    for doc in ["AGENTS.md", "CLAUDE.md"] {
+        std::fs::write(ws.join(doc), format!("# {doc}\n\n{}", line.repeat(360))).unwrap();
+    }
+    let ws = ws.to_str().unwrap();
+    let options = ["--workspace", ws, "--prompt-path", "prompts"];
+    let output = fake.run_with(&options, &["-p", "Hi"], None, &fake.path("ws"));
+    assert!(output.status.success(), "{}", stderr(&output));
+    let argv = fake.argv();
+    let (system, _) = claude_files(&argv);
+    let text = std::fs::read_to_string(system).unwrap();
+    assert!(text.len() > 90_000, "{}", text.len());
+    assert!(text.contains("# CLAUDE.md") && !text.ends_with('\n'));
+    assert!(
+        argv.iter().all(|a| a.len() < 1_000),
+        "the prompt stays out of argv"
+    );
+}
+
+#[test]
+fn the_users_own_settings_are_merged_with_the_hook_not_replaced() {
+    let fake = Fake::new("claude");
+    let mine = fake.path("mine.json");
+    std::fs::write(
+        &mine,
+        r#"{"model": "opus", "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo mine"}]}]}}"#,
+    )
+    .unwrap();
     let output = fake.run(
         "2026-11-29",
         &[],
-        &["-p"],
-        Some("Fix the test.\nline two\n"),
+        &["--settings", mine.to_str().unwrap(), "-p", "Hi"],
+        None,
     );
     assert!(output.status.success(), "{}", stderr(&output));
-    let stdin = fake.stdin();
-    assert!(stdin.starts_with("<system-reminder>\n"), "{stdin}");
-    assert!(stdin.contains(&dynamic));
-    assert!(
-        stdin.ends_with("</system-reminder>\n\nFix the test.\nline two\n"),
-        "{stdin}"
+    let argv = fake.argv();
+    assert_eq!(
+        argv[4..],
+        ["-p", "Hi"],
+        "one --settings: Claude Code keeps the last"
     );
-    assert_eq!(fake.argv()[2..], ["-p"]);
+    let (_, settings) = claude_files(&argv);
+    assert_eq!(settings["model"], "opus");
+    let hooks = settings["hooks"]["UserPromptSubmit"].as_array().unwrap();
+    assert_eq!(hooks.len(), 2);
+    assert_eq!(hooks[0]["hooks"][0]["command"], "echo mine");
+    assert!(hook_command(&settings).contains(" turn --from "));
 }
 
 #[test]
-fn with_a_prompt_argument_stdin_passes_through_unchanged() {
+fn a_wider_cache_folder_is_narrowed_and_files_are_private_under_any_umask() {
     let fake = Fake::new("claude");
-    fake.run(
-        "2026-11-29",
+    let dir = fake.path("cache/prompt/claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg("umask 000; exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_prompt"))
+        .args(["exec", "--agent", "aleph", "--date", "2026-11-29", "--"])
+        .arg(&fake.client)
+        .args(["-p", "Hi"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("HOME", fake.path("home"))
+        .env("XDG_CACHE_HOME", fake.path("cache"))
+        .env("FAKE_OUT", fake.path("out"))
+        .stdin(Stdio::null());
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(mode(&dir), 0o700);
+    for name in files(&dir) {
+        assert_eq!(mode(&dir.join(&name)), 0o600, "{name}");
+    }
+    assert_eq!(files(&dir).len(), 3, "{:?}", files(&dir));
+}
+
+#[test]
+fn check_secrets_refuses_a_turn_whose_context_gained_a_key() {
+    let fake = Fake::new("claude");
+    let ws = fake.path("ws");
+    std::fs::create_dir_all(ws.join(".agent")).unwrap();
+    let pad = ws.join(".agent/scratchpad.json");
+    std::fs::write(&pad, r#"{"plan": "1. fix the login"}"#).unwrap();
+    let ws = ws.to_str().unwrap();
+    let output = fake.run_with(
+        &["--workspace", ws, "--check-secrets"],
         &[],
-        &["-p", "Summarize."],
-        Some("piped data\n"),
+        None,
+        &fake.path(""),
     );
-    assert_eq!(fake.stdin(), "piped data\n");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let (_, settings) = claude_files(&fake.argv());
+    let command = hook_command(&settings);
+    let (code, context, _) = run_hook(&command, &fake.path("home"));
+    assert_eq!(code, Some(0));
+    assert!(context.contains("fix the login"), "{context}");
+    let key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345";
+    std::fs::write(&pad, format!(r#"{{"plan": "use {key}"}}"#)).unwrap();
+    let (code, context, err) = run_hook(&command, &fake.path("home"));
+    // 2: Claude Code blocks the prompt and shows why.
+    assert_eq!(code, Some(2), "{err}");
+    assert!(context.is_empty());
+    assert!(
+        err.contains("credential-shaped") && !err.contains(key),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_broken_turn_file_fails_the_hook_with_exit_1_and_a_reason() {
+    let fake = Fake::new("claude");
+    fake.run("2026-11-29", &[], &["-p", "Hi"], None);
+    let (_, settings) = claude_files(&fake.argv());
+    let command = hook_command(&settings);
+    let turn_file = command.rsplit('\'').nth(1).unwrap().to_owned();
+    std::fs::write(&turn_file, "not json").unwrap();
+    let (code, context, err) = run_hook(&command, &fake.path("home"));
+    // 1, not 2: Claude Code goes on with the turn rather than blocking it.
+    assert_eq!(code, Some(1));
+    assert!(context.is_empty());
+    assert!(err.contains("is not one prompt exec wrote"), "{err}");
 }
 
 #[test]
@@ -298,8 +524,14 @@ fn an_unknown_client_is_refused_with_the_known_ones_and_client_kind_names_a_wrap
     assert_eq!(output.status.code(), Some(1));
     let message = stderr(&output);
     assert!(message.contains("`"), "{message}");
-    assert!(message.contains("known: claude, codex"), "{message}");
-    assert!(message.contains("--client-kind claude|codex"), "{message}");
+    assert!(
+        message.contains("known: claude, codex, gemini"),
+        "{message}"
+    );
+    assert!(
+        message.contains("--client-kind claude|codex|gemini"),
+        "{message}"
+    );
     assert!(!fake.ran());
 
     let output = fake.run(
@@ -309,7 +541,12 @@ fn an_unknown_client_is_refused_with_the_known_ones_and_client_kind_names_a_wrap
         None,
     );
     assert!(output.status.success(), "{}", stderr(&output));
-    assert_eq!(fake.argv()[0], "--system-prompt");
+    assert_eq!(fake.argv()[0], "--system-prompt-file");
+    // The hook repeats exec's options, --client-kind among them.
+    let (_, settings) = claude_files(&fake.argv());
+    let (code, context, err) = run_hook(&hook_command(&settings), &fake.path("home"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(context.contains("2026-11-29"), "{context}");
 }
 
 #[test]
@@ -327,6 +564,8 @@ fn codex_reads_the_stable_prefix_from_a_shared_fingerprint_named_file() {
     let path = instructions_path(&first);
     assert_eq!(path.parent().unwrap(), fake.codex_dir());
     assert_eq!(std::fs::read_to_string(&path).unwrap(), stable);
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(mode(&fake.codex_dir()), 0o700);
     assert_eq!(first[2..5], ["exec", "--json", first[4].as_str()]);
     assert!(first[4].contains(&dynamic) && first[4].ends_with("\n\nFix the test."));
 
@@ -383,10 +622,10 @@ fn the_codex_folder_is_bounded_and_keeps_no_temporary_file() {
 }
 
 #[test]
-fn a_prompt_argument_the_prefix_pushes_over_the_os_limit_is_refused_with_a_way_out() {
-    let fake = Fake::new("claude");
+fn a_codex_prompt_argument_the_prefix_pushes_over_the_os_limit_is_refused_with_a_way_out() {
+    let fake = Fake::new("codex");
     let long = "x".repeat(130_000); // passes on its own, not with the context block
-    let output = fake.run("2026-11-29", &[], &["-p", &long], None);
+    let output = fake.run("2026-11-29", &[], &["exec", &long], None);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         stderr(&output).contains("give the prompt on stdin instead"),
@@ -404,16 +643,78 @@ fn check_secrets_refuses_to_launch_a_client_with_a_key_in_the_prompt() {
     let key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345";
     std::fs::write(ws.join("AGENTS.md"), format!("Use this key: {key}\n")).unwrap();
     let ws = ws.to_str().unwrap();
-    let output = fake.run_with(&["--workspace", ws, "--check-secrets"], &["-p", "Hi"], None);
+    let here = fake.path("");
+    let output = fake.run_with(
+        &["--workspace", ws, "--check-secrets"],
+        &["-p", "Hi"],
+        None,
+        &here,
+    );
     assert_eq!(output.status.code(), Some(1));
     let message = stderr(&output);
     assert!(message.contains("in layer project_context"), "{message}");
     assert!(!message.contains(key));
     assert!(!fake.ran());
     // Off by default, as with render.
-    let output = fake.run_with(&["--workspace", ws], &["-p", "Hi"], None);
+    let output = fake.run_with(&["--workspace", ws], &["-p", "Hi"], None, &here);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(fake.argv()[1].contains(key));
+    let (system, _) = claude_files(&fake.argv());
+    assert!(std::fs::read_to_string(system).unwrap().contains(key));
+}
+
+#[test]
+fn gemini_reads_the_stable_prefix_from_gemini_system_md_and_the_rest_before_the_prompt() {
+    let fake = Fake::new("gemini");
+    let (stable, dynamic) = rendered("2026-11-29");
+    let output = fake.run(
+        "2026-11-29",
+        &[],
+        &["-m", "gemini-2.5-pro", "-p", "Fix the test.", "--brand-new"],
+        None,
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let path = PathBuf::from(std::fs::read_to_string(fake.path("out/gemini_system_md")).unwrap());
+    assert_eq!(path.parent().unwrap(), fake.path("cache/prompt/gemini"));
+    assert_eq!(std::fs::read(&path).unwrap(), stable.as_bytes());
+    assert_eq!(mode(&path), 0o600);
+    let argv = fake.argv();
+    assert_eq!(argv[..3], ["-m", "gemini-2.5-pro", "-p"]);
+    assert!(argv[3].contains(&dynamic) && argv[3].ends_with("</system-reminder>\n\nFix the test."));
+    assert_eq!(argv[4], "--brand-new");
+
+    // The query words, or stdin, when there is no -p.
+    fake.run("2026-11-29", &[], &["-y", "Fix", "it."], None);
+    let argv = fake.argv();
+    assert!(argv[1].ends_with("\n\nFix") && argv[2] == "it.", "{argv:?}");
+    fake.run("2026-11-29", &[], &["-y"], Some("From stdin."));
+    assert!(fake.stdin().ends_with("</system-reminder>\n\nFrom stdin."));
+
+    // A GEMINI_SYSTEM_MD of the user's would be replaced: refused.
+    let mut command = common::command(
+        &[
+            "exec",
+            "--agent",
+            "aleph",
+            "--",
+            fake.client.to_str().unwrap(),
+            "-p",
+            "Hi",
+        ],
+        &fake.path("home"),
+    );
+    let output = command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("XDG_CACHE_HOME", fake.path("cache"))
+        .env("FAKE_OUT", fake.path("out2"))
+        .env("GEMINI_SYSTEM_MD", "/tmp/mine.md")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("GEMINI_SYSTEM_MD is set"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

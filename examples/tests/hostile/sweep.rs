@@ -96,6 +96,28 @@ impl Hostile {
     }
 }
 
+/// The stand-in client: prints each argument, the file each system slot
+/// names (Codex's `model_instructions_file`, Claude Code's
+/// `--system-prompt-file`, Gemini's `GEMINI_SYSTEM_MD`), the context Claude
+/// Code's per-turn hook would add (it runs the hook's `prompt turn`), then stdin.
+const FAKE_CLIENT: &str = r#"#!/bin/sh
+[ -n "$GEMINI_SYSTEM_MD" ] && cat "$GEMINI_SYSTEM_MD"
+prev=
+for a in "$@"; do
+  printf '%s\n' "$a"
+  case "$a" in model_instructions_file=*) f=${a#model_instructions_file=}; f=${f#\"}; cat "${f%\"}";; esac
+  case "$prev" in
+    --system-prompt-file) cat "$a";;
+    --settings)
+      exe=$(sed -n "s/.*\"command\": \"'\([^']*\)' turn --from.*/\1/p" "$a")
+      turn=$(sed -n "s/.*turn --from '\([^']*\)'.*/\1/p" "$a")
+      [ -n "$exe" ] && "$exe" turn --from "$turn" </dev/null;;
+  esac
+  prev=$a
+done
+cat
+"#;
+
 /// The fake home and a repository that links every file and folder an agent
 /// reads to it, or to `/proc/self`.
 fn hostile() -> Hostile {
@@ -105,15 +127,12 @@ fn hostile() -> Hostile {
     let repo = tempfile::tempdir_in(home.path().parent().unwrap()).unwrap();
     let client = tempfile::tempdir().unwrap();
     let fake = client.path().join("claude");
-    std::fs::write(
-        &fake,
-        "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; case \"$a\" in model_instructions_file=*) cat \"${a#model_instructions_file=}\";; esac; done\ncat\n",
-    )
-    .unwrap();
+    std::fs::write(&fake, FAKE_CLIENT).unwrap();
     let mut permissions = std::fs::metadata(&fake).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
     std::fs::set_permissions(&fake, permissions).unwrap();
     std::fs::copy(&fake, client.path().join("codex")).unwrap();
+    std::fs::copy(&fake, client.path().join("gemini")).unwrap();
     let h = Hostile { home, repo, client };
     let ssh = h.secrets();
     std::fs::create_dir_all(&ssh).unwrap();
@@ -310,7 +329,8 @@ fn no_subcommand_prints_a_secret_from_a_hostile_repository() {
         }
         let claude = h.client.path().join("claude");
         let codex = h.client.path().join("codex");
-        for client in [&claude, &codex] {
+        let gemini = h.client.path().join("gemini");
+        for client in [&claude, &codex, &gemini] {
             let client = client.to_str().unwrap().to_owned();
             let mut args = with(&["exec"], &[]);
             let mut owned: Vec<String> = args.drain(..).map(str::to_owned).collect();
@@ -364,7 +384,12 @@ fn no_subcommand_prints_a_secret_from_a_hostile_repository() {
     );
     let shown = String::from_utf8_lossy(&shown.stdout);
     assert!(
-        shown.contains("--system-prompt") && shown.contains("hello"),
+        shown.contains("--system-prompt-file") && shown.contains("hello"),
+        "the fake client printed: {shown}"
+    );
+    // It printed the system prompt file and the hook's context too.
+    assert!(
+        shown.contains("additionalContext") && shown.lines().count() > 10,
         "the fake client printed: {shown}"
     );
     assert!(

@@ -29,7 +29,7 @@
 //! prompt diff A.json B.json
 //! prompt manifest [--pipeline NAME | --agent NAME | --all]
 //! prompt exec   [workspace options] [--path] [--mode] [--budget-*] [--trace] [--check-secrets]
-//!               [--client-kind claude|codex] -- CLIENT ARGS...
+//!               [--client-kind claude|codex|gemini] -- CLIENT ARGS...
 //! ```
 //!
 //! Workspace options: `--pipeline NAME` picks a pipeline linked into the
@@ -98,9 +98,14 @@ enum Command {
     Lint(lint::LintArgs),
     /// Say whether two `render --format json` outputs share their stable prefix, and if not why.
     Diff(diff::DiffArgs),
-    /// Render as `render` does, then run Claude Code or Codex with the stable
-    /// prefix in its system slot and the dynamic part before the user's prompt.
+    /// Render as `render` does, then run Claude Code, Codex or Gemini CLI with
+    /// the stable prefix in its system slot and the dynamic part in each turn's
+    /// user message (Claude Code) or before the first prompt (Codex, Gemini).
     Exec(exec::ExecArgs),
+    /// The per-turn hook `exec` installs in Claude Code:
+    /// prints one turn's dynamic part and reminder as the hook's output.
+    #[command(hide = true)]
+    Turn(exec::turn::TurnArgs),
     /// Print a pipeline's manifest: every layer, in order, as a Markdown table.
     Manifest {
         /// The pipeline to describe.
@@ -253,6 +258,7 @@ fn run(cli: Cli) -> Outcome {
         Command::Lint(args) => return lint::run(args),
         Command::Diff(args) => return diff::run(args),
         Command::Exec(args) => return exec::run(args),
+        Command::Turn(args) => return exec::turn::run(args),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -21,8 +21,10 @@
 //!   joined into the **same** system block (`"STABLE\n\nDYNAMIC"`), so it
 //!   cannot keep a dynamic part out of the cached block.
 //!
-//! Nothing is spawned: the caller passes the arguments to its own `Command`
-//! (or runs `prompt exec -- claude ...`, which does this).
+//! Nothing is spawned: the caller passes the arguments to its own `Command`.
+//! `prompt exec -- claude ...` passes the stable prefix as a private
+//! `--system-prompt-file` instead, and each turn's context through a hook
+//! (docs/delivery.md), keeping the prompt out of argv.
 //!
 //! ```
 //! use prompt_core::providers::claude_cli;
