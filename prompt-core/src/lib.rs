@@ -97,6 +97,7 @@ pub mod spec;
 
 pub mod assembly;
 pub mod budget;
+mod checks;
 pub mod context;
 #[cfg(feature = "contract")]
 pub mod contract;
