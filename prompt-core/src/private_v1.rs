@@ -13,8 +13,9 @@ pub use core;
 pub use inventory;
 
 pub use crate::checks::{
-    Msg, band_problem, include_problem, never_renders_problem, phantom_mode_problem,
-    phantom_path_problem, pipeline_alias_problem, relation_problem, scope_relation_problem,
+    Msg, band_problem, include_problem, included_clash_problem, never_renders_problem,
+    phantom_mode_problem, phantom_path_problem, pipeline_alias_problem, relation_problem,
+    scope_relation_problem,
 };
 pub use crate::context::{Band, Dynamic, LayerInput, Stable};
 pub use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render};
@@ -135,26 +136,29 @@ pub const fn include<X: LayerSet + ?Sized>(written: &'static str) -> Include {
     }
 }
 
-/// Places the link-time duplicate check's symbol (feature `link-time-checks`).
+/// Places the duplicate check's item (feature `link-time-checks`): a hidden
+/// `#[macro_export]` macro named after what must be unique, e.g.
+/// `two_layers_with_priority_100_in_pipeline_default`. Exported macros share
+/// the crate root's namespace, so a second one in the same crate is E0428
+/// "defined multiple times" at the second layer's key, with the first one's
+/// place as "previous definition". Nothing `unsafe`, no symbol in the binary;
+/// across crates [`Pipeline::collect`](crate::Pipeline::collect) and
+/// `testing::check_pipelines` report the clash with both `file:line`s.
 #[cfg(feature = "link-time-checks")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __prompt_core_v1_unique_symbol {
-    ($symbol:literal, $($item:tt)*) => {
-        const _: () = {
-            #[used]
-            #[unsafe(export_name = $symbol)]
-            $($item)*
-        };
+    ($($item:tt)*) => {
+        $($item)*
     };
 }
 
-/// Without feature `link-time-checks`: no symbol.
+/// Without feature `link-time-checks`: nothing.
 #[cfg(not(feature = "link-time-checks"))]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __prompt_core_v1_unique_symbol {
-    ($symbol:literal, $($item:tt)*) => {};
+    ($($item:tt)*) => {};
 }
 
 pub use crate::__prompt_core_v1_unique_symbol as unique_symbol;

@@ -134,6 +134,10 @@ pub const fn include_problem(pipeline: &PipelineSpec, index: usize) -> Msg {
             j += 1;
         }
     }
+    let scope = super::included::include_scope_problem(pipeline, index);
+    if scope.is_some() {
+        return scope;
+    }
     if kept == 0 && inc.set {
         let msg = paths_text(
             head.s("none of its layers renders in the pipeline, which serves ["),

@@ -237,18 +237,49 @@ const fn any_mode_served(pipeline: &PipelineSpec, modes: &[PromptMode]) -> bool 
     false
 }
 
+/// Whether some pipeline of `pipelines` serves some path of `paths`.
+const fn any_path_served_by(pipelines: &[&PipelineSpec], paths: &[AssemblyPath]) -> bool {
+    let mut i = 0;
+    while i < pipelines.len() {
+        if any_path_served(pipelines[i], paths) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether some pipeline of `pipelines` serves some mode of `modes`.
+const fn any_mode_served_by(pipelines: &[&PipelineSpec], modes: &[PromptMode]) -> bool {
+    let mut i = 0;
+    while i < pipelines.len() {
+        if any_mode_served(pipelines[i], modes) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// What is wrong with layer `layer`, listing `paths` and `modes`, joining
-/// `pipeline` (written `written`): nothing, unless the two meet on no path
-/// or no mode, so that the layer would never render in that pipeline. A
-/// path the layer lists and this pipeline does not serve is no problem: the
-/// layer renders on the paths both list.
+/// `pipeline` (written `written`), one of `all` it joins: nothing, unless the
+/// two meet on no path or no mode while another of `all` does, so that the
+/// layer renders elsewhere but never in this one. A layer that meets none of
+/// its pipelines is one mistake in its `paths` (or `modes`), reported once,
+/// at the key, by [`phantom_path_problem`] ([`phantom_mode_problem`]). A path
+/// the layer lists and this pipeline does not serve is no problem: the layer
+/// renders on the paths both list.
 pub const fn never_renders_problem(
     layer: &str,
     pipeline: &PipelineSpec,
     written: &str,
     paths: &[AssemblyPath],
     modes: &[PromptMode],
+    all: &[&PipelineSpec],
 ) -> Msg {
+    if !any_path_served_by(all, paths) || !any_mode_served_by(all, modes) {
+        return Msg::NONE;
+    }
     let head = Msg::NONE
         .s("layer `")
         .s(layer)
@@ -258,36 +289,64 @@ pub const fn never_renders_problem(
         let msg = paths_text(head.s("`, which serves only ["), pipeline.paths);
         let msg = paths_text(msg.s("], but the layer lists paths ["), paths);
         return msg
-            .s("], so it would never render there: add a path the pipeline serves to `paths`, or drop `")
+            .s("], so it would never render there: drop `")
             .s(written)
-            .s("` from `pipeline`");
+            .s("` from `pipeline`, or add a path it serves to `paths`");
     }
     if !any_mode_served(pipeline, modes) {
         let msg = modes_text(head.s("`, which serves only the modes ["), pipeline.modes);
         let msg = modes_text(msg.s("], but the layer lists modes ["), modes);
         return msg
-            .s("], so it would never speak there: add a mode the pipeline serves to `modes`, or drop `")
+            .s("], so it would never speak there: drop `")
             .s(written)
-            .s("` from `pipeline`");
+            .s("` from `pipeline`, or add a mode it serves to `modes`");
     }
     Msg::NONE
 }
 
-/// What is wrong with layer `layer` listing `path` when none of the
-/// `pipelines` it joins (written `written`) serves it: a phantom path, on
-/// which the layer renders nowhere. Dropping it changes no prompt.
+/// What is wrong with layer `layer` listing `path` (one of `listed`) when
+/// none of the `pipelines` it joins (written `written`) serves it: a phantom
+/// path, on which the layer renders nowhere. When another listed path is
+/// served, dropping this one changes no prompt; when none is, the layer
+/// renders nowhere at all, and the one error (at the first listed path)
+/// says which paths to list instead, never to leave `paths` empty.
 pub const fn phantom_path_problem(
     layer: &str,
     pipelines: &[&PipelineSpec],
     written: &[&str],
     path: AssemblyPath,
+    listed: &[AssemblyPath],
 ) -> Msg {
-    let mut i = 0;
-    while i < pipelines.len() {
-        if pipelines[i].serves_path(path) {
+    if any_path_served_by(pipelines, &[path]) {
+        return Msg::NONE;
+    }
+    if !any_path_served_by(pipelines, listed) {
+        if listed.is_empty() || listed[0] as u8 != path as u8 {
             return Msg::NONE;
         }
-        i += 1;
+        let mut served = [AssemblyPath::Basic; 2];
+        let mut n = 0;
+        let mut i = 0;
+        while i < AssemblyPath::ALL.len() {
+            if any_path_served_by(pipelines, &[AssemblyPath::ALL[i]]) {
+                served[n] = AssemblyPath::ALL[i];
+                n += 1;
+            }
+            i += 1;
+        }
+        let served = served.split_at(n).0;
+        let msg = paths_text(Msg::NONE.s("layer `").s(layer).s("` lists paths ["), listed);
+        let msg = paths_text(
+            msg.s("], but its pipelines (")
+                .names(written)
+                .s(") serve only ["),
+            served,
+        );
+        return paths_text(
+            msg.s("], so the layer would render nowhere: write `paths = ["),
+            served,
+        )
+        .s("]`, or add it to a pipeline's `#[prompt_pipeline(paths = [..])]`");
     }
     phantom(
         layer,
@@ -299,20 +358,45 @@ pub const fn phantom_path_problem(
     )
 }
 
-/// What is wrong with layer `layer` listing `mode` when none of its
-/// `pipelines` serves it: as [`phantom_path_problem`], for a mode.
+/// What is wrong with layer `layer` listing `mode` (one of `listed`) when
+/// none of its `pipelines` serves it: as [`phantom_path_problem`], for a mode.
 pub const fn phantom_mode_problem(
     layer: &str,
     pipelines: &[&PipelineSpec],
     written: &[&str],
     mode: PromptMode,
+    listed: &[PromptMode],
 ) -> Msg {
-    let mut i = 0;
-    while i < pipelines.len() {
-        if pipelines[i].serves_mode(mode) {
+    if any_mode_served_by(pipelines, &[mode]) {
+        return Msg::NONE;
+    }
+    if !any_mode_served_by(pipelines, listed) {
+        if listed.is_empty() || listed[0] as u8 != mode as u8 {
             return Msg::NONE;
         }
-        i += 1;
+        let mut served = [PromptMode::Full; 3];
+        let mut n = 0;
+        let mut i = 0;
+        while i < PromptMode::ALL.len() {
+            if any_mode_served_by(pipelines, &[PromptMode::ALL[i]]) {
+                served[n] = PromptMode::ALL[i];
+                n += 1;
+            }
+            i += 1;
+        }
+        let served = served.split_at(n).0;
+        let msg = modes_text(Msg::NONE.s("layer `").s(layer).s("` lists modes ["), listed);
+        let msg = modes_text(
+            msg.s("], but its pipelines (")
+                .names(written)
+                .s(") serve only ["),
+            served,
+        );
+        return modes_text(
+            msg.s("], so the layer would speak nowhere: write `modes = ["),
+            served,
+        )
+        .s("]` (or drop `modes`), or add it to a pipeline's `#[prompt_pipeline(modes = [..])]`");
     }
     phantom(
         layer,
@@ -368,5 +452,5 @@ pub const fn pipeline_alias_problem(pipeline: &PipelineSpec, assumed: &str, writ
         .s(pipeline.name)
         .s("` through another name; write its own type name (`")
         .s(pipeline.type_name)
-        .s("`): the link-time duplicate check keys on the name as written")
+        .s("`): the duplicate check keys on the name as written")
 }

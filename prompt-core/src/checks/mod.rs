@@ -7,10 +7,12 @@
 //! (`__private_v1`) stays a list of re-exports.
 
 mod include;
+mod included;
 mod layer;
 mod msg;
 
 pub use include::include_problem;
+pub use included::included_clash_problem;
 pub use layer::{
     band_problem, never_renders_problem, phantom_mode_problem, phantom_path_problem,
     pipeline_alias_problem, relation_problem, scope_relation_problem,
@@ -123,18 +125,21 @@ mod tests {
         let both = &[AssemblyPath::Basic, AssemblyPath::Cached];
         // Shared by a Basic-only sub-agent and a main agent: renders in each.
         assert!(
-            !never_renders_problem("docs", &BASIC, "SubAgent", both, PromptMode::ALL).is_some()
+            !never_renders_problem("docs", &BASIC, "SubAgent", both, PromptMode::ALL, &[&BASIC])
+                .is_some()
         );
         assert!(
             !phantom_path_problem(
                 "docs",
                 &[&BASIC, &MAIN],
                 &["SubAgent", "Main"],
-                AssemblyPath::Cached
+                AssemblyPath::Cached,
+                both
             )
             .is_some()
         );
-        let phantom = phantom_path_problem("docs", &[&BASIC], &["SubAgent"], AssemblyPath::Cached);
+        let phantom =
+            phantom_path_problem("docs", &[&BASIC], &["SubAgent"], AssemblyPath::Cached, both);
         assert!(
             phantom
                 .as_str()
@@ -142,12 +147,14 @@ mod tests {
             "{}",
             phantom.as_str()
         );
+        // Renders in `Main` but never in `SubAgent`: that pipeline's problem.
         let never = never_renders_problem(
             "docs",
             &BASIC,
             "SubAgent",
             &[AssemblyPath::Cached],
             PromptMode::ALL,
+            &[&BASIC, &MAIN],
         );
         assert!(
             never
@@ -155,6 +162,50 @@ mod tests {
                 .contains("serves only [Basic], but the layer lists paths [Cached]"),
             "{}",
             never.as_str()
+        );
+    }
+
+    /// `paths = [Cached]` on a layer of a Basic-only pipeline is one mistake:
+    /// one error, at the path, that never suggests an empty `paths`.
+    #[test]
+    fn a_layer_that_renders_in_none_of_its_pipelines_gets_one_error() {
+        const BASIC: PipelineSpec =
+            PipelineSpec::new("sub_agent").with_paths(&[AssemblyPath::Basic]);
+        let cached = &[AssemblyPath::Cached];
+        assert!(
+            !never_renders_problem(
+                "docs",
+                &BASIC,
+                "SubAgent",
+                cached,
+                PromptMode::ALL,
+                &[&BASIC]
+            )
+            .is_some()
+        );
+        let one = phantom_path_problem(
+            "docs",
+            &[&BASIC],
+            &["SubAgent"],
+            AssemblyPath::Cached,
+            cached,
+        );
+        assert_eq!(
+            one.as_str(),
+            "layer `docs` lists paths [Cached], but its pipelines (`SubAgent`) serve only [Basic], \
+             so the layer would render nowhere: write `paths = [Basic]`, or add it to a pipeline's \
+             `#[prompt_pipeline(paths = [..])]`"
+        );
+        // Two modes none of them serves: one error, at the first.
+        const FULL: PipelineSpec = PipelineSpec::new("sub_agent").with_modes(&[PromptMode::Full]);
+        let listed = &[PromptMode::Compact, PromptMode::Minimal];
+        assert!(
+            phantom_mode_problem("docs", &[&FULL], &["SubAgent"], PromptMode::Compact, listed)
+                .is_some()
+        );
+        assert!(
+            !phantom_mode_problem("docs", &[&FULL], &["SubAgent"], PromptMode::Minimal, listed)
+                .is_some()
         );
     }
 }
