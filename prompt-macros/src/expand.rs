@@ -162,6 +162,8 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::SPEC.name)
         });
         spec.extend(quote!(.with_pipelines(&[#(#names),*])));
+    } else if layer.include_only {
+        spec.extend(quote!(.with_pipelines(&[])));
     }
     if let Some(yields) = &layer.yields {
         let i = yields.ident();
@@ -372,7 +374,10 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
 /// A pipeline is keyed by its type's name as written, so a const check
 /// rejects an alias (which would key wrong).
 fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
-    let pipelines: Vec<&str> = if layer.pipelines.is_empty() {
+    let pipelines: Vec<&str> = if layer.include_only {
+        // In no pipeline of its own: the pipelines that include it check it.
+        Vec::new()
+    } else if layer.pipelines.is_empty() {
         vec!["default"]
     } else {
         layer
@@ -521,6 +526,10 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
                 quote!(#p::include_problem(&<#ident as #p::PromptPipeline>::SPEC, #index)),
             ));
         }
+    }
+    if !pipeline.crates.is_empty() {
+        let crates = &pipeline.crates;
+        spec.extend(quote!(.with_crates(&[#(#crates),*])));
     }
     if let Some(order) = &pipeline.scope_order {
         let i = order.ident();

@@ -89,7 +89,10 @@ pub const fn relation_problem(
         .s(" = [")
         .s(written)
         .s("]`, but ");
-    if !share_a_pipeline(me, other) && !included_by_any(other, pipelines) {
+    // An include-only layer (`pipeline = []`) shares the pipelines that
+    // include it; those check the order where they take it.
+    let include_only = me.pipelines.is_empty() || other.pipelines.is_empty();
+    if !include_only && !share_a_pipeline(me, other) && !included_by_any(other, pipelines) {
         return head
             .s("`")
             .s(written)

@@ -204,6 +204,10 @@ impl Pipeline {
         if !problems.is_empty() {
             return Err(PipelineError::new(spec.name, problems));
         }
+        let missing = missing_crates(spec.crates, entries.iter().map(|e| &e.spec));
+        if !missing.is_empty() {
+            return Err(PipelineError::new(spec.name, missing));
+        }
         if entries.is_empty() {
             return Err(PipelineError::new(
                 spec.name,
@@ -324,18 +328,7 @@ impl Pipeline {
     /// # Ok::<(), prompt_core::PipelineError>(())
     /// ```
     pub fn require_crates(self, crates: &[&str]) -> Result<Self, PipelineError> {
-        let normal = |name: &str| name.replace('-', "_");
-        let mut linked: Vec<String> = self.specs().map(|s| normal(s.krate)).collect();
-        linked.sort_unstable();
-        linked.dedup();
-        let problems: Vec<Problem> = crates
-            .iter()
-            .filter(|name| !linked.contains(&normal(name)))
-            .map(|name| Problem::MissingCrate {
-                name: (*name).to_owned(),
-                linked: linked.clone(),
-            })
-            .collect();
+        let problems = missing_crates(crates, self.specs());
         if problems.is_empty() {
             Ok(self)
         } else {
@@ -393,6 +386,23 @@ impl Pipeline {
     pub(crate) fn entries(&self) -> &[LayerEntry] {
         &self.layers
     }
+}
+
+/// A [`Problem::MissingCrate`] for each of `crates` (`-` or `_`) that no
+/// layer of `specs` comes from.
+fn missing_crates<'a>(crates: &[&str], specs: impl Iterator<Item = &'a LayerSpec>) -> Vec<Problem> {
+    let normal = |name: &str| name.replace('-', "_");
+    let mut linked: Vec<String> = specs.map(|s| normal(s.krate)).collect();
+    linked.sort_unstable();
+    linked.dedup();
+    crates
+        .iter()
+        .filter(|name| !linked.contains(&normal(name)))
+        .map(|name| Problem::MissingCrate {
+            name: (*name).to_owned(),
+            linked: linked.clone(),
+        })
+        .collect()
 }
 
 fn pipeline_location(spec: &PipelineSpec) -> String {
