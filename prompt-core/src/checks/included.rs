@@ -12,17 +12,27 @@ const fn out_of_scope_order(a: &LayerSpec, b: &LayerSpec) -> bool {
         && b.scope.is_wider_than(a.scope)
 }
 
-/// The scope `me` would need to stay where it is, given one more clashing
-/// layer `other`: the widest of those it comes before (`ahead`), or the
-/// narrowest of those it comes after.
-const fn fitting(target: Option<Scope>, other: Scope, ahead: bool) -> Option<Scope> {
-    match target {
-        None => Some(other),
-        Some(seen) => {
-            if ahead == other.is_wider_than(seen) {
-                Some(other)
+/// The clashing layer whose scope `me` would need to stay where it is, given
+/// one more clashing layer `other` (of include entry `j`): the widest of
+/// those it comes before (`ahead`), or the narrowest of those it comes after.
+const fn fitting(
+    shown: Option<(LayerSpec, usize)>,
+    other: LayerSpec,
+    j: usize,
+    ahead: bool,
+) -> Option<(LayerSpec, usize)> {
+    match shown {
+        None => Some((other, j)),
+        Some((seen, k)) => {
+            let better = if ahead {
+                other.scope.is_wider_than(seen.scope)
             } else {
-                Some(seen)
+                seen.scope.is_wider_than(other.scope)
+            };
+            if better {
+                Some((other, j))
+            } else {
+                Some((seen, k))
             }
         }
     }
@@ -48,10 +58,18 @@ const fn who(msg: Msg, spec: &LayerSpec) -> Msg {
 /// those before it); `bound` is the priority to move past. An unscoped
 /// layer (`Session`, the default) first hears about `scope`, since the usual
 /// mistake is a shared text that never said so.
-const fn scope_fix(msg: Msg, me: &LayerSpec, target: Scope, ahead: bool, bound: u32) -> Msg {
+const fn scope_fix(
+    msg: Msg,
+    me: &LayerSpec,
+    target: Scope,
+    ahead: bool,
+    farthest: &LayerSpec,
+    shown: &LayerSpec,
+) -> Msg {
+    let bound = farthest.priority;
     let msg = msg.s(": ");
     if matches!(me.scope, Scope::Session) && ahead {
-        return msg
+        let msg = msg
             .s("give `")
             .s(me.name)
             .s("` the scope its text has (`scope = ")
@@ -59,19 +77,31 @@ const fn scope_fix(msg: Msg, me: &LayerSpec, target: Scope, ahead: bool, bound: 
             .s("` if it is the same for ")
             .s(target.audience())
             .s("), or move its priority above ")
-            .n(bound)
-            .s(" if it really is per session");
+            .n(bound);
+        return past(msg, farthest, shown).s(" if it really is per session");
     }
-    msg.s("move `")
+    let msg = msg
+        .s("move `")
         .s(me.name)
         .s("`'s priority ")
         .s(if ahead { "above " } else { "below " })
-        .n(bound)
+        .n(bound);
+    past(msg, farthest, shown)
         .s(", or give it `scope = ")
         .s(target.ident())
         .s("` if its text is ")
         .s(if ahead { "the same for " } else { "only for " })
         .s(target.audience())
+}
+
+/// `` (past `name`) `` when the layer to move past is not the one the
+/// message names.
+const fn past(msg: Msg, farthest: &LayerSpec, shown: &LayerSpec) -> Msg {
+    if farthest.same_layer(shown) {
+        msg
+    } else {
+        msg.s(" (past `").s(farthest.name).s("`)")
+    }
 }
 
 /// What is wrong with layer `me` joining `pipelines` (written `written`)
@@ -95,7 +125,7 @@ pub const fn included_clash_problem(
         // The scope clash with the farthest layer on the wrong side, so that
         // moving past it fixes every clash at once.
         let mut scope_clash: Option<(LayerSpec, usize)> = None;
-        let mut target: Option<Scope> = None;
+        let mut shown: Option<(LayerSpec, usize)> = None;
         let mut j = 0;
         while j < pipeline.include.len() {
             let inc = &pipeline.include[j];
@@ -127,7 +157,7 @@ pub const fn included_clash_problem(
                         }
                         let ahead = out_of_scope_order(me, &other);
                         if strict && (ahead || out_of_scope_order(&other, me)) {
-                            target = fitting(target, other.scope, ahead);
+                            shown = fitting(shown, other, j, ahead);
                             let farther = match &scope_clash {
                                 None => true,
                                 Some((seen, _)) => {
@@ -148,7 +178,7 @@ pub const fn included_clash_problem(
             }
             j += 1;
         }
-        if let Some((other, j)) = scope_clash {
+        if let (Some((farthest, _)), Some((other, j))) = (scope_clash, shown) {
             let ahead = me.priority < other.priority;
             let msg = Msg::NONE
                 .s("layer `")
@@ -173,11 +203,7 @@ pub const fn included_clash_problem(
                 .s(pipeline.include[j].written)
                 .s("`, but ")
                 .s(Scope::ORDER_TEXT);
-            let target = match target {
-                Some(scope) => scope,
-                None => other.scope,
-            };
-            return scope_fix(msg, me, target, ahead, other.priority);
+            return scope_fix(msg, me, other.scope, ahead, &farthest, &other);
         }
         p += 1;
     }
@@ -204,7 +230,7 @@ pub(crate) const fn include_scope_problem(pipeline: &PipelineSpec, index: usize)
     while k < inc.layers.len() {
         if let Some(me) = inc.member(k, pipeline) {
             let mut clash: Option<(LayerSpec, usize)> = None;
-            let mut target: Option<Scope> = None;
+            let mut shown: Option<(LayerSpec, usize)> = None;
             let mut j = 0;
             while j < pipeline.include.len() {
                 if j != index && blamed(pipeline, index, j) {
@@ -215,7 +241,7 @@ pub(crate) const fn include_scope_problem(pipeline: &PipelineSpec, index: usize)
                             let ahead = out_of_scope_order(&me, &other);
                             if !me.stub && !other.stub && (ahead || out_of_scope_order(&other, &me))
                             {
-                                target = fitting(target, other.scope, ahead);
+                                shown = fitting(shown, other, j, ahead);
                                 let farther = match &clash {
                                     None => true,
                                     Some((seen, _)) => {
@@ -236,7 +262,7 @@ pub(crate) const fn include_scope_problem(pipeline: &PipelineSpec, index: usize)
                 }
                 j += 1;
             }
-            if let Some((other, j)) = clash {
+            if let (Some((farthest, _)), Some((other, j))) = (clash, shown) {
                 let ahead = me.priority < other.priority;
                 let msg = Msg::NONE
                     .s("pipeline `")
@@ -263,11 +289,7 @@ pub(crate) const fn include_scope_problem(pipeline: &PipelineSpec, index: usize)
                     .s(pipeline.include[j].written)
                     .s("` brings, but ")
                     .s(Scope::ORDER_TEXT);
-                let target = match target {
-                    Some(scope) => scope,
-                    None => other.scope,
-                };
-                return scope_fix(msg, &me, target, ahead, other.priority);
+                return scope_fix(msg, &me, other.scope, ahead, &farthest, &other);
             }
         }
         k += 1;

@@ -475,7 +475,7 @@ fn the_diff_of_two_teammates_says_they_differ_only_below_project() {
     assert_eq!(diff.same_through, Some(Scope::Project));
     assert!(
         diff.to_string().contains(
-            "they differ only below scope Project: every Project layer and every wider one"
+            "they differ only below scope Project: every Project layer, and every layer of a wider scope, is the same in both"
         ),
         "{diff}"
     );
