@@ -125,7 +125,18 @@ fn users_with_an_agent_says_why_not_and_help_says_so_too() {
             && stderr.contains("--pipeline recursive"),
         "{stderr}"
     );
+    let guide = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/delivery.md"),
+    )
+    .unwrap();
+    assert!(
+        guide.contains("`cache --users` refuses `--agent`") && guide.contains("`--pipeline NAME`"),
+        "docs/delivery.md says what the CLI does"
+    );
     let help = ws.run(&["cache", "--help"]);
     let help = String::from_utf8_lossy(&help.stdout);
-    assert!(help.contains("With `--pipeline` only, not `--agent`"), "{help}");
+    assert!(
+        help.contains("With `--pipeline` only, not `--agent`"),
+        "{help}"
+    );
 }
