@@ -131,46 +131,47 @@ pub const fn included_clash_problem(
             let inc = &pipeline.include[j];
             let mut k = 0;
             while k < inc.layers.len() {
-                if let Some(other) = inc.member(k, pipeline) {
-                    if !other.stub && !other.same_layer(me) {
-                        if other.priority == me.priority {
-                            return Msg::NONE
-                                .s("layer `")
-                                .s(me.name)
-                                .s("` has priority ")
-                                .n(me.priority)
-                                .s(", as `")
-                                .s(other.name)
-                                .s("` (")
-                                .s(other.krate)
-                                .s(": ")
-                                .s(other.file)
-                                .s(":")
-                                .n(other.line)
-                                .s(") that pipeline `")
-                                .s(written[p])
-                                .s("` includes through `")
-                                .s(inc.written)
-                                .s("`, so their order is undefined: give `")
-                                .s(me.name)
-                                .s("` another priority");
-                        }
-                        let ahead = out_of_scope_order(me, &other);
-                        if strict && (ahead || out_of_scope_order(&other, me)) {
-                            shown = fitting(shown, other, j, ahead);
-                            let farther = match &scope_clash {
-                                None => true,
-                                Some((seen, _)) => {
-                                    if ahead {
-                                        other.priority > seen.priority
-                                    } else {
-                                        other.priority < seen.priority
-                                    }
+                if let Some(other) = inc.member(k, pipeline)
+                    && !other.stub
+                    && !other.same_layer(me)
+                {
+                    if other.priority == me.priority {
+                        return Msg::NONE
+                            .s("layer `")
+                            .s(me.name)
+                            .s("` has priority ")
+                            .n(me.priority)
+                            .s(", as `")
+                            .s(other.name)
+                            .s("` (")
+                            .s(other.krate)
+                            .s(": ")
+                            .s(other.file)
+                            .s(":")
+                            .n(other.line)
+                            .s(") that pipeline `")
+                            .s(written[p])
+                            .s("` includes through `")
+                            .s(inc.written)
+                            .s("`, so their order is undefined: give `")
+                            .s(me.name)
+                            .s("` another priority");
+                    }
+                    let ahead = out_of_scope_order(me, &other);
+                    if strict && (ahead || out_of_scope_order(&other, me)) {
+                        shown = fitting(shown, other, j, ahead);
+                        let farther = match &scope_clash {
+                            None => true,
+                            Some((seen, _)) => {
+                                if ahead {
+                                    other.priority > seen.priority
+                                } else {
+                                    other.priority < seen.priority
                                 }
-                            };
-                            if farther {
-                                scope_clash = Some((other, j));
                             }
+                        };
+                        if farther {
+                            scope_clash = Some((other, j));
                         }
                     }
                 }
