@@ -63,3 +63,9 @@ pub use layers::{
 };
 pub use session::{ConfigError, SessionConfig, load_session};
 pub use sets::{MemoryLayers, ProjectLayers, Standard};
+
+/// `docs/adding-a-layer.md`'s examples, run as doctests here: its "your own
+/// files" section uses this crate's readers.
+#[cfg(all(doctest, feature = "cli"))]
+#[doc = include_str!("../../docs/adding-a-layer.md")]
+struct AddingALayerDoctests;

@@ -84,7 +84,7 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `link-time-checks` | yes | duplicate layer names and literal priorities in one pipeline fail the build; see the limits, and the `unsafe` attribute it generates, at [`prompt_layer`](macro@prompt_layer#what-the-link-time-check-catches-and-what-it-does-not) |
+//! | `link-time-checks` | yes | duplicate layer names and literal priorities of one pipeline in one crate fail the build (E0428, both keys shown); see the limits at [`prompt_layer`](macro@prompt_layer#what-the-duplicate-check-catches-and-what-it-does-not) |
 //! | `providers` | no | `providers`: Anthropic, OpenAI, Gemini, Claude Code and Codex requests |
 //! | `testing` | no | `testing`: annotated renderings for snapshot tests |
 //! | `diff` | no | `diff`: why two renderings do not share their stable prefix |
@@ -97,6 +97,7 @@ pub mod spec;
 
 pub mod assembly;
 pub mod budget;
+mod checks;
 pub mod context;
 #[cfg(feature = "contract")]
 pub mod contract;
@@ -146,11 +147,8 @@ pub use spec::{
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
 
-/// The guides' examples (`docs/*.md`), run as doctests like the README's.
-#[cfg(all(doctest, feature = "tools"))]
-#[doc = include_str!("../../docs/adding-a-layer.md")]
-struct AddingALayerDoctests;
-
+/// The guides' examples (`docs/*.md`), run as doctests like the README's
+/// (`docs/adding-a-layer.md`'s run in `prompt-layers`, whose readers it shows).
 #[cfg(all(doctest, feature = "tools"))]
 #[doc = include_str!("../../docs/contract.md")]
 struct ContractDoctests;

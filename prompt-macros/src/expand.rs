@@ -162,6 +162,8 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::SPEC.name)
         });
         spec.extend(quote!(.with_pipelines(&[#(#names),*])));
+    } else if layer.include_only {
+        spec.extend(quote!(.with_pipelines(&[])));
     }
     if let Some(yields) = &layer.yields {
         let i = yields.ident();
@@ -240,6 +242,16 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
                 quote_spanned!(other.span()=> #p::scope_relation_problem(&#me, &#p::layer_spec::<#other>(), #after, #written, #orders)),
             ));
         }
+    }
+    if !layer.pipelines.is_empty() {
+        // The layers its pipelines include are known here: a clash with one
+        // of them is this layer's to fix, reported at its priority.
+        let written: Vec<&str> = layer.pipelines.iter().map(|r| r.written.as_str()).collect();
+        checks.push(const_check(
+            &p,
+            priority.span(),
+            quote!(#p::included_clash_problem(&#me, &[#(#joined),*], &[#(#written),*])),
+        ));
     }
     checks.extend(reach_checks(&p, layer));
     if let Some(content) = &layer.content {
@@ -331,7 +343,7 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
         checks.push(const_check(
             p,
             r.path.span(),
-            quote!(#p::never_renders_problem(#name, #spec, #w, &[#(#paths),*], #modes)),
+            quote!(#p::never_renders_problem(#name, #spec, #w, &[#(#paths),*], #modes, &[#(#specs),*])),
         ));
     }
     for s in &layer.paths {
@@ -339,7 +351,7 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
         checks.push(const_check(
             p,
             s.span,
-            quote!(#p::phantom_path_problem(#name, &[#(#specs),*], &[#(#written),*], #p::AssemblyPath::#i)),
+            quote!(#p::phantom_path_problem(#name, &[#(#specs),*], &[#(#written),*], #p::AssemblyPath::#i, &[#(#paths),*])),
         ));
     }
     for s in &layer.modes {
@@ -347,20 +359,25 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
         checks.push(const_check(
             p,
             s.span,
-            quote!(#p::phantom_mode_problem(#name, &[#(#specs),*], &[#(#written),*], #p::PromptMode::#i)),
+            quote!(#p::phantom_mode_problem(#name, &[#(#specs),*], &[#(#written),*], #p::PromptMode::#i, #modes)),
         ));
     }
     checks
 }
 
-/// Exported symbols named after (pipeline, name) and, for a literal priority,
-/// (pipeline, priority), placed by `prompt_core`'s `unique_symbol!` (nothing
-/// without its `link-time-checks` feature): a second layer with the same one
-/// fails to build (same crate, at the second layer's key) or to link (another
-/// crate), and the symbol says what clashed. A pipeline is keyed by its type's
-/// name as written, so a const check rejects an alias (which would key wrong).
+/// Hidden exported macros named after (pipeline, name) and, for a literal
+/// priority, (pipeline, priority), placed by `prompt_core`'s `unique_symbol!`
+/// (nothing without its `link-time-checks` feature): a second layer of the
+/// same crate with the same one fails to build at its key, and the note
+/// points at the first. Across crates the pipeline's own check (collect
+/// time, `testing::check_pipelines`, every `prompt` subcommand) names both.
+/// A pipeline is keyed by its type's name as written, so a const check
+/// rejects an alias (which would key wrong).
 fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
-    let pipelines: Vec<&str> = if layer.pipelines.is_empty() {
+    let pipelines: Vec<&str> = if layer.include_only {
+        // In no pipeline of its own: the pipelines that include it check it.
+        Vec::new()
+    } else if layer.pipelines.is_empty() {
         vec!["default"]
     } else {
         layer
@@ -371,23 +388,18 @@ fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
     };
     let mut out = TokenStream::new();
     for pipeline in pipelines {
-        let mut symbols = vec![(
-            format!(
-                "prompt_layer: pipeline \"{pipeline}\" has two layers named \"{}\" (building the pipeline lists both with file:line); rename one with name = \"...\"",
-                layer.name
-            ),
+        let mut names = vec![(
+            format!("two_layers_named_{}_in_pipeline_{pipeline}", layer.name),
             layer.name_span,
         )];
         if let Some(priority) = literal_priority(&layer.priority) {
-            symbols.push((
-                format!(
-                    "prompt_layer: pipeline \"{pipeline}\" has two layers with priority {priority} (building the pipeline lists both with file:line); give one another priority"
-                ),
+            names.push((
+                format!("two_layers_with_priority_{priority}_in_pipeline_{pipeline}"),
                 layer.priority.span(),
             ));
         }
-        for (symbol, span) in symbols {
-            out.extend(unique_symbol(p, &symbol, span));
+        for (name, span) in names {
+            out.extend(unique_symbol(p, &name, span));
         }
     }
     let aliases = layer.pipelines.iter().map(|r| {
@@ -403,15 +415,25 @@ fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
     out
 }
 
-/// A `#[used]` static exported as `symbol`, placed by `prompt_core`'s
-/// `unique_symbol!` (nothing without its `link-time-checks` feature). The
-/// static's tokens carry the user's `span`, so a clash is reported at the
-/// offending key; its attributes come from `prompt_core`, so a crate's
-/// `unsafe_code` lint does not count them as the crate's own.
-fn unique_symbol(p: &TokenStream, symbol: &str, span: Span) -> TokenStream {
-    let item = quote_spanned!(span=> static SLOT: u8 = 0;);
+/// A hidden `#[macro_export]` macro called `name`, placed by `prompt_core`'s
+/// `unique_symbol!` (nothing without its `link-time-checks` feature). Its
+/// tokens carry the user's `span`, so a clash is reported at the offending
+/// key and the first definition at its own. `name` is made of snake_case
+/// layer and pipeline names and digits; anything else is left unchecked.
+fn unique_symbol(p: &TokenStream, name: &str, span: Span) -> TokenStream {
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return TokenStream::new();
+    }
+    let ident = syn::Ident::new(name, span);
+    let item = quote_spanned! {span=>
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! #ident {
+            () => {};
+        }
+    };
     let p = respan(p.clone(), span);
-    quote_spanned!(span=> #p::unique_symbol!(#symbol, #item);)
+    quote_spanned!(span=> #p::unique_symbol!(#item);)
 }
 
 /// `tokens` with every span set to `span`: a path into `prompt_core` used as
@@ -505,15 +527,16 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
             ));
         }
     }
+    if !pipeline.crates.is_empty() {
+        let crates = &pipeline.crates;
+        spec.extend(quote!(.with_crates(&[#(#crates),*])));
+    }
     if let Some(order) = &pipeline.scope_order {
         let i = order.ident();
         spec.extend(quote!(.with_scope_order(#p::ScopeOrder::#i)));
     }
     spec.extend(defined_at(&p, file));
-    let symbol = format!(
-        "prompt_pipeline: two pipelines are named \"{name}\" in one binary; rename one of the types"
-    );
-    let unique = unique_symbol(&p, &symbol, ident.span());
+    let unique = unique_symbol(&p, &format!("two_pipelines_named_{name}"), ident.span());
     quote! {
         #item
 
@@ -630,7 +653,7 @@ mod tests {
             ),
         );
         assert!(
-            literal.contains("two layers with priority 100"),
+            literal.contains("two_layers_with_priority_100_in_pipeline_default"),
             "{literal}"
         );
         let constant = expand(
@@ -644,9 +667,9 @@ mod tests {
                 struct A;
             ),
         );
-        assert!(!constant.contains("two layers with priority"), "{constant}");
+        assert!(!constant.contains("two_layers_with_priority"), "{constant}");
         assert!(
-            constant.contains("two layers named \\\"a\\\""),
+            constant.contains("two_layers_named_a_in_pipeline_default"),
             "{constant}"
         );
     }
@@ -665,12 +688,9 @@ mod tests {
                 struct A;
             ),
         );
+        assert!(out.contains("two_layers_named_a_in_pipeline_main"), "{out}");
         assert!(
-            out.contains("pipeline \\\"main\\\" has two layers named"),
-            "{out}"
-        );
-        assert!(
-            out.contains("pipeline \\\"sub_agent\\\" has two layers named"),
+            out.contains("two_layers_named_a_in_pipeline_sub_agent"),
             "{out}"
         );
         assert_eq!(out.matches("never_renders_problem").count(), 2, "{out}");

@@ -84,8 +84,6 @@ pub(crate) struct List<T> {
 
 /// `pipeline = Type` or `pipeline = [A, B]`: the types, each as written.
 pub(crate) struct Pipelines {
-    /// The whole value, for errors about it.
-    pub(crate) tokens: Expr,
     pub(crate) items: Vec<Path>,
 }
 
@@ -217,6 +215,7 @@ attribute! {
         separator: LitStr = Separator "separator" => string,
         include: List<IncludeItem> = Include "include" => include_list,
         scope_order: Spanned<keys::ScopeOrder> = ScopeOrder "scope_order" => word,
+        crates: List<Path> = Crates "crates" => path_list,
         krate: Path = Crate "crate" => crate_path,
     }
 }
@@ -481,7 +480,6 @@ fn pipelines(cx: &Ctxt, expr: &Expr, _key: &str, owner: &str) -> Option<Pipeline
         return None;
     };
     Some(Pipelines {
-        tokens: expr.clone(),
         items: items.into_iter().cloned().collect(),
     })
 }

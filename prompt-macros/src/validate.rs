@@ -63,8 +63,10 @@ pub(crate) struct Layer {
     pub(crate) name: String,
     /// The `name = ".."` literal, or the struct's name when the name is derived.
     pub(crate) name_span: Span,
-    /// Empty: the default pipeline.
+    /// Empty: the default pipeline, unless `include_only`.
     pub(crate) pipelines: Vec<PipelineRef>,
+    /// `pipeline = []`: the layer joins no pipeline until one includes it.
+    pub(crate) include_only: bool,
     pub(crate) priority: Expr,
     pub(crate) stability: Spanned<keys::Stability>,
     pub(crate) paths: Vec<Spanned<keys::AssemblyPath>>,
@@ -91,6 +93,8 @@ pub(crate) struct Pipeline {
     /// `include = [..]`, each with its written name.
     pub(crate) include: Vec<(IncludeItem, String)>,
     pub(crate) scope_order: Option<Spanned<keys::ScopeOrder>>,
+    /// `crates = [..]`: the layer crates it needs, as `use NAME as _;` names them.
+    pub(crate) crates: Vec<String>,
 }
 
 pub(crate) fn krate(path: Option<&Path>) -> Path {
@@ -153,18 +157,18 @@ pub(crate) fn layer(cx: &Ctxt, item: &ItemStruct, mut args: LayerArgs) -> Option
         });
     }
 
+    // `pipeline = []`: an include-only layer, for a layer library whose
+    // layers must change no prompt until a pipeline includes them.
+    let include_only = args.pipeline.get().is_some_and(|p| p.items.is_empty());
     let pipelines = args.pipeline.take().map(|p| {
-        if p.items.is_empty() {
-            cx.error_spanned_by(
-                &p.tokens,
-                format!("layer `{layer}` has an empty `pipeline`; drop the key to join the default pipeline, or name one"),
-            );
-        }
         let mut refs: Vec<PipelineRef> = Vec::new();
         for path in p.items {
             let written = path_name(&path);
             if refs.iter().any(|r| r.written == written) {
-                cx.error_spanned_by(&path, format!("layer `{layer}`: `{written}` is listed twice in `pipeline`; keep one"));
+                cx.error_spanned_by(
+                    &path,
+                    format!("layer `{layer}`: `{written}` is listed twice in `pipeline`; keep one"),
+                );
                 continue;
             }
             let assumed_name = path.segments.last().map_or_else(String::new, |s| {
@@ -268,6 +272,7 @@ pub(crate) fn layer(cx: &Ctxt, item: &ItemStruct, mut args: LayerArgs) -> Option
             .get()
             .map_or_else(|| item.ident.span(), LitStr::span),
         pipelines: pipelines.unwrap_or_default(),
+        include_only,
         priority: args.priority.take()?,
         stability: args.stability.take()?,
         paths: args.paths.take()?.items,
@@ -359,6 +364,25 @@ pub(crate) fn pipeline(cx: &Ctxt, item: &ItemStruct, mut args: PipelineArgs) -> 
         }
         include.push((item, written));
     }
+    non_empty(cx, args.crates.get(), || {
+        format!(
+            "pipeline `{ident}` has an empty `crates`; drop the key, or name the layer crates it needs"
+        )
+    });
+    let mut crates: Vec<String> = Vec::new();
+    for path in args.crates.take().map(|l| l.items).unwrap_or_default() {
+        match path.get_ident() {
+            Some(krate) if !crates.contains(&krate.to_string()) => crates.push(krate.to_string()),
+            Some(krate) => cx.error_spanned_by(
+                &path,
+                format!("pipeline `{ident}` lists crate `{krate}` twice in `crates`; keep one"),
+            ),
+            None => cx.error_spanned_by(
+                &path,
+                format!("pipeline `{ident}`: `crates` takes crate names as `use NAME as _;` writes them (`crates = [my_layers]`), not paths"),
+            ),
+        }
+    }
     let name = pipeline_name(ident);
     if name == "default" {
         cx.error_spanned_by(
@@ -377,6 +401,7 @@ pub(crate) fn pipeline(cx: &Ctxt, item: &ItemStruct, mut args: PipelineArgs) -> 
         modes: args.modes.take().map(|m| m.items).unwrap_or_default(),
         separator: args.separator.take(),
         include,
+        crates,
         scope_order: args.scope_order.take(),
     })
 }

@@ -210,17 +210,33 @@ fn the_default_pipeline_is_unchanged_by_another_pipeline_including_its_layers() 
     assert!(default.layer("reviewer_persona").is_none());
 }
 
-/// Takes `TurnNotes`, whose priority its own layer below also has.
-#[prompt_pipeline(paths = [Basic], include = [TurnNotes])]
-pub struct Clash;
+/// A Dynamic layer's text, for pipelines built by hand.
+struct Mine;
 
-/// Same priority as the included `turn_notes`.
-#[prompt_layer(priority = 10_100, stability = Dynamic, paths = [Basic], text = "Mine.", pipeline = Clash)]
-pub struct ClashNotes;
+impl prompt_core::Render for Mine {
+    fn render(&self, out: &mut prompt_core::LayerWriter<'_>, _input: &prompt_core::LayerInput<'_>) {
+        out.push_str("Mine.");
+    }
+}
 
+/// The runtime second net: a declared pipeline's own layer at an included
+/// layer's priority is a build error (`tests/ui/fail/include_own_priority.rs`);
+/// a pipeline built by hand gets the same clash at run time, with both places.
 #[test]
 fn an_included_layer_clashing_with_the_pipeline_s_own_is_named_with_both_locations() {
-    let error = Pipeline::of::<Clash>().unwrap_err();
+    let spec = PipelineSpec::new("clash").with_paths(&[AssemblyPath::Basic]);
+    let mine = prompt_core::LayerSpec::new("clash_notes", 10_100, prompt_core::Stability::Dynamic)
+        .with_paths(&[AssemblyPath::Basic])
+        .with_pipelines(&["clash"])
+        .defined_at("prompt-tests", "tests/composition.rs", line!());
+    let error = Pipeline::from_layers(
+        spec,
+        [
+            LayerEntry::of::<TurnNotes>().with_pipelines(&["clash"]),
+            LayerEntry::new(mine, Mine),
+        ],
+    )
+    .unwrap_err();
     let message = error.to_string();
     assert!(
         message.contains("both have priority 10100")
@@ -235,6 +251,32 @@ fn an_included_layer_clashing_with_the_pipeline_s_own_is_named_with_both_locatio
             .iter()
             .any(|p| matches!(p, Problem::DuplicatePriority { .. })),
         "{message}"
+    );
+}
+
+/// An include-only layer of a layer library: it joins no pipeline of its
+/// own, so linking its crate changes no existing prompt.
+#[prompt_layer(priority = 50, stability = Stable, scope = Global, paths = [Basic, Cached], text = "House style: short sentences.", pipeline = [])]
+pub struct HouseStyle;
+
+/// The one pipeline that takes it.
+#[prompt_pipeline(paths = [Basic], include = [HouseStyle])]
+pub struct Styled;
+
+#[test]
+fn an_include_only_layer_joins_only_the_pipelines_that_include_it() {
+    assert!(<HouseStyle as PromptLayer>::SPEC.pipelines.is_empty());
+    let default = Pipeline::collect().unwrap();
+    assert!(default.layer("house_style").is_none());
+    let prompt = PromptBuilder::new(&default)
+        .mode(PromptMode::Compact)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    assert!(!prompt.text().contains("House style"), "{}", prompt.text());
+    let styled = Pipeline::of::<Styled>().unwrap();
+    assert_eq!(
+        styled.specs().map(|s| s.name).collect::<Vec<_>>(),
+        ["house_style"]
     );
 }
 

@@ -211,11 +211,17 @@ fn the_report_holds_every_layer_with_the_json_numbers_in_a_real_browser() {
                 layer["stability"].as_str().unwrap()
             );
             assert_eq!(
+                get(row, "data-scope"),
+                layer["scope"].as_str().unwrap_or("")
+            );
+            assert_eq!(
                 get(row, "data-silent"),
                 (layer["bytes"].as_u64() == Some(0)).to_string()
             );
         }
-        // The breakpoint: on the Cached path only, right after the last Stable layer.
+        // The breakpoints: on the Cached path only, one after the last
+        // speaking Stable layer of each scope, as the Anthropic request
+        // carries them; the last closes the stable prefix.
         let breakpoints: Vec<usize> = own
             .iter()
             .enumerate()
@@ -223,17 +229,34 @@ fn the_report_holds_every_layer_with_the_json_numbers_in_a_real_browser() {
             .map(|(i, _)| i)
             .collect();
         if path == "cached" {
-            let last_stable = json_layers
+            let speaking: Vec<&serde_json::Value> = json_layers
                 .iter()
-                .rposition(|l| l["stability"] == "stable")
-                .unwrap();
-            assert_eq!(breakpoints, [last_stable + 1], "{path}/{mode}");
-            assert_eq!(
-                get(own[last_stable + 1], "data-after"),
-                json_layers[last_stable]["name"].as_str().unwrap()
-            );
-            if let Some(next) = own.get(last_stable + 2) {
-                assert_eq!(get(next, "data-stability"), "dynamic");
+                .filter(|l| l["stability"] == "stable" && l["bytes"].as_u64() != Some(0))
+                .collect();
+            let expected: Vec<&str> = speaking
+                .iter()
+                .enumerate()
+                .filter(|(k, l)| {
+                    speaking
+                        .get(k + 1)
+                        .is_none_or(|next| next["scope"] != l["scope"])
+                })
+                .map(|(_, l)| l["name"].as_str().unwrap())
+                .collect();
+            let after: Vec<&str> = breakpoints
+                .iter()
+                .map(|&i| get(own[i], "data-after"))
+                .collect();
+            assert_eq!(after, expected, "{path}/{mode}");
+            for &i in &breakpoints {
+                assert_eq!(get(own[i - 1], "data-name"), get(own[i], "data-after"));
+            }
+            let last = *breakpoints.last().unwrap();
+            for row in &own[last + 1..] {
+                assert!(
+                    get(row, "data-stability") == "dynamic" || get(row, "data-silent") == "true",
+                    "{path}/{mode}: a speaking Stable layer after the prefix's end"
+                );
             }
         } else {
             assert!(breakpoints.is_empty(), "{path}/{mode}");

@@ -145,3 +145,33 @@ fn a_price_that_is_not_a_price_is_refused_with_a_message() {
         String::from_utf8_lossy(&free.stderr)
     );
 }
+
+/// `--users` with `--agent` says why not and what to run instead, and
+/// `--help` says so before anyone tries.
+#[test]
+fn users_with_an_agent_says_why_not_and_help_says_so_too() {
+    let ws = Workspace::empty(&[]);
+    let output = ws.run(&["cache", "--users", "2", "--agent", "recursive"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--users simulates teammates who differ in the standard")
+            && stderr.contains("agent `recursive` does not read")
+            && stderr.contains("--pipeline recursive"),
+        "{stderr}"
+    );
+    let guide = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/delivery.md"),
+    )
+    .unwrap();
+    assert!(
+        guide.contains("`cache --users` refuses `--agent`") && guide.contains("`--pipeline NAME`"),
+        "docs/delivery.md says what the CLI does"
+    );
+    let help = ws.run(&["cache", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("With `--pipeline` only, not `--agent`"),
+        "{help}"
+    );
+}

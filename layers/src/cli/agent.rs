@@ -80,6 +80,15 @@ pub trait Agent: Sync {
     /// The name of the pipeline it renders (`#[prompt_pipeline]`'s, in snake_case).
     fn pipeline(&self) -> &str;
 
+    /// The packages whose layers its pipeline needs (`-` or `_`, e.g.
+    /// `["my-layers", "prompt-layers"]`). A layer crate nothing in the binary
+    /// names is dropped by the linker, and its layers vanish without a word;
+    /// every subcommand run with `--agent` checks these first and names the
+    /// `use my_layers as _;` line that links a missing one. Default: none.
+    fn crates(&self) -> &[&'static str] {
+        &[]
+    }
+
     /// The folder it renders over when `--workspace` is not given; `None`:
     /// the current directory.
     fn default_workspace(&self) -> Option<PathBuf> {

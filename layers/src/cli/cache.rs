@@ -37,7 +37,10 @@ pub(crate) struct CacheArgs {
     /// Simulate a team instead: N teammates over this workspace, each with
     /// its own one-line `~/.<app>/memory/user.md`, and what each one's first
     /// call writes and reads with and without breakpoints at scope boundaries.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1_000), conflicts_with_all = ["turns", "bust_at", "agent"])]
+    /// With `--pipeline` only, not `--agent`: a plugged agent loads its own
+    /// memory (or none) and may render in its own way, so the one line the
+    /// simulation varies would not reach the prompt it sends.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1_000), conflicts_with_all = ["turns", "bust_at"])]
     users: Option<u16>,
     /// The input price for --users, in USD per million tokens (a finite
     /// number, 0 or more).
@@ -81,6 +84,15 @@ struct Output<'a> {
 
 pub(crate) fn run(args: CacheArgs) -> Outcome {
     if let Some(users) = args.users {
+        if let Some(agent) = args.workspace.agent_name() {
+            return Err(Failure::usage(format!(
+                "--users simulates teammates who differ in the standard `~/.<app>/memory/user.md`, \
+                 which agent `{}` does not read through the standard loading: run it with \
+                 --pipeline {} (the agent's pipeline, loaded the standard way), or without --users",
+                super::escape(agent),
+                super::escape(&args.workspace.agent_pipeline().unwrap_or_default()),
+            )));
+        }
         let counter = args.tokenizer.unwrap_or(Tokenizer::Approx).counter();
         let text = super::team::run(
             args.workspace,

@@ -107,6 +107,8 @@ enum Command {
     #[command(hide = true)]
     Turn(exec::turn::TurnArgs),
     /// Print a pipeline's manifest: every layer, in order, as a Markdown table.
+    /// An invalid pipeline's table is printed too, its problems beneath (on
+    /// stderr, exit 1).
     Manifest {
         /// The pipeline to describe.
         #[arg(long, default_value = prompt_core::spec::DEFAULT_PIPELINE, conflicts_with_all = ["all", "agent"])]
@@ -249,8 +251,15 @@ fn run(cli: Cli) -> Outcome {
                     pipeline.as_str()
                 }
             };
-            let pipeline = Pipeline::named(name).map_err(|e| e.to_string())?;
-            print(&pipeline.manifest())?;
+            let (manifest, error) = Pipeline::manifest_named(name);
+            print(&manifest)?;
+            if let Some(error) = error {
+                // The table of what it would hold, then what is wrong with it.
+                return Err(Failure {
+                    message: error.to_string(),
+                    code: 1,
+                });
+            }
         }
         Command::Render(args) => render(args)?,
         Command::Cache(args) => return cache::run(args),

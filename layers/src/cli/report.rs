@@ -1,7 +1,9 @@
 //! `prompt size --html FILE`: one self-contained HTML page a person looks at.
 //!
-//! Per path and mode, each layer's bytes and tokens as bars, the cache
-//! breakpoint after the last Stable layer (Cached path), which layers were
+//! Per path and mode, each layer's bytes and tokens as bars, each Stable
+//! layer's scope, the cache breakpoint closing the stable prefix and each
+//! scope boundary where the Anthropic request may add one (Cached path),
+//! which layers were
 //! silent and why (the layer's own notes from a render, and what its
 //! `silent` key says wakes it), and the `prompt cache` simulation as a chart
 //! of cumulative cost with and without caching.
@@ -23,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use prompt_core::contract::{Paradigm, Sizes};
 use prompt_core::providers::simulation::CacheReport;
-use prompt_core::{AssemblyPath, Pipeline, PromptBuilder, Stability};
+use prompt_core::{AssemblyPath, Pipeline, PromptBuilder};
 
 /// Why a layer was silent on one path and mode.
 pub(crate) struct Silence {
@@ -202,19 +204,22 @@ pub(crate) fn render(report: &Report<'_>) -> String {
                 .tokens
                 .map_or(String::new(), |t| format!(" ({t} tokens)")),
         );
-        let last_stable = assembly
-            .layers
-            .iter()
-            .rposition(|l| l.stability == Stability::Stable);
+        let breaks = super::size::breakpoints(assembly);
         for (i, layer) in assembly.layers.iter().enumerate() {
             let stability = layer.stability.as_str();
             let silent = layer.bytes == 0;
             let tokens = layer.tokens.map_or(String::new(), |t| t.to_string());
+            let scope = layer.scope.map_or("", |s| s.as_str());
+            let shown = if scope.is_empty() {
+                stability.to_owned()
+            } else {
+                format!("{stability} · {scope}")
+            };
             let _ = write!(
                 out,
                 "<tr class=\"layer{}\" data-name=\"{name}\" data-priority=\"{}\" data-stability=\"{stability}\" \
-                 data-bytes=\"{}\" data-tokens=\"{tokens}\" data-silent=\"{silent}\">\
-                 <td>{name}</td><td class=\"num\">{}</td><td>{stability}</td><td class=\"num\">{}</td>\
+                 data-scope=\"{scope}\" data-bytes=\"{}\" data-tokens=\"{tokens}\" data-silent=\"{silent}\">\
+                 <td>{name}</td><td class=\"num\">{}</td><td>{shown}</td><td class=\"num\">{}</td>\
                  <td class=\"num\">{tokens}</td><td class=\"bars\">\
                  <div class=\"bar bytes {stability}\" style=\"width:{:.2}%\"></div>",
                 if silent { " silent" } else { "" },
@@ -233,13 +238,12 @@ pub(crate) fn render(report: &Report<'_>) -> String {
                 );
             }
             out.push_str("</td></tr>\n");
-            if assembly.path == AssemblyPath::Cached && Some(i) == last_stable {
+            if let Some(what) = breaks.iter().find(|(at, _)| *at == i).map(|(_, w)| w) {
                 let _ = writeln!(
                     out,
-                    "<tr class=\"breakpoint\" data-after=\"{}\"><td colspan=\"6\">cache breakpoint: \
-                     the stable prefix ends here ({} B)</td></tr>",
+                    "<tr class=\"breakpoint\" data-after=\"{}\"><td colspan=\"6\">{}</td></tr>",
                     html(&layer.name),
-                    assembly.stable_bytes
+                    html(what)
                 );
             }
         }

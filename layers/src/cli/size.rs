@@ -3,7 +3,8 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use prompt_core::contract::{Sizes, measure, measure_tokens};
+use prompt_core::contract::{AssemblySize, Sizes, measure, measure_tokens};
+use prompt_core::{AssemblyPath, Stability};
 
 use std::path::PathBuf;
 
@@ -28,7 +29,8 @@ pub(crate) struct SizeArgs {
     #[arg(long, value_enum)]
     tokenizer: Option<Tokenizer>,
     /// Also write a self-contained HTML report to FILE: per path and mode
-    /// each layer's bytes and tokens as bars, the cache breakpoint, the
+    /// each layer's bytes and tokens as bars, its scope, every cache
+    /// breakpoint the Anthropic request carries, the
     /// silent layers and why, and the `prompt cache` simulation as a chart.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
@@ -140,7 +142,8 @@ pub(crate) fn table(sizes: &Sizes) -> String {
             }
             None => out.push('\n'),
         }
-        for layer in &assembly.layers {
+        let breaks = breakpoints(assembly);
+        for (i, layer) in assembly.layers.iter().enumerate() {
             let bar = "█".repeat((layer.bytes * BAR).div_ceil(largest));
             let tokens = layer
                 .tokens
@@ -153,6 +156,51 @@ pub(crate) fn table(sizes: &Sizes) -> String {
                 layer.bytes,
             );
             let _ = writeln!(out, "{}", line.trim_end());
+            if let Some(what) = breaks.iter().find(|(at, _)| *at == i).map(|(_, w)| w) {
+                let _ = writeln!(out, "  ── {what} ──");
+            }
+        }
+    }
+    out
+}
+
+/// Where the Anthropic request built from this assembly may carry a
+/// `cache_control` breakpoint: always at the end of the stable prefix, and at
+/// a scope boundary (after the last speaking Stable layer of a run of one
+/// scope) when the prefix up to it reaches the model's cache minimum (one
+/// such, the end of the Project part first: `providers::anthropic::scope_cuts`,
+/// which `render --format anthropic` applies for its `--model`). Each is the
+/// layer's index and what the marker says. None on the Basic path, which
+/// caches nothing.
+pub(crate) fn breakpoints(assembly: &AssemblySize) -> Vec<(usize, String)> {
+    if assembly.path != AssemblyPath::Cached {
+        return Vec::new();
+    }
+    let speaking: Vec<usize> = (0..assembly.layers.len())
+        .filter(|&i| {
+            let layer = &assembly.layers[i];
+            layer.stability == Stability::Stable && layer.bytes > 0
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (k, &i) in speaking.iter().enumerate() {
+        let scope = assembly.layers[i].scope;
+        match speaking.get(k + 1) {
+            Some(&next) if assembly.layers[next].scope == scope => {}
+            Some(_) => out.push((
+                i,
+                format!(
+                    "scope boundary: the {} part ends here (a cache breakpoint once the prefix so far reaches the model's minimum)",
+                    scope.map_or("unscoped", |s| s.as_str())
+                ),
+            )),
+            None => out.push((
+                i,
+                format!(
+                    "cache breakpoint: the stable prefix ends here ({} B)",
+                    assembly.stable_bytes
+                ),
+            )),
         }
     }
     out

@@ -108,6 +108,13 @@ impl WorkspaceArgs {
                 (Box::new(Standard(&self.pipeline)), false)
             }
         };
+        if plugged && !agent.crates().is_empty() {
+            // The crates the agent says it needs: one the linker dropped
+            // would take its layers with it, silently.
+            Pipeline::named(agent.pipeline())
+                .and_then(|p| p.require_crates(agent.crates()))
+                .map_err(|e| e.to_string())?;
+        }
         let settings = self.settings(&*agent)?;
         let default = agent.default_workspace();
         let workspace = match (&self.workspace, default) {
@@ -153,6 +160,17 @@ impl WorkspaceArgs {
             plugged,
             options,
         })
+    }
+
+    /// `--agent`, as given.
+    pub(crate) fn agent_name(&self) -> Option<&str> {
+        self.agent.as_deref()
+    }
+
+    /// The pipeline of `--agent`'s agent, when one of that name is registered.
+    pub(crate) fn agent_pipeline(&self) -> Option<String> {
+        let agent = super::find_agent(self.agent.as_deref()?).ok()?;
+        Some(agent.pipeline().to_owned())
     }
 
     /// `--set` as a map, each key checked against the agent's.
@@ -220,9 +238,12 @@ impl Chosen<'_> {
         })
     }
 
-    /// One render with these options.
+    /// One render with these options. A path or mode the pipeline does not
+    /// serve is said in the CLI's terms (`--path basic`), not the builder's.
     pub(crate) fn render(&self) -> Result<Rendered, String> {
-        self.agent.render(&self.options).map_err(|e| e.to_string())
+        self.agent
+            .render(&self.options)
+            .map_err(|e| cli_words(&*e).unwrap_or_else(|| e.to_string()))
     }
 
     /// One Cached render per date, the date stated in the turn: a plug-in
@@ -274,6 +295,9 @@ impl Agent for Plugged {
     fn pipeline(&self) -> &str {
         self.0.pipeline()
     }
+    fn crates(&self) -> &[&'static str] {
+        self.0.crates()
+    }
     fn default_workspace(&self) -> Option<PathBuf> {
         self.0.default_workspace()
     }
@@ -298,6 +322,51 @@ impl Agent for Plugged {
     }
 }
 
+/// An assembly error about the path or mode, in the words of the command
+/// line: `--path basic`, `--mode compact`.
+fn cli_words(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let option = |value: &str| value.to_ascii_lowercase();
+    match error.downcast_ref::<prompt_core::AssemblyError>()? {
+        prompt_core::AssemblyError::PathNotServed {
+            pipeline,
+            asked,
+            serves,
+        } => Some(format!(
+            "pipeline `{pipeline}` serves {}, not --path {}: pass {}",
+            serves
+                .iter()
+                .map(|p| format!("--path {}", option(p.as_str())))
+                .collect::<Vec<_>>()
+                .join(" or "),
+            option(asked.as_str()),
+            serves
+                .iter()
+                .map(|p| format!("`--path {}`", option(p.as_str())))
+                .collect::<Vec<_>>()
+                .join(" or "),
+        )),
+        prompt_core::AssemblyError::ModeNotServed {
+            pipeline,
+            asked,
+            serves,
+        } => Some(format!(
+            "pipeline `{pipeline}` serves {}, not --mode {}: pass {}",
+            serves
+                .iter()
+                .map(|m| format!("--mode {}", option(m.as_str())))
+                .collect::<Vec<_>>()
+                .join(" or "),
+            option(asked.as_str()),
+            serves
+                .iter()
+                .map(|m| format!("`--mode {}`", option(m.as_str())))
+                .collect::<Vec<_>>()
+                .join(" or "),
+        )),
+        _ => None,
+    }
+}
+
 fn parse_sub_agent(arg: &str) -> Result<SubAgent, String> {
     match arg.split_once('=') {
         Some((name, description)) if !name.trim().is_empty() => Ok(SubAgent {
@@ -315,5 +384,47 @@ fn parse_setting(arg: &str) -> Result<(String, String), String> {
             Ok((key.trim().to_owned(), value.to_owned()))
         }
         _ => Err("expected KEY=VALUE".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prompt_core::{
+        AssemblyPath, Context, LayerEntry, LayerInput, LayerSpec, LayerWriter, Pipeline,
+        PipelineSpec, PromptBuilder, PromptMode, Render, Stability, Stable,
+    };
+
+    struct Hi;
+    impl Render<Stable> for Hi {
+        fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, Stable>) {
+            out.push_str("Hi.");
+        }
+    }
+
+    /// The mistake: rendering a Basic-only pipeline on the default
+    /// Cached path. The CLI user is told the option to pass, not the builder
+    /// method to call.
+    #[test]
+    fn a_path_the_pipeline_does_not_serve_names_the_option_to_pass() {
+        let spec = PipelineSpec::new("sub_agent")
+            .with_paths(&[AssemblyPath::Basic])
+            .with_modes(&[PromptMode::Full]);
+        let layer = LayerSpec::new("hi", 1, Stability::Stable).with_pipelines(&["sub_agent"]);
+        let pipeline = Pipeline::from_layers(spec, [LayerEntry::new(layer, Hi)]).unwrap();
+        let error = PromptBuilder::new(&pipeline)
+            .build_cached(&Context::new(), &Context::new())
+            .unwrap_err();
+        assert_eq!(
+            super::cli_words(&error).unwrap(),
+            "pipeline `sub_agent` serves --path basic, not --path cached: pass `--path basic`"
+        );
+        let error = PromptBuilder::new(&pipeline)
+            .mode(PromptMode::Compact)
+            .build_basic(&Context::new(), &Context::new())
+            .unwrap_err();
+        assert_eq!(
+            super::cli_words(&error).unwrap(),
+            "pipeline `sub_agent` serves --mode full, not --mode compact: pass `--mode full`"
+        );
     }
 }

@@ -70,6 +70,12 @@ pub struct CacheDiff {
     /// cache breakpoint placed before the changed layer would keep. Equal to
     /// both sizes when the prefixes are identical.
     pub cacheable_bytes: usize,
+    /// Of those, the bytes a provider cache can still read: up to the last
+    /// breakpoint before the change, which sits at the end of the
+    /// [`same_through`](Self::same_through) scope's layers (breakpoints fall
+    /// at scope boundaries). 0 when no breakpoint sits before the change;
+    /// both sizes when the prefixes are identical.
+    pub readable_bytes: usize,
     /// The first Stable layer that differs (`None` when identical, or when
     /// only the separator differs).
     pub first_change: Option<LayerChange>,
@@ -134,13 +140,32 @@ pub fn explain(a: &StablePrefix, b: &StablePrefix) -> CacheDiff {
             .saturating_add(i.saturating_sub(1).saturating_mul(a.separator.len())),
         (false, None) => 0,
     };
+    let same_through = if identical { None } else { same_through(a, b) };
+    let readable_bytes = match (identical, same_through) {
+        (true, _) => a_text.len(),
+        (false, Some(scope)) => {
+            // The leading layers of that scope or a wider one: a scope group
+            // ends with a breakpoint.
+            let n = a
+                .scopes
+                .iter()
+                .take_while(|s| s.is_some_and(|s| !scope.is_wider_than(s)))
+                .count();
+            a.layers[..n]
+                .iter()
+                .fold(0usize, |sum, (_, t)| sum.saturating_add(t.len()))
+                .saturating_add(n.saturating_sub(1).saturating_mul(a.separator.len()))
+        }
+        (false, None) => 0,
+    };
     CacheDiff {
         identical,
         a_bytes: a_text.len(),
         b_bytes: b_text.len(),
         cacheable_bytes,
+        readable_bytes,
         first_change,
-        same_through: if identical { None } else { same_through(a, b) },
+        same_through,
     }
 }
 
@@ -270,22 +295,37 @@ impl fmt::Display for CacheDiff {
                 }
                 writeln!(
                     f,
-                    "cacheable: {} of {} B (the unchanged layers before `{layer}`)",
+                    "unchanged: {} of {} B (the layers before `{layer}`)",
                     self.cacheable_bytes, self.b_bytes
                 )?;
                 match self.same_through {
-                    Some(scope) => writeln!(
+                    Some(scope) => {
+                        let which = if scope == Scope::Global {
+                            "every Global layer is".to_owned()
+                        } else {
+                            format!(
+                                "every {} layer, and every layer of a wider scope, is",
+                                scope.ident()
+                            )
+                        };
+                        writeln!(
+                            f,
+                            "they differ only below scope {}: {which} the same in both, so a cache shared at that \
+                             scope reads those {} B (up to the breakpoint at the end of the {} layers)",
+                            scope.ident(),
+                            self.readable_bytes,
+                            scope.ident()
+                        )
+                    }
+                    None => writeln!(
                         f,
-                        "they differ only below scope {0}: every {0} layer and every wider one is the same in both, \
-                         so a cache shared at that scope (breakpoints at scope boundaries) still serves that part",
-                        scope.ident()
+                        "no cache breakpoint sits before `{layer}`, so a cache reads none of them"
                     ),
-                    None => Ok(()),
                 }
             }
             None => writeln!(
                 f,
-                "every Stable layer wrote the same bytes: the separator differs\ncacheable: 0 of {} B",
+                "every Stable layer wrote the same bytes: the separator differs\nunchanged: 0 of {} B",
                 self.b_bytes
             ),
         }
@@ -334,7 +374,108 @@ pub(crate) fn escape(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{CacheDiff, ChangeKind, LayerChange, LineChange, first_line_difference};
+    use super::{
+        CacheDiff, ChangeKind, LayerChange, LineChange, StablePrefix, explain,
+        first_line_difference,
+    };
+    use crate::spec::{AssemblyPath, PromptMode, Scope};
+
+    fn prefix(layers: &[(&str, &str, Option<Scope>)]) -> StablePrefix {
+        StablePrefix {
+            pipeline: "default".into(),
+            path: AssemblyPath::Cached,
+            mode: PromptMode::Full,
+            layers: layers
+                .iter()
+                .map(|(n, t, _)| ((*n).to_owned(), (*t).to_owned()))
+                .collect(),
+            scopes: layers.iter().map(|(_, _, s)| *s).collect(),
+            separator: "\n\n".into(),
+        }
+    }
+
+    /// Each of the diff's messages after the first changed layer, one per
+    /// case: a change below Project, below Global (nothing is wider than
+    /// Global), in the first scope group (no breakpoint before it), and
+    /// only in the separator.
+    #[test]
+    fn each_message_says_what_a_cache_can_still_read() {
+        let (g, p, u) = (Some(Scope::Global), Some(Scope::Project), Some(Scope::User));
+        let a = prefix(&[
+            ("persona", "Terse.", g),
+            ("docs", "Run make.", p),
+            ("me", "Tabs.", u),
+        ]);
+
+        let below_project = explain(
+            &a,
+            &prefix(&[
+                ("persona", "Terse.", g),
+                ("docs", "Run make.", p),
+                ("me", "Spaces.", u),
+            ]),
+        );
+        let text = below_project.to_string();
+        assert!(
+            text.contains("unchanged: 17 of 26 B (the layers before `me`)"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "they differ only below scope Project: every Project layer, and every layer of a wider scope, \
+                 is the same in both, so a cache shared at that scope reads those 17 B \
+                 (up to the breakpoint at the end of the Project layers)"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("cacheable"), "{text}");
+
+        let below_global = explain(
+            &a,
+            &prefix(&[
+                ("persona", "Terse.", g),
+                ("docs", "Run cargo.", p),
+                ("me", "Tabs.", u),
+            ]),
+        );
+        let text = below_global.to_string();
+        assert!(
+            text.contains("they differ only below scope Global: every Global layer is the same in both, so a cache shared at that scope reads those 6 B"),
+            "{text}"
+        );
+        assert!(!text.contains("wider one"), "{text}");
+
+        let first_group = explain(
+            &a,
+            &prefix(&[
+                ("persona", "Chatty.", g),
+                ("docs", "Run make.", p),
+                ("me", "Tabs.", u),
+            ]),
+        );
+        let text = first_group.to_string();
+        assert!(
+            text.contains("unchanged: 0 of 25 B (the layers before `persona`)"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "no cache breakpoint sits before `persona`, so a cache reads none of them"
+            ),
+            "{text}"
+        );
+        assert_eq!(first_group.readable_bytes, 0);
+
+        let mut other_separator = a.clone();
+        other_separator.separator = "\n".into();
+        let text = explain(&a, &other_separator).to_string();
+        assert!(
+            text.contains(
+                "every Stable layer wrote the same bytes: the separator differs\nunchanged: 0 of"
+            ),
+            "{text}"
+        );
+    }
 
     #[test]
     fn the_report_escapes_names_and_lines_and_cuts_long_lines() {
@@ -343,6 +484,7 @@ mod tests {
             a_bytes: 1,
             b_bytes: 2,
             cacheable_bytes: 0,
+            readable_bytes: 0,
             first_change: Some(LayerChange {
                 layer: "x\u{1b}]52;\u{202e}".to_owned(),
                 kind: ChangeKind::Changed,

@@ -188,27 +188,31 @@ pub enum Problem {
         /// That layer's priority.
         other_priority: u32,
     },
-    /// A Stable layer ordered after a narrower-scoped one, in a pipeline that
-    /// holds its layers to scope order.
+    /// A Stable layer on the wrong side of others by scope, in a pipeline
+    /// that holds its layers to scope order: before wider-scoped layers
+    /// (`ahead`) or after narrower-scoped ones. One problem per mistake: the
+    /// layer named is the one whose move fixes the most clashes (a layer
+    /// ahead of three wider ones is one problem, not three), so the fix it
+    /// offers moves that layer only, never the others.
     #[error(
-        "layer {wider} (scope {}, priority {wider_priority}) comes after {narrower} (scope {}, priority {narrower_priority}), \
-         but {}: move `{}`'s priority below {narrower_priority}, or `{}`'s above {wider_priority}; \
-         or set `#[prompt_pipeline(scope_order = Relaxed)]` if the pipeline's order is fixed from outside",
-        .wider_scope.ident(), .narrower_scope.ident(), Scope::ORDER_TEXT, .wider.name, .narrower.name
+        "{}",
+        scope_order_message(layer, *scope, *priority, *ahead, others, *target, *bound)
     )]
     ScopeOrder {
-        /// The wider-scoped layer, which comes too late.
-        wider: LayerRef,
+        /// The layer out of place.
+        layer: LayerRef,
         /// Its scope.
-        wider_scope: Scope,
+        scope: Scope,
         /// Its priority.
-        wider_priority: u32,
-        /// The first narrower-scoped layer before it.
-        narrower: LayerRef,
-        /// Its scope.
-        narrower_scope: Scope,
-        /// Its priority.
-        narrower_priority: u32,
+        priority: u32,
+        /// Whether it comes before wider-scoped layers (else after narrower ones).
+        ahead: bool,
+        /// The layers on the wrong side of it, in render order, with scope and priority.
+        others: Vec<(LayerRef, Scope, u32)>,
+        /// The scope that would fit where it is.
+        target: Scope,
+        /// The priority to move it past.
+        bound: u32,
     },
     /// Priority outside the stability's band.
     #[error(
@@ -315,4 +319,54 @@ pub enum Problem {
         /// The include entry as written.
         include: &'static str,
     },
+}
+
+/// The words of [`Problem::ScopeOrder`]: an unscoped layer (`Session`, the
+/// default) ahead of wider ones first hears about `scope`, since the usual
+/// mistake is a shared text that never said so.
+fn scope_order_message(
+    layer: &LayerRef,
+    scope: Scope,
+    priority: u32,
+    ahead: bool,
+    others: &[(LayerRef, Scope, u32)],
+    target: Scope,
+    bound: u32,
+) -> String {
+    let listed: Vec<String> = others
+        .iter()
+        .map(|(other, scope, priority)| format!("{other} ({}, priority {priority})", scope.ident()))
+        .collect();
+    let default = if scope == Scope::Session {
+        ", the default"
+    } else {
+        ""
+    };
+    let name = layer.name;
+    let head = format!(
+        "layer {layer} ({}{default}, priority {priority}) comes {} {}, but {}: ",
+        scope.ident(),
+        if ahead { "before" } else { "after" },
+        listed.join(", "),
+        Scope::ORDER_TEXT,
+    );
+    let fix = if ahead && scope == Scope::Session {
+        format!(
+            "give `{name}` the scope its text has (`scope = {}` if it is the same for {}), \
+             or move its priority above {bound} if it really is per session",
+            target.ident(),
+            target.audience()
+        )
+    } else {
+        format!(
+            "move `{name}`'s priority {} {bound}, or give it `scope = {}` if its text is {} {}",
+            if ahead { "above" } else { "below" },
+            target.ident(),
+            if ahead { "the same for" } else { "only for" },
+            target.audience()
+        )
+    };
+    format!(
+        "{head}{fix}; or set `#[prompt_pipeline(scope_order = Relaxed)]` if the pipeline's order is fixed from outside"
+    )
 }

@@ -173,7 +173,46 @@ impl Pipeline {
         }
     }
 
-    fn registered(spec: PipelineSpec) -> Result<Self, PipelineError> {
+    /// The manifest of the pipeline called `name` (see [`named`](Self::named))
+    /// even when it is invalid: the table of every layer it would hold, in
+    /// priority order, and the error listing its problems, so a tool can show
+    /// what is wrong beside where it is. An unknown name gives an empty table.
+    ///
+    /// ```
+    /// use prompt_core::{prompt_layer, prompt_pipeline, Pipeline};
+    ///
+    /// #[prompt_pipeline(paths = [Basic])]
+    /// pub struct Review;
+    /// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "A.", pipeline = Review)]
+    /// struct First;
+    /// // A literal `1` here would fail the build; a const is only seen when collected.
+    /// const ONE: u32 = 1;
+    /// #[prompt_layer(priority = ONE, stability = Stable, paths = [Basic], text = "B.", pipeline = Review, name = "second")]
+    /// struct Other;
+    ///
+    /// let (manifest, error) = Pipeline::manifest_named("review");
+    /// assert!(manifest.contains("| first |") && manifest.contains("| second |"));
+    /// assert!(error.unwrap().to_string().contains("both have priority 1"));
+    /// ```
+    pub fn manifest_named(name: &str) -> (String, Option<PipelineError>) {
+        let declared: Vec<&'static PipelineSpec> =
+            pipelines().into_iter().filter(|s| s.name == name).collect();
+        let error = Self::named(name).err();
+        let Some(spec) = declared.first() else {
+            return (String::new(), error);
+        };
+        let (mut layers, _) = Self::gather(**spec);
+        sort(&mut layers);
+        let shown = Self {
+            spec: **spec,
+            layers,
+        };
+        (shown.manifest(), error)
+    }
+
+    /// The layers of `spec`: those that join it and those it includes, and
+    /// an include whose layer is not registered.
+    fn gather(spec: PipelineSpec) -> (Vec<LayerEntry>, Vec<Problem>) {
         let mut entries: Vec<LayerEntry> = registrations()
             .filter(|r| r.spec().in_pipeline(spec.name))
             .map(|r| LayerEntry {
@@ -201,8 +240,17 @@ impl Pipeline {
                 }
             }
         }
+        (entries, problems)
+    }
+
+    fn registered(spec: PipelineSpec) -> Result<Self, PipelineError> {
+        let (entries, problems) = Self::gather(spec);
         if !problems.is_empty() {
             return Err(PipelineError::new(spec.name, problems));
+        }
+        let missing = missing_crates(spec.crates, entries.iter().map(|e| &e.spec));
+        if !missing.is_empty() {
+            return Err(PipelineError::new(spec.name, missing));
         }
         if entries.is_empty() {
             return Err(PipelineError::new(
@@ -241,14 +289,7 @@ impl Pipeline {
         layers: impl IntoIterator<Item = LayerEntry>,
     ) -> Result<Self, PipelineError> {
         let mut layers: Vec<LayerEntry> = layers.into_iter().collect();
-        layers.sort_by(|a, b| {
-            (a.spec.priority, a.spec.name, a.spec.file, a.spec.line).cmp(&(
-                b.spec.priority,
-                b.spec.name,
-                b.spec.file,
-                b.spec.line,
-            ))
-        });
+        sort(&mut layers);
         let specs: Vec<&LayerSpec> = layers.iter().map(|l| &l.spec).collect();
         let problems = validate::problems(&pipeline, &specs);
         if problems.is_empty() {
@@ -324,18 +365,7 @@ impl Pipeline {
     /// # Ok::<(), prompt_core::PipelineError>(())
     /// ```
     pub fn require_crates(self, crates: &[&str]) -> Result<Self, PipelineError> {
-        let normal = |name: &str| name.replace('-', "_");
-        let mut linked: Vec<String> = self.specs().map(|s| normal(s.krate)).collect();
-        linked.sort_unstable();
-        linked.dedup();
-        let problems: Vec<Problem> = crates
-            .iter()
-            .filter(|name| !linked.contains(&normal(name)))
-            .map(|name| Problem::MissingCrate {
-                name: (*name).to_owned(),
-                linked: linked.clone(),
-            })
-            .collect();
+        let problems = missing_crates(crates, self.specs());
         if problems.is_empty() {
             Ok(self)
         } else {
@@ -393,6 +423,36 @@ impl Pipeline {
     pub(crate) fn entries(&self) -> &[LayerEntry] {
         &self.layers
     }
+}
+
+/// Render order: priority, then name and definition site (a tie is a problem
+/// the validation reports; the order is still the same in every process).
+fn sort(layers: &mut [LayerEntry]) {
+    layers.sort_by(|a, b| {
+        (a.spec.priority, a.spec.name, a.spec.file, a.spec.line).cmp(&(
+            b.spec.priority,
+            b.spec.name,
+            b.spec.file,
+            b.spec.line,
+        ))
+    });
+}
+
+/// A [`Problem::MissingCrate`] for each of `crates` (`-` or `_`) that no
+/// layer of `specs` comes from.
+fn missing_crates<'a>(crates: &[&str], specs: impl Iterator<Item = &'a LayerSpec>) -> Vec<Problem> {
+    let normal = |name: &str| name.replace('-', "_");
+    let mut linked: Vec<String> = specs.map(|s| normal(s.krate)).collect();
+    linked.sort_unstable();
+    linked.dedup();
+    crates
+        .iter()
+        .filter(|name| !linked.contains(&normal(name)))
+        .map(|name| Problem::MissingCrate {
+            name: (*name).to_owned(),
+            linked: linked.clone(),
+        })
+        .collect()
 }
 
 fn pipeline_location(spec: &PipelineSpec) -> String {

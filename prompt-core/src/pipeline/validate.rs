@@ -93,29 +93,89 @@ pub(crate) fn problems(pipeline: &PipelineSpec, specs: &[&LayerSpec]) -> Vec<Pro
     problems
 }
 
-/// Every Stable layer that comes after a narrower-scoped one, each named
-/// once, with the first narrower layer before it. `specs` are sorted.
+/// Every Stable layer out of scope order, one problem per mistake.
+///
+/// Each clash is a pair (a narrower layer before a wider one). The layer in
+/// the most clashes answers for all of them (ties: the earlier, narrower
+/// one), then the next, until none is left: a User layer ahead of three
+/// Project layers is one problem about that layer, whose fix (move it past
+/// the last of them, or give it a scope) touches nothing else. `specs` are
+/// sorted.
 fn scope_problems(specs: &[&LayerSpec]) -> Vec<Problem> {
     let stable: Vec<&LayerSpec> = specs
         .iter()
         .copied()
         .filter(|s| s.stability == Stability::Stable)
         .collect();
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (j, wider) in stable.iter().enumerate() {
+        for (i, earlier) in stable[..j].iter().enumerate() {
+            if wider.scope.is_wider_than(earlier.scope) && earlier.priority < wider.priority {
+                pairs.push((i, j));
+            }
+        }
+    }
     let mut problems = Vec::new();
-    for (i, &wider) in stable.iter().enumerate() {
-        if let Some(&narrower) = stable[..i]
+    while !pairs.is_empty() {
+        let mut counts = vec![0usize; stable.len()];
+        for &(i, j) in &pairs {
+            counts[i] += 1;
+            counts[j] += 1;
+        }
+        // The most clashes; ties go to the earlier layer, which for a pair is
+        // the narrower one ahead.
+        let blamed = (0..stable.len())
+            .max_by_key(|&k| (counts[k], std::cmp::Reverse(k)))
+            .unwrap_or(0);
+        let ahead: Vec<usize> = pairs
             .iter()
-            .find(|earlier| wider.scope.is_wider_than(earlier.scope))
-        {
+            .filter(|p| p.0 == blamed)
+            .map(|p| p.1)
+            .collect();
+        let after: Vec<usize> = pairs
+            .iter()
+            .filter(|p| p.1 == blamed)
+            .map(|p| p.0)
+            .collect();
+        let me = stable[blamed];
+        for (is_ahead, others) in [(true, ahead), (false, after)] {
+            if others.is_empty() {
+                continue;
+            }
+            let scopes = others.iter().map(|&k| stable[k].scope);
+            let (target, bound) = if is_ahead {
+                (
+                    scopes.min().unwrap_or(me.scope),
+                    others
+                        .iter()
+                        .map(|&k| stable[k].priority)
+                        .max()
+                        .unwrap_or(0),
+                )
+            } else {
+                (
+                    scopes.max().unwrap_or(me.scope),
+                    others
+                        .iter()
+                        .map(|&k| stable[k].priority)
+                        .min()
+                        .unwrap_or(0),
+                )
+            };
             problems.push(Problem::ScopeOrder {
-                wider: wider.into(),
-                wider_scope: wider.scope,
-                wider_priority: wider.priority,
-                narrower: narrower.into(),
-                narrower_scope: narrower.scope,
-                narrower_priority: narrower.priority,
+                layer: me.into(),
+                scope: me.scope,
+                priority: me.priority,
+                ahead: is_ahead,
+                others: others
+                    .iter()
+                    .map(|&k| (stable[k].into(), stable[k].scope, stable[k].priority))
+                    .collect(),
+                target,
+                bound,
             });
         }
+        pairs.retain(|p| p.0 != blamed && p.1 != blamed);
     }
     problems
 }

@@ -43,6 +43,10 @@ pub struct PipelineSpec {
     /// The layers and sets it takes with `include = [..]`, besides the
     /// layers that name it in their own `pipeline` key.
     pub include: &'static [Include],
+    /// The layer crates it needs (`crates = [my_layers]`), as `use NAME as _;`
+    /// names them: collecting it fails, naming the `use` line to add, when one
+    /// of them has no layer in it (the linker dropped a crate nothing names).
+    pub crates: &'static [&'static str],
 }
 
 impl PipelineSpec {
@@ -60,7 +64,16 @@ impl PipelineSpec {
             file: "",
             line: 0,
             include: &[],
+            crates: &[],
         }
+    }
+
+    /// The same pipeline, needing a layer from each of `crates` (as
+    /// `#[prompt_pipeline(crates = [..])]` writes).
+    #[must_use]
+    pub const fn with_crates(mut self, crates: &'static [&'static str]) -> Self {
+        self.crates = crates;
+        self
     }
 
     /// The same pipeline, taking the layers and sets of `include` (as

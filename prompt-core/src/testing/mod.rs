@@ -46,9 +46,11 @@
 //! ```
 
 mod annotate;
+mod pipelines;
 mod segments;
 
 pub use annotate::annotate;
+pub use pipelines::{PipelinesError, check_pipelines};
 pub use segments::{Segment, SegmentError, segments};
 
 use crate::assembly::{AssembledPrompt, AssemblyError, PromptBuilder};

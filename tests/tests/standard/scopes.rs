@@ -32,7 +32,7 @@ impl Render<Stable> for Text {
 }
 
 #[test]
-fn a_layer_after_a_narrower_one_is_a_problem_naming_both_and_the_priority_to_move() {
+fn a_layer_ahead_of_wider_ones_is_one_problem_naming_them_and_the_priority_to_move() {
     let error = Pipeline::from_layers(
         DefaultPipeline::SPEC,
         [
@@ -43,20 +43,75 @@ fn a_layer_after_a_narrower_one_is_a_problem_naming_both_and_the_priority_to_mov
         ],
     )
     .unwrap_err();
-    assert_eq!(error.problems.len(), 2, "{error}");
+    assert_eq!(error.problems.len(), 1, "one mistake, one problem: {error}");
     assert!(matches!(
         &error.problems[0],
-        Problem::ScopeOrder { wider, narrower, .. }
-            if wider.name == "project_docs" && narrower.name == "user_notes"
+        Problem::ScopeOrder { layer, ahead: true, others, .. }
+            if layer.name == "user_notes" && others.len() == 2
     ));
     let message = error.problems[0].to_string();
     assert_eq!(
         message,
-        "layer `project_docs` (project_docs at app: src/layers.rs:3) (scope Project, priority 300) comes after \
-         `user_notes` (user_notes at app: src/layers.rs:2) (scope User, priority 200), but wider scopes come \
-         first in the Stable band (Global, Project, User, Session): move `project_docs`'s priority below 200, \
-         or `user_notes`'s above 300; or set `#[prompt_pipeline(scope_order = Relaxed)]` if the pipeline's \
-         order is fixed from outside"
+        "layer `user_notes` (user_notes at app: src/layers.rs:2) (User, priority 200) comes before \
+         `project_docs` (project_docs at app: src/layers.rs:3) (Project, priority 300), \
+         `project_skills` (project_skills at app: src/layers.rs:4) (Project, priority 400), but wider scopes come \
+         first in the Stable band (Global, Project, User, Session): move `user_notes`'s priority above 400, \
+         or give it `scope = Project` if its text is the same for everyone on the repository; or set \
+         `#[prompt_pipeline(scope_order = Relaxed)]` if the pipeline's order is fixed from outside"
+    );
+}
+
+/// The issue's mistake: a User-scope layer of the user's crate at 2500, in
+/// the default pipeline with the standard layers (another crate, so only the
+/// collected pipeline sees both). One problem, about the user's layer; it
+/// never asks to move the standard layers.
+#[test]
+fn a_user_layer_ahead_of_the_standard_project_layers_is_one_problem_about_it() {
+    let error = Pipeline::from_layers(
+        DefaultPipeline::SPEC,
+        [
+            LayerEntry::of::<BasePromptLayer>(),
+            LayerEntry::of::<ProjectMemoryLayer>(),
+            entry("my_notes", 2_500, Scope::User, 7),
+            LayerEntry::of::<ProjectContextLayer>(),
+            LayerEntry::of::<SkillsIndexLayer>(),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(error.problems.len(), 1, "{error}");
+    let message = error.problems[0].to_string();
+    assert!(
+        message.starts_with("layer `my_notes` (my_notes at app: src/layers.rs:7) (User, priority 2500) comes before `project_context`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("move `my_notes`'s priority above 4000"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("`project_context`'s"),
+        "never moves a layer the user does not own: {message}"
+    );
+}
+
+/// An unscoped Stable layer is `Session`: its message offers `scope` first.
+#[test]
+fn an_unscoped_layer_ahead_of_wider_ones_hears_about_scope_first() {
+    let error = Pipeline::from_layers(
+        DefaultPipeline::SPEC,
+        [
+            entry("persona", 150, Scope::Session, 1),
+            LayerEntry::of::<BasePromptLayer>(),
+            LayerEntry::of::<ProjectContextLayer>(),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(error.problems.len(), 1, "{error}");
+    let message = error.problems[0].to_string();
+    assert!(
+        message.contains("(Session, the default, priority 150)")
+            && message.contains(": give `persona` the scope its text has (`scope = Global` if it is the same for everyone), or move its priority above 3000"),
+        "{message}"
     );
 }
 
@@ -420,7 +475,7 @@ fn the_diff_of_two_teammates_says_they_differ_only_below_project() {
     assert_eq!(diff.same_through, Some(Scope::Project));
     assert!(
         diff.to_string().contains(
-            "they differ only below scope Project: every Project layer and every wider one"
+            "they differ only below scope Project: every Project layer, and every layer of a wider scope, is the same in both"
         ),
         "{diff}"
     );

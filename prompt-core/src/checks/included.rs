@@ -1,0 +1,299 @@
+//! Scope order and priority clashes between the layers a pipeline includes and the ones that join it, where the `#[prompt_pipeline]` and `#[prompt_layer]` expansions see both sides.
+
+use super::msg::Msg;
+use crate::spec::{LayerSpec, PipelineSpec, Scope, ScopeOrder, Stability};
+
+/// Whether `a`, rendered before `b` (a lower priority), breaks the scope
+/// order: both Stable, and `b` wider-scoped than `a`.
+const fn out_of_scope_order(a: &LayerSpec, b: &LayerSpec) -> bool {
+    matches!(a.stability, Stability::Stable)
+        && matches!(b.stability, Stability::Stable)
+        && a.priority < b.priority
+        && b.scope.is_wider_than(a.scope)
+}
+
+/// The clashing layer whose scope `me` would need to stay where it is, given
+/// one more clashing layer `other` (of include entry `j`): the widest of
+/// those it comes before (`ahead`), or the narrowest of those it comes after.
+const fn fitting(
+    shown: Option<(LayerSpec, usize)>,
+    other: LayerSpec,
+    j: usize,
+    ahead: bool,
+) -> Option<(LayerSpec, usize)> {
+    match shown {
+        None => Some((other, j)),
+        Some((seen, k)) => {
+            let better = if ahead {
+                other.scope.is_wider_than(seen.scope)
+            } else {
+                seen.scope.is_wider_than(other.scope)
+            };
+            if better {
+                Some((other, j))
+            } else {
+                Some((seen, k))
+            }
+        }
+    }
+}
+
+/// `` `name` (Scope: audience, priority N) ``.
+const fn who(msg: Msg, spec: &LayerSpec) -> Msg {
+    msg.s("`")
+        .s(spec.name)
+        .s("` (")
+        .s(spec.scope.ident())
+        .s(": ")
+        .s(spec.scope.audience())
+        .s(", priority ")
+        .n(spec.priority)
+        .s(")")
+}
+
+/// The fix of a scope-order mistake by `me`, the layer the user owns, given
+/// the other side: `ahead` (me is narrower and before wider layers) or not
+/// (me is wider and after narrower ones). `target` is the scope that would
+/// fit where `me` is (the widest of those after it, or the narrowest of
+/// those before it); `bound` is the priority to move past. An unscoped
+/// layer (`Session`, the default) first hears about `scope`, since the usual
+/// mistake is a shared text that never said so.
+const fn scope_fix(
+    msg: Msg,
+    me: &LayerSpec,
+    target: Scope,
+    ahead: bool,
+    farthest: &LayerSpec,
+    shown: &LayerSpec,
+) -> Msg {
+    let bound = farthest.priority;
+    let msg = msg.s(": ");
+    if matches!(me.scope, Scope::Session) && ahead {
+        let msg = msg
+            .s("give `")
+            .s(me.name)
+            .s("` the scope its text has (`scope = ")
+            .s(target.ident())
+            .s("` if it is the same for ")
+            .s(target.audience())
+            .s("), or move its priority above ")
+            .n(bound);
+        return past(msg, farthest, shown).s(" if it really is per session");
+    }
+    let msg = msg
+        .s("move `")
+        .s(me.name)
+        .s("`'s priority ")
+        .s(if ahead { "above " } else { "below " })
+        .n(bound);
+    past(msg, farthest, shown)
+        .s(", or give it `scope = ")
+        .s(target.ident())
+        .s("` if its text is ")
+        .s(if ahead { "the same for " } else { "only for " })
+        .s(target.audience())
+}
+
+/// `` (past `name`) `` when the layer to move past is not the one the
+/// message names.
+const fn past(msg: Msg, farthest: &LayerSpec, shown: &LayerSpec) -> Msg {
+    if farthest.same_layer(shown) {
+        msg
+    } else {
+        msg.s(" (past `").s(farthest.name).s("`)")
+    }
+}
+
+/// What is wrong with layer `me` joining `pipelines` (written `written`)
+/// against the layers those pipelines include: the same priority as one of
+/// them, or a place against the scope order (a narrower layer ahead of an
+/// included wider one, or a wider one after an included narrower one). The
+/// included layers belong to crates the user may not own, so every fix
+/// moves `me`. One message at most: the first clash found.
+pub const fn included_clash_problem(
+    me: &LayerSpec,
+    pipelines: &[&PipelineSpec],
+    written: &[&str],
+) -> Msg {
+    if me.stub {
+        return Msg::NONE;
+    }
+    let mut p = 0;
+    while p < pipelines.len() {
+        let pipeline = pipelines[p];
+        let strict = matches!(pipeline.scope_order, ScopeOrder::Strict);
+        // The scope clash with the farthest layer on the wrong side, so that
+        // moving past it fixes every clash at once.
+        let mut scope_clash: Option<(LayerSpec, usize)> = None;
+        let mut shown: Option<(LayerSpec, usize)> = None;
+        let mut j = 0;
+        while j < pipeline.include.len() {
+            let inc = &pipeline.include[j];
+            let mut k = 0;
+            while k < inc.layers.len() {
+                if let Some(other) = inc.member(k, pipeline)
+                    && !other.stub
+                    && !other.same_layer(me)
+                {
+                    if other.priority == me.priority {
+                        return Msg::NONE
+                            .s("layer `")
+                            .s(me.name)
+                            .s("` has priority ")
+                            .n(me.priority)
+                            .s(", as `")
+                            .s(other.name)
+                            .s("` (")
+                            .s(other.krate)
+                            .s(": ")
+                            .s(other.file)
+                            .s(":")
+                            .n(other.line)
+                            .s(") that pipeline `")
+                            .s(written[p])
+                            .s("` includes through `")
+                            .s(inc.written)
+                            .s("`, so their order is undefined: give `")
+                            .s(me.name)
+                            .s("` another priority");
+                    }
+                    let ahead = out_of_scope_order(me, &other);
+                    if strict && (ahead || out_of_scope_order(&other, me)) {
+                        shown = fitting(shown, other, j, ahead);
+                        let farther = match &scope_clash {
+                            None => true,
+                            Some((seen, _)) => {
+                                if ahead {
+                                    other.priority > seen.priority
+                                } else {
+                                    other.priority < seen.priority
+                                }
+                            }
+                        };
+                        if farther {
+                            scope_clash = Some((other, j));
+                        }
+                    }
+                }
+                k += 1;
+            }
+            j += 1;
+        }
+        if let (Some((farthest, _)), Some((other, j))) = (scope_clash, shown) {
+            let ahead = me.priority < other.priority;
+            let msg = Msg::NONE
+                .s("layer `")
+                .s(me.name)
+                .s("` (")
+                .s(me.scope.ident())
+                .s(if matches!(me.scope, Scope::Session) {
+                    ", the default"
+                } else {
+                    ""
+                })
+                .s(": ")
+                .s(me.scope.audience())
+                .s(", priority ")
+                .n(me.priority)
+                .s(") comes ")
+                .s(if ahead { "before " } else { "after " });
+            let msg = who(msg, &other)
+                .s(", which pipeline `")
+                .s(written[p])
+                .s("` includes through `")
+                .s(pipeline.include[j].written)
+                .s("`, but ")
+                .s(Scope::ORDER_TEXT);
+            return scope_fix(msg, me, other.scope, ahead, &farthest, &other);
+        }
+        p += 1;
+    }
+    Msg::NONE
+}
+
+/// Whether entry `i` of an `include` list, rather than entry `j`, answers
+/// for a clash between them: a single layer before a set (a set is a
+/// library's, a single layer most likely the user's own), else the later one.
+const fn blamed(pipeline: &PipelineSpec, i: usize, j: usize) -> bool {
+    let (a, b) = (pipeline.include[i].set, pipeline.include[j].set);
+    if a != b { !a } else { i > j }
+}
+
+/// The scope-order clash of the `index`th `include` entry of `pipeline`
+/// with another entry, when this entry answers for it ([`blamed`]): one
+/// message per entry, naming the farthest layer on the wrong side.
+pub(crate) const fn include_scope_problem(pipeline: &PipelineSpec, index: usize) -> Msg {
+    if matches!(pipeline.scope_order, ScopeOrder::Relaxed) {
+        return Msg::NONE;
+    }
+    let inc = &pipeline.include[index];
+    let mut k = 0;
+    while k < inc.layers.len() {
+        if let Some(me) = inc.member(k, pipeline) {
+            let mut clash: Option<(LayerSpec, usize)> = None;
+            let mut shown: Option<(LayerSpec, usize)> = None;
+            let mut j = 0;
+            while j < pipeline.include.len() {
+                if j != index && blamed(pipeline, index, j) {
+                    let other_inc = &pipeline.include[j];
+                    let mut m = 0;
+                    while m < other_inc.layers.len() {
+                        if let Some(other) = other_inc.member(m, pipeline) {
+                            let ahead = out_of_scope_order(&me, &other);
+                            if !me.stub && !other.stub && (ahead || out_of_scope_order(&other, &me))
+                            {
+                                shown = fitting(shown, other, j, ahead);
+                                let farther = match &clash {
+                                    None => true,
+                                    Some((seen, _)) => {
+                                        if ahead {
+                                            other.priority > seen.priority
+                                        } else {
+                                            other.priority < seen.priority
+                                        }
+                                    }
+                                };
+                                if farther {
+                                    clash = Some((other, j));
+                                }
+                            }
+                        }
+                        m += 1;
+                    }
+                }
+                j += 1;
+            }
+            if let (Some((farthest, _)), Some((other, j))) = (clash, shown) {
+                let ahead = me.priority < other.priority;
+                let msg = Msg::NONE
+                    .s("pipeline `")
+                    .s(pipeline.type_name)
+                    .s("` includes `")
+                    .s(inc.written)
+                    .s("`, whose layer `")
+                    .s(me.name)
+                    .s("` (")
+                    .s(me.scope.ident())
+                    .s(if matches!(me.scope, Scope::Session) {
+                        ", the default"
+                    } else {
+                        ""
+                    })
+                    .s(": ")
+                    .s(me.scope.audience())
+                    .s(", priority ")
+                    .n(me.priority)
+                    .s(") would come ")
+                    .s(if ahead { "before " } else { "after " });
+                let msg = who(msg, &other)
+                    .s(" that `")
+                    .s(pipeline.include[j].written)
+                    .s("` brings, but ")
+                    .s(Scope::ORDER_TEXT);
+                return scope_fix(msg, &me, other.scope, ahead, &farthest, &other);
+            }
+        }
+        k += 1;
+    }
+    Msg::NONE
+}

@@ -1,0 +1,459 @@
+//! A layer's own compile-time checks: its band, its `after`/`before` relations, and where it renders in the pipelines it joins.
+
+use super::msg::{Msg, mode_ident, modes_text, path_ident, paths_text};
+use crate::spec::{
+    AssemblyPath, LayerSpec, PipelineSpec, PromptMode, Scope, ScopeOrder, Stability, str_eq,
+};
+
+/// What is wrong with `spec`'s priority, if it lies outside its stability's
+/// band. The bands are [`Stability::band`]'s: defined once, here in prompt-core.
+pub const fn band_problem(spec: &LayerSpec) -> Msg {
+    if spec.stub || spec.stability.admits(spec.priority) {
+        return Msg::NONE;
+    }
+    let other = spec.stability.other();
+    Msg::NONE
+        .s("layer `")
+        .s(spec.name)
+        .s("` is ")
+        .s(spec.stability.ident())
+        .s(", so its priority must be in ")
+        .band(spec.stability)
+        .s(", but it is ")
+        .n(spec.priority)
+        .s(": change `priority`, or make the layer ")
+        .s(other.ident())
+        .s(" (band ")
+        .band(other)
+        .s(") if that is what it is")
+}
+
+const fn share_a_pipeline(a: &LayerSpec, b: &LayerSpec) -> bool {
+    let mut i = 0;
+    while i < a.pipelines.len() {
+        let mut j = 0;
+        while j < b.pipelines.len() {
+            if str_eq(a.pipelines[i], b.pipelines[j]) {
+                return true;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether one of `pipelines` takes `layer` with `include = [..]`.
+const fn included_by_any(layer: &LayerSpec, pipelines: &[&PipelineSpec]) -> bool {
+    let mut i = 0;
+    while i < pipelines.len() {
+        let include = pipelines[i].include;
+        let mut j = 0;
+        while j < include.len() {
+            let mut k = 0;
+            while k < include[j].layers.len() {
+                if include[j].layers[k].same_layer(layer) {
+                    return true;
+                }
+                k += 1;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// What is wrong with `me` declaring `after = [other]` (`after: true`) or
+/// `before = [other]`, where `written` is the type as the user wrote it.
+/// A stub (an attribute with errors) on either side is never a problem.
+///
+/// `pipelines` are the pipelines `me` joins: `other` shares one when it
+/// joins it too, or when that pipeline takes it with `include = [..]`.
+pub const fn relation_problem(
+    me: &LayerSpec,
+    other: &LayerSpec,
+    after: bool,
+    written: &str,
+    pipelines: &[&PipelineSpec],
+) -> Msg {
+    if me.stub || other.stub {
+        return Msg::NONE;
+    }
+    let key = if after { "after" } else { "before" };
+    let head = Msg::NONE
+        .s("layer `")
+        .s(me.name)
+        .s("` declares `")
+        .s(key)
+        .s(" = [")
+        .s(written)
+        .s("]`, but ");
+    // An include-only layer (`pipeline = []`) shares the pipelines that
+    // include it; those check the order where they take it.
+    let include_only = me.pipelines.is_empty() || other.pipelines.is_empty();
+    if !include_only && !share_a_pipeline(me, other) && !included_by_any(other, pipelines) {
+        return head
+            .s("`")
+            .s(written)
+            .s("` is in pipeline ")
+            .names(other.pipelines)
+            .s(" and `")
+            .s(me.name)
+            .s("` in ")
+            .names(me.pipelines)
+            .s("; relative order only holds within one pipeline: drop the relation or move one of the layers");
+    }
+    let holds = if after {
+        other.priority < me.priority
+    } else {
+        me.priority < other.priority
+    };
+    if holds {
+        return Msg::NONE;
+    }
+    let (mine, theirs) = if after {
+        ("above", "below")
+    } else {
+        ("below", "above")
+    };
+    let msg = head
+        .s("`")
+        .s(other.name)
+        .s("` has priority ")
+        .n(other.priority)
+        .s(" and `")
+        .s(me.name)
+        .s("` has ")
+        .n(me.priority)
+        .s(": move `")
+        .s(me.name)
+        .s("`'s priority ")
+        .s(mine)
+        .s(" ")
+        .n(other.priority);
+    if str_eq(me.krate, other.krate) {
+        msg.s(", or `")
+            .s(other.name)
+            .s("`'s ")
+            .s(theirs)
+            .s(" ")
+            .n(me.priority)
+    } else {
+        msg.s(" (`")
+            .s(other.name)
+            .s("` is defined in `")
+            .s(other.krate)
+            .s("`)")
+    }
+}
+
+/// Whether every pipeline of `orders` relaxes the scope order (an empty
+/// list is the default pipeline's, which is strict).
+const fn all_relaxed(orders: &[ScopeOrder]) -> bool {
+    if orders.is_empty() {
+        return false;
+    }
+    let mut i = 0;
+    while i < orders.len() {
+        if matches!(orders[i], ScopeOrder::Strict) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// What is wrong with `me` declaring `after = [other]` (`after: true`) or
+/// `before = [other]` when their scopes say the opposite order: a layer
+/// after a narrower-scoped one, or before a wider-scoped one. `orders` are
+/// the scope orders of the pipelines `me` joins (empty: the default
+/// pipeline); when all of them are relaxed there is no problem. The rule is
+/// worded by [`Scope::ORDER_TEXT`], as the pipeline's check words it.
+pub const fn scope_relation_problem(
+    me: &LayerSpec,
+    other: &LayerSpec,
+    after: bool,
+    written: &str,
+    orders: &[ScopeOrder],
+) -> Msg {
+    if me.stub
+        || other.stub
+        || !matches!(me.stability, Stability::Stable)
+        || !matches!(other.stability, Stability::Stable)
+        || all_relaxed(orders)
+    {
+        return Msg::NONE;
+    }
+    let (first, second) = if after { (other, me) } else { (me, other) };
+    if !second.scope.is_wider_than(first.scope) {
+        return Msg::NONE;
+    }
+    let key = if after { "after" } else { "before" };
+    Msg::NONE
+        .s("layer `")
+        .s(me.name)
+        .s("` declares `")
+        .s(key)
+        .s(" = [")
+        .s(written)
+        .s("]`, which puts `")
+        .s(second.name)
+        .s("` (")
+        .s(second.scope.ident())
+        .s(": shared by ")
+        .s(second.scope.audience())
+        .s(") after `")
+        .s(first.name)
+        .s("` (")
+        .s(first.scope.ident())
+        .s(": ")
+        .s(first.scope.audience())
+        .s("), but ")
+        .s(Scope::ORDER_TEXT)
+        .s(": drop the relation and move `")
+        .s(second.name)
+        .s("`'s priority below ")
+        .n(first.priority)
+        .s(", give one of them another `scope`, or set `scope_order = Relaxed` on the pipeline")
+}
+
+const fn any_path_served(pipeline: &PipelineSpec, paths: &[AssemblyPath]) -> bool {
+    let mut i = 0;
+    while i < paths.len() {
+        if pipeline.serves_path(paths[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn any_mode_served(pipeline: &PipelineSpec, modes: &[PromptMode]) -> bool {
+    let mut i = 0;
+    while i < modes.len() {
+        if pipeline.serves_mode(modes[i]) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether some pipeline of `pipelines` serves some path of `paths`.
+const fn any_path_served_by(pipelines: &[&PipelineSpec], paths: &[AssemblyPath]) -> bool {
+    let mut i = 0;
+    while i < pipelines.len() {
+        if any_path_served(pipelines[i], paths) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether some pipeline of `pipelines` serves some mode of `modes`.
+const fn any_mode_served_by(pipelines: &[&PipelineSpec], modes: &[PromptMode]) -> bool {
+    let mut i = 0;
+    while i < pipelines.len() {
+        if any_mode_served(pipelines[i], modes) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// What is wrong with layer `layer`, listing `paths` and `modes`, joining
+/// `pipeline` (written `written`), one of `all` it joins: nothing, unless the
+/// two meet on no path or no mode while another of `all` does, so that the
+/// layer renders elsewhere but never in this one. A layer that meets none of
+/// its pipelines is one mistake in its `paths` (or `modes`), reported once,
+/// at the key, by [`phantom_path_problem`] ([`phantom_mode_problem`]). A path
+/// the layer lists and this pipeline does not serve is no problem: the layer
+/// renders on the paths both list.
+pub const fn never_renders_problem(
+    layer: &str,
+    pipeline: &PipelineSpec,
+    written: &str,
+    paths: &[AssemblyPath],
+    modes: &[PromptMode],
+    all: &[&PipelineSpec],
+) -> Msg {
+    if !any_path_served_by(all, paths) || !any_mode_served_by(all, modes) {
+        return Msg::NONE;
+    }
+    let head = Msg::NONE
+        .s("layer `")
+        .s(layer)
+        .s("` joins pipeline `")
+        .s(written);
+    if !any_path_served(pipeline, paths) {
+        let msg = paths_text(head.s("`, which serves only ["), pipeline.paths);
+        let msg = paths_text(msg.s("], but the layer lists paths ["), paths);
+        return msg
+            .s("], so it would never render there: drop `")
+            .s(written)
+            .s("` from `pipeline`, or add a path it serves to `paths`");
+    }
+    if !any_mode_served(pipeline, modes) {
+        let msg = modes_text(head.s("`, which serves only the modes ["), pipeline.modes);
+        let msg = modes_text(msg.s("], but the layer lists modes ["), modes);
+        return msg
+            .s("], so it would never speak there: drop `")
+            .s(written)
+            .s("` from `pipeline`, or add a mode it serves to `modes`");
+    }
+    Msg::NONE
+}
+
+/// What is wrong with layer `layer` listing `path` (one of `listed`) when
+/// none of the `pipelines` it joins (written `written`) serves it: a phantom
+/// path, on which the layer renders nowhere. When another listed path is
+/// served, dropping this one changes no prompt; when none is, the layer
+/// renders nowhere at all, and the one error (at the first listed path)
+/// says which paths to list instead, never to leave `paths` empty.
+pub const fn phantom_path_problem(
+    layer: &str,
+    pipelines: &[&PipelineSpec],
+    written: &[&str],
+    path: AssemblyPath,
+    listed: &[AssemblyPath],
+) -> Msg {
+    if any_path_served_by(pipelines, &[path]) {
+        return Msg::NONE;
+    }
+    if !any_path_served_by(pipelines, listed) {
+        if listed.is_empty() || listed[0] as u8 != path as u8 {
+            return Msg::NONE;
+        }
+        let mut served = [AssemblyPath::Basic; 2];
+        let mut n = 0;
+        let mut i = 0;
+        while i < AssemblyPath::ALL.len() {
+            if any_path_served_by(pipelines, &[AssemblyPath::ALL[i]]) {
+                served[n] = AssemblyPath::ALL[i];
+                n += 1;
+            }
+            i += 1;
+        }
+        let served = served.split_at(n).0;
+        let msg = paths_text(Msg::NONE.s("layer `").s(layer).s("` lists paths ["), listed);
+        let msg = paths_text(
+            msg.s("], but its pipelines (")
+                .names(written)
+                .s(") serve only ["),
+            served,
+        );
+        return paths_text(
+            msg.s("], so the layer would render nowhere: write `paths = ["),
+            served,
+        )
+        .s("]`, or add it to a pipeline's `#[prompt_pipeline(paths = [..])]`");
+    }
+    phantom(
+        layer,
+        written,
+        "path",
+        path_ident(path),
+        "renders on it",
+        "paths",
+    )
+}
+
+/// What is wrong with layer `layer` listing `mode` (one of `listed`) when
+/// none of its `pipelines` serves it: as [`phantom_path_problem`], for a mode.
+pub const fn phantom_mode_problem(
+    layer: &str,
+    pipelines: &[&PipelineSpec],
+    written: &[&str],
+    mode: PromptMode,
+    listed: &[PromptMode],
+) -> Msg {
+    if any_mode_served_by(pipelines, &[mode]) {
+        return Msg::NONE;
+    }
+    if !any_mode_served_by(pipelines, listed) {
+        if listed.is_empty() || listed[0] as u8 != mode as u8 {
+            return Msg::NONE;
+        }
+        let mut served = [PromptMode::Full; 3];
+        let mut n = 0;
+        let mut i = 0;
+        while i < PromptMode::ALL.len() {
+            if any_mode_served_by(pipelines, &[PromptMode::ALL[i]]) {
+                served[n] = PromptMode::ALL[i];
+                n += 1;
+            }
+            i += 1;
+        }
+        let served = served.split_at(n).0;
+        let msg = modes_text(Msg::NONE.s("layer `").s(layer).s("` lists modes ["), listed);
+        let msg = modes_text(
+            msg.s("], but its pipelines (")
+                .names(written)
+                .s(") serve only ["),
+            served,
+        );
+        return modes_text(
+            msg.s("], so the layer would speak nowhere: write `modes = ["),
+            served,
+        )
+        .s("]` (or drop `modes`), or add it to a pipeline's `#[prompt_pipeline(modes = [..])]`");
+    }
+    phantom(
+        layer,
+        written,
+        "mode",
+        mode_ident(mode),
+        "speaks in it",
+        "modes",
+    )
+}
+
+/// The one wording of a phantom path or mode (`what` is `path` or `mode`,
+/// `key` the attribute key that lists it).
+const fn phantom(
+    layer: &str,
+    written: &[&str],
+    what: &str,
+    ident: &str,
+    does: &str,
+    key: &str,
+) -> Msg {
+    Msg::NONE
+        .s("layer `")
+        .s(layer)
+        .s("` lists ")
+        .s(what)
+        .s(" `")
+        .s(ident)
+        .s("`, but none of its pipelines (")
+        .names(written)
+        .s(") serves it, so the layer ")
+        .s(does)
+        .s(" nowhere: drop `")
+        .s(ident)
+        .s("` from `")
+        .s(key)
+        .s("` (no prompt changes), or add it to a pipeline's `#[prompt_pipeline(")
+        .s(key)
+        .s(" = [..])]`")
+}
+
+/// What is wrong with a layer naming pipeline `written`, whose link-time
+/// duplicate check assumed the name `assumed`, when the type's real name differs
+/// (an alias): the check would key on the wrong pipeline.
+pub const fn pipeline_alias_problem(pipeline: &PipelineSpec, assumed: &str, written: &str) -> Msg {
+    if !cfg!(feature = "link-time-checks") || str_eq(pipeline.name, assumed) {
+        return Msg::NONE;
+    }
+    Msg::NONE
+        .s("`pipeline = ")
+        .s(written)
+        .s("` names pipeline `")
+        .s(pipeline.name)
+        .s("` through another name; write its own type name (`")
+        .s(pipeline.type_name)
+        .s("`): the duplicate check keys on the name as written")
+}

@@ -1,0 +1,93 @@
+//! The one test every crate that declares layers or pipelines gets for free: collect every pipeline the binary holds and check it.
+
+use std::fmt;
+
+use crate::pipeline::{Pipeline, PipelineError, Problem, pipeline_names};
+
+/// Every pipeline of a binary that failed [`check_pipelines`], each with
+/// all its problems (both layers' `file:line` for a clash).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub struct PipelinesError {
+    /// One error per invalid pipeline, in name order.
+    pub pipelines: Vec<PipelineError>,
+}
+
+impl fmt::Display for PipelinesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.pipelines.len();
+        writeln!(
+            f,
+            "{n} pipeline{} of this binary {} invalid:",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "is" } else { "are" }
+        )?;
+        for error in &self.pipelines {
+            writeln!(f, "{error}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Collects every pipeline linked into this binary, and the default one
+/// when it has layers, and checks each as [`Pipeline::named`] does: what
+/// only the link knows (two crates' layers at one priority or with one name,
+/// a layer of one crate out of scope order with another's, a crate a
+/// pipeline lists in `crates = [..]` that nothing links), named with both
+/// `file:line`s. Then checks that each of `crates` (`-` or `_`) has a layer
+/// in some pipeline: name the layer crates of an agent whose layers join the
+/// default pipeline, so a forgotten `use my_layers as _;` fails here.
+///
+/// One `#[test]` per crate that builds an agent:
+///
+/// ```
+/// use prompt_core::{prompt_layer, testing};
+///
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "Hi.")]
+/// struct Hello;
+///
+/// // #[test]
+/// fn every_pipeline_is_valid() {
+///     testing::check_pipelines(&[]).unwrap();
+/// }
+/// # every_pipeline_is_valid();
+/// // A crate that is not linked fails with the `use` line that links it.
+/// let error = testing::check_pipelines(&["my_layers"]).unwrap_err();
+/// assert!(error.to_string().contains("add `use my_layers as _;`"), "{error}");
+/// ```
+///
+/// # Errors
+/// Every invalid pipeline, each with all its problems.
+pub fn check_pipelines(crates: &[&str]) -> Result<(), PipelinesError> {
+    let mut errors = Vec::new();
+    let mut krates: Vec<String> = Vec::new();
+    for name in pipeline_names() {
+        match Pipeline::named(name) {
+            Ok(pipeline) => krates.extend(pipeline.specs().map(|s| s.krate.replace('-', "_"))),
+            // The default pipeline need not have layers: a binary may use
+            // declared pipelines only.
+            Err(error)
+                if name == crate::spec::DEFAULT_PIPELINE
+                    && matches!(error.problems.as_slice(), [Problem::Empty { .. }]) => {}
+            Err(error) => errors.push(error),
+        }
+    }
+    krates.sort_unstable();
+    krates.dedup();
+    let missing: Vec<Problem> = crates
+        .iter()
+        .filter(|name| !krates.contains(&name.replace('-', "_")))
+        .map(|name| Problem::MissingCrate {
+            name: (*name).to_owned(),
+            linked: krates.clone(),
+        })
+        .collect();
+    if !missing.is_empty() {
+        errors.push(PipelineError::new("every pipeline", missing));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(PipelinesError { pipelines: errors })
+    }
+}
