@@ -24,6 +24,7 @@ mod error;
 mod fs;
 mod git;
 mod memory;
+pub mod parsed;
 mod project_docs;
 mod scratchpad;
 mod skills;
