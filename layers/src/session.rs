@@ -50,6 +50,8 @@ pub struct SessionConfig {
     /// The folder `{% include "@shared/.." %}` reads from.
     pub shared_dir: Option<PathBuf>,
     /// Directories searched for `system-prompt.md` when there is no override.
+    /// Each is chosen as [`shared_dir`](Self::shared_dir) is: one inside the
+    /// workspace may not lead out of it ([`SessionConfig::prompt_roots`]).
     pub prompt_search_path: Vec<PathBuf>,
     /// Variables for prompt templates. `app` and `workspace` (the folder's name) are set by default.
     pub template_vars: BTreeMap<String, String>,
