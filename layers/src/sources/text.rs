@@ -16,10 +16,12 @@ pub struct Cleaned {
     pub controls: usize,
     /// The first one removed, and its byte offset in the input.
     pub first: Option<(char, usize)>,
-    /// Invisible format characters removed: bidi controls (U+202A-202E,
+    /// Invisible characters removed: bidi controls (U+202A-202E,
     /// U+2066-2069, U+200E, U+200F, U+061C), zero-width characters (U+200B-200D,
-    /// U+2060, U+FEFF after the start), soft hyphens, Unicode tags (U+E0000-E007F)
-    /// and the other invisible format characters [`is_invisible`] lists.
+    /// U+2060, U+FEFF after the start), soft hyphens, variation selectors, tag
+    /// characters, Hangul fillers and the rest of Unicode's
+    /// `Default_Ignorable_Code_Point` and glyphless format characters
+    /// ([`is_invisible`]).
     pub invisible: usize,
     /// The first invisible character removed, and its byte offset in the input.
     pub first_invisible: Option<(char, usize)>,
