@@ -156,7 +156,7 @@ fn fold(c: char) -> char {
 
 /// Whether `rest`, what follows an angle ([`is_angle`]), reads as a tag
 /// named `name` (ASCII, lowercase), opening or closing: any run of
-/// whitespace, slashes ([`is_slash`] lookalikes included) and characters that
+/// whitespace, slashes (`／`, `∕`, `⁄`, U+0338 and other lookalikes) and characters that
 /// show nothing, then the name in any case, width or homoglyph, with
 /// invisible and combining characters inside it ignored, and then no further
 /// letter, digit, `_` or `-` (`<file_path>` and `<files>` are other tags).

@@ -2,7 +2,7 @@
 //! passes through before it can reach a layer.
 //!
 //! A JSON `"\u001b"`, a TOML `"\u0007"` or a YAML `"\e"` is an escape in the
-//! file, so cleaning the file's text ([`clean`](super::__private::clean))
+//! file, so cleaning the file's text (`clean`)
 //! cannot see it: the control character appears only when the parser decodes
 //! it. Every reader of a structured file (this crate's scratchpad, facts and
 //! episodes, skill frontmatter and [`yaml::from_str_bounded`](super::yaml::from_str_bounded);
@@ -14,7 +14,7 @@
 //!   included) become one space, control and invisible characters are removed,
 //!   and a `<` that could begin a `file` tag is written `&lt;`;
 //! - except under a key the reader names as multi-line (a persona, a strategy
-//!   body), where the text is [`clean`](super::__private::clean)ed as file text
+//!   body), where the text is cleaned (`clean`) as file text
 //!   is (newlines kept, control and invisible characters removed) and its
 //!   `file` tags escaped in the same way.
 //!
