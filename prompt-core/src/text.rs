@@ -174,21 +174,50 @@ fn fold(c: char) -> char {
 /// assert!(!starts_tag("file_path>", "file") && !starts_tag("files>", "file"));
 /// ```
 pub fn starts_tag(rest: &str, name: &str) -> bool {
-    let rest =
-        rest.trim_start_matches(|c: char| c.is_whitespace() || is_slash(c) || is_transparent(c));
-    let mut letters = rest
-        .chars()
+    // Bounded, so a text of many angles before one long run of spaces or
+    // marks costs linear time: past [`TAG_LOOKAHEAD`] characters without a
+    // decision, the angle is taken as a tag (escaping one too many `<` is
+    // harmless; missing one is not).
+    let mut chars = rest.chars().take(TAG_LOOKAHEAD + 1).enumerate();
+    let mut pending = None;
+    for (seen, c) in chars.by_ref() {
+        if seen == TAG_LOOKAHEAD {
+            return true;
+        }
+        if !(c.is_whitespace() || is_slash(c) || is_transparent(c)) {
+            pending = Some(c);
+            break;
+        }
+    }
+    let Some(first) = pending else {
+        return false;
+    };
+    let mut exhausted = false;
+    let mut letters = std::iter::once(first)
+        .chain(chars.by_ref().map(|(seen, c)| {
+            if seen == TAG_LOOKAHEAD {
+                exhausted = true;
+            }
+            c
+        }))
         .filter(|&c| !is_transparent(c))
         .flat_map(|c| match c {
             '\u{fb01}' => ['f', 'i'].into_iter().take(2),
             '\u{fb02}' => ['f', 'l'].into_iter().take(2),
             c => [fold(c), ' '].into_iter().take(1),
         });
-    name.chars().all(|want| letters.next() == Some(want))
-        && !letters
-            .next()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    let named = name.chars().all(|want| letters.next() == Some(want));
+    let after = letters.next();
+    drop(letters);
+    if exhausted {
+        return true;
+    }
+    named && !after.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
+
+/// How many characters after an angle [`starts_tag`] reads before it
+/// decides that the angle starts a tag.
+pub const TAG_LOOKAHEAD: usize = 256;
 
 /// `text` with the angle of every tag named `name` ([`starts_tag`]), opening
 /// or closing, written `&lt;`: a quote or block delimited by that tag cannot
@@ -277,6 +306,14 @@ mod tests {
         ] {
             assert!(is_angle(angle) && starts_tag(rest, "file"), "{angle}{rest}");
         }
+        // Past the lookahead the angle is taken as a tag (fail closed), so
+        // many angles before one long run cost linear time.
+        assert!(starts_tag(&format!("{}/file>", " ".repeat(300)), "file"));
+        assert!(starts_tag(
+            &format!("/fi{}le>", "\u{301}".repeat(300)),
+            "file"
+        ));
+        assert!(!starts_tag(&format!("{}x", " ".repeat(200)), "file"));
         for rest in [
             "file_path>",
             "files>",
