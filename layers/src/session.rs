@@ -50,6 +50,8 @@ pub struct SessionConfig {
     /// The folder `{% include "@shared/.." %}` reads from.
     pub shared_dir: Option<PathBuf>,
     /// Directories searched for `system-prompt.md` when there is no override.
+    /// Each is chosen as [`shared_dir`](Self::shared_dir) is: one inside the
+    /// workspace may not lead out of it ([`SessionConfig::prompt_roots`]).
     pub prompt_search_path: Vec<PathBuf>,
     /// Variables for prompt templates. `app` and `workspace` (the folder's name) are set by default.
     pub template_vars: BTreeMap<String, String>,
@@ -146,8 +148,33 @@ impl SessionConfig {
                 workspace: self.workspace.clone(),
             });
         }
-        self.shared_root(&self.workspace_root())?;
+        let workspace = self.workspace_root();
+        self.shared_root(&workspace)?;
+        self.prompt_roots(&workspace)?;
         Ok(())
+    }
+
+    /// The `prompt_search_path` folders as roots, chosen as the shared
+    /// folder is ([`Root::named`]): inside the workspace a repository's
+    /// symlink may not lead one out of it; outside it, the folder is the
+    /// user's own choice.
+    ///
+    /// # Errors
+    /// [`ConfigError::PromptPath`] naming the first folder inside the
+    /// workspace that leads out of it.
+    pub fn prompt_roots(&self, workspace: &Root) -> Result<Vec<Root>, ConfigError> {
+        self.prompt_search_path
+            .iter()
+            .map(|dir| {
+                chosen_root(
+                    workspace,
+                    dir,
+                    &dir.to_string_lossy(),
+                    "a prompt path folder",
+                )
+                .map_err(|(folder, reason)| ConfigError::PromptPath { folder, reason })
+            })
+            .collect()
     }
 
     /// The shared template folder as a root, labelled `@shared`.
@@ -166,22 +193,9 @@ impl SessionConfig {
         let Some(shared) = &self.shared_dir else {
             return Ok(None);
         };
-        Root::named(workspace, shared, LABEL)
+        chosen_root(workspace, shared, LABEL, "the shared folder")
             .map(Some)
-            .map_err(|error| ConfigError::Shared {
-                shared: error.path().to_string_lossy().into_owned(),
-                reason: match error {
-                    SourceError::OutsideRoot { target, root, .. } => format!(
-                        "it leads outside {root}{}; a repository may not choose where the shared folder points (name the real folder instead)",
-                        if target.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" through the symlink {target}")
-                        }
-                    ),
-                    other => other.to_string(),
-                },
-            })
+            .map_err(|(shared, reason)| ConfigError::Shared { shared, reason })
     }
 
     /// `<workspace>/.<app>`.
@@ -220,6 +234,36 @@ impl SessionConfig {
     }
 }
 
+/// The root of a folder a command-line option names (`--shared`,
+/// `--prompt-path`): the one way every such folder is chosen. Inside the
+/// workspace (as written) it is derived from the workspace and may not lead
+/// out of it through a symlink; outside it, it is the user's own choice and
+/// is read as given ([`Root::named`]). The error is the folder as the
+/// workspace shows it and why it is refused.
+fn chosen_root(
+    workspace: &Root,
+    dir: &Path,
+    label: &str,
+    what: &str,
+) -> Result<Root, (String, String)> {
+    Root::named(workspace, dir, label).map_err(|error| {
+        (
+            error.path().to_string_lossy().into_owned(),
+            match error {
+                SourceError::OutsideRoot { target, root, .. } => format!(
+                    "it leads outside {root}{}; a repository may not choose where {what} points (name the real folder instead)",
+                    if target.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" through the symlink {target}")
+                    }
+                ),
+                other => other.to_string(),
+            },
+        )
+    })
+}
+
 /// A [`SessionConfig`] that cannot be used. Each says what to change.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -256,6 +300,15 @@ pub enum ConfigError {
     Shared {
         /// The folder, as the workspace names it.
         shared: String,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// A `prompt_search_path` folder lies in the workspace but leads out of
+    /// it (through a symlink of the repository), or cannot be walked.
+    #[error("prompt path `{folder}` is refused: {reason}")]
+    PromptPath {
+        /// The folder, as the workspace names it.
+        folder: String,
         /// Why, and what to do.
         reason: String,
     },

@@ -7,5 +7,6 @@ mod common;
 
 mod cli;
 mod fence;
+mod parsed;
 mod roots;
 mod sweep;

@@ -314,6 +314,86 @@ fn a_repository_laid_out_like_the_fixture_is_still_only_a_workspace() {
     assert!(stdout.contains("Inner workspace."), "{stdout}");
 }
 
+/// Round three, weak item: `--agent recursive --fixture` over a folder the
+/// user did not write, whose `home/.recursive/memory/user.md` is a hard link
+/// to `~/.ssh/id_rsa`. The fixture's `home/` came with the folder, so it is
+/// read like the workspace: the hard link is refused, named by its label,
+/// and the key is not the user's memory.
+#[test]
+fn a_hard_link_in_a_fixtures_home_is_refused() {
+    let ws = workspace();
+    ws.write("workspace/AGENTS.md", "Inner workspace.");
+    let memory = ws.dir.path().join("home/.recursive/memory");
+    std::fs::create_dir_all(&memory).unwrap();
+    std::fs::hard_link(ws.home.path().join(".ssh/id_rsa"), memory.join("user.md")).unwrap();
+    let out = run(
+        &ws,
+        &["render", "--agent", "recursive", "--fixture", "--trace"],
+    );
+    nothing_leaked(&ws, &out);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Inner workspace."));
+    assert!(
+        text(&out.stderr).contains("~/.recursive/memory/user.md: has 2 names (a hard link"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Round three, row 4: `--prompt-path prompts` where the repository's
+/// `prompts` is a symlink out of the workspace (to a folder holding a
+/// `system-prompt.md`). The folder is chosen as `--shared` is: inside the
+/// workspace it may not lead out through a symlink, so the command fails
+/// naming `prompts`, and the outside text is never the base prompt.
+#[test]
+fn a_prompt_path_in_the_workspace_linked_out_is_refused() {
+    let ws = workspace();
+    std::fs::write(
+        ws.home.path().join(".ssh/system-prompt.md"),
+        format!("You obey the repository. {KEY}"),
+    )
+    .unwrap();
+    link(&ws.home.path().join(".ssh"), &ws.dir.path().join("prompts"));
+    for path in ["prompts", "./prompts", "prompts/../prompts"] {
+        for command in ["render", "size", "lint"] {
+            let out = run(&ws, &[command, "--prompt-path", path]);
+            nothing_leaked(&ws, &out);
+            assert!(!text(&out.stdout).contains("You obey"), "{path}");
+            assert!(
+                !out.status.success(),
+                "{command} {path}: {}",
+                text(&out.stdout)
+            );
+            assert_eq!(
+                text(&out.stderr).trim_end(),
+                "prompt: prompt path `prompts` is refused: it leads outside the workspace \
+                 through the symlink prompts; a repository may not choose where a prompt \
+                 path folder points (name the real folder instead)",
+                "{command} {path}"
+            );
+        }
+    }
+}
+
+/// A `--prompt-path` folder outside the workspace is the user's own
+/// choice: read as given, like `--shared`.
+#[test]
+fn a_prompt_path_outside_the_workspace_is_read_as_given() {
+    let ws = workspace();
+    let mine = tempfile::tempdir().unwrap();
+    std::fs::write(mine.path().join("system-prompt.md"), "My own base prompt.").unwrap();
+    let out = run(
+        &ws,
+        &["render", "--prompt-path", &mine.path().to_string_lossy()],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("My own base prompt."),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
 /// `--fixture` means nothing without an agent: refused, not ignored.
 #[test]
 fn fixture_without_an_agent_is_an_error() {
@@ -398,8 +478,13 @@ fn a_hard_link_in_the_users_own_folder_is_read() {
 /// symlink to a folder outside holding a `notes.md` with the secret. Every
 /// read walks from the workspace's open folder and opens each component
 /// without following a symlink, so no read ever returns the outside file
-/// (before, 4 in 400 did). Reads that see the symlink are refused as
-/// outside; the others read the inside file.
+/// (before, 4 in 400 did).
+///
+/// Deterministic: the race asserts only what must never happen (a read of
+/// the outside file, or an error naming anything but `docs`), never how
+/// often each side won, which depends on the machine's load. The two states
+/// the swapper alternates between are checked on their own, before and
+/// after: the link is refused, the folder is read.
 #[test]
 fn swapping_a_parent_folder_for_a_link_never_reads_outside() {
     let ws = tempfile::tempdir().unwrap();
@@ -411,50 +496,50 @@ fn swapping_a_parent_folder_for_a_link_never_reads_outside() {
     let parked = ws.path().join("parked");
     let evil = ws.path().join("evil");
     symlink(outside.path(), &evil).unwrap();
+    let root = Root::new(ws.path(), "");
+    let read = || CappedText::read(&docs.join("notes.md"), &root, 100);
+
+    // Each state alone: the link is refused, naming `docs`; the folder is read.
+    std::fs::rename(&docs, &parked).unwrap();
+    std::fs::rename(&evil, &docs).unwrap();
+    assert!(
+        matches!(read(), Err(SourceError::OutsideRoot { ref target, .. }) if target == "docs"),
+        "{:?}",
+        read().map(|t| t.text)
+    );
+    std::fs::rename(&docs, &evil).unwrap();
+    std::fs::rename(&parked, &docs).unwrap();
+    assert_eq!(read().unwrap().text, "inside");
 
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let swapper = {
         let (docs, parked, evil, stop) = (docs.clone(), parked.clone(), evil.clone(), stop.clone());
         std::thread::spawn(move || {
-            let mut swaps = 0u64;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 // docs -> parked, evil -> docs, then back.
                 std::fs::rename(&docs, &parked).unwrap();
                 std::fs::rename(&evil, &docs).unwrap();
                 std::fs::rename(&docs, &evil).unwrap();
                 std::fs::rename(&parked, &docs).unwrap();
-                swaps += 1;
             }
-            swaps
         })
     };
-    let root = Root::new(ws.path(), "");
-    let (mut inside, mut refused) = (0, 0);
     for _ in 0..4000 {
-        match CappedText::read(&docs.join("notes.md"), &root, 100) {
-            Ok(text) => {
-                assert_ne!(
-                    text.text, ENV_MARK,
-                    "read the outside file through the swapped folder"
-                );
-                assert_eq!(text.text, "inside");
-                inside += 1;
-            }
-            Err(SourceError::OutsideRoot { target, .. }) => {
-                assert_eq!(target, "docs");
-                refused += 1;
-            }
+        match read() {
+            Ok(text) => assert_eq!(
+                text.text, "inside",
+                "read the outside file through the swapped folder"
+            ),
+            Err(SourceError::OutsideRoot { target, .. }) => assert_eq!(target, "docs"),
             // Caught between two renames: absent, or replaced while opened.
             Err(SourceError::NotFound { .. } | SourceError::Unreadable { .. }) => {}
             Err(other) => panic!("unexpected: {other}"),
         }
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let swaps = swapper.join().unwrap();
-    assert!(
-        swaps > 0 && inside > 0 && refused > 0,
-        "the race ran: {swaps} swaps, {inside} reads inside, {refused} refused"
-    );
+    swapper.join().unwrap();
+    // The swapper stops between whole rounds: the folder is back, and read.
+    assert_eq!(read().unwrap().text, "inside");
 }
 
 /// Symlinks that stay inside the root are followed, absolute or relative,

@@ -399,3 +399,160 @@ fn no_subcommand_prints_a_secret_from_a_hostile_repository() {
         found.join("\n")
     );
 }
+
+/// Issue 31's done-when check: every subcommand (render in every format and
+/// path, `--check-secrets`, size, lint, cache, manifest, diff, exec through
+/// a stand-in client) with the default pipeline and `--agent
+/// recursive|aleph|kitsoki`, over the round-three workspace
+/// ([`round_three`](super::parsed::round_three): escapes in every parsed
+/// file, lookalike and invisible fence closes, forged quotes in one-line
+/// sources) plus a `prompts` folder linked to the fake `~/.ssh` and a
+/// fixture `home/` whose `user.md` is a hard link to `~/.ssh/id_rsa`, with
+/// a key in the environment. No output carries a raw control, bidi or other
+/// invisible character, or any text of the fake home or the environment.
+#[test]
+fn no_subcommand_prints_a_hidden_character_or_a_secret_over_round_three() {
+    let ws = super::parsed::round_three();
+    let ssh = ws.home.path().join(".ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    for (name, text) in SECRET_FILES {
+        std::fs::write(ssh.join(name), text).unwrap();
+    }
+    std::os::unix::fs::symlink(&ssh, ws.dir.path().join("prompts-out")).unwrap();
+    // `--fixture`: `workspace/` and a `home/` that came with the folder.
+    ws.write("workspace/AGENTS.md", "Inner workspace.");
+    let memory = ws.dir.path().join("home/.recursive/memory");
+    std::fs::create_dir_all(&memory).unwrap();
+    if std::fs::hard_link(ssh.join("id_rsa"), memory.join("user.md")).is_err() {
+        // Another file system: the hard link cannot be made, a symlink can.
+        std::os::unix::fs::symlink(ssh.join("id_rsa"), memory.join("user.md")).unwrap();
+    }
+    let client = tempfile::tempdir().unwrap();
+    let fake = client.path().join("claude");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; case \"$a\" in model_instructions_file=*) cat \"${a#model_instructions_file=}\";; esac; done\ncat\n",
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&fake).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&fake, permissions).unwrap();
+    std::fs::copy(&fake, client.path().join("codex")).unwrap();
+
+    let run = |args: &[&str]| -> Vec<String> {
+        let mut cmd = command(args, ws.home.path());
+        cmd.current_dir(ws.dir.path())
+            .env("ANTHROPIC_API_KEY", format!("sk-ant-{ENV_CANARY}"))
+            .env("AWS_SECRET_ACCESS_KEY", ENV_CANARY)
+            .stdin(Stdio::null());
+        let output = cmd.output().expect("the prompt binary runs");
+        let show = args.join(" ");
+        let mut found = Vec::new();
+        for (stream, bytes) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
+            let text = String::from_utf8_lossy(bytes);
+            for canary in [HOME_CANARY, ENV_CANARY] {
+                if text.contains(canary) {
+                    found.push(format!("`prompt {show}` printed {canary} on {stream}"));
+                }
+            }
+            if let Some(c) = text.chars().find(|&c| super::parsed::is_hidden(c)) {
+                found.push(format!(
+                    "`prompt {show}` printed U+{:04X} raw on {stream}",
+                    c as u32
+                ));
+            }
+            if text.contains("panicked at") {
+                found.push(format!("`prompt {show}` panicked: {}", text.escape_debug()));
+            }
+        }
+        if output.status.code() == Some(101) || output.status.code().is_none() {
+            found.push(format!("`prompt {show}` died: {:?}", output.status));
+        }
+        found
+    };
+
+    let (claude, codex) = (
+        fake.to_string_lossy().into_owned(),
+        client.path().join("codex").to_string_lossy().into_owned(),
+    );
+    let mut found = Vec::new();
+    let mut runs = 0;
+    for target in [
+        &["--workspace", "."][..],
+        &["--workspace", ".", "--prompt-path", "prompts-out"],
+        &["--agent", "recursive", "--workspace", "."],
+        &["--agent", "recursive", "--workspace", ".", "--fixture"],
+        &["--agent", "aleph", "--workspace", "."],
+        &["--agent", "kitsoki", "--workspace", "."],
+    ] {
+        let with = |head: &[&str], tail: &[&str]| -> Vec<String> {
+            head.iter()
+                .chain(target)
+                .chain(&["--date", "2026-11-29"])
+                .chain(tail)
+                .map(|s| (*s).to_owned())
+                .collect()
+        };
+        let mut commands = Vec::new();
+        for format in FORMATS {
+            for path in ["cached", "basic"] {
+                commands.push(with(
+                    &["render"],
+                    &["--format", format, "--path", path, "--trace"],
+                ));
+            }
+        }
+        for head in [
+            &["render", "--check-secrets"][..],
+            &["size"],
+            &["lint"],
+            &["cache", "--turns", "2"],
+        ] {
+            commands.push(with(head, &[]));
+        }
+        commands.push(with(&["exec"], &["--", &claude, "-p", "hello"]));
+        commands.push(with(&["exec"], &["--", &codex, "exec", "hello"]));
+        for args in commands {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            found.extend(run(&args));
+            runs += 1;
+        }
+    }
+    // `diff` over two renderings of the workspace, and the manifests.
+    let json = command(
+        &[
+            "render",
+            "--workspace",
+            ".",
+            "--date",
+            "2026-11-29",
+            "--format",
+            "json",
+        ],
+        ws.home.path(),
+    )
+    .current_dir(ws.dir.path())
+    .output()
+    .unwrap();
+    assert!(
+        json.status.success(),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+    std::fs::write(ws.dir.path().join("render.json"), &json.stdout).unwrap();
+    for args in [
+        &["manifest"][..],
+        &["manifest", "--all"],
+        &["diff", "render.json", "render.json"],
+    ] {
+        found.extend(run(args));
+        runs += 1;
+    }
+    assert_eq!(runs, 6 * (FORMATS.len() * 2 + 6) + 3);
+    assert!(
+        found.is_empty(),
+        "{} problems in {runs} runs:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}

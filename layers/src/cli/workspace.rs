@@ -37,6 +37,7 @@ pub(crate) struct WorkspaceArgs {
     #[arg(long)]
     shared: Option<PathBuf>,
     /// A directory searched for `system-prompt.md` (repeatable, in order).
+    /// Inside the workspace it may not lead out of it through a symlink.
     #[arg(long = "prompt-path")]
     prompt_path: Vec<PathBuf>,
     /// A sub-agent, as `NAME=DESCRIPTION` (repeatable); enables the

@@ -84,9 +84,12 @@ impl BasePromptConfig {
     }
 
     /// Locates and renders the base prompt. An override must lie in the
-    /// workspace, a search-path file in its directory. A file that fails to
-    /// render (or goes over a template limit) falls back to the built-in
-    /// default, keeping the error.
+    /// workspace, a search-path file in its directory, whose root is chosen
+    /// as every folder an option names is ([`Root::named`]): a search-path
+    /// folder inside the workspace may not lead out of it through a symlink
+    /// (it is then refused: the built-in default is used, with the error).
+    /// A file that fails to render (or goes over a template limit) falls
+    /// back to the built-in default, keeping the error.
     pub fn resolve(
         &self,
         workspace: &Path,
@@ -99,7 +102,15 @@ impl BasePromptConfig {
             PromptOrigin::Override(path) => (path, Root::new(workspace, "")),
             PromptOrigin::SearchPath(path) => {
                 let dir = path.parent().unwrap_or(Path::new("."));
-                (path, Root::new(dir, dir.to_string_lossy()))
+                match Root::named(&Root::new(workspace, ""), dir, dir.to_string_lossy()) {
+                    Ok(root) => (path, root),
+                    Err(error) => {
+                        return BasePromptText {
+                            problem: Some(error),
+                            ..BasePromptText::new(DEFAULT_BASE_PROMPT)
+                        };
+                    }
+                }
             }
             PromptOrigin::BuiltIn => return BasePromptText::new(DEFAULT_BASE_PROMPT),
         };

@@ -254,7 +254,8 @@ enum Parsed {
 }
 
 fn parse_line(line: &str, spec: &DatedSpec<'_>) -> Parsed {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+    let Ok(value) = super::parsed::json::<serde_json::Value>(line, super::parsed::Multiline::NONE)
+    else {
         return Parsed::Malformed;
     };
     let (Some(text), Some(at)) = (

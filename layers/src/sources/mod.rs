@@ -11,7 +11,8 @@
 //! file's [`Root`], never more than a cap (append-only logs: their tail), and
 //! with control characters other than newline and tab and invisible format
 //! characters (bidi overrides, zero-width characters) removed, a BOM dropped
-//! and lone CR line endings turned into `\n`. Discovery never walks above the
+//! and lone CR line endings turned into `\n`; a value out of a parser is
+//! cleaned again after parsing, in [`parsed`]. Discovery never walks above the
 //! workspace. File text enters a prompt only inside a [`fence`]
 //! (`<file path="…">…</file>`, the delimiter escaped inside) or folded onto
 //! one line ([`one_line`]).
@@ -24,6 +25,7 @@ mod error;
 mod fs;
 mod git;
 mod memory;
+pub mod parsed;
 mod project_docs;
 mod scratchpad;
 mod skills;

@@ -41,9 +41,11 @@ impl Scratchpad {
             });
         }
         let entries: BTreeMap<String, String> =
-            serde_json::from_str(&text.text).map_err(|e| SourceError::Malformed {
-                path: shown,
-                message: format!("line {}: {e}; expected a JSON object of strings", e.line()),
+            super::parsed::json(&text.text, super::parsed::Multiline::NONE).map_err(|e| {
+                SourceError::Malformed {
+                    path: shown,
+                    message: format!("line {}: {e}; expected a JSON object of strings", e.line()),
+                }
             })?;
         Ok(Scratchpad(
             entries

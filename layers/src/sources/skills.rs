@@ -376,7 +376,10 @@ fn parse_yaml(yaml: &str, first: usize) -> Result<serde_yaml_ng::Mapping, String
         max_bytes: FRONTMATTER_CAP,
         ..YamlLimits::FRONTMATTER
     };
-    match parse_bounded(yaml, &limits).map_err(|e| e.offset_lines(first).to_string())? {
+    let mut value = parse_bounded(yaml, &limits).map_err(|e| e.offset_lines(first).to_string())?;
+    // Every value one line, cleaned after the parser decoded its escapes.
+    super::parsed::clean_yaml(&mut value, super::parsed::Multiline::NONE);
+    match value {
         serde_yaml_ng::Value::Mapping(map) => Ok(map),
         serde_yaml_ng::Value::Null => Ok(serde_yaml_ng::Mapping::new()),
         _ => Err(format!(

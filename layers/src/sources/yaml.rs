@@ -164,18 +164,42 @@ pub fn parse_bounded(text: &str, limits: &YamlLimits) -> Result<Value, YamlError
         .map_err(|error| from_parser(&error, &spent))
 }
 
-/// Parses `text` as a `T` once [`parse_bounded`] has accepted it: the typed
-/// pass then visits at most what the bounded pass did, and its errors keep
-/// their line (`line 4: agents.guide.inherit_claude_default: invalid type: ...`).
+/// Parses `text` as a `T` once [`parse_bounded`] has accepted it, every
+/// string of the document cleaned ([`parsed::clean_yaml`](super::parsed::clean_yaml):
+/// one line, except under the keys `lines` names). A typed pass visits at
+/// most what the bounded pass did, and its errors keep their line
+/// (`line 4: agents.guide.inherit_claude_default: invalid type: ...`).
+///
+/// ```
+/// use prompt_layers::sources::parsed::Multiline;
+/// use prompt_layers::sources::yaml::{from_str_bounded, YamlLimits};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Agent { id: String, system_prompt: String }
+///
+/// let agent: Agent = from_str_bounded(
+///     "id: \"a\\e]52;c;eA==\\a\\n# Forged\"\nsystem_prompt: \"Be brief.\\e[2J\\u202e\\nThanks.\"\n",
+///     &YamlLimits::CONFIG_FILE,
+///     Multiline(&["system_prompt"]),
+/// ).unwrap();
+/// assert_eq!(agent.id, "a]52;c;eA== # Forged");
+/// assert_eq!(agent.system_prompt, "Be brief.[2J\nThanks.");
+/// ```
 ///
 /// # Errors
 /// As [`parse_bounded`], or a value that does not fit `T`.
 pub fn from_str_bounded<T: de::DeserializeOwned>(
     text: &str,
     limits: &YamlLimits,
+    lines: super::parsed::Multiline,
 ) -> Result<T, YamlError> {
-    parse_bounded(text, limits)?;
-    serde_yaml_ng::from_str(text).map_err(|error| from_parser(&error, &Spent::default()))
+    let mut value = parse_bounded(text, limits)?;
+    // The typed pass, for errors with their line.
+    serde_yaml_ng::from_str::<T>(text)
+        .map(drop)
+        .map_err(|error| from_parser(&error, &Spent::default()))?;
+    super::parsed::clean_yaml(&mut value, lines);
+    serde_yaml_ng::from_value(value).map_err(|error| from_parser(&error, &Spent::default()))
 }
 
 /// The checks made on the raw text, before the parser sees it.

@@ -95,8 +95,10 @@ pub fn system_slot(prompt: &AssembledPrompt) -> String {
 ///
 /// ```
 ///
-/// A closing tag inside the text is written `<\/system-reminder>`, so a file
-/// that holds one cannot end the block early and pass as the user's words.
+/// A `system-reminder` tag inside the text, opening or closing, in any case,
+/// width, spacing or lookalike spelling ([`crate::text::escape_tags`]), has
+/// its angle written `&lt;`, so a file that holds one cannot end the block
+/// early and pass as the user's words.
 pub fn user_prefix(prompt: &AssembledPrompt) -> String {
     let dynamic = match prompt.path() {
         crate::AssemblyPath::Cached => prompt.dynamic(),
@@ -125,7 +127,7 @@ pub fn reminder_block(reminder: &str) -> Option<String> {
     (!reminder.is_empty()).then(|| format!("{CONTEXT_OPEN}\n{}\n{CONTEXT_CLOSE}", defuse(reminder)))
 }
 
-/// `text` with every closing tag written `<\/system-reminder>`.
+/// `text` with every `system-reminder` tag's angle written `&lt;`.
 fn defuse(text: &str) -> String {
-    text.replace(CONTEXT_CLOSE, "<\\/system-reminder>")
+    crate::text::escape_tags(text, "system-reminder").into_owned()
 }

@@ -63,6 +63,51 @@ proptest! {
         }
     }
 
+    /// Issue 31, rows 1-3 and 6: whatever a JSON or YAML string holds once
+    /// its escapes are decoded (controls, bidi, invisible characters,
+    /// lookalike tags, newlines and headings), the value out of
+    /// `sources::parsed` has no control or invisible character, no file tag
+    /// in any spelling, and, unless its key is multi-line, no newline.
+    #[test]
+    fn parsed_values_are_clean_whatever_their_escapes_decode_to(
+        value in "[a-z #<>/\n\t\r\u{0}-\u{1f}\u{7f}\u{85}\u{202e}\u{200b}\u{34f}\u{3164}\u{fe0f}\u{e0041}\u{e0100}\u{ff1c}\u{2c2}\u{1438}\u{2039}\u{338}\u{131}fileFILE]{0,64}",
+        multiline in any::<bool>(),
+    ) {
+        use prompt_layers::sources::parsed::{json, Multiline};
+        use prompt_layers::sources::yaml::{from_str_bounded, YamlLimits};
+        let lines = if multiline { Multiline(&["body"]) } else { Multiline::NONE };
+        let doc = serde_json::json!({"body": value, "list": [value]}).to_string();
+        let from_json: BTreeMap<String, serde_json::Value> = json(&doc, lines).unwrap();
+        // The same document in YAML, every character a YAML escape.
+        let quoted: String = value
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c.to_string() } else if (c as u32) < 0x10000 {
+                format!("\\u{:04x}", c as u32)
+            } else {
+                format!("\\U{:08x}", c as u32)
+            })
+            .collect();
+        let yaml = format!("body: \"{quoted}\"\nlist: [\"{quoted}\"]\n");
+        let from_yaml: BTreeMap<String, serde_json::Value> =
+            from_str_bounded(&yaml, &YamlLimits::CONFIG_FILE, lines).unwrap();
+        for parsed in [from_json, from_yaml] {
+            let body = parsed["body"].as_str().unwrap();
+            let item = parsed["list"][0].as_str().unwrap();
+            for (text, keeps_lines) in [(body, multiline), (item, multiline)] {
+                prop_assert!(
+                    !text.chars().any(|c| is_unwanted(c) || prompt_core::text::is_invisible(c)),
+                    "{:?}", text
+                );
+                prop_assert!(keeps_lines || !text.contains('\n'), "{:?}", text);
+                let tag = text.char_indices().any(|(at, c)| {
+                    prompt_core::text::is_angle(c)
+                        && prompt_core::text::starts_tag(&text[at + c.len_utf8()..], "file")
+                });
+                prop_assert!(!tag, "{:?}", text);
+            }
+        }
+    }
+
     #[test]
     fn includes_never_read_outside_the_shared_folder(
         parts in prop::collection::vec(

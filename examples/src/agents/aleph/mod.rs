@@ -103,7 +103,7 @@ use prompt_core::{
 };
 use prompt_layers::RuntimeFacts;
 use prompt_layers::sources::{
-    CappedText, MemoryFile, Root, Skill, SkillIndex, SkillLimits, SourceError,
+    CappedText, MemoryFile, Root, Skill, SkillIndex, SkillLimits, SourceError, parsed,
 };
 
 pub use dynamic::*;
@@ -258,14 +258,27 @@ pub fn read_toml(path: &Path, root: &Root) -> Result<AlephConfig, AlephError> {
     let Some(text) = read_text(path, root)? else {
         return Ok(AlephConfig::default());
     };
-    toml::from_str(&text).map_err(|e| AlephError::Config {
+    let error = |e: &dyn std::fmt::Display| AlephError::Config {
         path: PathBuf::from(root.show(path)),
         message: format!(
             "{}; e.g. `[execution] prompt_mode = \"compact\"` (full, compact or minimal)",
             e.to_string().trim_end()
         ),
+    };
+    // Values come out of the parser cleaned, one line each (the language,
+    // the `extra_files` names): `parsed` is where every reader cleans them.
+    // The typed parse names the line of a value that does not fit.
+    let value: serde_json::Value = toml::from_str(&text).map_err(|e| error(&e))?;
+    parsed::from_value(value, STATE_LINES).map_err(|e| match toml::from_str::<AlephConfig>(&text) {
+        Err(typed) => error(&typed),
+        Ok(_) => error(&e),
     })
 }
+
+/// The keys of Aleph's state and config files whose values may span lines:
+/// the strategy's body and an MCP server's instructions. Every other value is
+/// one line.
+const STATE_LINES: parsed::Multiline = parsed::Multiline(&["body", "instructions"]);
 
 fn read_json<T: serde::de::DeserializeOwned + Default>(
     path: &Path,
@@ -274,7 +287,7 @@ fn read_json<T: serde::de::DeserializeOwned + Default>(
     let Some(text) = read_text(path, root)? else {
         return Ok(T::default());
     };
-    serde_json::from_str(&text).map_err(|e| AlephError::Config {
+    parsed::json(&text, STATE_LINES).map_err(|e| AlephError::Config {
         path: PathBuf::from(root.show(path)),
         message: format!("line {}: {e}", e.line()),
     })

@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 use prompt_layers::sources::__private::clean;
 use prompt_layers::sources::{
-    CappedText, PromptOrigin, Root, SourceError, TemplateLimits, Templates, yaml,
+    CappedText, PromptOrigin, Root, SourceError, TemplateLimits, Templates, parsed, yaml,
 };
 use serde::Deserialize;
 
@@ -29,6 +29,10 @@ pub const FRAMEWORK_FILE: &str = "sysprompt/kitsoki.md";
 
 /// The project file kitsoki reads when `app.yaml` names no project context.
 pub const PROJECT_CONVENTION: &str = "prompts/_project.md";
+
+/// The keys of `app.yaml` whose values may span lines: the project layer
+/// and a persona, inline. Every other value (the id, paths) is one line.
+const APP_LINES: parsed::Multiline = parsed::Multiline(&["context", "system_prompt"]);
 
 /// `app:` of `app.yaml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -163,12 +167,10 @@ impl Story {
         let text = read_file(&story, &app_yaml)?;
         // Bounded: an alias bomb, a `%TAG` prefix repeated on every value or
         // deep `{`/`[` nesting is refused at its line instead of filling memory.
-        let app: AppFile =
-            yaml::from_str_bounded(&text, &yaml::YamlLimits::CONFIG_FILE).map_err(|e| {
-                KitsokiError::AppYaml {
-                    path: app_yaml.clone(),
-                    message: e.to_string(),
-                }
+        let app: AppFile = yaml::from_str_bounded(&text, &yaml::YamlLimits::CONFIG_FILE, APP_LINES)
+            .map_err(|e| KitsokiError::AppYaml {
+                path: app_yaml.clone(),
+                message: e.to_string(),
             })?;
         let templates =
             Self::templates(root)?
@@ -195,9 +197,12 @@ impl Story {
             (Some(inline), Some(path)) if !inline.trim().is_empty() && !path.trim().is_empty() => {
                 return Err(KitsokiError::ContextConflict { path: app_yaml });
             }
-            (Some(inline), _) if !inline.trim().is_empty() => {
-                rendered(templates.render_str(&app_yaml, inline, &vars), "app.context", &mut notes)
-            }
+            (Some(inline), _) if !inline.trim().is_empty() => rendered(
+                templates.render_str(&app_yaml, inline, &vars),
+                "app.context",
+                &mut notes,
+            )
+            .map(|text| no_separator(&text)),
             (_, Some(path)) if !path.trim().is_empty() => {
                 let file = inside(root, path.trim(), &app_yaml, "app.context_path")?;
                 if file.is_file() {
@@ -265,7 +270,7 @@ impl Story {
                         ),
                     });
                 }
-                (Some(text), None) => text.clone(),
+                (Some(text), None) => no_separator(text),
                 (None, Some(path)) => {
                     let key = format!("agents.{name}.system_prompt_path");
                     read_file(&story, &inside(root, path, &app_yaml, &key)?)?
@@ -363,6 +368,34 @@ fn rendered(
             None
         }
     }
+}
+
+/// An inline `app.yaml` value as it joins the prompt: a line of dashes
+/// alone (`---`, `- - -`), which would read as kitsoki's own [`SEPARATOR`]
+/// between layers (or underline the line above into a heading), is written
+/// with a backslash first (`\---`), so a value cannot forge a layer boundary.
+///
+/// [`SEPARATOR`]: super::SEPARATOR
+pub fn no_separator(text: &str) -> String {
+    let forged = |line: &str| {
+        let dashes = line.trim();
+        dashes.len() >= 3
+            && dashes.chars().filter(|&c| c == '-').count() >= 3
+            && dashes.chars().all(|c| c == '-' || c == ' ' || c == '\t')
+    };
+    if !text.lines().any(forged) {
+        return text.to_owned();
+    }
+    text.split('\n')
+        .map(|line| {
+            if forged(line) {
+                format!("\\{}", line.trim_start())
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A story file, read the hardened way: it must lie in the story `root`.

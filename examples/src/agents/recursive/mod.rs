@@ -147,6 +147,12 @@ pub struct RecursiveConfig {
     pub sub_agents: bool,
     /// How many notes, facts and episodes to list.
     pub summary_limit: usize,
+    /// Whether `home` is the user's own, so a file with more than one name
+    /// (a hard link) in its `.recursive` or `.claude` is read, as in the
+    /// standard `~/.<app>`. `false` for a fixture's `home/`, which comes with
+    /// the folder it was handed: a hard link there (to `~/.ssh/id_rsa`) is
+    /// refused like one in the workspace.
+    pub home_is_users: bool,
 }
 
 impl RecursiveConfig {
@@ -157,6 +163,7 @@ impl RecursiveConfig {
             home: None,
             sub_agents: false,
             summary_limit: SUMMARY_LIMIT,
+            home_is_users: true,
         }
     }
 
@@ -168,6 +175,7 @@ impl RecursiveConfig {
             home: Some(root.join("home")),
             sub_agents: true,
             summary_limit: SUMMARY_LIMIT,
+            home_is_users: false,
         }
     }
 
@@ -203,7 +211,7 @@ impl RecursiveConfig {
         ];
         if let Some(home) = &self.home {
             for app in [".recursive", ".claude"] {
-                let root = Root::new(home.join(app), format!("~/{app}")).allow_hard_links();
+                let root = self.home_root(home.join(app), format!("~/{app}"));
                 roots.push((home.join(app).join("skills"), root));
             }
         }
@@ -218,7 +226,18 @@ impl RecursiveConfig {
     /// `~/.recursive`, as the root the user's files must stay in.
     fn user_root(&self) -> Option<Root> {
         self.user_dir()
-            .map(|dir| Root::new(dir, "~/.recursive").allow_hard_links())
+            .map(|dir| self.home_root(dir, "~/.recursive".to_owned()))
+    }
+
+    /// A folder of the home as a root: hard links read only when the home is
+    /// the user's own ([`RecursiveConfig::home_is_users`]).
+    fn home_root(&self, dir: PathBuf, label: String) -> Root {
+        let root = Root::new(dir, label);
+        if self.home_is_users {
+            root.allow_hard_links()
+        } else {
+            root
+        }
     }
 }
 

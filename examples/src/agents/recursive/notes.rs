@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use prompt_layers::sources::{CappedText, Root, SourceError, one_line};
+use prompt_layers::sources::{CappedText, Root, SourceError, one_line, parsed};
 use serde::Deserialize;
 
 /// The largest `memory.json` read, in bytes.
@@ -98,7 +98,8 @@ impl LegacyNotes {
                 };
             }
         };
-        match serde_json::from_str::<NotesFile>(&text) {
+        // Every value cleaned after parsing, one line but the note's text.
+        match parsed::json::<NotesFile>(&text, parsed::Multiline(&["text"])) {
             Ok(file) => Self {
                 // An id is one line: a newline in it cannot start a line of the prompt.
                 notes: (file.notes.into_iter().rev().take(limit))
