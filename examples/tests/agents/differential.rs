@@ -97,6 +97,8 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
             home: home.is_dir().then_some(home.clone()),
             sub_agents: !case.join("sub_agents_off").exists(),
             summary_limit: recursive::SUMMARY_LIMIT,
+            // The case's home stands for the user's own, as recursive reads it.
+            home_is_users: true,
         };
         let fold = BaseFold {
             replacement: std::fs::read_to_string(case.join("system_prompt.txt")).ok(),

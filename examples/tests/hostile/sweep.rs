@@ -413,6 +413,7 @@ fn no_subcommand_prints_a_secret_from_a_hostile_repository() {
 #[test]
 fn no_subcommand_prints_a_hidden_character_or_a_secret_over_round_three() {
     let ws = super::parsed::round_three();
+    let formats = formats();
     let ssh = ws.home.path().join(".ssh");
     std::fs::create_dir_all(&ssh).unwrap();
     for (name, text) in SECRET_FILES {
@@ -494,7 +495,7 @@ fn no_subcommand_prints_a_hidden_character_or_a_secret_over_round_three() {
                 .collect()
         };
         let mut commands = Vec::new();
-        for format in FORMATS {
+        for format in &formats {
             for path in ["cached", "basic"] {
                 commands.push(with(
                     &["render"],
@@ -548,7 +549,7 @@ fn no_subcommand_prints_a_hidden_character_or_a_secret_over_round_three() {
         found.extend(run(args));
         runs += 1;
     }
-    assert_eq!(runs, 6 * (FORMATS.len() * 2 + 6) + 3);
+    assert_eq!(runs, 6 * (formats.len() * 2 + 6) + 3);
     assert!(
         found.is_empty(),
         "{} problems in {runs} runs:\n{}",

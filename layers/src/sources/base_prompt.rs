@@ -103,7 +103,10 @@ impl BasePromptConfig {
             PromptOrigin::SearchPath(path) => {
                 let dir = path.parent().unwrap_or(Path::new("."));
                 match Root::named(&Root::new(workspace, ""), dir, dir.to_string_lossy()) {
-                    Ok(root) => (path, root),
+                    // The file by the root's own folder: a relative search
+                    // path names a folder of the process's cwd, which the
+                    // root has made absolute.
+                    Ok(root) => (&root.dir().join(path.file_name().unwrap_or_default()), root),
                     Err(error) => {
                         return BasePromptText {
                             problem: Some(error),

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use prompt_layers::sources::{CappedText, Root, one_line};
+use prompt_layers::sources::{CappedText, Root, one_line, parsed};
 use serde::Deserialize;
 
 use super::JSONL_READ_CAP;
@@ -104,7 +104,9 @@ impl FactStores {
                 if line.is_empty() {
                     continue;
                 }
-                match serde_json::from_str::<Fact>(line) {
+                // Every value cleaned after parsing; `text` is folded onto one line
+                // when it is written, as recursive writes it.
+                match parsed::json::<Fact>(line, parsed::Multiline(&["text"])) {
                     Ok(fact) => store.push(fact),
                     Err(error) => {
                         malformed = Some(format!(
