@@ -55,6 +55,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::AssembledPrompt;
+use crate::spec::Channel;
 
 /// What kind of credential a string looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -119,9 +120,15 @@ pub struct SecretFinding {
 /// A finding in an assembled prompt, with the layer that wrote it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PromptFinding {
-    /// The layer whose output holds it; `None` when it spans a join.
+    /// The layer whose output holds it; `None` when it spans a join (or the
+    /// budget's notice).
     pub layer: Option<&'static str>,
-    /// The finding; its range is in [`AssembledPrompt::text`].
+    /// Where the layer spoke: the system prompt, or the reminder carried in
+    /// the last user message.
+    pub channel: Channel,
+    /// The finding; its range is in [`AssembledPrompt::text`] for
+    /// [`Channel::System`], in [`AssembledPrompt::reminder`] for
+    /// [`Channel::Reminder`].
     pub finding: SecretFinding,
 }
 
@@ -574,50 +581,151 @@ fn is_reference(value: &str) -> bool {
     dotted || env_name
 }
 
-/// The findings of [`scan`] over `prompt.text()`, each with the layer that wrote it.
+/// Every finding in what `prompt` sends, each with the layer that wrote it.
+///
+/// Both channels are scanned: the system prompt ([`AssembledPrompt::text`],
+/// Stable and Dynamic layers alike) and the reminder
+/// ([`AssembledPrompt::reminder`], the `channel = Reminder` layers, which a
+/// request carries in its last user message). A finding's range is in the
+/// text of its [`channel`](PromptFinding::channel); its layer is named
+/// whichever channel it spoke in. The system prompt's findings come first.
 pub fn scan_prompt(prompt: &AssembledPrompt) -> Vec<PromptFinding> {
-    let text = prompt.text();
-    let spans = layer_spans(prompt, text.len());
-    scan(&text)
-        .into_iter()
-        .map(|finding| PromptFinding {
-            layer: spans
-                .iter()
-                .find(|(_, span)| {
-                    span.start <= finding.range.start && finding.range.end <= span.end
-                })
-                .map(|(name, _)| *name),
-            finding,
-        })
-        .collect()
+    let mut findings = Vec::new();
+    let system = prompt.text();
+    scan_channel(prompt, Channel::System, &system, &mut findings);
+    if let Some(reminder) = prompt.reminder() {
+        scan_channel(prompt, Channel::Reminder, reminder, &mut findings);
+    }
+    findings
 }
 
-/// Each speaking layer's byte range in the prompt's text, from the trace:
-/// outputs in order, joined by a separator of a fixed length.
-fn layer_spans(prompt: &AssembledPrompt, total: usize) -> Vec<(&'static str, Range<usize>)> {
-    let speaking: Vec<_> = prompt
+/// The findings of [`scan`] over `text`, the joined text of `channel`.
+fn scan_channel(
+    prompt: &AssembledPrompt,
+    channel: Channel,
+    text: &str,
+    findings: &mut Vec<PromptFinding>,
+) {
+    let spans = layer_spans(prompt, channel, text);
+    findings.extend(scan(text).into_iter().map(|finding| PromptFinding {
+        layer: spans
+            .iter()
+            .find(|(_, span)| span.start <= finding.range.start && finding.range.end <= span.end)
+            .map(|(name, _)| *name),
+        channel,
+        finding,
+    }));
+}
+
+/// Each layer that spoke in `channel`: its byte range in `text`, that
+/// channel's joined text. The outputs lie in trace order joined by the
+/// prompt's separator; the system prompt may end with a budget notice after
+/// them. When the text is not laid out so (an assembly this module does not
+/// know), no layer is named rather than a wrong one.
+fn layer_spans(
+    prompt: &AssembledPrompt,
+    channel: Channel,
+    text: &str,
+) -> Vec<(&'static str, Range<usize>)> {
+    let separator = prompt.separator();
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for layer in prompt
         .trace()
         .layers
         .iter()
-        .filter(|l| !l.silent && l.bytes > 0)
-        .collect();
-    let written: usize = speaking.iter().map(|l| l.bytes).sum();
-    let joins = speaking.len().saturating_sub(1);
-    let separator = match (total.checked_sub(written), joins) {
-        (Some(0), 0) => 0,
-        (Some(extra), joins) if joins > 0 && extra % joins == 0 => extra / joins,
-        // The text is not the plain join of the outputs: name no layer.
-        _ => return Vec::new(),
-    };
-    let mut at = 0;
-    speaking
-        .into_iter()
-        .map(|layer| {
-            let span = at..at + layer.bytes;
-            at = span.end + separator;
-            (layer.name, span)
-        })
-        .collect()
+        .filter(|l| l.channel == channel && !l.silent && l.bytes > 0)
+    {
+        if !spans.is_empty() {
+            if !text[at..].starts_with(separator) {
+                return Vec::new();
+            }
+            at += separator.len();
+        }
+        let span = at..at + layer.bytes;
+        if span.end > text.len() || !text.is_char_boundary(span.end) {
+            return Vec::new();
+        }
+        at = span.end;
+        spans.push((layer.name, span));
+    }
+    // What follows the last layer can only be the budget's notice.
+    if at < text.len() && (channel == Channel::Reminder || !text[at..].starts_with(separator)) {
+        return Vec::new();
+    }
+    spans
+}
+
+/// A finding in a request body: the JSON string it sits in, and where.
+#[cfg(feature = "providers")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RequestFinding {
+    /// The string's place in the body, as a JSON Pointer (RFC 6901):
+    /// `/messages/0/content/1/text`.
+    pub pointer: String,
+    /// The string's text, as decoded from the JSON.
+    pub text: String,
+    /// The finding; its range is in [`text`](Self::text).
+    pub finding: SecretFinding,
+}
+
+/// Every finding in a request body about to leave the process (an
+/// Anthropic, OpenAI or Gemini request, a CLI agent's invocation): each
+/// string value of `body`, at any depth, is scanned as decoded text, so a
+/// JSON escape cannot hide a secret. Object keys are names the request
+/// format chose, not text, and are not scanned.
+///
+/// A body holds the prompt's text and anything added to it (the user's
+/// message, an agent's text welded on after assembly): [`scan_prompt`] names
+/// the layers, this finds what reaches the wire whatever wrote it.
+///
+/// ```
+/// use prompt_core::secrets::scan_request;
+///
+/// let body = serde_json::json!({
+///     "messages": [{"role": "user", "content": [
+///         {"type": "text", "text": "<system-reminder>\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n</system-reminder>"}
+///     ]}]
+/// });
+/// let found = scan_request(&body);
+/// assert_eq!(found.len(), 1);
+/// assert_eq!(found[0].pointer, "/messages/0/content/0/text");
+/// ```
+#[cfg(feature = "providers")]
+pub fn scan_request(body: &serde_json::Value) -> Vec<RequestFinding> {
+    fn walk(value: &serde_json::Value, pointer: &mut String, out: &mut Vec<RequestFinding>) {
+        match value {
+            serde_json::Value::String(text) => {
+                out.extend(scan(text).into_iter().map(|finding| RequestFinding {
+                    pointer: pointer.clone(),
+                    text: text.clone(),
+                    finding,
+                }));
+            }
+            serde_json::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&i.to_string());
+                    walk(item, pointer, out);
+                    pointer.truncate(len);
+                }
+            }
+            serde_json::Value::Object(fields) => {
+                for (key, item) in fields {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    walk(item, pointer, out);
+                    pointer.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(body, &mut String::new(), &mut out);
+    out
 }
 
 /// `text` with each finding replaced by `[REDACTED <kind>]`. `findings` must
