@@ -87,6 +87,27 @@ pub enum SecretKind {
     /// The value of an assignment to a secret-looking name, in a `.env`
     /// line, a list item, prose, JSON or YAML.
     Assignment,
+    /// A PyPI upload token, `pypi-AgE...`.
+    PyPi,
+    /// A Hugging Face access token, `hf_...`.
+    HuggingFace,
+    /// A SendGrid API key, `SG.<22>.<43>`.
+    SendGrid,
+    /// A Twilio API key secret id, `SK` and 32 hex digits.
+    Twilio,
+    /// A Discord bot token (`<id>.<time>.<hmac>`) or webhook URL.
+    Discord,
+    /// The credentials of an HTTP `Authorization` header (`Bearer`, `Basic`, `token`).
+    AuthorizationHeader,
+    /// The key of an Azure connection string (`AccountKey=`, `SharedAccessKey=`).
+    Azure,
+    /// A password on a command line: `curl -u user:PASS`, `mysql -pPASS`,
+    /// `--password PASS`, `sshpass -p PASS`.
+    CommandLine,
+    /// The password of a `.netrc` entry (`machine ... login ... password PASS`).
+    Netrc,
+    /// The `auth` of a Docker registry config (base64 of `user:password`).
+    RegistryAuth,
 }
 
 impl fmt::Display for SecretKind {
@@ -104,6 +125,16 @@ impl fmt::Display for SecretKind {
             SecretKind::Jwt => "json web token",
             SecretKind::ConnectionString => "connection string password",
             SecretKind::Assignment => "secret assignment",
+            SecretKind::PyPi => "pypi token",
+            SecretKind::HuggingFace => "hugging face token",
+            SecretKind::SendGrid => "sendgrid api key",
+            SecretKind::Twilio => "twilio api key",
+            SecretKind::Discord => "discord token",
+            SecretKind::AuthorizationHeader => "authorization header credentials",
+            SecretKind::Azure => "azure account key",
+            SecretKind::CommandLine => "command-line password",
+            SecretKind::Netrc => "netrc password",
+            SecretKind::RegistryAuth => "registry auth",
         })
     }
 }
@@ -149,12 +180,18 @@ fn patterns() -> &'static [(SecretKind, Regex)] {
             ),
             (
                 SecretKind::Slack,
-                r"\bxox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
+                r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{20,}|https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
             ),
             (SecretKind::Google, r"\bAIza[0-9A-Za-z_-]{35}"),
             (
                 SecretKind::PrivateKey,
-                r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
+                concat!(
+                    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
+                    // PuTTY's key file, from its header to its MAC (or the end).
+                    r"|PuTTY-User-Key-File-\d+:(?s:.*?)(?:Private-MAC:[ \t]*[0-9A-Fa-f]+|\z)",
+                    // An age identity (bech32, upper case), post-quantum ones too.
+                    r"|\bAGE-SECRET-KEY-(?:PQ-)?1[02-9AC-HJ-NP-Z]{50,}",
+                ),
             ),
             (SecretKind::GitLab, r"\bglpat-[A-Za-z0-9_-]{20,}"),
             (
@@ -164,6 +201,20 @@ fn patterns() -> &'static [(SecretKind, Regex)] {
             (
                 SecretKind::Jwt,
                 r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+            ),
+            (SecretKind::PyPi, r"\bpypi-AgE[A-Za-z0-9_-]{40,}"),
+            (SecretKind::HuggingFace, r"\bhf_[A-Za-z0-9]{30,}\b"),
+            (
+                SecretKind::SendGrid,
+                r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b",
+            ),
+            (SecretKind::Twilio, r"\bSK[0-9a-f]{32}\b"),
+            (
+                SecretKind::Discord,
+                concat!(
+                    r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b",
+                    r"|https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}",
+                ),
             ),
         ];
         table
@@ -176,6 +227,49 @@ fn patterns() -> &'static [(SecretKind, Regex)] {
 /// A constant pattern; one that does not compile is a bug the tests catch.
 fn compile(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| panic!("secret pattern {pattern}: {e}"))
+}
+
+/// Secrets known by what stands before them: each match's group `s` is the
+/// secret, kept unless it reads as a placeholder.
+fn in_context() -> &'static [(SecretKind, Regex)] {
+    static PATTERNS: OnceLock<Vec<(SecretKind, Regex)>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        let table = [
+            (
+                SecretKind::AuthorizationHeader,
+                r#"(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|bot)[ \t]+(?-i)(?P<s>[A-Za-z0-9._~+/=-]{12,})"#,
+            ),
+            (
+                SecretKind::Azure,
+                r"\b(?:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})",
+            ),
+            (
+                SecretKind::CommandLine,
+                concat!(
+                    // curl -u user:pass / --user user:pass (quoted or not).
+                    r#"(?m)\bcurl\b[^\n]*?[ \t](?:-u|--user)(?:[ \t]+|=)?["']?[^\s:"']+:(?P<s>[^\s"'@]+)"#,
+                    // mysql -pSECRET (attached; `-p` alone prompts).
+                    r#"|\bmysql(?:dump|admin|import)?\b[^\n]*?[ \t]-p(?P<s2>[^\s"'-][^\s"']*)"#,
+                    // sshpass -p SECRET.
+                    r#"|\bsshpass[ \t]+-p[ \t]*["']?(?P<s3>[^\s"']+)"#,
+                    // --password SECRET / --password=SECRET.
+                    r#"|(?:^|[ \t])--?(?:password|passwd|pass)(?:[ \t]+|=)["']?(?P<s4>[^\s"'-][^\s"']*)"#,
+                ),
+            ),
+            (
+                SecretKind::Netrc,
+                r"(?m)(?:^|[ \t])(?:machine[ \t\n]+\S+|default)(?:[ \t\n]+(?:login|account)[ \t\n]+\S+)+[ \t\n]+password[ \t\n]+(?P<s>\S+)",
+            ),
+            (
+                SecretKind::RegistryAuth,
+                r#""auth"[ \t]*:[ \t]*"(?P<s>[A-Za-z0-9+/]{12,}={0,2})""#,
+            ),
+        ];
+        table
+            .into_iter()
+            .map(|(kind, pattern)| (kind, compile(pattern)))
+            .collect()
+    })
 }
 
 /// `scheme://user:PASSWORD@`: group 1 the user, group 2 the password.
@@ -235,6 +329,26 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
             });
         }
     }
+    for (kind, regex) in in_context() {
+        for captures in regex.captures_iter(text) {
+            let secret = ["s", "s2", "s3", "s4"]
+                .into_iter()
+                .find_map(|group| captures.name(group));
+            if let Some(secret) = secret
+                && secret.as_str().chars().count() >= 6
+                && !is_placeholder(secret.as_str())
+                && !common_password(secret.as_str())
+                // A word of prose after `--password` is not one.
+                && (*kind != SecretKind::CommandLine
+                    || !secret.as_str().chars().all(|c| c.is_ascii_lowercase()))
+            {
+                found.push(SecretFinding {
+                    kind: *kind,
+                    range: secret.range(),
+                });
+            }
+        }
+    }
     for captures in connection_string().captures_iter(text) {
         if let (Some(user), Some(password)) = (captures.get(1), captures.get(2))
             && !is_placeholder(password.as_str())
@@ -282,6 +396,7 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
             .start
             .cmp(&b.range.start)
             .then(b.range.end.cmp(&a.range.end))
+            .then(generality(a.kind).cmp(&generality(b.kind)))
             .then(a.kind.cmp(&b.kind))
     });
     let mut kept: Vec<SecretFinding> = Vec::with_capacity(found.len());
@@ -294,6 +409,22 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
         }
     }
     kept
+}
+
+/// Of two findings of the same range, the more specific kind names it: a
+/// vendor's format, then a secret known by its context (a header, a command
+/// line), then a connection string, then an assignment.
+fn generality(kind: SecretKind) -> u8 {
+    match kind {
+        SecretKind::AuthorizationHeader
+        | SecretKind::Azure
+        | SecretKind::CommandLine
+        | SecretKind::Netrc
+        | SecretKind::RegistryAuth => 1,
+        SecretKind::ConnectionString => 2,
+        SecretKind::Assignment => 3,
+        _ => 0,
+    }
 }
 
 /// The byte range of the secret `value` (read after a secret-looking name),
@@ -329,9 +460,18 @@ fn assigned_secret(
             let line = line.find(" #").map_or(line, |i| &line[..i]);
             range.end += line.trim_end().len();
         } else if !equals && more {
-            // `key: several words` (a skill, a list item, prose) is a
-            // description, unless its first word reads as a secret.
-            strong = false;
+            let line = &after[..after.find('\n').unwrap_or(after.len())];
+            let line = line.find(" #").map_or(line, |i| &line[..i]);
+            let whole = &text[range.start..range.end + line.trim_end().len()];
+            if captures.name("lead").is_some() && identifier && passphrase(name, whole) {
+                // `db_password: correct horse battery staple` opening a line
+                // of YAML: a passphrase, not a description.
+                range.end = range.start + whole.len();
+            } else {
+                // `key: several words` (a skill, a list item, prose) is a
+                // description, unless its first word reads as a secret.
+                strong = false;
+            }
         }
         // Prose punctuation after the value is not part of it.
         let trimmed =
@@ -340,6 +480,31 @@ fn assigned_secret(
     }
     let value = &text[range.clone()];
     plausible(value, name, strong, quoted).then_some(range)
+}
+
+/// Whether `words`, given to the identifier `name`, read as a passphrase:
+/// the name is a password's, and the value is 2 to 8 words of letters,
+/// digits and symbols, none of them a word that prose needs (`the`, `it`,
+/// `from`, ...), not ending a sentence.
+fn passphrase(name: &str, words: &str) -> bool {
+    const PROSE: &[&str] = &[
+        "a", "an", "the", "to", "for", "in", "on", "of", "from", "is", "are", "be", "it", "its",
+        "this", "that", "set", "use", "see", "with", "by", "and", "or", "not", "no", "your", "our",
+        "my", "their", "when", "if", "as", "at", "via", "must", "should", "will", "can", "get",
+        "put", "keep", "store", "ask", "read", "stored", "kept", "required", "same", "user",
+    ];
+    let password = name_parts(name)
+        .iter()
+        .any(|part| matches!(part.as_str(), "password" | "passwd" | "passphrase" | "pwd"));
+    let list: Vec<&str> = words.split_whitespace().collect();
+    password
+        && (2..=8).contains(&list.len())
+        && !words.ends_with('.')
+        && list.iter().all(|word| {
+            word.chars()
+                .all(|c| c.is_alphanumeric() || "-_!@#%&*+=.,".contains(c))
+                && !PROSE.contains(&word.to_lowercase().as_str())
+        })
 }
 
 /// Whether `name` (an identifier) names a secret itself, not a fact about one.
@@ -546,7 +711,7 @@ fn is_placeholder(value: &str) -> bool {
         || value.contains('…')
         || value.contains("{{")
         || value.contains("${")
-        || lower.contains("xxxx")
+        || lower.contains("xxx")
         || lower.starts_with("your")
         || lower.starts_with("insert")
         || lower.starts_with("replace")
@@ -607,13 +772,17 @@ fn scan_channel(
     findings: &mut Vec<PromptFinding>,
 ) {
     let spans = layer_spans(prompt, channel, text);
-    findings.extend(scan(text).into_iter().map(|finding| PromptFinding {
-        layer: spans
-            .iter()
-            .find(|(_, span)| span.start <= finding.range.start && finding.range.end <= span.end)
-            .map(|(name, _)| *name),
-        channel,
-        finding,
+    findings.extend(scan(text).into_iter().map(|finding| {
+        PromptFinding {
+            layer: spans
+                .iter()
+                .find(|(_, span)| {
+                    span.start <= finding.range.start && finding.range.end <= span.end
+                })
+                .map(|(name, _)| *name),
+            channel,
+            finding,
+        }
     }));
 }
 

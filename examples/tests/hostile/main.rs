@@ -9,3 +9,4 @@ mod cli;
 mod fence;
 mod roots;
 mod sweep;
+mod writes;
