@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// listed in the same rank's group below.
 const ORDER: &[&[&str]] = &[
     &["spec"],
-    &["fingerprint", "text", "tokens"],
+    &["fingerprint", "text", "tokens", "write"],
     &["context"],
     &["layer"],
     &["layer_set"],
