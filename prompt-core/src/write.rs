@@ -99,16 +99,16 @@ pub fn replace_file(path: &Path, contents: &[u8], access: Access) -> Result<(), 
         step,
         source,
     };
-    match fs::symlink_metadata(path) {
-        Ok(meta) if !meta.file_type().is_file() => {
-            return Err(WriteError::NotAFile {
-                path: path.to_owned(),
-                what: kind(&meta.file_type()),
-            });
-        }
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(io_error("look at the existing file", e)),
+    // What cannot be looked at (no such file, a parent that is not a
+    // folder) is not replaced either: creating the temporary file beside it
+    // fails first, and names that step.
+    if let Ok(meta) = fs::symlink_metadata(path)
+        && !meta.file_type().is_file()
+    {
+        return Err(WriteError::NotAFile {
+            path: path.to_owned(),
+            what: kind(&meta.file_type()),
+        });
     }
     let name = path.file_name().ok_or_else(|| WriteError::NoFileName {
         path: path.to_owned(),
