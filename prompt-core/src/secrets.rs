@@ -3,8 +3,11 @@
 //! A prompt is built from files an agent did not write, and it is sent to a
 //! paid API: a key that found its way into `AGENTS.md`, a memory file or a
 //! symlinked `.env` would leave the machine with it. [`scan`] finds
-//! credential-shaped strings in a text, [`scan_prompt`] names the layer each
-//! sits in, and [`redact`] replaces them.
+//! credential-shaped strings in a text, [`scan_prompt`] scans every channel
+//! of an assembled prompt (the system prompt and the reminder that rides in
+//! the user message) and names the layer each finding sits in, `scan_request`
+//! (feature `providers`) scans every string of a request body that leaves
+//! the process, and [`redact`] replaces them.
 //!
 //! What is looked for, anywhere in a line (after a list marker, in prose,
 //! in a JSON or YAML value):
@@ -14,9 +17,16 @@
 //!   GitHub (`ghp_`, `gho_`, `ghs_`, `ghu_`, `ghr_`, `github_pat_`), GitLab
 //!   (`glpat-`), Slack (`xoxb-`, `xoxp-`, ..., and incoming-webhook URLs),
 //!   Stripe (`sk_live_`, `sk_test_`, `rk_live_`, `whsec_`), Google (`AIza`),
-//!   and JSON Web Tokens (`eyJ....eyJ....sig`);
-//! - PEM private key blocks and PGP private key blocks;
+//!   Slack app tokens (`xapp-`), PyPI (`pypi-AgE`), Hugging Face (`hf_`),
+//!   SendGrid (`SG.`), Twilio API keys (`SK` + 32 hex), Discord bot tokens
+//!   and webhook URLs, and JSON Web Tokens (`eyJ....eyJ....sig`);
+//! - PEM and PGP private key blocks, PuTTY key files, age identities
+//!   (`AGE-SECRET-KEY-1...`);
 //! - the password of a connection string (`postgres://user:PASSWORD@host`);
+//! - secrets known by what stands before them: `Authorization: Bearer ...`
+//!   (and `Basic`, `token`), Azure `AccountKey=` / `SharedAccessKey=`, a
+//!   `.netrc` entry's `password`, `curl -u user:PASS`, `mysql -pPASS`,
+//!   `sshpass -p PASS`, `--password PASS`, a Docker config's `"auth"`;
 //! - the value given to a secret-looking name (`DB_PASSWORD=...`,
 //!   `export API_TOKEN="..."`, `{"db_password": "..."}`, `client_secret: ...`,
 //!   `- AWS_SECRET_ACCESS_KEY=...` in a list, `Deploy with KEY=...` in prose).
