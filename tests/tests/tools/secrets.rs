@@ -582,6 +582,14 @@ fn hostile_texts_are_scanned_in_linear_time() {
         "- DB_PASSWORD=a password=b\n",
         "a://b:",
         "-----BEGIN RSA PRIVATE KEY-----",
+        // Issue 31's forms: each a prefix that never completes.
+        "curl -u a",
+        "mysql x ",
+        "machine m login l ",
+        "Authorization: Bearer ",
+        "PuTTY-User-Key-File-3: ",
+        "\"auth\": \"",
+        "- db_password: a b c d e f g h i j\n",
     ];
     let started = std::time::Instant::now();
     for unit in units {
