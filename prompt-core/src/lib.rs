@@ -117,6 +117,8 @@ pub mod providers;
 pub mod secrets;
 pub mod text;
 pub mod tokens;
+#[cfg(any(feature = "providers", feature = "contract"))]
+pub mod write;
 
 #[doc(hidden)]
 #[path = "private_v1.rs"]

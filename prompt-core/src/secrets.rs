@@ -3,8 +3,11 @@
 //! A prompt is built from files an agent did not write, and it is sent to a
 //! paid API: a key that found its way into `AGENTS.md`, a memory file or a
 //! symlinked `.env` would leave the machine with it. [`scan`] finds
-//! credential-shaped strings in a text, [`scan_prompt`] names the layer each
-//! sits in, and [`redact`] replaces them.
+//! credential-shaped strings in a text, [`scan_prompt`] scans every channel
+//! of an assembled prompt (the system prompt and the reminder that rides in
+//! the user message) and names the layer each finding sits in, `scan_request`
+//! (feature `providers`) scans every string of a request body that leaves
+//! the process, and [`redact`] replaces them.
 //!
 //! What is looked for, anywhere in a line (after a list marker, in prose,
 //! in a JSON or YAML value):
@@ -14,9 +17,16 @@
 //!   GitHub (`ghp_`, `gho_`, `ghs_`, `ghu_`, `ghr_`, `github_pat_`), GitLab
 //!   (`glpat-`), Slack (`xoxb-`, `xoxp-`, ..., and incoming-webhook URLs),
 //!   Stripe (`sk_live_`, `sk_test_`, `rk_live_`, `whsec_`), Google (`AIza`),
-//!   and JSON Web Tokens (`eyJ....eyJ....sig`);
-//! - PEM private key blocks and PGP private key blocks;
+//!   Slack app tokens (`xapp-`), PyPI (`pypi-AgE`), Hugging Face (`hf_`),
+//!   SendGrid (`SG.`), Twilio API keys (`SK` + 32 hex), Discord bot tokens
+//!   and webhook URLs, and JSON Web Tokens (`eyJ....eyJ....sig`);
+//! - PEM and PGP private key blocks, PuTTY key files, age identities
+//!   (`AGE-SECRET-KEY-1...`);
 //! - the password of a connection string (`postgres://user:PASSWORD@host`);
+//! - secrets known by what stands before them: `Authorization: Bearer ...`
+//!   (and `Basic`, `token`), Azure `AccountKey=` / `SharedAccessKey=`, a
+//!   `.netrc` entry's `password`, `curl -u user:PASS`, `mysql -pPASS`,
+//!   `sshpass -p PASS`, `--password PASS`, a Docker config's `"auth"`;
 //! - the value given to a secret-looking name (`DB_PASSWORD=...`,
 //!   `export API_TOKEN="..."`, `{"db_password": "..."}`, `client_secret: ...`,
 //!   `- AWS_SECRET_ACCESS_KEY=...` in a list, `Deploy with KEY=...` in prose).
@@ -55,6 +65,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::AssembledPrompt;
+use crate::spec::Channel;
 
 /// What kind of credential a string looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -86,6 +97,27 @@ pub enum SecretKind {
     /// The value of an assignment to a secret-looking name, in a `.env`
     /// line, a list item, prose, JSON or YAML.
     Assignment,
+    /// A PyPI upload token, `pypi-AgE...`.
+    PyPi,
+    /// A Hugging Face access token, `hf_...`.
+    HuggingFace,
+    /// A SendGrid API key, `SG.<22>.<43>`.
+    SendGrid,
+    /// A Twilio API key secret id, `SK` and 32 hex digits.
+    Twilio,
+    /// A Discord bot token (`<id>.<time>.<hmac>`) or webhook URL.
+    Discord,
+    /// The credentials of an HTTP `Authorization` header (`Bearer`, `Basic`, `token`).
+    AuthorizationHeader,
+    /// The key of an Azure connection string (`AccountKey=`, `SharedAccessKey=`).
+    Azure,
+    /// A password on a command line: `curl -u user:PASS`, `mysql -pPASS`,
+    /// `--password PASS`, `sshpass -p PASS`.
+    CommandLine,
+    /// The password of a `.netrc` entry (`machine ... login ... password PASS`).
+    Netrc,
+    /// The `auth` of a Docker registry config (base64 of `user:password`).
+    RegistryAuth,
 }
 
 impl fmt::Display for SecretKind {
@@ -103,6 +135,16 @@ impl fmt::Display for SecretKind {
             SecretKind::Jwt => "json web token",
             SecretKind::ConnectionString => "connection string password",
             SecretKind::Assignment => "secret assignment",
+            SecretKind::PyPi => "pypi token",
+            SecretKind::HuggingFace => "hugging face token",
+            SecretKind::SendGrid => "sendgrid api key",
+            SecretKind::Twilio => "twilio api key",
+            SecretKind::Discord => "discord token",
+            SecretKind::AuthorizationHeader => "authorization header credentials",
+            SecretKind::Azure => "azure account key",
+            SecretKind::CommandLine => "command-line password",
+            SecretKind::Netrc => "netrc password",
+            SecretKind::RegistryAuth => "registry auth",
         })
     }
 }
@@ -119,9 +161,15 @@ pub struct SecretFinding {
 /// A finding in an assembled prompt, with the layer that wrote it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PromptFinding {
-    /// The layer whose output holds it; `None` when it spans a join.
+    /// The layer whose output holds it; `None` when it spans a join (or the
+    /// budget's notice).
     pub layer: Option<&'static str>,
-    /// The finding; its range is in [`AssembledPrompt::text`].
+    /// Where the layer spoke: the system prompt, or the reminder carried in
+    /// the last user message.
+    pub channel: Channel,
+    /// The finding; its range is in [`AssembledPrompt::text`] for
+    /// [`Channel::System`], in [`AssembledPrompt::reminder`] for
+    /// [`Channel::Reminder`].
     pub finding: SecretFinding,
 }
 
@@ -142,12 +190,18 @@ fn patterns() -> &'static [(SecretKind, Regex)] {
             ),
             (
                 SecretKind::Slack,
-                r"\bxox[abposre]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
+                r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{20,}|https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+",
             ),
             (SecretKind::Google, r"\bAIza[0-9A-Za-z_-]{35}"),
             (
                 SecretKind::PrivateKey,
-                r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
+                concat!(
+                    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
+                    // PuTTY's key file, from its header to its MAC (or the end).
+                    r"|PuTTY-User-Key-File-\d+:(?s:.*?)(?:Private-MAC:[ \t]*[0-9A-Fa-f]+|\z)",
+                    // An age identity (bech32, upper case), post-quantum ones too.
+                    r"|\bAGE-SECRET-KEY-(?:PQ-)?1[02-9AC-HJ-NP-Z]{50,}",
+                ),
             ),
             (SecretKind::GitLab, r"\bglpat-[A-Za-z0-9_-]{20,}"),
             (
@@ -157,6 +211,20 @@ fn patterns() -> &'static [(SecretKind, Regex)] {
             (
                 SecretKind::Jwt,
                 r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+            ),
+            (SecretKind::PyPi, r"\bpypi-AgE[A-Za-z0-9_-]{40,}"),
+            (SecretKind::HuggingFace, r"\bhf_[A-Za-z0-9]{30,}\b"),
+            (
+                SecretKind::SendGrid,
+                r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b",
+            ),
+            (SecretKind::Twilio, r"\bSK[0-9a-f]{32}\b"),
+            (
+                SecretKind::Discord,
+                concat!(
+                    r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b",
+                    r"|https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}",
+                ),
             ),
         ];
         table
@@ -169,6 +237,49 @@ fn patterns() -> &'static [(SecretKind, Regex)] {
 /// A constant pattern; one that does not compile is a bug the tests catch.
 fn compile(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| panic!("secret pattern {pattern}: {e}"))
+}
+
+/// Secrets known by what stands before them: each match's group `s` is the
+/// secret, kept unless it reads as a placeholder.
+fn in_context() -> &'static [(SecretKind, Regex)] {
+    static PATTERNS: OnceLock<Vec<(SecretKind, Regex)>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        let table = [
+            (
+                SecretKind::AuthorizationHeader,
+                r#"(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:bearer|basic|token|bot)[ \t]+(?-i)(?P<s>[A-Za-z0-9._~+/=-]{12,})"#,
+            ),
+            (
+                SecretKind::Azure,
+                r"\b(?:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})",
+            ),
+            (
+                SecretKind::CommandLine,
+                concat!(
+                    // curl -u user:pass / --user user:pass (quoted or not).
+                    r#"(?m)\bcurl\b[^\n]*?[ \t](?:-u|--user)(?:[ \t]+|=)?["']?[^\s:"']+:(?P<s>[^\s"'@]+)"#,
+                    // mysql -pSECRET (attached; `-p` alone prompts).
+                    r#"|\bmysql(?:dump|admin|import)?\b[^\n]*?[ \t]-p(?P<s2>[^\s"'-][^\s"']*)"#,
+                    // sshpass -p SECRET.
+                    r#"|\bsshpass[ \t]+-p[ \t]*["']?(?P<s3>[^\s"']+)"#,
+                    // --password SECRET / --password=SECRET.
+                    r#"|(?:^|[ \t])--?(?:password|passwd|pass)(?:[ \t]+|=)["']?(?P<s4>[^\s"'-][^\s"']*)"#,
+                ),
+            ),
+            (
+                SecretKind::Netrc,
+                r"(?m)(?:^|[ \t])(?:machine[ \t\n]+\S+|default)(?:[ \t\n]+(?:login|account)[ \t\n]+\S+)+[ \t\n]+password[ \t\n]+(?P<s>\S+)",
+            ),
+            (
+                SecretKind::RegistryAuth,
+                r#""auth"[ \t]*:[ \t]*"(?P<s>[A-Za-z0-9+/]{12,}={0,2})""#,
+            ),
+        ];
+        table
+            .into_iter()
+            .map(|(kind, pattern)| (kind, compile(pattern)))
+            .collect()
+    })
 }
 
 /// `scheme://user:PASSWORD@`: group 1 the user, group 2 the password.
@@ -228,6 +339,26 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
             });
         }
     }
+    for (kind, regex) in in_context() {
+        for captures in regex.captures_iter(text) {
+            let secret = ["s", "s2", "s3", "s4"]
+                .into_iter()
+                .find_map(|group| captures.name(group));
+            if let Some(secret) = secret
+                && secret.as_str().chars().count() >= 6
+                && !is_placeholder(secret.as_str())
+                && !common_password(secret.as_str())
+                // A word of prose after `--password` is not one.
+                && (*kind != SecretKind::CommandLine
+                    || !secret.as_str().chars().all(|c| c.is_ascii_lowercase()))
+            {
+                found.push(SecretFinding {
+                    kind: *kind,
+                    range: secret.range(),
+                });
+            }
+        }
+    }
     for captures in connection_string().captures_iter(text) {
         if let (Some(user), Some(password)) = (captures.get(1), captures.get(2))
             && !is_placeholder(password.as_str())
@@ -275,6 +406,7 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
             .start
             .cmp(&b.range.start)
             .then(b.range.end.cmp(&a.range.end))
+            .then(generality(a.kind).cmp(&generality(b.kind)))
             .then(a.kind.cmp(&b.kind))
     });
     let mut kept: Vec<SecretFinding> = Vec::with_capacity(found.len());
@@ -287,6 +419,22 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
         }
     }
     kept
+}
+
+/// Of two findings of the same range, the more specific kind names it: a
+/// vendor's format, then a secret known by its context (a header, a command
+/// line), then a connection string, then an assignment.
+fn generality(kind: SecretKind) -> u8 {
+    match kind {
+        SecretKind::AuthorizationHeader
+        | SecretKind::Azure
+        | SecretKind::CommandLine
+        | SecretKind::Netrc
+        | SecretKind::RegistryAuth => 1,
+        SecretKind::ConnectionString => 2,
+        SecretKind::Assignment => 3,
+        _ => 0,
+    }
 }
 
 /// The byte range of the secret `value` (read after a secret-looking name),
@@ -322,9 +470,18 @@ fn assigned_secret(
             let line = line.find(" #").map_or(line, |i| &line[..i]);
             range.end += line.trim_end().len();
         } else if !equals && more {
-            // `key: several words` (a skill, a list item, prose) is a
-            // description, unless its first word reads as a secret.
-            strong = false;
+            let line = &after[..after.find('\n').unwrap_or(after.len())];
+            let line = line.find(" #").map_or(line, |i| &line[..i]);
+            let whole = &text[range.start..range.end + line.trim_end().len()];
+            if captures.name("lead").is_some() && identifier && passphrase(name, whole) {
+                // `db_password: correct horse battery staple` opening a line
+                // of YAML: a passphrase, not a description.
+                range.end = range.start + whole.len();
+            } else {
+                // `key: several words` (a skill, a list item, prose) is a
+                // description, unless its first word reads as a secret.
+                strong = false;
+            }
         }
         // Prose punctuation after the value is not part of it.
         let trimmed =
@@ -333,6 +490,31 @@ fn assigned_secret(
     }
     let value = &text[range.clone()];
     plausible(value, name, strong, quoted).then_some(range)
+}
+
+/// Whether `words`, given to the identifier `name`, read as a passphrase:
+/// the name is a password's, and the value is 2 to 8 words of letters,
+/// digits and symbols, none of them a word that prose needs (`the`, `it`,
+/// `from`, ...), not ending a sentence.
+fn passphrase(name: &str, words: &str) -> bool {
+    const PROSE: &[&str] = &[
+        "a", "an", "the", "to", "for", "in", "on", "of", "from", "is", "are", "be", "it", "its",
+        "this", "that", "set", "use", "see", "with", "by", "and", "or", "not", "no", "your", "our",
+        "my", "their", "when", "if", "as", "at", "via", "must", "should", "will", "can", "get",
+        "put", "keep", "store", "ask", "read", "stored", "kept", "required", "same", "user",
+    ];
+    let password = name_parts(name)
+        .iter()
+        .any(|part| matches!(part.as_str(), "password" | "passwd" | "passphrase" | "pwd"));
+    let list: Vec<&str> = words.split_whitespace().collect();
+    password
+        && (2..=8).contains(&list.len())
+        && !words.ends_with('.')
+        && list.iter().all(|word| {
+            word.chars()
+                .all(|c| c.is_alphanumeric() || "-_!@#%&*+=.,".contains(c))
+                && !PROSE.contains(&word.to_lowercase().as_str())
+        })
 }
 
 /// Whether `name` (an identifier) names a secret itself, not a fact about one.
@@ -539,7 +721,7 @@ fn is_placeholder(value: &str) -> bool {
         || value.contains('…')
         || value.contains("{{")
         || value.contains("${")
-        || lower.contains("xxxx")
+        || lower.contains("xxx")
         || lower.starts_with("your")
         || lower.starts_with("insert")
         || lower.starts_with("replace")
@@ -574,50 +756,155 @@ fn is_reference(value: &str) -> bool {
     dotted || env_name
 }
 
-/// The findings of [`scan`] over `prompt.text()`, each with the layer that wrote it.
+/// Every finding in what `prompt` sends, each with the layer that wrote it.
+///
+/// Both channels are scanned: the system prompt ([`AssembledPrompt::text`],
+/// Stable and Dynamic layers alike) and the reminder
+/// ([`AssembledPrompt::reminder`], the `channel = Reminder` layers, which a
+/// request carries in its last user message). A finding's range is in the
+/// text of its [`channel`](PromptFinding::channel); its layer is named
+/// whichever channel it spoke in. The system prompt's findings come first.
 pub fn scan_prompt(prompt: &AssembledPrompt) -> Vec<PromptFinding> {
-    let text = prompt.text();
-    let spans = layer_spans(prompt, text.len());
-    scan(&text)
-        .into_iter()
-        .map(|finding| PromptFinding {
+    let mut findings = Vec::new();
+    let system = prompt.text();
+    scan_channel(prompt, Channel::System, &system, &mut findings);
+    if let Some(reminder) = prompt.reminder() {
+        scan_channel(prompt, Channel::Reminder, reminder, &mut findings);
+    }
+    findings
+}
+
+/// The findings of [`scan`] over `text`, the joined text of `channel`.
+fn scan_channel(
+    prompt: &AssembledPrompt,
+    channel: Channel,
+    text: &str,
+    findings: &mut Vec<PromptFinding>,
+) {
+    let spans = layer_spans(prompt, channel, text);
+    findings.extend(scan(text).into_iter().map(|finding| {
+        PromptFinding {
             layer: spans
                 .iter()
                 .find(|(_, span)| {
                     span.start <= finding.range.start && finding.range.end <= span.end
                 })
                 .map(|(name, _)| *name),
+            channel,
             finding,
-        })
-        .collect()
+        }
+    }));
 }
 
-/// Each speaking layer's byte range in the prompt's text, from the trace:
-/// outputs in order, joined by a separator of a fixed length.
-fn layer_spans(prompt: &AssembledPrompt, total: usize) -> Vec<(&'static str, Range<usize>)> {
-    let speaking: Vec<_> = prompt
+/// Each layer that spoke in `channel`: its byte range in `text`, that
+/// channel's joined text. The outputs lie in trace order joined by the
+/// prompt's separator; the system prompt may end with a budget notice after
+/// them. When the text is not laid out so (an assembly this module does not
+/// know), no layer is named rather than a wrong one.
+fn layer_spans(
+    prompt: &AssembledPrompt,
+    channel: Channel,
+    text: &str,
+) -> Vec<(&'static str, Range<usize>)> {
+    let separator = prompt.separator();
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for layer in prompt
         .trace()
         .layers
         .iter()
-        .filter(|l| !l.silent && l.bytes > 0)
-        .collect();
-    let written: usize = speaking.iter().map(|l| l.bytes).sum();
-    let joins = speaking.len().saturating_sub(1);
-    let separator = match (total.checked_sub(written), joins) {
-        (Some(0), 0) => 0,
-        (Some(extra), joins) if joins > 0 && extra % joins == 0 => extra / joins,
-        // The text is not the plain join of the outputs: name no layer.
-        _ => return Vec::new(),
-    };
-    let mut at = 0;
-    speaking
-        .into_iter()
-        .map(|layer| {
-            let span = at..at + layer.bytes;
-            at = span.end + separator;
-            (layer.name, span)
-        })
-        .collect()
+        .filter(|l| l.channel == channel && !l.silent && l.bytes > 0)
+    {
+        if !spans.is_empty() {
+            if !text[at..].starts_with(separator) {
+                return Vec::new();
+            }
+            at += separator.len();
+        }
+        let span = at..at + layer.bytes;
+        if span.end > text.len() || !text.is_char_boundary(span.end) {
+            return Vec::new();
+        }
+        at = span.end;
+        spans.push((layer.name, span));
+    }
+    // What follows the last layer can only be the budget's notice.
+    if at < text.len() && (channel == Channel::Reminder || !text[at..].starts_with(separator)) {
+        return Vec::new();
+    }
+    spans
+}
+
+/// A finding in a request body: the JSON string it sits in, and where.
+#[cfg(feature = "providers")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RequestFinding {
+    /// The string's place in the body, as a JSON Pointer (RFC 6901):
+    /// `/messages/0/content/1/text`.
+    pub pointer: String,
+    /// The string's text, as decoded from the JSON.
+    pub text: String,
+    /// The finding; its range is in [`text`](Self::text).
+    pub finding: SecretFinding,
+}
+
+/// Every finding in a request body about to leave the process (an
+/// Anthropic, OpenAI or Gemini request, a CLI agent's invocation): each
+/// string value of `body`, at any depth, is scanned as decoded text, so a
+/// JSON escape cannot hide a secret. Object keys are names the request
+/// format chose, not text, and are not scanned.
+///
+/// A body holds the prompt's text and anything added to it (the user's
+/// message, an agent's text welded on after assembly): [`scan_prompt`] names
+/// the layers, this finds what reaches the wire whatever wrote it.
+///
+/// ```
+/// use prompt_core::secrets::scan_request;
+///
+/// let body = serde_json::json!({
+///     "messages": [{"role": "user", "content": [
+///         {"type": "text", "text": "<system-reminder>\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n</system-reminder>"}
+///     ]}]
+/// });
+/// let found = scan_request(&body);
+/// assert_eq!(found.len(), 1);
+/// assert_eq!(found[0].pointer, "/messages/0/content/0/text");
+/// ```
+#[cfg(feature = "providers")]
+pub fn scan_request(body: &serde_json::Value) -> Vec<RequestFinding> {
+    fn walk(value: &serde_json::Value, pointer: &mut String, out: &mut Vec<RequestFinding>) {
+        match value {
+            serde_json::Value::String(text) => {
+                out.extend(scan(text).into_iter().map(|finding| RequestFinding {
+                    pointer: pointer.clone(),
+                    text: text.clone(),
+                    finding,
+                }));
+            }
+            serde_json::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&i.to_string());
+                    walk(item, pointer, out);
+                    pointer.truncate(len);
+                }
+            }
+            serde_json::Value::Object(fields) => {
+                for (key, item) in fields {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    walk(item, pointer, out);
+                    pointer.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(body, &mut String::new(), &mut out);
+    out
 }
 
 /// `text` with each finding replaced by `[REDACTED <kind>]`. `findings` must

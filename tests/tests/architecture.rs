@@ -20,7 +20,7 @@ use syn::visit::Visit;
 /// listed in the same rank's group below.
 const ORDER: &[&[&str]] = &[
     &["spec"],
-    &["fingerprint", "text", "tokens", "checks"],
+    &["fingerprint", "text", "tokens", "checks", "write"],
     &["context"],
     &["layer"],
     &["layer_set"],

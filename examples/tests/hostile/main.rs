@@ -10,3 +10,4 @@ mod fence;
 mod parsed;
 mod roots;
 mod sweep;
+mod writes;

@@ -53,6 +53,7 @@ mod formats;
 mod lint;
 mod outcome;
 mod report;
+mod secrets;
 mod size;
 mod team;
 mod workspace;
@@ -65,7 +66,7 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use prompt_core::secrets::{redact, scan, scan_prompt};
+use prompt_core::secrets::{redact, scan};
 use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptMode};
 
 use formats::{DeliveryArgs, Format};
@@ -338,23 +339,20 @@ fn output(
             formats::trace_lines(prompt, args.format, args.delivery, args.model.as_deref())
         );
     }
+    // A request body is built before the check, so the check sees it.
+    let body = formats::request(prompt, args.format, args.delivery, args.model.as_deref())?;
     if args.check_secrets {
         if args.redact && !matches!(args.format, Format::Text) {
             return Err("--redact applies to --format text only".to_owned());
         }
-        let findings = scan_prompt(prompt);
+        let mut sent = vec![secrets::Sent::Text("the text printed", &text)];
+        if let Some(body) = &body {
+            sent.push(secrets::Sent::Body(body));
+        }
+        let verb = if args.redact { "redacted" } else { "secret" };
+        let findings = secrets::check(prompt, &sent, verb);
         for found in &findings {
-            eprintln!(
-                "prompt: {}: {} at bytes {}..{} of the prompt",
-                if args.redact { "redacted" } else { "secret" },
-                found.finding.kind,
-                found.finding.range.start,
-                found.finding.range.end,
-            );
-            eprintln!(
-                "          in layer {}",
-                found.layer.unwrap_or("(between layers)")
-            );
+            eprint!("{}", found.lines);
         }
         if !findings.is_empty() && !args.redact {
             return Err(format!(
@@ -373,10 +371,7 @@ fn output(
         Format::Annotated => {
             print(&prompt_core::testing::annotate(prompt).map_err(|e| e.to_string())?)
         }
-        request => {
-            let body = formats::request(prompt, request, args.delivery, args.model.as_deref())?;
-            print(&body.unwrap_or_default())
-        }
+        _ => print(&body.unwrap_or_default()),
     }
 }
 

@@ -20,11 +20,11 @@
 //! never half of one.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use prompt_core::contract::{Paradigm, Sizes};
 use prompt_core::providers::simulation::CacheReport;
+use prompt_core::write::{Access, replace_file};
 use prompt_core::{AssemblyPath, Pipeline, PromptBuilder};
 
 /// Why a layer was silent on one path and mode.
@@ -376,52 +376,22 @@ fn cache_chart(out: &mut String, cache: &CacheReport) {
     out.push_str("</tbody></table></details>\n</section>\n");
 }
 
-/// Writes `contents` to `path` atomically: a new temporary file beside it
-/// (created exclusively, never following a planted file), written and
-/// synced, then renamed over `path`. On any failure the temporary file is
-/// removed and `path` is untouched.
+/// Writes `contents` to `path` through [`replace_file`]: atomically (a
+/// temporary file beside it, synced, renamed over it; on failure `path` is
+/// untouched and no temporary is left), and never over a target that is not
+/// a regular file (a device, a FIFO, a socket, a folder, a link).
 pub(crate) fn write_atomically(path: &Path, contents: &str) -> Result<(), String> {
     let shown = super::escape(&path.display().to_string());
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("`{shown}` names no file: give a file path such as report.html"))?;
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if !dir.is_dir() {
-        return Err(format!(
-            "cannot write `{shown}`: its folder does not exist; create it first"
-        ));
-    }
-    let mut attempt = 0u32;
-    let (temp, mut file) = loop {
-        let temp = dir.join(format!(
-            ".{}.{}.{attempt}.tmp",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-        {
-            Ok(file) => break (temp, file),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 16 => {
-                attempt += 1;
-            }
-            Err(e) => return Err(format!("cannot write `{shown}`: {e}")),
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() && !parent.is_dir() => {
+            return Err(format!(
+                "cannot write `{shown}`: its folder does not exist; create it first"
+            ));
         }
-    };
-    let written = file
-        .write_all(contents.as_bytes())
-        .and_then(|()| file.sync_all())
-        .and_then(|()| std::fs::rename(&temp, path));
-    drop(file);
-    written.map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        format!("cannot write `{shown}`: {e}; it was left as it was")
-    })
+        _ => {}
+    }
+    replace_file(path, contents.as_bytes(), Access::Default)
+        .map_err(|e| super::escape(&e.to_string()))
 }
 
 #[cfg(test)]
@@ -458,7 +428,11 @@ mod tests {
         std::fs::create_dir(&path).unwrap();
         std::fs::write(path.join("keep"), "x").unwrap();
         let error = write_atomically(&path, "new").unwrap_err();
-        assert!(error.starts_with("cannot write `"), "{error}");
+        assert!(
+            error.starts_with("cannot write ")
+                && error.contains("it is a folder, not a regular file"),
+            "{error}"
+        );
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())

@@ -6,8 +6,8 @@
 //! prefix once: a session renders its prefix as before, then looks it up by
 //! content and keeps the shared one.
 //!
-//! The lookup: a cheap key (a keyed hash of the length and of a few sampled
-//! ranges of the text) finds the candidates; while they are few, each is
+//! The lookup: a key (a hash of the whole text, keyed per cache with a
+//! random key) finds the candidates; while they are few, each is
 //! compared byte by byte (a `memcmp`, which stops at the first difference);
 //! past [`SCAN`] live candidates, the prefix's SHA-256 [`Fingerprint`] is
 //! computed (once per prefix, and kept: the trace reports it) and only the
@@ -68,7 +68,7 @@ impl Content for StablePrefix {
     }
 }
 
-/// The lookup key: a cheap hash of the content. Equal contents have equal
+/// The lookup key: a hash of the content. Equal contents have equal
 /// keys; equal keys are only candidates.
 pub(crate) type Key = u64;
 
@@ -213,9 +213,9 @@ impl<T: Content> Interner<T> {
 /// Stable layers as before, on its first call of a path, then keeps the
 /// cache's copy when one with the same bytes (and the same layer traces) is
 /// alive: prompts of the two sessions then share one allocation. Candidates
-/// are found by a cheap keyed hash of the prefix's length and a few sampled
-/// ranges, and compared byte by byte: a collision never shares different
-/// text. When more than a few live prefixes share a key, their SHA-256
+/// are found by a keyed hash of the whole prefix (its key random per cache,
+/// so a repository cannot choose prefixes that collide), and compared byte
+/// by byte: a collision never shares different text. When more than a few live prefixes share a key, their SHA-256
 /// [`Fingerprint`]s (kept, and reported by the trace) are compared first, so
 /// many colliding prefixes cost a digest comparison each.
 ///
@@ -273,14 +273,9 @@ impl<T: Content> Interner<T> {
 #[derive(Clone)]
 pub struct PrefixCache {
     interner: Arc<Interner<StablePrefix>>,
-    /// Keys the cheap hash, so that nobody outside can aim at one key.
+    /// Keys the hash, so that nobody outside can aim at one key.
     hasher: RandomState,
 }
-
-/// The cheap key samples this many ranges of a prefix ...
-const SAMPLES: usize = 8;
-/// ... of this many bytes.
-const SAMPLE_WIDTH: usize = 32;
 
 impl PrefixCache {
     /// An empty cache.
@@ -313,22 +308,15 @@ impl PrefixCache {
         self.interner.intern(key, prefix)
     }
 
-    /// A keyed hash of `text`'s length and of [`SAMPLES`] evenly spaced
-    /// ranges of it (all of it when it is short): a few hundred bytes hashed
-    /// whatever the prefix's size.
+    /// A keyed hash (SipHash-1-3, keyed per cache from the process's random
+    /// state) of all of `text`: prefixes that differ anywhere have
+    /// independent keys, and nobody who cannot read the key can make two of
+    /// them collide. Hashing the whole prefix costs about as much as the
+    /// byte comparison that confirms a share, once per session.
     fn key(&self, text: &[u8]) -> Key {
         let mut hasher = self.hasher.build_hasher();
         hasher.write_usize(text.len());
-        if text.len() <= SAMPLES * SAMPLE_WIDTH {
-            hasher.write(text);
-        } else {
-            // From the first byte to the last.
-            let last = text.len() - SAMPLE_WIDTH;
-            for i in 0..SAMPLES {
-                let at = i * last / (SAMPLES - 1);
-                hasher.write(&text[at..at + SAMPLE_WIDTH]);
-            }
-        }
+        hasher.write(text);
         hasher.finish()
     }
 }
@@ -477,24 +465,30 @@ mod tests {
     }
 
     /// The cache's key is a function of the content (equal texts, equal
-    /// keys, whatever their allocation) and reads every sampled range: texts
-    /// that differ in one sampled byte, or in length, get other keys (with
-    /// keyed SipHash, a collision here is a 2^-64 event).
+    /// keys, whatever their allocation) and of every byte of it: texts that
+    /// differ in length, or in any one byte, get other keys (with keyed
+    /// SipHash, a collision here is a 2^-64 event). Issue 31: the key used to
+    /// read 8 sampled ranges only, so a repository could make 32k live
+    /// prefixes share one key by varying the bytes between them, and every
+    /// lookup walked all of them (36.7 s against 0.25 s).
     #[test]
-    fn the_cheap_key_follows_the_content() {
+    fn the_key_reads_every_byte_of_the_content() {
         let cache = PrefixCache::new();
-        let long = "abcdefgh".repeat(1_000);
+        let long = "abcdefgh".repeat(512);
         assert_eq!(
             cache.key(long.as_bytes()),
             cache.key(long.clone().as_bytes())
         );
         assert_ne!(cache.key(long.as_bytes()), cache.key(&long.as_bytes()[1..]));
-        let mut last = long.clone().into_bytes();
-        *last.last_mut().unwrap() = b'X';
-        assert_ne!(cache.key(long.as_bytes()), cache.key(&last));
-        let mut first = long.clone().into_bytes();
-        first[0] = b'X';
-        assert_ne!(cache.key(long.as_bytes()), cache.key(&first));
+        let mut keys = std::collections::BTreeSet::from([cache.key(long.as_bytes())]);
+        for at in 0..long.len() {
+            let mut changed = long.clone().into_bytes();
+            changed[at] = b'X';
+            assert!(
+                keys.insert(cache.key(&changed)),
+                "byte {at} is not in the key"
+            );
+        }
         assert_ne!(cache.key(b"short a"), cache.key(b"short b"));
     }
 

@@ -1,7 +1,7 @@
 //! Byte ceilings that only go down, kept in a committed JSON file.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
@@ -194,6 +194,12 @@ fn finding(subject: &str, problem: String, fix: &str) -> Finding {
 }
 
 fn read(file: &Path) -> Result<Ceilings, String> {
+    // A FIFO would block the read, a device never end it.
+    if let Ok(meta) = std::fs::metadata(file)
+        && !meta.is_file()
+    {
+        return Err("is not a regular file (a FIFO, a device or a folder); not read".to_owned());
+    }
     let text = std::fs::read_to_string(file).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => "does not exist".to_owned(),
         _ => format!("cannot be read: {e}"),
@@ -206,23 +212,13 @@ fn read(file: &Path) -> Result<Ceilings, String> {
     })
 }
 
-/// Writes `ceilings` next to `file`, then renames it over `file`: a reader
-/// never sees half a file.
+/// Writes `ceilings` to `file` through [`crate::write::replace_file`]: a
+/// reader never sees half a file, and a `file` that is not a regular file
+/// (a device, a FIFO, a folder) is refused, not replaced.
 fn write(file: &Path, ceilings: &Ceilings) -> Result<(), String> {
     let mut text =
         serde_json::to_string_pretty(ceilings).map_err(|e| format!("cannot be serialised: {e}"))?;
     text.push('\n');
-    let temp = temp_path(file);
-    std::fs::write(&temp, text)
-        .and_then(|()| std::fs::rename(&temp, file))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            format!("cannot be written (through {}): {e}", temp.display())
-        })
-}
-
-fn temp_path(file: &Path) -> PathBuf {
-    let mut name = file.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".{}.tmp", std::process::id()));
-    file.with_file_name(name)
+    crate::write::replace_file(file, text.as_bytes(), crate::write::Access::Default)
+        .map_err(|e| e.to_string())
 }

@@ -13,7 +13,8 @@
 //! temporary file in the same directory, is flushed to disk, and is then
 //! renamed over the target. A reader (a `codex` process starting meanwhile)
 //! sees the old file or the new one, never half of one; a failed write leaves
-//! no temporary file behind.
+//! no temporary file behind. The file is its owner's only (`0600`, whatever
+//! the umask), and a target that is not a regular file is never replaced.
 //!
 //! ```
 //! use prompt_core::providers::codex;
@@ -37,10 +38,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::write::Access;
 
 use super::placement::{InstructionsFile, Invocation, system_slot, user_prefix};
 use crate::AssembledPrompt;
@@ -109,11 +111,12 @@ pub fn invocation_for_text(
 }
 
 /// Writes `prompt`'s text to `path` atomically (temporary file in the same
-/// directory, then rename).
+/// directory, then rename), readable by its owner only.
 ///
 /// # Errors
-/// [`CodexError::Write`] naming the path and the step that failed (no parent
-/// directory, cannot create, write or rename); any temporary file is removed.
+/// [`CodexError::File`] naming the path: it exists and is not a regular
+/// file, or the step that failed (cannot create, write or rename); any
+/// temporary file is removed.
 pub fn write_instructions(prompt: &AssembledPrompt, path: &Path) -> Result<(), CodexError> {
     write_instructions_text(&prompt.text(), path)
 }
@@ -121,55 +124,15 @@ pub fn write_instructions(prompt: &AssembledPrompt, path: &Path) -> Result<(), C
 /// Writes `text` to `path` atomically, as [`write_instructions`] does with an
 /// assembled prompt's text: for instructions composed outside a pipeline.
 ///
+/// The file is the owner's only (mode `0600` whatever the umask): it holds
+/// the user's memory and the project's text. A `path` that exists and is
+/// not a regular file (a device, a FIFO, a folder, a link) is refused and
+/// left as it is. Written by [`crate::write::replace_file`].
+///
 /// # Errors
 /// As [`write_instructions`].
 pub fn write_instructions_text(text: &str, path: &Path) -> Result<(), CodexError> {
-    let error = |step: &'static str, source: io::Error| CodexError::Write {
-        path: path.to_owned(),
-        step,
-        source,
-    };
-    let name = path.file_name().ok_or_else(|| {
-        error(
-            "name the file",
-            io::Error::from(io::ErrorKind::InvalidInput),
-        )
-    })?;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let (temp, mut file) =
-        create_temp(dir, name).map_err(|e| error("create a temporary file in its directory", e))?;
-    let written = file
-        .write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|e| error("write the temporary file", e))
-        .and_then(|()| {
-            drop(file);
-            fs::rename(&temp, path).map_err(|e| error("rename the temporary file over it", e))
-        });
-    if written.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    written
-}
-
-/// A new file `.{name}.{pid}.{n}.tmp` in `dir`, created exclusively.
-fn create_temp(dir: &Path, name: &std::ffi::OsStr) -> io::Result<(PathBuf, File)> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    loop {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let mut temp_name = std::ffi::OsString::from(".");
-        temp_name.push(name);
-        temp_name.push(format!(".{}.{n}.tmp", std::process::id()));
-        let temp = dir.join(temp_name);
-        match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => return Ok((temp, file)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
+    crate::write::replace_file(path, text.as_bytes(), Access::Private).map_err(CodexError::File)
 }
 
 /// How long a temporary file of an interrupted write may stay in a folder
@@ -262,16 +225,10 @@ pub fn args(path: &Path) -> Result<Vec<String>, CodexError> {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CodexError {
-    /// A step of the atomic write failed.
-    #[error("cannot write the Codex instructions file {}: failed to {step}: {source}; choose a writable directory", path.display())]
-    Write {
-        /// The target file.
-        path: PathBuf,
-        /// What was being done.
-        step: &'static str,
-        /// The I/O error.
-        source: io::Error,
-    },
+    /// The instructions file was not written: the target is not a regular
+    /// file, or a step of the write failed.
+    #[error("the Codex instructions file: {0}")]
+    File(crate::write::WriteError),
     /// The folder of instructions files cannot be listed.
     #[error("cannot list the Codex instructions folder {}: {source}; check that it exists and is readable", dir.display())]
     Prune {

@@ -483,3 +483,43 @@ fn one_line_runs_every_check_and_the_report_reads_as_a_list() {
             .contains("[reachable] layer `ghost`")
     );
 }
+
+/// Issue 31: a ratchet file that is a FIFO (or a device, a folder) is
+/// neither read (a FIFO would block) nor replaced by the update: the
+/// finding names it, and it is still a FIFO afterwards.
+#[cfg(unix)]
+#[test]
+fn a_ratchet_file_that_is_not_a_regular_file_is_neither_read_nor_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ratchets.json");
+    let made = std::process::Command::new("mkfifo").arg(&file).status();
+    assert!(made.is_ok_and(|s| s.success()));
+    let pipeline = sized("x", "y");
+    let run = |mode| {
+        Contract::new(&pipeline, &bare())
+            .only(&[Check::Ratchet])
+            .ratchet_mode(&file, mode)
+            .run()
+    };
+    let checked = run(RatchetMode::Check);
+    assert_eq!(
+        checked.failures()[0].problem,
+        "is not a regular file (a FIFO, a device or a folder); not read",
+        "{checked}"
+    );
+    let updated = run(RatchetMode::Update);
+    assert!(
+        updated.failures()[0]
+            .problem
+            .contains("it is a FIFO (named pipe), not a regular file; nothing was written"),
+        "{updated}"
+    );
+    let kind = std::fs::symlink_metadata(&file).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["ratchets.json"], "no temp file is left behind");
+}
