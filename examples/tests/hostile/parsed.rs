@@ -329,6 +329,9 @@ fn only_the_cleaning_module_calls_a_parser() {
         // to Claude Code as they are: neither text reaches a prompt.
         "layers/src/cli/exec/turn.rs",
         "layers/src/cli/exec/claude.rs",
+        // The request body this process is about to send, parsed back to be
+        // scanned for credentials as it is: cleaning it would hide one.
+        "layers/src/cli/secrets.rs",
     ];
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut found = Vec::new();
