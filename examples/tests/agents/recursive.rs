@@ -58,15 +58,29 @@ fn sections_run_in_recursive_order_with_its_rules_and_sub_headers() {
         "\n\n# Scratchpad\n",
         "\n\n# Facts\n## Most recently used first",
         "\n\n# Episodic recall\n- ",
-        "\n\n# Available skills\n",
         "\n\n---\n\n## Coordinator workflow\n\n",
     ];
     let positions: Vec<usize> = order.iter().map(|h| position(&text, h)).collect();
     assert!(positions.is_sorted(), "{positions:?}\n{text}");
-    // One line per skill, from the workspace and the home alike.
-    assert!(text.contains("\n- bisect: Find the commit"));
-    assert!(text.contains("\n- commit-style: Write commit messages"));
-    assert!(text.contains("(~/.claude/skills/commit-style/SKILL.md)"));
+    // The skill index is not in the system prompt: as in recursive, it is a
+    // per-turn reminder, one line per skill from the workspace and the home.
+    assert!(!text.contains("Available skills"), "{text}");
+    let prompt = recursive::assemble(&fixture(), &BaseFold::default(), AssemblyPath::Cached)
+        .unwrap()
+        .prompt;
+    assert!(!prompt.stable().contains("Available skills"));
+    let reminder = prompt.reminder().expect("the fixture has skills");
+    assert!(
+        reminder.starts_with(&format!("# Available skills\n\n\n{}\n- ", recursive::SKILLS_LINE)),
+        "{reminder}"
+    );
+    assert!(reminder.contains("\n- bisect: Find the commit"));
+    assert!(reminder.contains("\n- commit-style: Write commit messages"));
+    assert!(reminder.contains("(~/.claude/skills/commit-style/SKILL.md)"));
+    // Delivered as recursive's `skill_reminder` wraps it.
+    let block = prompt_core::providers::reminder_block(reminder).unwrap();
+    assert!(block.starts_with("<system-reminder>\n# Available skills\n\n\n"));
+    assert!(block.ends_with("\n</system-reminder>"));
 }
 
 #[test]
@@ -104,7 +118,7 @@ fn the_four_channels_produce_the_same_prompt_for_the_same_inputs() {
     assert_eq!(cli.system(), http.system());
     assert!(
         cli.system()
-            .contains(&format!(".\n{append}\n\n# Available skills"))
+            .contains(&format!(".\n{append}\n\n---\n\n## Coordinator workflow"))
     );
 }
 
@@ -160,7 +174,7 @@ fn a_system_prompt_file_replaces_the_base_and_errors_name_the_file() {
         recursive::cli_loop(&config, &flags)
             .unwrap()
             .system()
-            .contains("</file>\n\n---\n\nFrom a file.\n\n\n# Available skills")
+            .contains("</file>\n\n---\n\nFrom a file.\n\n\n---\n\n## Coordinator workflow")
     );
 
     let missing = CliFlags {
@@ -295,13 +309,31 @@ fn every_layer_speaks_in_some_paradigm() {
 }
 
 #[test]
-fn every_layer_is_stable_and_the_manifest_is_reviewed() {
+fn every_layer_but_the_skill_reminder_is_stable_and_the_manifest_is_reviewed() {
     let pipeline = recursive::pipeline().unwrap();
-    assert!(
-        pipeline
-            .specs()
-            .all(|s| s.stability == prompt_core::Stability::Stable)
-    );
+    for spec in pipeline.specs() {
+        let reminder = spec.name == "skills";
+        assert_eq!(
+            spec.stability,
+            if reminder {
+                prompt_core::Stability::Dynamic
+            } else {
+                prompt_core::Stability::Stable
+            },
+            "{}",
+            spec.name
+        );
+        assert_eq!(
+            spec.channel,
+            if reminder {
+                prompt_core::Channel::Reminder
+            } else {
+                prompt_core::Channel::System
+            },
+            "{}",
+            spec.name
+        );
+    }
     insta::assert_snapshot!("manifest", pipeline.manifest());
 }
 

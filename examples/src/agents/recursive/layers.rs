@@ -1,4 +1,5 @@
-//! recursive's layers. All Stable: the prompt is frozen when the session starts.
+//! recursive's layers. All Stable but the skill index: the prompt is frozen
+//! when the session starts; the skill index travels as a per-turn reminder.
 //!
 //! The pipeline's separator is empty: each layer writes the joint recursive
 //! writes before it (`\n\n`, a `---` rule, or the single `\n` before
@@ -14,7 +15,7 @@ use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
     CappedText, DatedEntries, Episodes, ProjectDocs, ProjectMemory, Scratchpad, SkillIndex,
-    UserPreferences, fence, one_line,
+    SkillLimits, UserPreferences, fence, one_line,
 };
 
 use super::facts::FactStores;
@@ -494,10 +495,23 @@ impl Render<Stable> for AppendedInstructionsLayer {
     }
 }
 
-/// `# Available skills`: one line per skill, after the base.
+/// The line recursive writes under `# Available skills` before the skills,
+/// in this project's words (after a blank line, as recursive writes it).
+pub const SKILLS_LINE: &str = "Skills you can use (read a skill's SKILL.md before you follow it):";
+
+/// `# Available skills`: one line per skill, delivered as recursive delivers
+/// it at this commit: not in the system prompt but as a per-turn
+/// `<system-reminder>` at the end of the conversation, so a skill added or
+/// edited never changes the cached system prompt.
+///
+/// The text is recursive's `skill_reminder` body: `# Available skills`, a
+/// blank line, an empty line, [`SKILLS_LINE`], then `- name: description
+/// (location)` per skill; the provider wraps it in `<system-reminder>` tags
+/// ([`reminder_block`](prompt_core::providers::reminder_block)).
 #[prompt_layer(
-    priority = 900,
-    stability = Stable, scope = Project,
+    priority = 10_900,
+    stability = Dynamic,
+    channel = Reminder,
     paths = [Basic, Cached],
     modes = [Full],
     name = "skills",
@@ -506,20 +520,26 @@ impl Render<Stable> for AppendedInstructionsLayer {
 )]
 pub struct SkillsSection;
 
-impl Render<Stable> for SkillsSection {
-    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+impl Render for SkillsSection {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(index) = input.get::<SkillIndex>() else {
             input.note("no skill index in the session context");
             return;
         };
-        let mut text = String::new();
-        prompt_layers::SkillsIndexLayer.render(&mut LayerWriter::new(&mut text, ""), input);
-        if index.skills.is_empty() || text.is_empty() {
+        let limits = input.get::<SkillLimits>().copied().unwrap_or_default();
+        for note in index.notes(&limits) {
+            input.note(note);
+        }
+        if index.skills.is_empty() {
+            input.note("no skills");
             return;
         }
-        // The standard index under recursive's heading form: `# Heading\n`, then lines.
-        out.push_str("\n\n");
-        out.push_str(&text.replacen("\n\n", "\n", 2));
+        out.push_str("# Available skills\n\n\n");
+        out.push_str(SKILLS_LINE);
+        for skill in &index.skills {
+            out.push('\n');
+            out.push_str(&skill.index_line());
+        }
     }
 }
 

@@ -20,8 +20,8 @@
 //! | `facts` | 600 | `# Facts`: `~/.recursive/memory/facts.jsonl` then the workspace's, active facts by `last_accessed` ([`FactStores`]) |
 //! | `episodic_recall` | 700 | `# Episodic recall`: `<workspace>/.recursive/memory/episodes.jsonl` |
 //! | `appended_instructions` | 800 | a caller's `append_system_prompt` / `--append-system-prompt`, after a single newline |
-//! | `skills` | 900 | `# Available skills`: one line per skill |
 //! | `coordinator` | 1000 | the rule `---`, `## Coordinator workflow` and the `agent` tool note, when sub-agents are enabled |
+//! | `skills` | 10900 | **not in the system prompt**: the per-turn reminder `# Available skills`, [`SKILLS_LINE`], one line per skill (Dynamic, `channel = Reminder`) |
 //!
 //! The joints are recursive's: `\n\n` between sections, `# Heading` then a
 //! single newline before a memory section's body, `\n\n---\n\n` after the
@@ -31,18 +31,23 @@
 //! Truncation markers are recursive's: `[…truncated at 8KB]` after a memory
 //! file, `[…truncated, AGENTS.md is N KB; …]` after a project doc.
 //!
-//! Every layer is **Stable**. recursive computes its base once, when the
-//! session starts, and never re-reads it, so the whole prompt stays one
-//! cacheable prefix; the scratchpad is loaded into the *session* context.
+//! Every system-prompt layer is **Stable**. recursive computes its base once,
+//! when the session starts, and never re-reads it, so the whole prompt stays
+//! one cacheable prefix; the scratchpad is loaded into the *session* context.
+//! The skill index is the one Dynamic layer: recursive sends it with every
+//! request as a `<system-reminder>` user turn at the end of the conversation
+//! (its `skill_reminder` and `inject_skill_reminder`), and so does this
+//! reproduction, through [`AssembledPrompt::reminder`] and the providers'
+//! `with_reminder`: a skill added or edited changes no cached byte.
 //!
 //! # Built-in texts
 //!
 //! This project's own words stand where recursive has its own: [`PERSONA`]
 //! (recursive's `default_system_prompt`), [`COORDINATOR_TEXT`] and
 //! [`AGENT_TOOL_NOTE`] (its coordinator prompt and sub-agent note),
-//! [`NOTES_LINE`], [`FACTS_LINE`] and [`SCRATCHPAD_LINE`] (the one-line
-//! headings recursive writes under `# Memory summary`, `# Facts` and
-//! `# Scratchpad`) and
+//! [`NOTES_LINE`], [`FACTS_LINE`], [`SCRATCHPAD_LINE`] and [`SKILLS_LINE`]
+//! (the one-line headings recursive writes under `# Memory summary`,
+//! `# Facts`, `# Scratchpad` and the reminder's `# Available skills`) and
 //! [`DOC_MARKER_TAIL`] (the end of its project-doc marker). The differential
 //! tests (`examples/tests/agents/differential/recursive/`) run recursive's
 //! own assembly with these texts in its place.
@@ -62,7 +67,7 @@
 //! | 5 | the scratchpad is `~/.recursive/workspaces/<hash>/scratchpad.json`, in file order | `<workspace>/.recursive/scratchpad.json` (recursive's fallback), sorted by key | **not matched yet**: the standard source sorts keys; recursive's per-workspace folder is keyed by a hash of the absolute path |
 //! | 6 | a fact store is read whole, however large | a store over 256 KiB is left out, with a note | bounded reads: a repository's `facts.jsonl` cannot make every session read gigabytes |
 //! | 7 | `# Episodic recall` summarises session folders (`- name (n msgs, status): goal`) | `- date: summary` from `episodes.jsonl` | **not matched yet**: no session folders in this project |
-//! | 8 | at this commit the skill index is a per-turn reminder, not in the system prompt | `# Available skills` after the base | **not matched yet**: this reproduction has no per-turn reminder channel, so the index stays in the prompt |
+//! | 8 | the skill index is a per-turn `<system-reminder>` (`# Available skills`, a blank line, its line, then `- [mode] name: description (refs, params, …)` per skill, budgeted to 8000 bytes) | the same reminder, out of the system prompt (*tested*: no case's system prompt has it); each line is `- name: description (path of its SKILL.md)`, no mode tag or suffixes, within the standard index's limits | this reproduction registers no `load_skill` tool, so the model opens a skill's SKILL.md itself and needs its path; recursive's `mode`, `refs` and `params` keys steer that tool, which is not here |
 //! | 9 | `cli_run` injects `always`-mode skill bodies and a hint for triggered ones | the bodies of goal-matched skills, after assembly | **not matched yet**: the suffix is outside Layer 0 and was not compared |
 //!
 //! # Channels
@@ -103,7 +108,7 @@ pub use layers::{
     AGENT_TOOL, AGENT_TOOL_NOTE, AppendedInstructions, AppendedInstructionsLayer, COORDINATOR_TEXT,
     CallerBase, Coordinator, DOC_MARKER_TAIL, EpisodicRecall, FACTS_LINE, FactsSection, MemoryRule,
     MemorySection, NOTES_LINE, PERSONA, Persona, ProjectContextSection, ProjectMemorySection, RULE,
-    SCRATCHPAD_LINE, ScratchpadSection, SkillsSection, SubAgentsEnabled, SystemPromptOverride,
+    SCRATCHPAD_LINE, SKILLS_LINE, ScratchpadSection, SkillsSection, SubAgentsEnabled, SystemPromptOverride,
     UserPreferencesSection, doc_marker, memory_marker, preview,
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
