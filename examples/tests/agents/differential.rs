@@ -86,7 +86,7 @@ fn fence_file(expected: &str, file: &Path, name: &str, cap: usize) -> String {
 #[test]
 fn recursive_matches_its_real_assembly_but_for_its_table() {
     let cases = cases("recursive");
-    assert_eq!(cases.len(), 21, "every recursive case is here");
+    assert_eq!(cases.len(), 23, "every recursive case is here");
     let mut failures = Vec::new();
     for case in &cases {
         let tmp = materialise(case);
@@ -97,7 +97,16 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
             home: home.is_dir().then_some(home.clone()),
             sub_agents: !case.join("sub_agents_off").exists(),
             summary_limit: recursive::SUMMARY_LIMIT,
+            workspace_dir: None,
         };
+        // A case's scratchpad goes where recursive keeps it: under the
+        // user's folder, in the folder named by the workspace's hash (the
+        // harness placed it with recursive's own path functions).
+        if let Ok(pad) = std::fs::read(case.join("scratchpad.json")) {
+            let to = recursive::scratchpad_path(&home.join(".recursive"), &config.workspace);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::write(to, pad).unwrap();
+        }
         let fold = BaseFold {
             replacement: std::fs::read_to_string(case.join("system_prompt.txt")).ok(),
             append: std::fs::read_to_string(case.join("append.txt")).ok(),

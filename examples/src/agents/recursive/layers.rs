@@ -14,12 +14,13 @@ use super::Recursive;
 use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    CappedText, DatedEntries, Episodes, ProjectDocs, ProjectMemory, Scratchpad, SkillIndex,
+    CappedText, DatedEntries, Episodes, ProjectDocs, ProjectMemory, SkillIndex,
     SkillLimits, UserPreferences, fence, one_line,
 };
 
 use super::facts::FactStores;
 use super::notes::LegacyNotes;
+use super::scratchpad::RecursiveScratchpad;
 
 /// The name of the delegation tool the coordinator section refers to.
 pub const AGENT_TOOL: &str = "agent";
@@ -212,12 +213,12 @@ fn memory_text(which: MemoryPart, input: &LayerInput<'_, Stable>) -> Option<Stri
             Some(out)
         }
         MemoryPart::Scratchpad => {
-            let pad = input.get::<Scratchpad>()?;
-            if pad.0.is_empty() {
+            let pad = input.get::<RecursiveScratchpad>()?;
+            if pad.entries.is_empty() {
                 return None;
             }
             let mut out = format!("# Scratchpad\n{SCRATCHPAD_LINE}");
-            for (key, value) in &pad.0 {
+            for (key, value) in &pad.entries {
                 out.push_str(&format!(
                     "\n- {}: {}",
                     one_line(key),
@@ -417,12 +418,18 @@ impl Render<Stable> for MemorySection {
     modes = [Full],
     name = "scratchpad",
     pipeline = Recursive,
-    silent = "a non-empty <workspace>/.recursive/scratchpad.json, and the default base"
+    silent = "an entry in ~/.recursive/workspaces/<hash>/scratchpad.json, and the default base"
 )]
 pub struct ScratchpadSection;
 
 impl Render<Stable> for ScratchpadSection {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+        if let Some(problem) = input
+            .get::<RecursiveScratchpad>()
+            .and_then(|pad| pad.problem.as_ref())
+        {
+            input.note(format!("left out: {problem}"));
+        }
         render_part(MemoryPart::Scratchpad, out, input);
     }
 }

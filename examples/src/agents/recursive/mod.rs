@@ -16,7 +16,7 @@
 //! | `user_preferences` | 200 | `# User preferences`: `~/.recursive/memory/user.md`, 8 KiB |
 //! | `project_memory` | 300 | `# Project memory`: `<workspace>/.recursive/memory/project.md`, 8 KiB |
 //! | `memory` | 400 | `# Memory summary`: the newest notes of `<workspace>/.recursive/memory.json` |
-//! | `scratchpad` | 500 | `# Scratchpad`: `<workspace>/.recursive/scratchpad.json` |
+//! | `scratchpad` | 500 | `# Scratchpad`: `~/.recursive/workspaces/<hash>/scratchpad.json`, in file order ([`RecursiveScratchpad`]) |
 //! | `facts` | 600 | `# Facts`: `~/.recursive/memory/facts.jsonl` then the workspace's, active facts by `last_accessed` ([`FactStores`]) |
 //! | `episodic_recall` | 700 | `# Episodic recall`: `<workspace>/.recursive/memory/episodes.jsonl` |
 //! | `appended_instructions` | 800 | a caller's `append_system_prompt` / `--append-system-prompt`, after a single newline |
@@ -64,7 +64,7 @@
 //! | 2 | a cap that splits a character: U+FFFD (project docs) or a panic (memory files) | the character is dropped whole (*tested* on a real AGENTS.md) | no panic on a file with CJK or emoji at the cap, and no replacement character in the prompt |
 //! | 3 | an AGENTS.md, CLAUDE.md or memory file of only whitespace gets its header over blank text | treated as absent | a fence around nothing tells the model nothing |
 //! | 4 | a note's, fact's or scratchpad value's newlines go into the prompt (and a fact's id, tags and source) | folded onto one line | one entry is one line: an entry cannot add a line (or a heading) to the prompt |
-//! | 5 | the scratchpad is `~/.recursive/workspaces/<hash>/scratchpad.json`, in file order | `<workspace>/.recursive/scratchpad.json` (recursive's fallback), sorted by key | **not matched yet**: the standard source sorts keys; recursive's per-workspace folder is keyed by a hash of the absolute path |
+//! | 5 | the scratchpad, `~/.recursive/workspaces/<hash>/scratchpad.json` (`<hash>`: 12 hex digits of BLAKE3 of the workspace's canonical path), is listed in file order; when that folder cannot be created, `<workspace>/.recursive/scratchpad.json` is read instead, and assembly creates the folder and a `path.txt` in it | the same file in the same order (*tested*: byte-identical, and a file not in recursive's form shows nothing in both), read through the user's `~/.recursive` root, at most 64 KiB; nothing is created and the workspace's copy is never read; the fixture layout names the folder `fixture` | a repository cannot plant working notes through its own `.recursive/scratchpad.json`, and a scratchpad linked to another of the user's files cannot put that file in the prompt; rendering a prompt writes nothing to the home; the fixture's folder has a fixed name because the hash is of the checkout's path |
 //! | 6 | a fact store is read whole, however large | a store over 256 KiB is left out, with a note | bounded reads: a repository's `facts.jsonl` cannot make every session read gigabytes |
 //! | 7 | `# Episodic recall` summarises session folders (`- name (n msgs, status): goal`) | `- date: summary` from `episodes.jsonl` | **not matched yet**: no session folders in this project |
 //! | 8 | the skill index is a per-turn `<system-reminder>` (`# Available skills`, a blank line, its line, then `- [mode] name: description (refs, params, …)` per skill, budgeted to 8000 bytes) | the same reminder, out of the system prompt (*tested*: no case's system prompt has it); each line is `- name: description (path of its SKILL.md)`, no mode tag or suffixes, within the standard index's limits | this reproduction registers no `load_skill` tool, so the model opens a skill's SKILL.md itself and needs its path; recursive's `mode`, `refs` and `params` keys steer that tool, which is not here |
@@ -82,6 +82,7 @@ mod channels;
 mod facts;
 mod layers;
 mod notes;
+mod scratchpad;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -93,7 +94,7 @@ use prompt_core::{
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
     DatedEntries, DatedSpec, EntryBudget, Episodes, MemoryFile, ProjectDocs, ProjectDocsConfig,
-    ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits, UserPreferences,
+    ProjectMemory, Root, SkillIndex, SkillLimits, UserPreferences,
 };
 
 /// At most this many bytes are read of each JSON-lines file: its tail.
@@ -112,6 +113,7 @@ pub use layers::{
     UserPreferencesSection, doc_marker, memory_marker, preview,
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
+pub use scratchpad::{RecursiveScratchpad, SCRATCHPAD_FILE_CAP, scratchpad_path, workspace_hash};
 
 use super::{AgentError, Layout, Paradigm, RenderRequest, Rendered};
 
@@ -140,6 +142,9 @@ pub const MEMORY_CAP: usize = 8 * 1024;
 pub const PROJECT_DOC_CAP: usize = 16 * 1024;
 /// How many notes, facts and episodes the base lists by default.
 pub const SUMMARY_LIMIT: usize = 5;
+/// The fixture layout's name for its workspace's folder under
+/// `~/.recursive/workspaces/` (see [`RecursiveConfig::workspace_dir`]).
+pub const FIXTURE_WORKSPACE_DIR: &str = "fixture";
 
 /// Where a recursive session reads from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,6 +157,12 @@ pub struct RecursiveConfig {
     pub sub_agents: bool,
     /// How many notes, facts and episodes to list.
     pub summary_limit: usize,
+    /// The name of the workspace's per-user folder under
+    /// `~/.recursive/workspaces/`; `None` (the default) is recursive's own,
+    /// [`workspace_hash`] of the workspace. The fixture layout names it
+    /// `fixture`: the hash is of the checkout's absolute path, which no
+    /// checked-in folder can know.
+    pub workspace_dir: Option<String>,
 }
 
 impl RecursiveConfig {
@@ -162,6 +173,7 @@ impl RecursiveConfig {
             home: None,
             sub_agents: false,
             summary_limit: SUMMARY_LIMIT,
+            workspace_dir: None,
         }
     }
 
@@ -173,6 +185,7 @@ impl RecursiveConfig {
             home: Some(root.join("home")),
             sub_agents: true,
             summary_limit: SUMMARY_LIMIT,
+            workspace_dir: Some(FIXTURE_WORKSPACE_DIR.to_owned()),
         }
     }
 
@@ -195,6 +208,16 @@ impl RecursiveConfig {
 
     fn user_dir(&self) -> Option<PathBuf> {
         self.home.as_ref().map(|home| home.join(".recursive"))
+    }
+
+    /// recursive's scratchpad, `~/.recursive/workspaces/<hash>/scratchpad.json`;
+    /// `None` without a home.
+    pub fn scratchpad_file(&self) -> Option<PathBuf> {
+        let user = self.user_dir()?;
+        Some(match &self.workspace_dir {
+            Some(name) => user.join("workspaces").join(name).join("scratchpad.json"),
+            None => scratchpad::scratchpad_path(&user, &self.workspace),
+        })
     }
 
     /// Skill roots, in precedence order: the workspace's `.recursive/skills`
@@ -293,9 +316,11 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
         &workspace,
         config.summary_limit,
     ));
-    // Frozen at session start: a Stable section, read from the session context.
-    let scratchpad = Scratchpad::load(&project.join("scratchpad.json"), &workspace);
-    session.insert(scratchpad.unwrap_or_default());
+    // Frozen at session start: a Stable section, read from the session
+    // context. It lives under the user's folder, read through that root.
+    if let (Some(file), Some(root)) = (config.scratchpad_file(), config.user_root()) {
+        session.insert(RecursiveScratchpad::load(&file, &root));
+    }
 
     let mut fact_files: Vec<(PathBuf, Root)> = user
         .iter()
