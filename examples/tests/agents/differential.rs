@@ -86,7 +86,7 @@ fn fence_file(expected: &str, file: &Path, name: &str, cap: usize) -> String {
 #[test]
 fn recursive_matches_its_real_assembly_but_for_its_table() {
     let cases = cases("recursive");
-    assert_eq!(cases.len(), 23, "every recursive case is here");
+    assert_eq!(cases.len(), 24, "every recursive case is here");
     let mut failures = Vec::new();
     for case in &cases {
         let tmp = materialise(case);
@@ -106,6 +106,12 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
             let to = recursive::scratchpad_path(&home.join(".recursive"), &config.workspace);
             std::fs::create_dir_all(to.parent().unwrap()).unwrap();
             std::fs::write(to, pad).unwrap();
+        }
+        // Its session folders likewise, under `<that folder>/sessions/`.
+        if case.join("sessions").is_dir() {
+            let to = config.workspace_folder().unwrap().join("sessions");
+            std::fs::create_dir_all(&to).unwrap();
+            copy_dir(&case.join("sessions"), &to);
         }
         let fold = BaseFold {
             replacement: std::fs::read_to_string(case.join("system_prompt.txt")).ok(),

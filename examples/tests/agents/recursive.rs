@@ -57,11 +57,15 @@ fn sections_run_in_recursive_order_with_its_rules_and_sub_headers() {
         "</file>\n\n# Memory summary\n",
         "\n\n# Scratchpad\n",
         "\n\n# Facts\n## Most recently used first",
-        "\n\n# Episodic recall\n- ",
+        "\n\n# Episodic recall\n## The last 5 sessions",
         "\n\n---\n\n## Coordinator workflow\n\n",
     ];
     let positions: Vec<usize> = order.iter().map(|h| position(&text, h)).collect();
     assert!(positions.is_sorted(), "{positions:?}\n{text}");
+    // Past sessions from the session folders under the user's folder, newest first.
+    assert!(text.contains(
+        "\n- 2026-11-27T15-40-00Z-nightly-imports (17 msgs, interrupted): Move station imports to a nightly job.\n- 2026-11-26T17-05-00Z-high-tide (42 msgs, completed): "
+    ), "{text}");
     // The skill index is not in the system prompt: as in recursive, it is a
     // per-turn reminder, one line per skill from the workspace and the home.
     assert!(!text.contains("Available skills"), "{text}");

@@ -14,13 +14,14 @@ use super::Recursive;
 use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    CappedText, DatedEntries, Episodes, ProjectDocs, ProjectMemory, SkillIndex,
+    CappedText, ProjectDocs, ProjectMemory, SkillIndex,
     SkillLimits, UserPreferences, fence, one_line,
 };
 
 use super::facts::FactStores;
 use super::notes::LegacyNotes;
 use super::scratchpad::RecursiveScratchpad;
+use super::sessions::RecentSessions;
 
 /// The name of the delegation tool the coordinator section refers to.
 pub const AGENT_TOOL: &str = "agent";
@@ -74,6 +75,10 @@ pub const FACTS_LINE: &str = "## Most recently used first (`recall` an id for mo
 
 /// The line under `# Scratchpad`, in this project's words.
 pub const SCRATCHPAD_LINE: &str = "## Working notes, as they stood when the session started";
+
+/// The line recursive writes under `# Episodic recall`, in this project's
+/// words; `{limit}` stands for the number of sessions it lists at most.
+pub const EPISODES_LINE: &str = "## The last {limit} sessions in this workspace, newest first";
 
 /// The marker after a cut memory file, as recursive writes it: `[…truncated at 8KB]`.
 pub fn memory_marker(cap: usize) -> String {
@@ -239,11 +244,21 @@ fn memory_text(which: MemoryPart, input: &LayerInput<'_, Stable>) -> Option<Stri
             }
             Some(out)
         }
-        MemoryPart::Episodes => dated(
-            "# Episodic recall",
-            input.get::<Episodes>().map(|e| &e.0),
-            true,
-        ),
+        MemoryPart::Episodes => {
+            let recent = input.get::<RecentSessions>()?;
+            if recent.sessions.is_empty() {
+                return None;
+            }
+            let mut out = format!(
+                "# Episodic recall\n{}",
+                EPISODES_LINE.replace("{limit}", &recent.limit.to_string())
+            );
+            for session in &recent.sessions {
+                out.push_str("\n- ");
+                out.push_str(&session.line());
+            }
+            Some(out)
+        }
     }
 }
 
@@ -276,23 +291,6 @@ fn memory_file(heading: &str, file: &prompt_layers::sources::MemoryFile) -> Opti
         "{heading}\n{}",
         fenced(&name, text, || memory_marker(text.cap))
     ))
-}
-
-/// `heading\n` then one line per entry, as recursive lists them.
-fn dated(heading: &str, entries: Option<&DatedEntries>, with_date: bool) -> Option<String> {
-    let entries = entries?;
-    if entries.entries.is_empty() {
-        return None;
-    }
-    let mut out = heading.to_owned();
-    for entry in &entries.entries {
-        out.push_str("\n- ");
-        if with_date {
-            out.push_str(&entry.at.strftime("%Y-%m-%d: ").to_string());
-        }
-        out.push_str(&one_line(&entry.text));
-    }
-    Some(out)
 }
 
 /// `text` cut as recursive previews a value: over `max` bytes, the first
@@ -465,15 +463,15 @@ impl Render<Stable> for FactsSection {
     modes = [Full],
     name = "episodic_recall",
     pipeline = Recursive,
-    silent = "a valid entry in <workspace>/.recursive/memory/episodes.jsonl, and the default base"
+    silent = "a session folder with a readable .meta.json under ~/.recursive/workspaces/<hash>/sessions/, and the default base"
 )]
 pub struct EpisodicRecall;
 
 impl Render<Stable> for EpisodicRecall {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
-        if let Some(episodes) = input.get::<Episodes>() {
-            for note in episodes.0.notes() {
-                input.note(note);
+        if let Some(recent) = input.get::<RecentSessions>() {
+            for note in &recent.notes {
+                input.note(note.clone());
             }
         }
         render_part(MemoryPart::Episodes, out, input);

@@ -18,7 +18,7 @@
 //! | `memory` | 400 | `# Memory summary`: the newest notes of `<workspace>/.recursive/memory.json` |
 //! | `scratchpad` | 500 | `# Scratchpad`: `~/.recursive/workspaces/<hash>/scratchpad.json`, in file order ([`RecursiveScratchpad`]) |
 //! | `facts` | 600 | `# Facts`: `~/.recursive/memory/facts.jsonl` then the workspace's, active facts by `last_accessed` ([`FactStores`]) |
-//! | `episodic_recall` | 700 | `# Episodic recall`: `<workspace>/.recursive/memory/episodes.jsonl` |
+//! | `episodic_recall` | 700 | `# Episodic recall`: the newest session folders under `~/.recursive/workspaces/<hash>/sessions/` ([`RecentSessions`]) |
 //! | `appended_instructions` | 800 | a caller's `append_system_prompt` / `--append-system-prompt`, after a single newline |
 //! | `coordinator` | 1000 | the rule `---`, `## Coordinator workflow` and the `agent` tool note, when sub-agents are enabled |
 //! | `skills` | 10900 | **not in the system prompt**: the per-turn reminder `# Available skills`, [`SKILLS_LINE`], one line per skill (Dynamic, `channel = Reminder`) |
@@ -45,9 +45,10 @@
 //! This project's own words stand where recursive has its own: [`PERSONA`]
 //! (recursive's `default_system_prompt`), [`COORDINATOR_TEXT`] and
 //! [`AGENT_TOOL_NOTE`] (its coordinator prompt and sub-agent note),
-//! [`NOTES_LINE`], [`FACTS_LINE`], [`SCRATCHPAD_LINE`] and [`SKILLS_LINE`]
-//! (the one-line headings recursive writes under `# Memory summary`,
-//! `# Facts`, `# Scratchpad` and the reminder's `# Available skills`) and
+//! [`NOTES_LINE`], [`FACTS_LINE`], [`SCRATCHPAD_LINE`], [`EPISODES_LINE`]
+//! and [`SKILLS_LINE`] (the one-line headings recursive writes under
+//! `# Memory summary`, `# Facts`, `# Scratchpad`, `# Episodic recall` and
+//! the reminder's `# Available skills`) and
 //! [`DOC_MARKER_TAIL`] (the end of its project-doc marker). The differential
 //! tests (`examples/tests/agents/differential/recursive/`) run recursive's
 //! own assembly with these texts in its place.
@@ -66,7 +67,7 @@
 //! | 4 | a note's, fact's or scratchpad value's newlines go into the prompt (and a fact's id, tags and source) | folded onto one line | one entry is one line: an entry cannot add a line (or a heading) to the prompt |
 //! | 5 | the scratchpad, `~/.recursive/workspaces/<hash>/scratchpad.json` (`<hash>`: 12 hex digits of BLAKE3 of the workspace's canonical path), is listed in file order; when that folder cannot be created, `<workspace>/.recursive/scratchpad.json` is read instead, and assembly creates the folder and a `path.txt` in it | the same file in the same order (*tested*: byte-identical, and a file not in recursive's form shows nothing in both), read through the user's `~/.recursive` root, at most 64 KiB; nothing is created and the workspace's copy is never read; the fixture layout names the folder `fixture` | a repository cannot plant working notes through its own `.recursive/scratchpad.json`, and a scratchpad linked to another of the user's files cannot put that file in the prompt; rendering a prompt writes nothing to the home; the fixture's folder has a fixed name because the hash is of the checkout's path |
 //! | 6 | a fact store is read whole, however large | a store over 256 KiB is left out, with a note | bounded reads: a repository's `facts.jsonl` cannot make every session read gigabytes |
-//! | 7 | `# Episodic recall` summarises session folders (`- name (n msgs, status): goal`) | `- date: summary` from `episodes.jsonl` | **not matched yet**: no session folders in this project |
+//! | 7 | `# Episodic recall` lists the newest session folders `~/.recursive/workspaces/<hash>/sessions/<slug>/<id>/` by path (`- id (n msgs, status): goal`, the goal cut at 80 bytes), from each `.meta.json`; a folder that fails to load still counts against the limit; `RECURSIVE_SESSIONS_DIR` overrides the folder, and the workspace's `.recursive/sessions` is read when the user's folder cannot be created | the same lines in the same order (*tested*: byte-identical on a case with a malformed, a newer-schema and an unknown-status session); each `.meta.json` read through the user's `~/.recursive` root, at most 64 KiB, at most 4096 entries per folder looked at; no environment override and never the workspace's folder; a folder name or goal with a newline is folded onto one line (row 4) | a repository cannot plant past sessions through its own `.recursive/sessions`, and a session folder linked elsewhere cannot put another file into the prompt; a home with millions of folders cannot stall the session's start; assembly reads no environment variables, so the same inputs give the same prompt |
 //! | 8 | the skill index is a per-turn `<system-reminder>` (`# Available skills`, a blank line, its line, then `- [mode] name: description (refs, params, …)` per skill, budgeted to 8000 bytes) | the same reminder, out of the system prompt (*tested*: no case's system prompt has it); each line is `- name: description (path of its SKILL.md)`, no mode tag or suffixes, within the standard index's limits | this reproduction registers no `load_skill` tool, so the model opens a skill's SKILL.md itself and needs its path; recursive's `mode`, `refs` and `params` keys steer that tool, which is not here |
 //! | 9 | `cli_run` injects `always`-mode skill bodies and a hint for triggered ones | the bodies of goal-matched skills, after assembly | **not matched yet**: the suffix is outside Layer 0 and was not compared |
 //!
@@ -83,6 +84,7 @@ mod facts;
 mod layers;
 mod notes;
 mod scratchpad;
+mod sessions;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -93,7 +95,7 @@ use prompt_core::{
 };
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    DatedEntries, DatedSpec, EntryBudget, Episodes, MemoryFile, ProjectDocs, ProjectDocsConfig,
+    MemoryFile, ProjectDocs, ProjectDocsConfig,
     ProjectMemory, Root, SkillIndex, SkillLimits, UserPreferences,
 };
 
@@ -109,11 +111,14 @@ pub use layers::{
     AGENT_TOOL, AGENT_TOOL_NOTE, AppendedInstructions, AppendedInstructionsLayer, COORDINATOR_TEXT,
     CallerBase, Coordinator, DOC_MARKER_TAIL, EpisodicRecall, FACTS_LINE, FactsSection, MemoryRule,
     MemorySection, NOTES_LINE, PERSONA, Persona, ProjectContextSection, ProjectMemorySection, RULE,
-    SCRATCHPAD_LINE, SKILLS_LINE, ScratchpadSection, SkillsSection, SubAgentsEnabled, SystemPromptOverride,
+    EPISODES_LINE, SCRATCHPAD_LINE, SKILLS_LINE, ScratchpadSection, SkillsSection, SubAgentsEnabled, SystemPromptOverride,
     UserPreferencesSection, doc_marker, memory_marker, preview,
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
 pub use scratchpad::{RecursiveScratchpad, SCRATCHPAD_FILE_CAP, scratchpad_path, workspace_hash};
+pub use sessions::{
+    META_FILE_CAP, RecentSessions, SESSION_LIST_CAP, SUPPORTED_SCHEMA_VERSION, SessionSummary,
+};
 
 use super::{AgentError, Layout, Paradigm, RenderRequest, Rendered};
 
@@ -213,10 +218,17 @@ impl RecursiveConfig {
     /// recursive's scratchpad, `~/.recursive/workspaces/<hash>/scratchpad.json`;
     /// `None` without a home.
     pub fn scratchpad_file(&self) -> Option<PathBuf> {
-        let user = self.user_dir()?;
+        Some(self.workspace_folder()?.join("scratchpad.json"))
+    }
+
+    /// recursive's per-user folder of the workspace,
+    /// `~/.recursive/workspaces/<hash>/` (sessions, scratchpad); `None`
+    /// without a home.
+    pub fn workspace_folder(&self) -> Option<PathBuf> {
+        let workspaces = self.user_dir()?.join("workspaces");
         Some(match &self.workspace_dir {
-            Some(name) => user.join("workspaces").join(name).join("scratchpad.json"),
-            None => scratchpad::scratchpad_path(&user, &self.workspace),
+            Some(name) => workspaces.join(name),
+            None => workspaces.join(workspace_hash(&self.workspace)),
         })
     }
 
@@ -328,20 +340,14 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
         .map(|(dir, root)| (dir.join("memory/facts.jsonl"), root))
         .collect();
     fact_files.push((project.join("memory/facts.jsonl"), workspace.clone()));
-    let spec = |text_key, time_key| DatedSpec {
-        text_key,
-        time_key,
-        budget: EntryBudget::Bytes(4 * 1024),
-        max_entries: config.summary_limit,
-        read_cap: JSONL_READ_CAP,
-        now: jiff::Timestamp::now(),
-    };
     session.insert(FactStores::load(&fact_files, config.summary_limit));
-    let episodes = (project.join("memory/episodes.jsonl"), workspace);
-    session.insert(Episodes(DatedEntries::load(
-        &[episodes],
-        &spec("summary", "ended_at"),
-    )));
+    if let (Some(dir), Some(root)) = (config.workspace_folder(), config.user_root()) {
+        session.insert(RecentSessions::load(
+            &dir.join("sessions"),
+            &root,
+            config.summary_limit,
+        ));
+    }
 }
 
 /// The recursive pipeline, collected once.

@@ -22,6 +22,7 @@ for case in "$here"/*/; do
     append=-; [ -f "$case/append.txt" ] && append=$case/append.txt
     sub=1; [ -f "$case/sub_agents_off" ] && sub=0
     pad=-; [ -f "$case/scratchpad.json" ] && pad=$case/scratchpad.json
-    "$harness" "$tmp/workspace" "$home" "$replace" "$append" "$sub" "$pad" > "$case/expected.txt"
+    sessions=-; [ -d "$case/sessions" ] && sessions=$case/sessions
+    "$harness" "$tmp/workspace" "$home" "$replace" "$append" "$sub" "$pad" "$sessions" > "$case/expected.txt"
     rm -rf "$tmp"
 done
