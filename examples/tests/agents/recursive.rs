@@ -95,7 +95,10 @@ fn the_four_channels_produce_the_same_prompt_for_the_same_inputs() {
     let looped = recursive::cli_loop(&config, &flags).unwrap();
     let http = recursive::http(&config, &RunRequest::default()).unwrap();
     let tui = recursive::tui(&config).unwrap();
-    assert_eq!(run.suffix, None, "no skill matches this goal");
+    assert!(
+        run.suffix.as_deref().is_some_and(|s| !s.contains("release-notes")),
+        "only the always-on skill: no trigger matches this goal"
+    );
     for other in [&looped, &http, &tui] {
         assert_eq!(other.prompt.text(), run.prompt.text());
         assert_eq!(other.tools, run.tools);
@@ -218,30 +221,56 @@ fn the_coordinator_section_and_the_agent_tool_come_together_or_not_at_all() {
 }
 
 #[test]
-fn cli_run_alone_appends_goal_matched_skill_bodies() {
+fn cli_run_alone_appends_always_on_bodies_and_triggered_hints() {
     let config = fixture();
     let run = recursive::cli_run(&config, &CliFlags::default(), "Write the RELEASE notes").unwrap();
-    let suffix = run.suffix.clone().expect("the release-notes skill matches");
-    assert!(suffix.starts_with("=== Skill: release-notes (auto-loaded) ===\n<file path=\""));
+    let suffix = run.suffix.clone().expect("commit-style is always on");
+    // As recursive's `skills_for_injection`: the `mode: always` skill's body,
+    // fenced, then the triggered skill's hint (not its body), each block
+    // ending in a blank line.
     assert!(
-        suffix.contains("SKILL.md\">\n# Release notes\n"),
+        suffix.starts_with("=== Skill: commit-style (auto-loaded) ===\n<file path=\"~/.claude/skills/commit-style/SKILL.md\">\nSubject in the imperative"),
         "{suffix}"
     );
     assert!(
-        suffix.ends_with("\n</file>"),
-        "the body is fenced: {suffix}"
+        suffix.ends_with(
+            "</file>\n\n=== Skill: release-notes (auto-loaded) ===\nUse the release-notes skill for changelogs.\n\n"
+        ),
+        "{suffix}"
     );
-    assert!(
-        !suffix.contains("name: release-notes"),
-        "frontmatter is stripped"
-    );
-    assert!(!suffix.contains("commit-style") && !suffix.contains("Bisect"));
+    assert!(!suffix.contains("# Release notes"), "a triggered skill gives its hint only");
+    assert!(!suffix.contains("name: commit-style"), "frontmatter is stripped");
+    assert!(!suffix.contains("Bisect"), "a manual skill is never auto-loaded");
     assert_eq!(run.system(), format!("{}\n\n{suffix}", run.prompt.text()));
+    // A goal that triggers nothing: the always-on body alone.
+    let other = recursive::cli_run(&config, &CliFlags::default(), "tidy up").unwrap();
+    let other = other.suffix.unwrap();
+    assert!(other.starts_with("=== Skill: commit-style") && !other.contains("release-notes"));
     // The suffix is after assembly: the assembled prompt is the loop's.
     let looped = recursive::cli_loop(&config, &CliFlags::default()).unwrap();
     assert_eq!(run.prompt.text(), looped.prompt.text());
     assert_eq!(looped.suffix, None);
     insta::assert_snapshot!("cli_run_suffix", suffix);
+}
+
+#[test]
+fn a_triggered_skill_without_a_hint_gives_name_and_description_and_triggers_may_be_comma_separated() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join(".recursive/skills/traits");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: traits\ndescription: Explain Rust traits.\nmode: Trigger\ntriggers: trait, generic\n---\nBody.\n",
+    )
+    .unwrap();
+    let config = RecursiveConfig::new(dir.path());
+    let run = recursive::cli_run(&config, &CliFlags::default(), "a GENERIC question").unwrap();
+    assert_eq!(
+        run.suffix.as_deref(),
+        Some("=== Skill: traits (auto-loaded) ===\ntraits: Explain Rust traits.\n\n")
+    );
+    let none = recursive::cli_run(&config, &CliFlags::default(), "lifetimes").unwrap();
+    assert_eq!(none.suffix, None);
 }
 
 /// A workspace whose user.md is `size` bytes of ASCII then a character of `width` bytes.

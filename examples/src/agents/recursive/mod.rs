@@ -69,7 +69,7 @@
 //! | 6 | a fact store is read whole, however large | a store over 256 KiB is left out, with a note | bounded reads: a repository's `facts.jsonl` cannot make every session read gigabytes |
 //! | 7 | `# Episodic recall` lists the newest session folders `~/.recursive/workspaces/<hash>/sessions/<slug>/<id>/` by path (`- id (n msgs, status): goal`, the goal cut at 80 bytes), from each `.meta.json`; a folder that fails to load still counts against the limit; `RECURSIVE_SESSIONS_DIR` overrides the folder, and the workspace's `.recursive/sessions` is read when the user's folder cannot be created | the same lines in the same order (*tested*: byte-identical on a case with a malformed, a newer-schema and an unknown-status session); each `.meta.json` read through the user's `~/.recursive` root, at most 64 KiB, at most 4096 entries per folder looked at; no environment override and never the workspace's folder; a folder name or goal with a newline is folded onto one line (row 4) | a repository cannot plant past sessions through its own `.recursive/sessions`, and a session folder linked elsewhere cannot put another file into the prompt; a home with millions of folders cannot stall the session's start; assembly reads no environment variables, so the same inputs give the same prompt |
 //! | 8 | the skill index is a per-turn `<system-reminder>` (`# Available skills`, a blank line, its line, then `- [mode] name: description (refs, params, …)` per skill, budgeted to 8000 bytes) | the same reminder, out of the system prompt (*tested*: no case's system prompt has it); each line is `- name: description (path of its SKILL.md)`, no mode tag or suffixes, within the standard index's limits | this reproduction registers no `load_skill` tool, so the model opens a skill's SKILL.md itself and needs its path; recursive's `mode`, `refs` and `params` keys steer that tool, which is not here |
-//! | 9 | `cli_run` injects `always`-mode skill bodies and a hint for triggered ones | the bodies of goal-matched skills, after assembly | **not matched yet**: the suffix is outside Layer 0 and was not compared |
+//! | 9 | `cli_run` appends, after a blank line, `=== Skill: NAME (auto-loaded) ===` blocks: a `mode: always` skill's body, a triggered skill's `hint` (or `name: description`), each followed by a blank line, 8192 bytes at most (`...` and `[truncated]` past it); skills in the file system's listing order; `triggers` split on commas only | the same blocks, hints and blank lines; a body fenced and cut with the standard marker (row 1), a skill past the cap named in a last line; skills in name order; `triggers` also as a YAML list | the listing order differs between machines and runs, so the same skills could give a different prompt each run and miss the cache; a YAML list (`[release, changelog]`) would otherwise match only a goal containing `[release`; a fenced body cannot pass for the agent's own text, and a cut says what it left out |
 //!
 //! # Channels
 //!
@@ -77,7 +77,8 @@
 //! (a [`BaseFold`]) and call the one entry, [`assemble`]. A replaced base drops
 //! the persona and the memory sections (they belong to the base it replaces),
 //! and still gets the project context in front of it. [`cli_run`] alone adds a
-//! suffix after assembly: the bodies of the skills its goal matches.
+//! suffix after assembly: always-on skill bodies and the hints of the skills
+//! its goal triggers ([`auto_loaded_skills`]).
 
 mod channels;
 mod facts;
