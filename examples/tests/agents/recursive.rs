@@ -75,7 +75,10 @@ fn sections_run_in_recursive_order_with_its_rules_and_sub_headers() {
     assert!(!prompt.stable().contains("Available skills"));
     let reminder = prompt.reminder().expect("the fixture has skills");
     assert!(
-        reminder.starts_with(&format!("# Available skills\n\n\n{}\n- ", recursive::SKILLS_LINE)),
+        reminder.starts_with(&format!(
+            "# Available skills\n\n\n{}\n- ",
+            recursive::SKILLS_LINE
+        )),
         "{reminder}"
     );
     assert!(reminder.contains("\n- bisect: Find the commit"));
@@ -96,7 +99,9 @@ fn the_four_channels_produce_the_same_prompt_for_the_same_inputs() {
     let http = recursive::http(&config, &RunRequest::default()).unwrap();
     let tui = recursive::tui(&config).unwrap();
     assert!(
-        run.suffix.as_deref().is_some_and(|s| !s.contains("release-notes")),
+        run.suffix
+            .as_deref()
+            .is_some_and(|s| !s.contains("release-notes")),
         "only the always-on skill: no trigger matches this goal"
     );
     for other in [&looped, &http, &tui] {
@@ -238,9 +243,18 @@ fn cli_run_alone_appends_always_on_bodies_and_triggered_hints() {
         ),
         "{suffix}"
     );
-    assert!(!suffix.contains("# Release notes"), "a triggered skill gives its hint only");
-    assert!(!suffix.contains("name: commit-style"), "frontmatter is stripped");
-    assert!(!suffix.contains("Bisect"), "a manual skill is never auto-loaded");
+    assert!(
+        !suffix.contains("# Release notes"),
+        "a triggered skill gives its hint only"
+    );
+    assert!(
+        !suffix.contains("name: commit-style"),
+        "frontmatter is stripped"
+    );
+    assert!(
+        !suffix.contains("Bisect"),
+        "a manual skill is never auto-loaded"
+    );
     assert_eq!(run.system(), format!("{}\n\n{suffix}", run.prompt.text()));
     // A goal that triggers nothing: the always-on body alone.
     let other = recursive::cli_run(&config, &CliFlags::default(), "tidy up").unwrap();
@@ -254,7 +268,8 @@ fn cli_run_alone_appends_always_on_bodies_and_triggered_hints() {
 }
 
 #[test]
-fn a_triggered_skill_without_a_hint_gives_name_and_description_and_triggers_may_be_comma_separated() {
+fn a_triggered_skill_without_a_hint_gives_name_and_description_and_triggers_may_be_comma_separated()
+{
     let dir = tempfile::tempdir().unwrap();
     let skill = dir.path().join(".recursive/skills/traits");
     std::fs::create_dir_all(&skill).unwrap();

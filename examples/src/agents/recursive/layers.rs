@@ -14,8 +14,8 @@ use super::Recursive;
 use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    CappedText, ProjectDocs, ProjectMemory, SkillIndex,
-    SkillLimits, UserPreferences, fence, one_line,
+    CappedText, ProjectDocs, ProjectMemory, SkillIndex, SkillLimits, UserPreferences, fence,
+    one_line,
 };
 
 use super::facts::FactStores;

@@ -96,8 +96,8 @@ use prompt_core::{
 };
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    MemoryFile, ProjectDocs, ProjectDocsConfig,
-    ProjectMemory, Root, SkillIndex, SkillLimits, UserPreferences,
+    MemoryFile, ProjectDocs, ProjectDocsConfig, ProjectMemory, Root, SkillIndex, SkillLimits,
+    UserPreferences,
 };
 
 /// At most this many bytes are read of each JSON-lines file: its tail.
@@ -110,10 +110,11 @@ pub use channels::{
 pub use facts::{Fact, FactStores};
 pub use layers::{
     AGENT_TOOL, AGENT_TOOL_NOTE, AppendedInstructions, AppendedInstructionsLayer, COORDINATOR_TEXT,
-    CallerBase, Coordinator, DOC_MARKER_TAIL, EpisodicRecall, FACTS_LINE, FactsSection, MemoryRule,
-    MemorySection, NOTES_LINE, PERSONA, Persona, ProjectContextSection, ProjectMemorySection, RULE,
-    EPISODES_LINE, SCRATCHPAD_LINE, SKILLS_LINE, ScratchpadSection, SkillsSection, SubAgentsEnabled, SystemPromptOverride,
-    UserPreferencesSection, doc_marker, memory_marker, preview,
+    CallerBase, Coordinator, DOC_MARKER_TAIL, EPISODES_LINE, EpisodicRecall, FACTS_LINE,
+    FactsSection, MemoryRule, MemorySection, NOTES_LINE, PERSONA, Persona, ProjectContextSection,
+    ProjectMemorySection, RULE, SCRATCHPAD_LINE, SKILLS_LINE, ScratchpadSection, SkillsSection,
+    SubAgentsEnabled, SystemPromptOverride, UserPreferencesSection, doc_marker, memory_marker,
+    preview,
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
 pub use scratchpad::{RecursiveScratchpad, SCRATCHPAD_FILE_CAP, scratchpad_path, workspace_hash};

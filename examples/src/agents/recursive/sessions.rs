@@ -163,8 +163,8 @@ fn read_meta(path: &Path, root: &Root) -> Result<Meta, String> {
         Ok(text) => text.text,
         Err(error) => return Err(skipped(error)),
     };
-    let meta: Meta =
-        serde_json::from_str(&text).map_err(|e| format!("{shown}: line {}: {e}; skipped", e.line()))?;
+    let meta: Meta = serde_json::from_str(&text)
+        .map_err(|e| format!("{shown}: line {}: {e}; skipped", e.line()))?;
     if meta.schema_version > SUPPORTED_SCHEMA_VERSION {
         return Err(format!(
             "{shown}: schema_version {} is newer than {SUPPORTED_SCHEMA_VERSION}; skipped",
@@ -220,7 +220,11 @@ mod tests {
         meta(&dir, "a", "x", &OK.replace("{", r#"{"schema_version":2,"#));
         let recent = RecentSessions::load(&dir, &root, 5);
         assert!(recent.sessions.is_empty());
-        assert!(recent.notes[0].contains("schema_version 2"), "{:?}", recent.notes);
+        assert!(
+            recent.notes[0].contains("schema_version 2"),
+            "{:?}",
+            recent.notes
+        );
     }
 
     #[cfg(unix)]
@@ -228,10 +232,18 @@ mod tests {
     fn a_meta_linked_out_of_the_user_folder_is_not_read() {
         let home = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
-        std::fs::write(outside.path().join("secret.json"), OK.replace("fix the parser", "SECRET")).unwrap();
+        std::fs::write(
+            outside.path().join("secret.json"),
+            OK.replace("fix the parser", "SECRET"),
+        )
+        .unwrap();
         let folder = home.path().join("sessions/a/x");
         std::fs::create_dir_all(&folder).unwrap();
-        std::os::unix::fs::symlink(outside.path().join("secret.json"), folder.join(".meta.json")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.json"),
+            folder.join(".meta.json"),
+        )
+        .unwrap();
         let recent = RecentSessions::load(
             &home.path().join("sessions"),
             &Root::new(home.path(), "~/.recursive"),
