@@ -28,7 +28,7 @@ fn every_reference_agent_keeps_its_contract_and_its_ratchets() {
             contract = contract.allow(
                 "episodic_recall",
                 Volatile::Date,
-                "episode dates come from episodes.jsonl, read once per session",
+                "session folder names carry their dates; the folders are listed once per session",
             );
         }
         let report = contract.run();

@@ -86,7 +86,7 @@ fn fence_file(expected: &str, file: &Path, name: &str, cap: usize) -> String {
 #[test]
 fn recursive_matches_its_real_assembly_but_for_its_table() {
     let cases = cases("recursive");
-    assert_eq!(cases.len(), 20, "every recursive case is here");
+    assert_eq!(cases.len(), 24, "every recursive case is here");
     let mut failures = Vec::new();
     for case in &cases {
         let tmp = materialise(case);
@@ -99,15 +99,42 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
             summary_limit: recursive::SUMMARY_LIMIT,
             // The case's home stands for the user's own, as recursive reads it.
             home_is_users: true,
+            workspace_dir: None,
         };
+        // A case's scratchpad goes where recursive keeps it: under the
+        // user's folder, in the folder named by the workspace's hash (the
+        // harness placed it with recursive's own path functions).
+        if let Ok(pad) = std::fs::read(case.join("scratchpad.json")) {
+            let to = recursive::scratchpad_path(&home.join(".recursive"), &config.workspace);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::write(to, pad).unwrap();
+        }
+        // Its session folders likewise, under `<that folder>/sessions/`.
+        if case.join("sessions").is_dir() {
+            let to = config.workspace_folder().unwrap().join("sessions");
+            std::fs::create_dir_all(&to).unwrap();
+            copy_dir(&case.join("sessions"), &to);
+        }
         let fold = BaseFold {
             replacement: std::fs::read_to_string(case.join("system_prompt.txt")).ok(),
             append: std::fs::read_to_string(case.join("append.txt")).ok(),
         };
-        let ours = recursive::assemble(&config, &fold, AssemblyPath::Basic)
+        let prompt = recursive::assemble(&config, &fold, AssemblyPath::Basic)
             .unwrap()
-            .prompt
-            .text();
+            .prompt;
+        let ours = prompt.text();
+        // Row 8: as in recursive, the skill index is not in the system
+        // prompt (`expected.txt` has none) but in the per-turn reminder.
+        let has_skills = root.join("workspace/.recursive/skills").is_dir()
+            || home.join(".claude/skills").is_dir();
+        assert_eq!(
+            prompt
+                .reminder()
+                .is_some_and(|r| r.starts_with("# Available skills\n\n\n")),
+            has_skills,
+            "{}",
+            case.display()
+        );
         let mut expected = std::fs::read_to_string(case.join("expected.txt")).unwrap();
         let ws = root.join("workspace");
         for (file, name, cap) in [

@@ -57,16 +57,37 @@ fn sections_run_in_recursive_order_with_its_rules_and_sub_headers() {
         "</file>\n\n# Memory summary\n",
         "\n\n# Scratchpad\n",
         "\n\n# Facts\n## Most recently used first",
-        "\n\n# Episodic recall\n- ",
-        "\n\n# Available skills\n",
+        "\n\n# Episodic recall\n## The last 5 sessions",
         "\n\n---\n\n## Coordinator workflow\n\n",
     ];
     let positions: Vec<usize> = order.iter().map(|h| position(&text, h)).collect();
     assert!(positions.is_sorted(), "{positions:?}\n{text}");
-    // One line per skill, from the workspace and the home alike.
-    assert!(text.contains("\n- bisect: Find the commit"));
-    assert!(text.contains("\n- commit-style: Write commit messages"));
-    assert!(text.contains("(~/.claude/skills/commit-style/SKILL.md)"));
+    // Past sessions from the session folders under the user's folder, newest first.
+    assert!(text.contains(
+        "\n- 2026-11-27T15-40-00Z-nightly-imports (17 msgs, interrupted): Move station imports to a nightly job.\n- 2026-11-26T17-05-00Z-high-tide (42 msgs, completed): "
+    ), "{text}");
+    // The skill index is not in the system prompt: as in recursive, it is a
+    // per-turn reminder, one line per skill from the workspace and the home.
+    assert!(!text.contains("Available skills"), "{text}");
+    let prompt = recursive::assemble(&fixture(), &BaseFold::default(), AssemblyPath::Cached)
+        .unwrap()
+        .prompt;
+    assert!(!prompt.stable().contains("Available skills"));
+    let reminder = prompt.reminder().expect("the fixture has skills");
+    assert!(
+        reminder.starts_with(&format!(
+            "# Available skills\n\n\n{}\n- ",
+            recursive::SKILLS_LINE
+        )),
+        "{reminder}"
+    );
+    assert!(reminder.contains("\n- bisect: Find the commit"));
+    assert!(reminder.contains("\n- commit-style: Write commit messages"));
+    assert!(reminder.contains("(~/.claude/skills/commit-style/SKILL.md)"));
+    // Delivered as recursive's `skill_reminder` wraps it.
+    let block = prompt_core::providers::reminder_block(reminder).unwrap();
+    assert!(block.starts_with("<system-reminder>\n# Available skills\n\n\n"));
+    assert!(block.ends_with("\n</system-reminder>"));
 }
 
 #[test]
@@ -77,7 +98,12 @@ fn the_four_channels_produce_the_same_prompt_for_the_same_inputs() {
     let looped = recursive::cli_loop(&config, &flags).unwrap();
     let http = recursive::http(&config, &RunRequest::default()).unwrap();
     let tui = recursive::tui(&config).unwrap();
-    assert_eq!(run.suffix, None, "no skill matches this goal");
+    assert!(
+        run.suffix
+            .as_deref()
+            .is_some_and(|s| !s.contains("release-notes")),
+        "only the always-on skill: no trigger matches this goal"
+    );
     for other in [&looped, &http, &tui] {
         assert_eq!(other.prompt.text(), run.prompt.text());
         assert_eq!(other.tools, run.tools);
@@ -104,7 +130,7 @@ fn the_four_channels_produce_the_same_prompt_for_the_same_inputs() {
     assert_eq!(cli.system(), http.system());
     assert!(
         cli.system()
-            .contains(&format!(".\n{append}\n\n# Available skills"))
+            .contains(&format!(".\n{append}\n\n---\n\n## Coordinator workflow"))
     );
 }
 
@@ -160,7 +186,7 @@ fn a_system_prompt_file_replaces_the_base_and_errors_name_the_file() {
         recursive::cli_loop(&config, &flags)
             .unwrap()
             .system()
-            .contains("</file>\n\n---\n\nFrom a file.\n\n\n# Available skills")
+            .contains("</file>\n\n---\n\nFrom a file.\n\n\n---\n\n## Coordinator workflow")
     );
 
     let missing = CliFlags {
@@ -200,30 +226,66 @@ fn the_coordinator_section_and_the_agent_tool_come_together_or_not_at_all() {
 }
 
 #[test]
-fn cli_run_alone_appends_goal_matched_skill_bodies() {
+fn cli_run_alone_appends_always_on_bodies_and_triggered_hints() {
     let config = fixture();
     let run = recursive::cli_run(&config, &CliFlags::default(), "Write the RELEASE notes").unwrap();
-    let suffix = run.suffix.clone().expect("the release-notes skill matches");
-    assert!(suffix.starts_with("=== Skill: release-notes (auto-loaded) ===\n<file path=\""));
+    let suffix = run.suffix.clone().expect("commit-style is always on");
+    // As recursive's `skills_for_injection`: the `mode: always` skill's body,
+    // fenced, then the triggered skill's hint (not its body), each block
+    // ending in a blank line.
     assert!(
-        suffix.contains("SKILL.md\">\n# Release notes\n"),
+        suffix.starts_with("=== Skill: commit-style (auto-loaded) ===\n<file path=\"~/.claude/skills/commit-style/SKILL.md\">\nSubject in the imperative"),
         "{suffix}"
     );
     assert!(
-        suffix.ends_with("\n</file>"),
-        "the body is fenced: {suffix}"
+        suffix.ends_with(
+            "</file>\n\n=== Skill: release-notes (auto-loaded) ===\nUse the release-notes skill for changelogs.\n\n"
+        ),
+        "{suffix}"
     );
     assert!(
-        !suffix.contains("name: release-notes"),
+        !suffix.contains("# Release notes"),
+        "a triggered skill gives its hint only"
+    );
+    assert!(
+        !suffix.contains("name: commit-style"),
         "frontmatter is stripped"
     );
-    assert!(!suffix.contains("commit-style") && !suffix.contains("Bisect"));
+    assert!(
+        !suffix.contains("Bisect"),
+        "a manual skill is never auto-loaded"
+    );
     assert_eq!(run.system(), format!("{}\n\n{suffix}", run.prompt.text()));
+    // A goal that triggers nothing: the always-on body alone.
+    let other = recursive::cli_run(&config, &CliFlags::default(), "tidy up").unwrap();
+    let other = other.suffix.unwrap();
+    assert!(other.starts_with("=== Skill: commit-style") && !other.contains("release-notes"));
     // The suffix is after assembly: the assembled prompt is the loop's.
     let looped = recursive::cli_loop(&config, &CliFlags::default()).unwrap();
     assert_eq!(run.prompt.text(), looped.prompt.text());
     assert_eq!(looped.suffix, None);
     insta::assert_snapshot!("cli_run_suffix", suffix);
+}
+
+#[test]
+fn a_triggered_skill_without_a_hint_gives_name_and_description_and_triggers_may_be_comma_separated()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join(".recursive/skills/traits");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: traits\ndescription: Explain Rust traits.\nmode: Trigger\ntriggers: trait, generic\n---\nBody.\n",
+    )
+    .unwrap();
+    let config = RecursiveConfig::new(dir.path());
+    let run = recursive::cli_run(&config, &CliFlags::default(), "a GENERIC question").unwrap();
+    assert_eq!(
+        run.suffix.as_deref(),
+        Some("=== Skill: traits (auto-loaded) ===\ntraits: Explain Rust traits.\n\n")
+    );
+    let none = recursive::cli_run(&config, &CliFlags::default(), "lifetimes").unwrap();
+    assert_eq!(none.suffix, None);
 }
 
 /// A workspace whose user.md is `size` bytes of ASCII then a character of `width` bytes.
@@ -295,13 +357,31 @@ fn every_layer_speaks_in_some_paradigm() {
 }
 
 #[test]
-fn every_layer_is_stable_and_the_manifest_is_reviewed() {
+fn every_layer_but_the_skill_reminder_is_stable_and_the_manifest_is_reviewed() {
     let pipeline = recursive::pipeline().unwrap();
-    assert!(
-        pipeline
-            .specs()
-            .all(|s| s.stability == prompt_core::Stability::Stable)
-    );
+    for spec in pipeline.specs() {
+        let reminder = spec.name == "skills";
+        assert_eq!(
+            spec.stability,
+            if reminder {
+                prompt_core::Stability::Dynamic
+            } else {
+                prompt_core::Stability::Stable
+            },
+            "{}",
+            spec.name
+        );
+        assert_eq!(
+            spec.channel,
+            if reminder {
+                prompt_core::Channel::Reminder
+            } else {
+                prompt_core::Channel::System
+            },
+            "{}",
+            spec.name
+        );
+    }
     insta::assert_snapshot!("manifest", pipeline.manifest());
 }
 

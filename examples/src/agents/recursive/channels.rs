@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use prompt_core::{AssembledPrompt, AssemblyPath};
 use prompt_layers::ToolSpec;
-use prompt_layers::sources::{CappedText, Root, SkillIndex, SkillLimits, SourceError, fence};
+use prompt_layers::sources::{
+    CappedText, Root, SkillIndex, SkillLimits, SourceError, fence, one_line,
+};
 use serde::Deserialize;
 
 use super::{BaseFold, RecursiveConfig, assemble};
@@ -147,8 +149,9 @@ fn channel(config: &RecursiveConfig, fold: &BaseFold) -> Result<ChannelPrompt, C
     })
 }
 
-/// `recursive run GOAL`: the CLI's fold, plus the bodies of the skills the
-/// goal matches, appended after assembly.
+/// `recursive run GOAL`: the CLI's fold, plus the auto-loaded skills
+/// ([`auto_loaded_skills`]: always-on bodies, hints of the skills the goal
+/// triggers), appended after assembly.
 ///
 /// # Errors
 /// As [`CliFlags::fold`] and [`assemble`].
@@ -160,7 +163,7 @@ pub fn cli_run(
     let mut prompt = channel(config, &flags.fold(&config.workspace_root())?)?;
     let roots = config.skill_roots();
     let skills = SkillIndex::load(&roots, &SkillLimits::default());
-    prompt.suffix = goal_matched_skills(&skills, &roots, goal);
+    prompt.suffix = auto_loaded_skills(&skills, &roots, goal);
     Ok(prompt)
 }
 
@@ -188,17 +191,21 @@ pub fn tui(config: &RecursiveConfig) -> Result<ChannelPrompt, ChannelError> {
     channel(config, &BaseFold::default())
 }
 
-/// `=== Skill: NAME (auto-loaded) ===` blocks for every `mode: trigger` skill
-/// with a `triggers` entry that occurs in `goal` (ignoring case), each body
-/// fenced (`<file path="LOCATION">…</file>`), together capped at
-/// [`RUN_SKILLS_CAP`]: a body cut by the cap ends its fence and then carries the
-/// standard marker, and skills past the cap are named in a last line. `None`
-/// when nothing matches.
+/// recursive's `skills_for_injection` and the block `cli_run` builds from
+/// it: for each skill in the index's order, a `mode: always` skill's body
+/// (fenced, `<file path="LOCATION">…</file>`), and for a `mode: trigger`
+/// skill with a trigger that occurs in `goal` (ignoring case) its `hint`
+/// (or `name: description` when it has none), each as
+/// `=== Skill: NAME (auto-loaded) ===\n{text}\n\n`, together capped at
+/// [`RUN_SKILLS_CAP`]: a body cut by the cap ends its fence and then carries
+/// the standard marker, and skills past the cap are named in a last line.
+/// `None` when no skill is always-on or triggered.
 ///
-/// `roots` are the skill folders the index was loaded from, each with its
-/// root: a skill's file is read again through the root of the folder it is
-/// in, and a skill in none of them is skipped.
-pub fn goal_matched_skills(
+/// `triggers` is recursive's comma-separated list (`triggers: release,
+/// changelog`) or a YAML list. `roots` are the skill folders the index was
+/// loaded from, each with its root: a skill's file is read again through the
+/// root of the folder it is in, and a skill in none of them is skipped.
+pub fn auto_loaded_skills(
     skills: &SkillIndex,
     roots: &[(PathBuf, Root)],
     goal: &str,
@@ -208,45 +215,77 @@ pub fn goal_matched_skills(
     let mut left = RUN_SKILLS_CAP;
     let mut left_out = Vec::new();
     for skill in &skills.skills {
-        let triggered = skill.extra.get("mode").and_then(|m| m.as_str()) == Some("trigger");
-        let matched = skill
+        let mode = skill
             .extra
-            .get("triggers")
-            .and_then(|t| t.as_array())
-            .into_iter()
-            .flatten()
-            .filter_map(|t| t.as_str())
-            .any(|t| !t.trim().is_empty() && goal.contains(&t.to_lowercase()));
-        if !(triggered && matched) {
-            continue;
-        }
-        let Some((_, root)) = roots.iter().find(|(dir, _)| skill.path.starts_with(dir)) else {
-            continue;
-        };
-        let Ok(text) = CappedText::read(&skill.path, root, RUN_SKILLS_CAP) else {
-            continue;
-        };
+            .get("mode")
+            .and_then(|m| m.as_str())
+            .map(|m| m.trim().to_lowercase());
         let header = format!("=== Skill: {} (auto-loaded) ===\n", skill.name);
-        let overhead = header.len() + fence(&skill.location, "").len() + 2;
-        if left <= overhead {
-            left_out.push(skill.name.as_str());
-            continue;
-        }
-        let body = CappedText::from_text(&skill.location, body(&text.text), left - overhead);
-        if !block.is_empty() {
-            block.push_str("\n\n");
-        }
-        let piece = header + &body.fenced();
-        left = left.saturating_sub(piece.len() + 2);
+        let piece = match mode.as_deref() {
+            Some("always") => {
+                let Some((_, root)) = roots.iter().find(|(dir, _)| skill.path.starts_with(dir))
+                else {
+                    continue;
+                };
+                let Ok(text) = CappedText::read(&skill.path, root, RUN_SKILLS_CAP) else {
+                    continue;
+                };
+                let overhead = header.len() + fence(&skill.location, "").len() + 2;
+                if left <= overhead {
+                    left_out.push(skill.name.as_str());
+                    continue;
+                }
+                let body =
+                    CappedText::from_text(&skill.location, body(&text.text), left - overhead);
+                header + &body.fenced() + "\n\n"
+            }
+            Some("trigger") if triggers(skill).any(|t| goal.contains(&t.to_lowercase())) => {
+                let hint = skill
+                    .extra
+                    .get("hint")
+                    .and_then(|h| h.as_str())
+                    .map(str::trim)
+                    .filter(|h| !h.is_empty())
+                    .map_or_else(
+                        || format!("{}: {}", skill.name, skill.description),
+                        one_line,
+                    );
+                let piece = header + &hint + "\n\n";
+                if piece.len() > left {
+                    left_out.push(skill.name.as_str());
+                    continue;
+                }
+                piece
+            }
+            _ => continue,
+        };
+        left = left.saturating_sub(piece.len());
         block.push_str(&piece);
     }
     if !left_out.is_empty() {
         block.push_str(&format!(
-            "\n\n[…left out: {}; the {RUN_SKILLS_CAP}-byte cap for auto-loaded skills is spent]",
+            "[…left out: {}; the {RUN_SKILLS_CAP}-byte cap for auto-loaded skills is spent]",
             left_out.join(", ")
         ));
     }
     (!block.is_empty()).then_some(block)
+}
+
+/// A skill's triggers: recursive's comma-separated string, or a YAML list;
+/// blank entries dropped.
+fn triggers(skill: &prompt_layers::sources::Skill) -> impl Iterator<Item = String> + '_ {
+    let list: Vec<String> = match skill.extra.get("triggers") {
+        Some(serde_json::Value::String(text)) => text.split(',').map(str::to_owned).collect(),
+        Some(serde_json::Value::Array(items)) => items
+            .iter()
+            .filter_map(|t| t.as_str())
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    };
+    list.into_iter()
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
 }
 
 /// A SKILL.md's text after its frontmatter, trimmed.

@@ -1,4 +1,5 @@
-//! recursive's layers. All Stable: the prompt is frozen when the session starts.
+//! recursive's layers. All Stable but the skill index: the prompt is frozen
+//! when the session starts; the skill index travels as a per-turn reminder.
 //!
 //! The pipeline's separator is empty: each layer writes the joint recursive
 //! writes before it (`\n\n`, a `---` rule, or the single `\n` before
@@ -13,12 +14,14 @@ use super::Recursive;
 use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    CappedText, DatedEntries, Episodes, ProjectDocs, ProjectMemory, Scratchpad, SkillIndex,
-    UserPreferences, fence, one_line,
+    CappedText, ProjectDocs, ProjectMemory, SkillIndex, SkillLimits, UserPreferences, fence,
+    one_line,
 };
 
 use super::facts::FactStores;
 use super::notes::LegacyNotes;
+use super::scratchpad::RecursiveScratchpad;
+use super::sessions::RecentSessions;
 
 /// The name of the delegation tool the coordinator section refers to.
 pub const AGENT_TOOL: &str = "agent";
@@ -72,6 +75,10 @@ pub const FACTS_LINE: &str = "## Most recently used first (`recall` an id for mo
 
 /// The line under `# Scratchpad`, in this project's words.
 pub const SCRATCHPAD_LINE: &str = "## Working notes, as they stood when the session started";
+
+/// The line recursive writes under `# Episodic recall`, in this project's
+/// words; `{limit}` stands for the number of sessions it lists at most.
+pub const EPISODES_LINE: &str = "## The last {limit} sessions in this workspace, newest first";
 
 /// The marker after a cut memory file, as recursive writes it: `[…truncated at 8KB]`.
 pub fn memory_marker(cap: usize) -> String {
@@ -211,12 +218,12 @@ fn memory_text(which: MemoryPart, input: &LayerInput<'_, Stable>) -> Option<Stri
             Some(out)
         }
         MemoryPart::Scratchpad => {
-            let pad = input.get::<Scratchpad>()?;
-            if pad.0.is_empty() {
+            let pad = input.get::<RecursiveScratchpad>()?;
+            if pad.entries.is_empty() {
                 return None;
             }
             let mut out = format!("# Scratchpad\n{SCRATCHPAD_LINE}");
-            for (key, value) in &pad.0 {
+            for (key, value) in &pad.entries {
                 out.push_str(&format!(
                     "\n- {}: {}",
                     one_line(key),
@@ -237,11 +244,21 @@ fn memory_text(which: MemoryPart, input: &LayerInput<'_, Stable>) -> Option<Stri
             }
             Some(out)
         }
-        MemoryPart::Episodes => dated(
-            "# Episodic recall",
-            input.get::<Episodes>().map(|e| &e.0),
-            true,
-        ),
+        MemoryPart::Episodes => {
+            let recent = input.get::<RecentSessions>()?;
+            if recent.sessions.is_empty() {
+                return None;
+            }
+            let mut out = format!(
+                "# Episodic recall\n{}",
+                EPISODES_LINE.replace("{limit}", &recent.limit.to_string())
+            );
+            for session in &recent.sessions {
+                out.push_str("\n- ");
+                out.push_str(&session.line());
+            }
+            Some(out)
+        }
     }
 }
 
@@ -274,23 +291,6 @@ fn memory_file(heading: &str, file: &prompt_layers::sources::MemoryFile) -> Opti
         "{heading}\n{}",
         fenced(&name, text, || memory_marker(text.cap))
     ))
-}
-
-/// `heading\n` then one line per entry, as recursive lists them.
-fn dated(heading: &str, entries: Option<&DatedEntries>, with_date: bool) -> Option<String> {
-    let entries = entries?;
-    if entries.entries.is_empty() {
-        return None;
-    }
-    let mut out = heading.to_owned();
-    for entry in &entries.entries {
-        out.push_str("\n- ");
-        if with_date {
-            out.push_str(&entry.at.strftime("%Y-%m-%d: ").to_string());
-        }
-        out.push_str(&one_line(&entry.text));
-    }
-    Some(out)
 }
 
 /// `text` cut as recursive previews a value: over `max` bytes, the first
@@ -416,12 +416,18 @@ impl Render<Stable> for MemorySection {
     modes = [Full],
     name = "scratchpad",
     pipeline = Recursive,
-    silent = "a non-empty <workspace>/.recursive/scratchpad.json, and the default base"
+    silent = "an entry in ~/.recursive/workspaces/<hash>/scratchpad.json, and the default base"
 )]
 pub struct ScratchpadSection;
 
 impl Render<Stable> for ScratchpadSection {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+        if let Some(problem) = input
+            .get::<RecursiveScratchpad>()
+            .and_then(|pad| pad.problem.as_ref())
+        {
+            input.note(format!("left out: {problem}"));
+        }
         render_part(MemoryPart::Scratchpad, out, input);
     }
 }
@@ -457,15 +463,15 @@ impl Render<Stable> for FactsSection {
     modes = [Full],
     name = "episodic_recall",
     pipeline = Recursive,
-    silent = "a valid entry in <workspace>/.recursive/memory/episodes.jsonl, and the default base"
+    silent = "a session folder with a readable .meta.json under ~/.recursive/workspaces/<hash>/sessions/, and the default base"
 )]
 pub struct EpisodicRecall;
 
 impl Render<Stable> for EpisodicRecall {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
-        if let Some(episodes) = input.get::<Episodes>() {
-            for note in episodes.0.notes() {
-                input.note(note);
+        if let Some(recent) = input.get::<RecentSessions>() {
+            for note in &recent.notes {
+                input.note(note.clone());
             }
         }
         render_part(MemoryPart::Episodes, out, input);
@@ -494,10 +500,23 @@ impl Render<Stable> for AppendedInstructionsLayer {
     }
 }
 
-/// `# Available skills`: one line per skill, after the base.
+/// The line recursive writes under `# Available skills` before the skills,
+/// in this project's words (after a blank line, as recursive writes it).
+pub const SKILLS_LINE: &str = "Skills you can use (read a skill's SKILL.md before you follow it):";
+
+/// `# Available skills`: one line per skill, delivered as recursive delivers
+/// it at this commit: not in the system prompt but as a per-turn
+/// `<system-reminder>` at the end of the conversation, so a skill added or
+/// edited never changes the cached system prompt.
+///
+/// The text is recursive's `skill_reminder` body: `# Available skills`, a
+/// blank line, an empty line, [`SKILLS_LINE`], then `- name: description
+/// (location)` per skill; the provider wraps it in `<system-reminder>` tags
+/// ([`reminder_block`](prompt_core::providers::reminder_block)).
 #[prompt_layer(
-    priority = 900,
-    stability = Stable, scope = Project,
+    priority = 10_900,
+    stability = Dynamic,
+    channel = Reminder,
     paths = [Basic, Cached],
     modes = [Full],
     name = "skills",
@@ -506,20 +525,26 @@ impl Render<Stable> for AppendedInstructionsLayer {
 )]
 pub struct SkillsSection;
 
-impl Render<Stable> for SkillsSection {
-    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+impl Render for SkillsSection {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         let Some(index) = input.get::<SkillIndex>() else {
             input.note("no skill index in the session context");
             return;
         };
-        let mut text = String::new();
-        prompt_layers::SkillsIndexLayer.render(&mut LayerWriter::new(&mut text, ""), input);
-        if index.skills.is_empty() || text.is_empty() {
+        let limits = input.get::<SkillLimits>().copied().unwrap_or_default();
+        for note in index.notes(&limits) {
+            input.note(note);
+        }
+        if index.skills.is_empty() {
+            input.note("no skills");
             return;
         }
-        // The standard index under recursive's heading form: `# Heading\n`, then lines.
-        out.push_str("\n\n");
-        out.push_str(&text.replacen("\n\n", "\n", 2));
+        out.push_str("# Available skills\n\n\n");
+        out.push_str(SKILLS_LINE);
+        for skill in &index.skills {
+            out.push('\n');
+            out.push_str(&skill.index_line());
+        }
     }
 }
 

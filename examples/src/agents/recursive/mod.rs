@@ -16,12 +16,12 @@
 //! | `user_preferences` | 200 | `# User preferences`: `~/.recursive/memory/user.md`, 8 KiB |
 //! | `project_memory` | 300 | `# Project memory`: `<workspace>/.recursive/memory/project.md`, 8 KiB |
 //! | `memory` | 400 | `# Memory summary`: the newest notes of `<workspace>/.recursive/memory.json` |
-//! | `scratchpad` | 500 | `# Scratchpad`: `<workspace>/.recursive/scratchpad.json` |
+//! | `scratchpad` | 500 | `# Scratchpad`: `~/.recursive/workspaces/<hash>/scratchpad.json`, in file order ([`RecursiveScratchpad`]) |
 //! | `facts` | 600 | `# Facts`: `~/.recursive/memory/facts.jsonl` then the workspace's, active facts by `last_accessed` ([`FactStores`]) |
-//! | `episodic_recall` | 700 | `# Episodic recall`: `<workspace>/.recursive/memory/episodes.jsonl` |
+//! | `episodic_recall` | 700 | `# Episodic recall`: the newest session folders under `~/.recursive/workspaces/<hash>/sessions/` ([`RecentSessions`]) |
 //! | `appended_instructions` | 800 | a caller's `append_system_prompt` / `--append-system-prompt`, after a single newline |
-//! | `skills` | 900 | `# Available skills`: one line per skill |
 //! | `coordinator` | 1000 | the rule `---`, `## Coordinator workflow` and the `agent` tool note, when sub-agents are enabled |
+//! | `skills` | 10900 | **not in the system prompt**: the per-turn reminder `# Available skills`, [`SKILLS_LINE`], one line per skill (Dynamic, `channel = Reminder`) |
 //!
 //! The joints are recursive's: `\n\n` between sections, `# Heading` then a
 //! single newline before a memory section's body, `\n\n---\n\n` after the
@@ -31,18 +31,24 @@
 //! Truncation markers are recursive's: `[…truncated at 8KB]` after a memory
 //! file, `[…truncated, AGENTS.md is N KB; …]` after a project doc.
 //!
-//! Every layer is **Stable**. recursive computes its base once, when the
-//! session starts, and never re-reads it, so the whole prompt stays one
-//! cacheable prefix; the scratchpad is loaded into the *session* context.
+//! Every system-prompt layer is **Stable**. recursive computes its base once,
+//! when the session starts, and never re-reads it, so the whole prompt stays
+//! one cacheable prefix; the scratchpad is loaded into the *session* context.
+//! The skill index is the one Dynamic layer: recursive sends it with every
+//! request as a `<system-reminder>` user turn at the end of the conversation
+//! (its `skill_reminder` and `inject_skill_reminder`), and so does this
+//! reproduction, through [`AssembledPrompt::reminder`] and the providers'
+//! `with_reminder`: a skill added or edited changes no cached byte.
 //!
 //! # Built-in texts
 //!
 //! This project's own words stand where recursive has its own: [`PERSONA`]
 //! (recursive's `default_system_prompt`), [`COORDINATOR_TEXT`] and
 //! [`AGENT_TOOL_NOTE`] (its coordinator prompt and sub-agent note),
-//! [`NOTES_LINE`], [`FACTS_LINE`] and [`SCRATCHPAD_LINE`] (the one-line
-//! headings recursive writes under `# Memory summary`, `# Facts` and
-//! `# Scratchpad`) and
+//! [`NOTES_LINE`], [`FACTS_LINE`], [`SCRATCHPAD_LINE`], [`EPISODES_LINE`]
+//! and [`SKILLS_LINE`] (the one-line headings recursive writes under
+//! `# Memory summary`, `# Facts`, `# Scratchpad`, `# Episodic recall` and
+//! the reminder's `# Available skills`) and
 //! [`DOC_MARKER_TAIL`] (the end of its project-doc marker). The differential
 //! tests (`examples/tests/agents/differential/recursive/`) run recursive's
 //! own assembly with these texts in its place.
@@ -59,11 +65,11 @@
 //! | 2 | a cap that splits a character: U+FFFD (project docs) or a panic (memory files) | the character is dropped whole (*tested* on a real AGENTS.md) | no panic on a file with CJK or emoji at the cap, and no replacement character in the prompt |
 //! | 3 | an AGENTS.md, CLAUDE.md or memory file of only whitespace gets its header over blank text | treated as absent | a fence around nothing tells the model nothing |
 //! | 4 | a note's, fact's or scratchpad value's newlines go into the prompt (and a fact's id, tags and source) | folded onto one line | one entry is one line: an entry cannot add a line (or a heading) to the prompt |
-//! | 5 | the scratchpad is `~/.recursive/workspaces/<hash>/scratchpad.json`, in file order | `<workspace>/.recursive/scratchpad.json` (recursive's fallback), sorted by key | **not matched yet**: the standard source sorts keys; recursive's per-workspace folder is keyed by a hash of the absolute path |
+//! | 5 | the scratchpad, `~/.recursive/workspaces/<hash>/scratchpad.json` (`<hash>`: 12 hex digits of BLAKE3 of the workspace's canonical path), is listed in file order; when that folder cannot be created, `<workspace>/.recursive/scratchpad.json` is read instead, and assembly creates the folder and a `path.txt` in it | the same file in the same order (*tested*: byte-identical, and a file not in recursive's form shows nothing in both), read through the user's `~/.recursive` root, at most 64 KiB; nothing is created and the workspace's copy is never read; the fixture layout names the folder `fixture` | a repository cannot plant working notes through its own `.recursive/scratchpad.json`, and a scratchpad linked to another of the user's files cannot put that file in the prompt; rendering a prompt writes nothing to the home; the fixture's folder has a fixed name because the hash is of the checkout's path |
 //! | 6 | a fact store is read whole, however large | a store over 256 KiB is left out, with a note | bounded reads: a repository's `facts.jsonl` cannot make every session read gigabytes |
-//! | 7 | `# Episodic recall` summarises session folders (`- name (n msgs, status): goal`) | `- date: summary` from `episodes.jsonl` | **not matched yet**: no session folders in this project |
-//! | 8 | at this commit the skill index is a per-turn reminder, not in the system prompt | `# Available skills` after the base | **not matched yet**: this reproduction has no per-turn reminder channel, so the index stays in the prompt |
-//! | 9 | `cli_run` injects `always`-mode skill bodies and a hint for triggered ones | the bodies of goal-matched skills, after assembly | **not matched yet**: the suffix is outside Layer 0 and was not compared |
+//! | 7 | `# Episodic recall` lists the newest session folders `~/.recursive/workspaces/<hash>/sessions/<slug>/<id>/` by path (`- id (n msgs, status): goal`, the goal cut at 80 bytes), from each `.meta.json`; a folder that fails to load still counts against the limit; `RECURSIVE_SESSIONS_DIR` overrides the folder, and the workspace's `.recursive/sessions` is read when the user's folder cannot be created | the same lines in the same order (*tested*: byte-identical on a case with a malformed, a newer-schema and an unknown-status session); each `.meta.json` read through the user's `~/.recursive` root, at most 64 KiB, at most 4096 entries per folder looked at; no environment override and never the workspace's folder; a folder name or goal with a newline is folded onto one line (row 4) | a repository cannot plant past sessions through its own `.recursive/sessions`, and a session folder linked elsewhere cannot put another file into the prompt; a home with millions of folders cannot stall the session's start; assembly reads no environment variables, so the same inputs give the same prompt |
+//! | 8 | the skill index is a per-turn `<system-reminder>` (`# Available skills`, a blank line, its line, then `- [mode] name: description (refs, params, …)` per skill, budgeted to 8000 bytes, and a blank line before `</system-reminder>`) | the same reminder, out of the system prompt (*tested*: no case's system prompt has it); each line is `- name: description (path of its SKILL.md)`, no mode tag or suffixes, within the standard index's limits; `</system-reminder>` right after the last line | this reproduction registers no `load_skill` tool, so the model opens a skill's SKILL.md itself and needs its path; recursive's `mode`, `refs` and `params` keys steer that tool, which is not here; the closing tag follows the last line because the framework's reminder block (one for every provider) trims the reminder, and a blank line tells the model nothing |
+//! | 9 | `cli_run` appends, after a blank line, `=== Skill: NAME (auto-loaded) ===` blocks: a `mode: always` skill's body, a triggered skill's `hint` (or `name: description`), each followed by a blank line, 8192 bytes at most (`...` and `[truncated]` past it); skills in the file system's listing order; `triggers` split on commas only | the same blocks, hints and blank lines; a body fenced and cut with the standard marker (row 1), a skill past the cap named in a last line; skills in name order; `triggers` also as a YAML list | the listing order differs between machines and runs, so the same skills could give a different prompt each run and miss the cache; a YAML list (`[release, changelog]`) would otherwise match only a goal containing `[release`; a fenced body cannot pass for the agent's own text, and a cut says what it left out |
 //!
 //! # Channels
 //!
@@ -71,12 +77,15 @@
 //! (a [`BaseFold`]) and call the one entry, [`assemble`]. A replaced base drops
 //! the persona and the memory sections (they belong to the base it replaces),
 //! and still gets the project context in front of it. [`cli_run`] alone adds a
-//! suffix after assembly: the bodies of the skills its goal matches.
+//! suffix after assembly: always-on skill bodies and the hints of the skills
+//! its goal triggers ([`auto_loaded_skills`]).
 
 mod channels;
 mod facts;
 mod layers;
 mod notes;
+mod scratchpad;
+mod sessions;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -87,8 +96,8 @@ use prompt_core::{
 };
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    DatedEntries, DatedSpec, EntryBudget, Episodes, MemoryFile, ProjectDocs, ProjectDocsConfig,
-    ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits, UserPreferences,
+    MemoryFile, ProjectDocs, ProjectDocsConfig, ProjectMemory, Root, SkillIndex, SkillLimits,
+    UserPreferences,
 };
 
 /// At most this many bytes are read of each JSON-lines file: its tail.
@@ -101,12 +110,17 @@ pub use channels::{
 pub use facts::{Fact, FactStores};
 pub use layers::{
     AGENT_TOOL, AGENT_TOOL_NOTE, AppendedInstructions, AppendedInstructionsLayer, COORDINATOR_TEXT,
-    CallerBase, Coordinator, DOC_MARKER_TAIL, EpisodicRecall, FACTS_LINE, FactsSection, MemoryRule,
-    MemorySection, NOTES_LINE, PERSONA, Persona, ProjectContextSection, ProjectMemorySection, RULE,
-    SCRATCHPAD_LINE, ScratchpadSection, SkillsSection, SubAgentsEnabled, SystemPromptOverride,
-    UserPreferencesSection, doc_marker, memory_marker, preview,
+    CallerBase, Coordinator, DOC_MARKER_TAIL, EPISODES_LINE, EpisodicRecall, FACTS_LINE,
+    FactsSection, MemoryRule, MemorySection, NOTES_LINE, PERSONA, Persona, ProjectContextSection,
+    ProjectMemorySection, RULE, SCRATCHPAD_LINE, SKILLS_LINE, ScratchpadSection, SkillsSection,
+    SubAgentsEnabled, SystemPromptOverride, UserPreferencesSection, doc_marker, memory_marker,
+    preview,
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
+pub use scratchpad::{RecursiveScratchpad, SCRATCHPAD_FILE_CAP, scratchpad_path, workspace_hash};
+pub use sessions::{
+    META_FILE_CAP, RecentSessions, SESSION_LIST_CAP, SUPPORTED_SCHEMA_VERSION, SessionSummary,
+};
 
 use super::{AgentError, Layout, Paradigm, RenderRequest, Rendered};
 
@@ -135,6 +149,9 @@ pub const MEMORY_CAP: usize = 8 * 1024;
 pub const PROJECT_DOC_CAP: usize = 16 * 1024;
 /// How many notes, facts and episodes the base lists by default.
 pub const SUMMARY_LIMIT: usize = 5;
+/// The fixture layout's name for its workspace's folder under
+/// `~/.recursive/workspaces/` (see [`RecursiveConfig::workspace_dir`]).
+pub const FIXTURE_WORKSPACE_DIR: &str = "fixture";
 
 /// Where a recursive session reads from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,6 +170,12 @@ pub struct RecursiveConfig {
     /// the folder it was handed: a hard link there (to `~/.ssh/id_rsa`) is
     /// refused like one in the workspace.
     pub home_is_users: bool,
+    /// The name of the workspace's per-user folder under
+    /// `~/.recursive/workspaces/`; `None` (the default) is recursive's own,
+    /// [`workspace_hash`] of the workspace. The fixture layout names it
+    /// `fixture`: the hash is of the checkout's absolute path, which no
+    /// checked-in folder can know.
+    pub workspace_dir: Option<String>,
 }
 
 impl RecursiveConfig {
@@ -164,6 +187,7 @@ impl RecursiveConfig {
             sub_agents: false,
             summary_limit: SUMMARY_LIMIT,
             home_is_users: true,
+            workspace_dir: None,
         }
     }
 
@@ -176,6 +200,7 @@ impl RecursiveConfig {
             sub_agents: true,
             summary_limit: SUMMARY_LIMIT,
             home_is_users: false,
+            workspace_dir: Some(FIXTURE_WORKSPACE_DIR.to_owned()),
         }
     }
 
@@ -198,6 +223,23 @@ impl RecursiveConfig {
 
     fn user_dir(&self) -> Option<PathBuf> {
         self.home.as_ref().map(|home| home.join(".recursive"))
+    }
+
+    /// recursive's scratchpad, `~/.recursive/workspaces/<hash>/scratchpad.json`;
+    /// `None` without a home.
+    pub fn scratchpad_file(&self) -> Option<PathBuf> {
+        Some(self.workspace_folder()?.join("scratchpad.json"))
+    }
+
+    /// recursive's per-user folder of the workspace,
+    /// `~/.recursive/workspaces/<hash>/` (sessions, scratchpad); `None`
+    /// without a home.
+    pub fn workspace_folder(&self) -> Option<PathBuf> {
+        let workspaces = self.user_dir()?.join("workspaces");
+        Some(match &self.workspace_dir {
+            Some(name) => workspaces.join(name),
+            None => workspaces.join(workspace_hash(&self.workspace)),
+        })
     }
 
     /// Skill roots, in precedence order: the workspace's `.recursive/skills`
@@ -307,9 +349,11 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
         &workspace,
         config.summary_limit,
     ));
-    // Frozen at session start: a Stable section, read from the session context.
-    let scratchpad = Scratchpad::load(&project.join("scratchpad.json"), &workspace);
-    session.insert(scratchpad.unwrap_or_default());
+    // Frozen at session start: a Stable section, read from the session
+    // context. It lives under the user's folder, read through that root.
+    if let (Some(file), Some(root)) = (config.scratchpad_file(), config.user_root()) {
+        session.insert(RecursiveScratchpad::load(&file, &root));
+    }
 
     let mut fact_files: Vec<(PathBuf, Root)> = user
         .iter()
@@ -317,20 +361,14 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
         .map(|(dir, root)| (dir.join("memory/facts.jsonl"), root))
         .collect();
     fact_files.push((project.join("memory/facts.jsonl"), workspace.clone()));
-    let spec = |text_key, time_key| DatedSpec {
-        text_key,
-        time_key,
-        budget: EntryBudget::Bytes(4 * 1024),
-        max_entries: config.summary_limit,
-        read_cap: JSONL_READ_CAP,
-        now: jiff::Timestamp::now(),
-    };
     session.insert(FactStores::load(&fact_files, config.summary_limit));
-    let episodes = (project.join("memory/episodes.jsonl"), workspace);
-    session.insert(Episodes(DatedEntries::load(
-        &[episodes],
-        &spec("summary", "ended_at"),
-    )));
+    if let (Some(dir), Some(root)) = (config.workspace_folder(), config.user_root()) {
+        session.insert(RecentSessions::load(
+            &dir.join("sessions"),
+            &root,
+            config.summary_limit,
+        ));
+    }
 }
 
 /// The recursive pipeline, collected once.

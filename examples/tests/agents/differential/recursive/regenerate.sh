@@ -21,6 +21,8 @@ for case in "$here"/*/; do
     replace=-; [ -f "$case/system_prompt.txt" ] && replace=$case/system_prompt.txt
     append=-; [ -f "$case/append.txt" ] && append=$case/append.txt
     sub=1; [ -f "$case/sub_agents_off" ] && sub=0
-    "$harness" "$tmp/workspace" "$home" "$replace" "$append" "$sub" > "$case/expected.txt"
+    pad=-; [ -f "$case/scratchpad.json" ] && pad=$case/scratchpad.json
+    sessions=-; [ -d "$case/sessions" ] && sessions=$case/sessions
+    "$harness" "$tmp/workspace" "$home" "$replace" "$append" "$sub" "$pad" "$sessions" > "$case/expected.txt"
     rm -rf "$tmp"
 done
