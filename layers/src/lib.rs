@@ -48,6 +48,8 @@
 //! the reading, before assembly. Priorities are in [`priorities`], with room
 //! between them for a user's own layers.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 #[cfg(feature = "cli")]
 pub mod cli;
 mod layers;
@@ -63,3 +65,8 @@ pub use layers::{
 };
 pub use session::{ConfigError, SessionConfig, load_session};
 pub use sets::{MemoryLayers, ProjectLayers, Standard};
+
+/// This package's crates.io README, run as a doctest so it cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
