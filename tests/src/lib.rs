@@ -39,6 +39,11 @@ struct DeliveryDoctests;
 #[doc = include_str!("../../prompt-macros/README.md")]
 struct MacrosReadmeDoctests;
 
+/// `docs/serving.md`'s examples.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/serving.md")]
+struct ServingDoctests;
+
 /// `docs/standard-layers.md`'s examples.
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/standard-layers.md")]
