@@ -93,6 +93,8 @@
 //! | `tools` | no | all five above |
 //! | `tiktoken` | no | `tokens::Tiktoken`: exact OpenAI token counts |
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod spec;
 
 pub mod assembly;
@@ -144,24 +146,12 @@ pub use spec::{
     Scope, Stability, Yields,
 };
 
-/// The README's example, run as a doctest so it cannot drift from the code.
-#[cfg(all(doctest, feature = "tools"))]
-#[doc = include_str!("../../README.md")]
+/// This package's crates.io README, run as a doctest so it cannot drift from
+/// the code. The repository's README and guides are tested by `prompt-tests`,
+/// outside this package.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
-
-/// The guides' examples (`docs/*.md`), run as doctests like the README's
-/// (`docs/adding-a-layer.md`'s run in `prompt-layers`, whose readers it shows).
-#[cfg(all(doctest, feature = "tools"))]
-#[doc = include_str!("../../docs/contract.md")]
-struct ContractDoctests;
-
-#[cfg(all(doctest, feature = "tools"))]
-#[doc = include_str!("../../docs/delivery.md")]
-struct DeliveryDoctests;
-
-#[cfg(all(doctest, feature = "tools"))]
-#[doc = include_str!("../../docs/standard-layers.md")]
-struct StandardLayersDoctests;
 
 #[doc = include_str!("../docs/prompt_layer.md")]
 #[doc(inline)]
