@@ -52,13 +52,13 @@
 
 #[cfg(feature = "cli")]
 pub mod cli;
-mod layers;
+mod standard;
 pub mod priorities;
 mod session;
 mod sets;
 pub mod sources;
 
-pub use layers::{
+pub use standard::{
     BasePromptLayer, CoordinatorLayer, DELEGATE_TOOL, EpisodicRecallLayer, FactsLayer,
     ProjectContextLayer, ProjectMemoryLayer, RuntimeContextLayer, RuntimeFacts, ScratchpadLayer,
     SkillsIndexLayer, SubAgent, SubAgents, ToolSpec, UserPreferencesLayer,

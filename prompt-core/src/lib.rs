@@ -126,25 +126,21 @@ pub mod write;
 #[path = "private_v1.rs"]
 pub mod __private_v1;
 
-// The names a user writes every day. The rest lives in the module named by
-// what it holds: `assembly` (traces, `PromptText`), `pipeline` (entries,
-// problems, `pipeline_names`), `spec` (links, the default constants),
-// `context`, `budget`, `tokens`, `fingerprint`, and the tools.
+// The names a layer author writes every day (22 items and the two
+// attributes). The rest lives in the module named by what it holds:
+// `context` (`Dynamic`, `SessionContext`, `SessionOrTurnValue`), `pipeline`
+// (`LayerEntry`, `LayerSet`, problems, `pipeline_names`), `spec` (`Scope`,
+// `Channel`, `BudgetPolicy`, `PipelineSpec`, `PromptPipeline`,
+// `DefaultPipeline`, links, the default constants), `assembly` (traces,
+// `PrefixCache`, `PromptText`), `budget`, `tokens`, `fingerprint`, and the tools.
 pub use assembly::{
     AssembledPrompt, AssemblyError, AssemblyTrace, PromptBuilder, PromptSession, SystemPromptPart,
 };
 pub use budget::TokenBudget;
-pub use context::{
-    Context, Dynamic, LayerInput, SessionContext, SessionOrTurnValue, SessionValue, Stable,
-    TurnContext, TurnValue,
-};
+pub use context::{Context, LayerInput, SessionValue, Stable, TurnContext, TurnValue};
 pub use layer::{LayerWriter, PromptLayer, Render};
-pub use layer_set::LayerSet;
-pub use pipeline::{LayerEntry, Pipeline, PipelineError};
-pub use spec::{
-    AssemblyPath, Channel, DefaultPipeline, LayerSpec, PipelineSpec, PromptMode, PromptPipeline,
-    Scope, Stability, Yields,
-};
+pub use pipeline::{Pipeline, PipelineError};
+pub use spec::{AssemblyPath, LayerSpec, PromptMode, Stability};
 
 /// This package's crates.io README, run as a doctest so it cannot drift from
 /// the code. The repository's README and guides are tested by `prompt-tests`,

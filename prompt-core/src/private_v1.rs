@@ -23,7 +23,7 @@ pub use crate::layer_set::LayerSet;
 pub use crate::registry::{PipelineRegistration, Registration};
 pub use crate::spec::{
     AssemblyPath, Channel, Include, LayerLink, LayerSpec, PromptMode, Scope, ScopeOrder, Stability,
-    Yields,
+    BudgetPolicy,
 };
 pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
 

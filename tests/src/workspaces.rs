@@ -10,10 +10,8 @@
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
-use prompt_core::{
-    Context, LayerEntry, LayerInput, LayerWriter, Pipeline, Render, SessionValue, Stability,
-    Stable, TurnValue,
-};
+use prompt_core::{Context, LayerInput, LayerWriter, Pipeline, Render, SessionValue, Stability, Stable, TurnValue};
+use prompt_core::pipeline::LayerEntry;
 
 use crate::{TEST, spec};
 

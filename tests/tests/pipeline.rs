@@ -2,11 +2,11 @@
 
 use prompt_core::pipeline::{Problem, Relation};
 use prompt_core::spec::LayerLink;
-use prompt_core::{
-    AssemblyPath, Context, DefaultPipeline, LayerEntry, LayerInput, LayerWriter, Pipeline,
-    PipelineSpec, PromptBuilder, PromptMode, PromptPipeline, Render, Stability, prompt_layer,
-    prompt_pipeline,
-};
+use prompt_core::{AssemblyPath, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptMode, Render, Stability, prompt_layer, prompt_pipeline};
+use prompt_core::spec::DefaultPipeline;
+use prompt_core::pipeline::LayerEntry;
+use prompt_core::spec::PipelineSpec;
+use prompt_core::spec::PromptPipeline;
 use prompt_tests::{Fixed, TEST, spec};
 
 // Declared out of order on purpose: the pipeline sorts by priority.

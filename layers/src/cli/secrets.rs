@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 
 use prompt_core::AssembledPrompt;
-use prompt_core::Channel;
+use prompt_core::spec::Channel;
 use prompt_core::secrets::{scan, scan_prompt, scan_request};
 
 use super::escape;

@@ -151,7 +151,7 @@ fn the_readme_s_own_prompt_binary_runs_every_subcommand_on_its_pipeline() {
     // size: each layer's bytes, per path and mode.
     let size = on("size", &[]);
     assert!(
-        size.starts_with("pipeline `ferris`, worst case over paradigm `workspace`"),
+        size.starts_with("pipeline `ferris`, worst case over scenario `workspace`"),
         "{size}"
     );
     assert!(

@@ -19,9 +19,9 @@ use prompt_core::providers::{
     CONTEXT_PREAMBLE, Message, UndeliveredReminder, claude_cli, codex, user_prefix,
 };
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
-use prompt_core::{
-    AssembledPrompt, Channel, Context, LayerEntry, Pipeline, PromptBuilder, Stability,
-};
+use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder, Stability};
+use prompt_core::spec::Channel;
+use prompt_core::pipeline::LayerEntry;
 use prompt_layers::sources::Scratchpad;
 use prompt_layers::{RuntimeFacts, SubAgent, SubAgents, load_session};
 use prompt_tests::{Fixed, FixtureWorkspace, TEST, fixed, spec};
