@@ -52,19 +52,19 @@
 
 #[cfg(feature = "cli")]
 pub mod cli;
-mod standard;
 pub mod priorities;
 mod session;
 mod sets;
 pub mod sources;
+mod standard;
 
+pub use session::{ConfigError, SessionConfig, load_session};
+pub use sets::{MemoryLayers, ProjectLayers, Standard};
 pub use standard::{
     BasePromptLayer, CoordinatorLayer, DELEGATE_TOOL, EpisodicRecallLayer, FactsLayer,
     ProjectContextLayer, ProjectMemoryLayer, RuntimeContextLayer, RuntimeFacts, ScratchpadLayer,
     SkillsIndexLayer, SubAgent, SubAgents, ToolSpec, UserPreferencesLayer,
 };
-pub use session::{ConfigError, SessionConfig, load_session};
-pub use sets::{MemoryLayers, ProjectLayers, Standard};
 
 /// This package's crates.io README, run as a doctest so it cannot drift.
 #[cfg(doctest)]

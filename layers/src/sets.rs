@@ -7,8 +7,8 @@
 //! `coordinator` or `scratchpad`, which render on Cached only). Naming a set
 //! in `include` links this crate.
 
-use prompt_core::{LayerSpec, PromptLayer};
 use prompt_core::pipeline::LayerSet;
+use prompt_core::{LayerSpec, PromptLayer};
 
 use crate::standard::{
     BasePromptLayer, CoordinatorLayer, EpisodicRecallLayer, FactsLayer, ProjectContextLayer,

@@ -124,7 +124,10 @@ mod tests {
             Some(Stability::Dynamic)
         );
         assert_eq!(Stability::from_ident(&ident("dynamic")), None);
-        assert_eq!(BudgetPolicy::from_ident(&ident("Keep")), Some(BudgetPolicy::Keep));
+        assert_eq!(
+            BudgetPolicy::from_ident(&ident("Keep")),
+            Some(BudgetPolicy::Keep)
+        );
         assert_eq!(
             Stability::alternatives("stability"),
             "`stability = Stable` or `stability = Dynamic`"

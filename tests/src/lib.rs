@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use prompt_core::{LayerInput, LayerSpec, LayerWriter, Pipeline, Render, Stability};
 use prompt_core::pipeline::LayerEntry;
 use prompt_core::spec::PipelineSpec;
+use prompt_core::{LayerInput, LayerSpec, LayerWriter, Pipeline, Render, Stability};
 
 pub mod workspaces;
 

@@ -10,8 +10,10 @@
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
-use prompt_core::{Context, LayerInput, LayerWriter, Pipeline, Render, SessionValue, Stability, Stable, TurnValue};
 use prompt_core::pipeline::LayerEntry;
+use prompt_core::{
+    Context, LayerInput, LayerWriter, Pipeline, Render, SessionValue, Stability, Stable, TurnValue,
+};
 
 use crate::{TEST, spec};
 

@@ -1,10 +1,13 @@
 //! Composition: pipelines that serve some paths and modes, layers shared by
 //! pipelines, and what a build asks of a pipeline that does not serve it.
 
-use prompt_core::pipeline::Problem;
-use prompt_core::{AssemblyError, AssemblyPath, Context, Pipeline, PromptBuilder, PromptLayer, PromptMode, prompt_layer, prompt_pipeline};
 use prompt_core::pipeline::LayerEntry;
+use prompt_core::pipeline::Problem;
 use prompt_core::spec::PipelineSpec;
+use prompt_core::{
+    AssemblyError, AssemblyPath, Context, Pipeline, PromptBuilder, PromptLayer, PromptMode,
+    prompt_layer, prompt_pipeline,
+};
 
 /// Speaks in Minimal only (default pipeline, not collected by these tests).
 #[prompt_layer(priority = 10, stability = Stable, scope = Global, paths = [Basic, Cached], modes = [Minimal, Compact], text = "Terse.")]

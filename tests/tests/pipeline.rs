@@ -1,12 +1,11 @@
 //! Collection, ordering, filtering and validation of pipelines.
 
-use prompt_core::pipeline::{Problem, Relation};
-use prompt_core::spec::LayerLink;
-use prompt_core::{AssemblyPath, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptMode, Render, Stability, prompt_layer, prompt_pipeline};
-use prompt_core::spec::DefaultPipeline;
-use prompt_core::pipeline::LayerEntry;
-use prompt_core::spec::PipelineSpec;
-use prompt_core::spec::PromptPipeline;
+use prompt_core::pipeline::{LayerEntry, Problem, Relation};
+use prompt_core::spec::{DefaultPipeline, LayerLink, PipelineSpec, PromptPipeline};
+use prompt_core::{
+    AssemblyPath, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptMode, Render,
+    Stability, prompt_layer, prompt_pipeline,
+};
 use prompt_tests::{Fixed, TEST, spec};
 
 // Declared out of order on purpose: the pipeline sorts by priority.
@@ -112,7 +111,7 @@ fn a_pipeline_type_brings_its_separator() {
     assert_eq!(Reviewer::SPEC.paths, [AssemblyPath::Basic]);
     assert_eq!(
         Reviewer::SPEC.location(),
-        "prompt-tests: tests/pipeline.rs:29"
+        "prompt-tests: tests/pipeline.rs:28"
     );
 }
 

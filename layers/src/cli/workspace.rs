@@ -390,9 +390,12 @@ fn parse_setting(arg: &str) -> Result<(String, String), String> {
 
 #[cfg(test)]
 mod tests {
-    use prompt_core::{AssemblyPath, Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder, PromptMode, Render, Stability, Stable};
     use prompt_core::pipeline::LayerEntry;
     use prompt_core::spec::PipelineSpec;
+    use prompt_core::{
+        AssemblyPath, Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder,
+        PromptMode, Render, Stability, Stable,
+    };
 
     struct Hi;
     impl Render<Stable> for Hi {

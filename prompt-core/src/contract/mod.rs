@@ -71,11 +71,11 @@
 
 mod facts;
 mod invariance;
-mod scenario;
 mod ratchet;
 mod reachable;
 mod renders;
 mod report;
+mod scenario;
 mod scopes;
 mod sentences;
 mod size;
@@ -83,9 +83,9 @@ mod volatile;
 
 use std::path::{Path, PathBuf};
 
-pub use scenario::Scenario;
 pub use ratchet::{FAR_UNDER_PERCENT, RATCHET_ENV, RatchetMode};
 pub use report::{Check, Finding, Report};
+pub use scenario::Scenario;
 pub use size::{AssemblySize, LayerMeasure, Sizes, measure, measure_tokens};
 pub use volatile::{Allowance, Volatile};
 

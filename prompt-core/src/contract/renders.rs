@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use super::scenario::Scenario;
 use super::report::{Check, Finding};
+use super::scenario::Scenario;
 use crate::assembly::AssembledPrompt;
 use crate::context::TurnContext;
 use crate::pipeline::Pipeline;

@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use super::scenario::Scenario;
 use super::renders::Renders;
+use super::scenario::Scenario;
 use crate::pipeline::Pipeline;
 use crate::spec::{AssemblyPath, PromptMode, Scope, Stability};
 use crate::tokens::TokenCounter;

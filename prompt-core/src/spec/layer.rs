@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::enums::{AssemblyPath, Channel, PromptMode, Scope, Stability, BudgetPolicy};
+use super::enums::{AssemblyPath, BudgetPolicy, Channel, PromptMode, Scope, Stability};
 
 /// Everything the framework knows about a layer without running it.
 ///
@@ -287,7 +287,10 @@ mod tests {
         assert_eq!(SPEC.paths, AssemblyPath::ALL);
         assert_eq!(SPEC.modes, PromptMode::ALL);
         assert_eq!(SPEC.pipelines, ["default"]);
-        assert_eq!((SPEC.yields, SPEC.channel), (BudgetPolicy::Shed, Channel::System));
+        assert_eq!(
+            (SPEC.yields, SPEC.channel),
+            (BudgetPolicy::Shed, Channel::System)
+        );
         assert_eq!(SPEC.scope, Scope::Session);
         assert_eq!(SPEC.with_scope(Scope::Project).scope, Scope::Project);
         assert_eq!(SPEC.location(), ":0");

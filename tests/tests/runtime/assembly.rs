@@ -3,9 +3,12 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prompt_core::fingerprint::Fingerprint;
-use prompt_core::{AssemblyPath, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability, SystemPromptPart};
-use prompt_core::spec::Channel;
 use prompt_core::pipeline::LayerEntry;
+use prompt_core::spec::Channel;
+use prompt_core::{
+    AssemblyPath, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability,
+    SystemPromptPart,
+};
 use prompt_tests::{Fixed, TEST, fixed, spec};
 
 /// A per-turn fact.

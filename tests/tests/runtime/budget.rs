@@ -4,13 +4,15 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use prompt_core::budget::{BudgetError, TokenBudget};
+use prompt_core::pipeline::LayerEntry;
 use prompt_core::providers::Message;
 use prompt_core::providers::anthropic::MessagesRequest;
-use prompt_core::tokens::{ApproxCounter, TokenCounter};
-use prompt_core::{AssemblyError, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability};
-use prompt_core::spec::Channel;
-use prompt_core::pipeline::LayerEntry;
 use prompt_core::spec::BudgetPolicy;
+use prompt_core::spec::Channel;
+use prompt_core::tokens::{ApproxCounter, TokenCounter};
+use prompt_core::{
+    AssemblyError, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability,
+};
 use prompt_tests::{Fixed, TEST, fixed, spec};
 
 fn pipeline() -> Pipeline {

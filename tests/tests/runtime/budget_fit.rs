@@ -3,10 +3,10 @@
 //! or over the limit, and the separator the fitted suffix is joined with.
 
 use prompt_core::budget::{BudgetError, TokenBudget};
-use prompt_core::{AssemblyError, Context, Pipeline, PromptBuilder, Stability};
-use prompt_core::spec::Channel;
 use prompt_core::pipeline::LayerEntry;
 use prompt_core::spec::BudgetPolicy;
+use prompt_core::spec::Channel;
+use prompt_core::{AssemblyError, Context, Pipeline, PromptBuilder, Stability};
 use prompt_tests::{Fixed, TEST, spec};
 
 /// A Stable prefix and one Dynamic layer that yields by truncation.

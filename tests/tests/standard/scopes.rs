@@ -3,13 +3,16 @@
 //! sentry's AGENTS.md, two users who differ only in a one-line
 //! `~/.agent/memory/user.md`).
 
-use prompt_core::pipeline::Problem;
-use prompt_core::spec::ScopeOrder;
-use prompt_core::{AssembledPrompt, Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder, PromptLayer, Render, Stability, Stable};
-use prompt_core::spec::DefaultPipeline;
 use prompt_core::pipeline::LayerEntry;
+use prompt_core::pipeline::Problem;
+use prompt_core::spec::DefaultPipeline;
 use prompt_core::spec::PromptPipeline;
 use prompt_core::spec::Scope;
+use prompt_core::spec::ScopeOrder;
+use prompt_core::{
+    AssembledPrompt, Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder,
+    PromptLayer, Render, Stability, Stable,
+};
 use prompt_layers::{
     BasePromptLayer, FactsLayer, ProjectContextLayer, ProjectMemoryLayer, SessionConfig,
     SkillsIndexLayer, UserPreferencesLayer, load_session,

@@ -2,9 +2,12 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use prompt_core::contract::{self, Check, Contract, Scenario, RatchetMode, Volatile};
-use prompt_core::{Context, LayerInput, LayerWriter, Pipeline, Render, Stability, Stable, prompt_layer, prompt_pipeline};
+use prompt_core::contract::{self, Check, Contract, RatchetMode, Scenario, Volatile};
 use prompt_core::pipeline::LayerEntry;
+use prompt_core::{
+    Context, LayerInput, LayerWriter, Pipeline, Render, Stability, Stable, prompt_layer,
+    prompt_pipeline,
+};
 use prompt_tests::{Fixed, TEST, fixed, spec};
 
 const RULE: &str = "Run the whole test suite before you commit any change.";

@@ -115,7 +115,7 @@ pub use state::{
 };
 pub use welds::{escape_xml, session_mode_line, strategy_block};
 
-use super::{AgentError, Scenario, RenderRequest, Rendered};
+use super::{AgentError, RenderRequest, Rendered, Scenario};
 
 /// The pipeline's name: every Aleph layer declares it.
 pub const PIPELINE: &str = "aleph";

@@ -77,7 +77,7 @@ pub use story::{
     PROJECT_RENDER_LIMIT, STORY_FILE_CAP, Story, StoryAgent,
 };
 
-use super::{AgentError, Scenario, RenderRequest, Rendered};
+use super::{AgentError, RenderRequest, Rendered, Scenario};
 
 /// The pipeline's name: every kitsoki layer declares it.
 pub const PIPELINE: &str = "kitsoki";

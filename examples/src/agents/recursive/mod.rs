@@ -108,7 +108,7 @@ pub use layers::{
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
 
-use super::{AgentError, Layout, Scenario, RenderRequest, Rendered};
+use super::{AgentError, Layout, RenderRequest, Rendered, Scenario};
 
 /// The pipeline's name: every recursive layer declares it.
 pub const PIPELINE: &str = "recursive";
