@@ -48,24 +48,25 @@
 //! the reading, before assembly. Priorities are in [`priorities`], with room
 //! between them for a user's own layers.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 #[cfg(feature = "cli")]
 pub mod cli;
-mod layers;
 pub mod priorities;
 mod session;
 mod sets;
 pub mod sources;
+mod standard;
 
-pub use layers::{
+pub use session::{ConfigError, SessionConfig, load_session};
+pub use sets::{MemoryLayers, ProjectLayers, Standard};
+pub use standard::{
     BasePromptLayer, CoordinatorLayer, DELEGATE_TOOL, EpisodicRecallLayer, FactsLayer,
     ProjectContextLayer, ProjectMemoryLayer, RuntimeContextLayer, RuntimeFacts, ScratchpadLayer,
     SkillsIndexLayer, SubAgent, SubAgents, ToolSpec, UserPreferencesLayer,
 };
-pub use session::{ConfigError, SessionConfig, load_session};
-pub use sets::{MemoryLayers, ProjectLayers, Standard};
 
-/// `docs/adding-a-layer.md`'s examples, run as doctests here: its "your own
-/// files" section uses this crate's readers.
-#[cfg(all(doctest, feature = "cli"))]
-#[doc = include_str!("../../docs/adding-a-layer.md")]
-struct AddingALayerDoctests;
+/// This package's crates.io README, run as a doctest so it cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

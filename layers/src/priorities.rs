@@ -5,7 +5,7 @@
 //! between, e.g. `priority = priorities::PROJECT_CONTEXT + 10`.
 //!
 //! Order: within the Stable band, by how widely each layer's text is shared
-//! (its [`Scope`](prompt_core::Scope)): the base prompt (Global), then the
+//! (its [`Scope`](prompt_core::spec::Scope)): the base prompt (Global), then the
 //! project's memory, docs and skills (Project), then the user's preferences,
 //! facts and episodes (User), then what one session declares (Session). A
 //! provider cache scoped to an organization then serves the Global and

@@ -36,7 +36,10 @@ use crate::sources::{
 /// Workspace files must stay inside the workspace, user files inside
 /// `<home>/.<app>` (symlinks are followed only that far), and a shared folder
 /// inside the workspace may not lead out of it ([`SessionConfig::shared_root`]).
+// Grows with every source: construct it with [`SessionConfig::new`] and set
+// fields, so a new field is not a breaking change.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct SessionConfig {
     /// The app name: its files live in `.<app>` folders. A plain folder name
     /// (no `/`, not `.` or `..`); [`load_session`] refuses anything else.

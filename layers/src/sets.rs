@@ -7,9 +7,10 @@
 //! `coordinator` or `scratchpad`, which render on Cached only). Naming a set
 //! in `include` links this crate.
 
-use prompt_core::{LayerSet, LayerSpec, PromptLayer};
+use prompt_core::pipeline::LayerSet;
+use prompt_core::{LayerSpec, PromptLayer};
 
-use crate::layers::{
+use crate::standard::{
     BasePromptLayer, CoordinatorLayer, EpisodicRecallLayer, FactsLayer, ProjectContextLayer,
     ProjectMemoryLayer, RuntimeContextLayer, ScratchpadLayer, SkillsIndexLayer,
     UserPreferencesLayer,
@@ -70,7 +71,8 @@ impl LayerSet for ProjectLayers {
 mod tests {
     use std::collections::BTreeSet;
 
-    use prompt_core::{LayerSet, Pipeline};
+    use prompt_core::Pipeline;
+    use prompt_core::pipeline::LayerSet;
 
     use super::{MemoryLayers, ProjectLayers, Standard};
 

@@ -31,7 +31,7 @@ pub enum Turn {}
 /// struct HouseRules(String);
 /// impl SessionValue for HouseRules {}
 ///
-/// let session = prompt_core::SessionContext::new().with(HouseRules("Be brief.".into()));
+/// let session = prompt_core::context::SessionContext::new().with(HouseRules("Be brief.".into()));
 /// assert_eq!(session.get::<HouseRules>().map(|r| r.0.as_str()), Some("Be brief."));
 /// ```
 #[diagnostic::on_unimplemented(
@@ -69,7 +69,9 @@ pub trait TurnValue: Any + Send + Sync {}
 /// and the trace notes why (the run-time net for values read this way).
 ///
 /// ```
-/// use prompt_core::{SessionContext, SessionOrTurnValue, TurnContext};
+/// use prompt_core::TurnContext;
+/// use prompt_core::context::SessionContext;
+/// use prompt_core::context::SessionOrTurnValue;
 ///
 /// /// Fixed for some hosts, chosen per call by others.
 /// struct Model(&'static str);
@@ -132,7 +134,8 @@ mod sealed {
 /// costs one allocation per value.
 ///
 /// ```
-/// use prompt_core::{SessionContext, SessionValue};
+/// use prompt_core::SessionValue;
+/// use prompt_core::context::SessionContext;
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Rules(&'static str);
@@ -316,7 +319,8 @@ fn short_type_name(full: &'static str) -> &'static str {
 ///
 /// ```
 /// use prompt_core::context::Notes;
-/// use prompt_core::{AssemblyPath, LayerInput, LayerSpec, PromptMode, SessionContext, Stability, Stable, TurnContext};
+/// use prompt_core::{AssemblyPath, LayerInput, LayerSpec, PromptMode, Stability, Stable, TurnContext};
+/// use prompt_core::context::SessionContext;
 ///
 /// let spec = LayerSpec::new("memory", 10, Stability::Stable);
 /// let (session, turn) = (SessionContext::new(), TurnContext::new());
@@ -495,7 +499,9 @@ impl<'a> LayerInput<'a, Stable> {
     ///
     /// ```
     /// use prompt_core::context::Notes;
-    /// use prompt_core::{AssemblyPath, LayerInput, LayerSpec, PromptMode, SessionContext, SessionOrTurnValue, Stability, Stable, TurnContext};
+    /// use prompt_core::{AssemblyPath, LayerInput, LayerSpec, PromptMode, Stability, Stable, TurnContext};
+    /// use prompt_core::context::SessionContext;
+    /// use prompt_core::context::SessionOrTurnValue;
     ///
     /// struct Model(&'static str);
     /// impl SessionOrTurnValue for Model {}
@@ -511,7 +517,8 @@ impl<'a> LayerInput<'a, Stable> {
     /// ```
     ///
     /// ```compile_fail,E0277
-    /// use prompt_core::{AssemblyPath, LayerInput, LayerSpec, PromptMode, SessionContext, Stability, Stable, TurnContext, TurnValue};
+    /// use prompt_core::{AssemblyPath, LayerInput, LayerSpec, PromptMode, Stability, Stable, TurnContext, TurnValue};
+    /// use prompt_core::context::SessionContext;
     ///
     /// struct Clock(&'static str);
     /// impl TurnValue for Clock {}
@@ -530,12 +537,14 @@ impl<'a> LayerInput<'a, Dynamic> {
     /// The value of type `T` visible to this layer: the turn context's, else
     /// the session context's.
     ///
-    /// A Dynamic renderer given to a Stable layer (a [`LayerEntry`](crate::LayerEntry)
+    /// A Dynamic renderer given to a Stable layer (a [`LayerEntry`](crate::pipeline::LayerEntry)
     /// built at run time from a Stable spec) reads the session context only,
     /// and the trace notes a value it asked for that only the turn holds.
     ///
     /// ```
-    /// use prompt_core::{AssemblyPath, Dynamic, LayerInput, LayerSpec, PromptMode, SessionContext, Stability, TurnContext, TurnValue};
+    /// use prompt_core::{AssemblyPath, LayerInput, LayerSpec, PromptMode, Stability, TurnContext, TurnValue};
+    /// use prompt_core::context::Dynamic;
+    /// use prompt_core::context::SessionContext;
     ///
     /// struct Clock(&'static str);
     /// impl TurnValue for Clock {}

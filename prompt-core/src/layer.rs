@@ -170,7 +170,7 @@ pub trait Render<B: Band = Dynamic> {
 }
 
 /// A layer's renderer with its band erased, as pipelines keep it. Built by
-/// generated code (`__private_v1::boxed`) and [`LayerEntry::new`](crate::LayerEntry::new).
+/// generated code (`__private_v1::boxed`) and [`LayerEntry::new`](crate::pipeline::LayerEntry::new).
 #[doc(hidden)]
 pub struct BoxedRender(Box<dyn ErasedRender>);
 

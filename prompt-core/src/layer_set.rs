@@ -11,7 +11,8 @@ use crate::spec::LayerSpec;
 /// A crate exports a set as a unit struct with the specs of its layers:
 ///
 /// ```
-/// use prompt_core::{prompt_layer, prompt_pipeline, LayerSet, LayerSpec, Pipeline, PromptLayer};
+/// use prompt_core::{prompt_layer, prompt_pipeline, LayerSpec, Pipeline, PromptLayer};
+/// use prompt_core::pipeline::LayerSet;
 ///
 /// #[prompt_layer(priority = 10, stability = Stable, paths = [Basic, Cached], text = "Be brief.")]
 /// pub struct Persona;

@@ -93,6 +93,8 @@
 //! | `tools` | no | all five above |
 //! | `tiktoken` | no | `tokens::Tiktoken`: exact OpenAI token counts |
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod spec;
 
 pub mod assembly;
@@ -124,44 +126,28 @@ pub mod write;
 #[path = "private_v1.rs"]
 pub mod __private_v1;
 
-// The names a user writes every day. The rest lives in the module named by
-// what it holds: `assembly` (traces, `PromptText`), `pipeline` (entries,
-// problems, `pipeline_names`), `spec` (links, the default constants),
-// `context`, `budget`, `tokens`, `fingerprint`, and the tools.
+// The names a layer author writes every day (22 items and the two
+// attributes). The rest lives in the module named by what it holds:
+// `context` (`Dynamic`, `SessionContext`, `SessionOrTurnValue`), `pipeline`
+// (`LayerEntry`, `LayerSet`, problems, `pipeline_names`), `spec` (`Scope`,
+// `Channel`, `BudgetPolicy`, `PipelineSpec`, `PromptPipeline`,
+// `DefaultPipeline`, links, the default constants), `assembly` (traces,
+// `PrefixCache`, `PromptText`), `budget`, `tokens`, `fingerprint`, and the tools.
 pub use assembly::{
     AssembledPrompt, AssemblyError, AssemblyTrace, PromptBuilder, PromptSession, SystemPromptPart,
 };
 pub use budget::TokenBudget;
-pub use context::{
-    Context, Dynamic, LayerInput, SessionContext, SessionOrTurnValue, SessionValue, Stable,
-    TurnContext, TurnValue,
-};
+pub use context::{Context, LayerInput, SessionValue, Stable, TurnContext, TurnValue};
 pub use layer::{LayerWriter, PromptLayer, Render};
-pub use layer_set::LayerSet;
-pub use pipeline::{LayerEntry, Pipeline, PipelineError};
-pub use spec::{
-    AssemblyPath, Channel, DefaultPipeline, LayerSpec, PipelineSpec, PromptMode, PromptPipeline,
-    Scope, Stability, Yields,
-};
+pub use pipeline::{Pipeline, PipelineError};
+pub use spec::{AssemblyPath, LayerSpec, PromptMode, Stability};
 
-/// The README's example, run as a doctest so it cannot drift from the code.
-#[cfg(all(doctest, feature = "tools"))]
-#[doc = include_str!("../../README.md")]
+/// This package's crates.io README, run as a doctest so it cannot drift from
+/// the code. The repository's README and guides are tested by `prompt-tests`,
+/// outside this package.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
-
-/// The guides' examples (`docs/*.md`), run as doctests like the README's
-/// (`docs/adding-a-layer.md`'s run in `prompt-layers`, whose readers it shows).
-#[cfg(all(doctest, feature = "tools"))]
-#[doc = include_str!("../../docs/contract.md")]
-struct ContractDoctests;
-
-#[cfg(all(doctest, feature = "tools"))]
-#[doc = include_str!("../../docs/delivery.md")]
-struct DeliveryDoctests;
-
-#[cfg(all(doctest, feature = "tools"))]
-#[doc = include_str!("../../docs/standard-layers.md")]
-struct StandardLayersDoctests;
 
 #[doc = include_str!("../docs/prompt_layer.md")]
 #[doc(inline)]

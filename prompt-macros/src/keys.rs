@@ -79,17 +79,17 @@ words! {
 }
 
 words! {
-    /// `prompt_core::Yields`.
-    enum Yields as "yields" { Shed, Truncate, Keep, }
+    /// `prompt_core::spec::BudgetPolicy`.
+    enum BudgetPolicy as "yields" { Shed, Truncate, Keep, }
 }
 
 words! {
-    /// `prompt_core::Channel`.
+    /// `prompt_core::spec::Channel`.
     enum Channel as "channel" { System, Reminder, }
 }
 
 words! {
-    /// `prompt_core::Scope`.
+    /// `prompt_core::spec::Scope`.
     enum Scope as "scope" { Global, Project, User, Session, }
 }
 
@@ -124,7 +124,10 @@ mod tests {
             Some(Stability::Dynamic)
         );
         assert_eq!(Stability::from_ident(&ident("dynamic")), None);
-        assert_eq!(Yields::from_ident(&ident("Keep")), Some(Yields::Keep));
+        assert_eq!(
+            BudgetPolicy::from_ident(&ident("Keep")),
+            Some(BudgetPolicy::Keep)
+        );
         assert_eq!(
             Stability::alternatives("stability"),
             "`stability = Stable` or `stability = Dynamic`"

@@ -95,7 +95,7 @@ pub(crate) struct IncludeItem {
     pub(crate) path: Path,
     pub(crate) paths: Option<List<Spanned<keys::AssemblyPath>>>,
     pub(crate) modes: Option<List<Spanned<keys::PromptMode>>>,
-    pub(crate) yields: Option<Spanned<keys::Yields>>,
+    pub(crate) yields: Option<Spanned<keys::BudgetPolicy>>,
 }
 
 /// Declares one attribute's keys once: the key enum (with `ALL` and
@@ -196,7 +196,7 @@ attribute! {
         silent: LitStr = Silent "silent" => string,
         text: LitStr = Text "text" => string,
         file: LitStr = File "file" => string,
-        yields: Spanned<keys::Yields> = Yields "yields" => word,
+        yields: Spanned<keys::BudgetPolicy> = BudgetPolicy "yields" => word,
         channel: Spanned<keys::Channel> = Channel "channel" => word,
         scope: Spanned<keys::Scope> = Scope "scope" => word,
         krate: Path = Crate "crate" => crate_path,
@@ -634,7 +634,10 @@ mod tests {
         assert_eq!(paths, [keys::AssemblyPath::Cached]);
         assert_eq!(args.modes.get().unwrap().items.len(), 2);
         assert_eq!(args.pipeline.get().unwrap().items.len(), 2);
-        assert_eq!(args.yields.get().unwrap().value, keys::Yields::Truncate);
+        assert_eq!(
+            args.yields.get().unwrap().value,
+            keys::BudgetPolicy::Truncate
+        );
         assert_eq!(args.channel.get().unwrap().value, keys::Channel::Reminder);
         assert!(args.wrote(LayerKey::After) && !args.wrote(LayerKey::Before));
     }

@@ -72,7 +72,7 @@ pub(crate) struct Layer {
     pub(crate) paths: Vec<Spanned<keys::AssemblyPath>>,
     /// Empty: every mode (the key was not given).
     pub(crate) modes: Vec<Spanned<keys::PromptMode>>,
-    pub(crate) yields: Option<Spanned<keys::Yields>>,
+    pub(crate) yields: Option<Spanned<keys::BudgetPolicy>>,
     pub(crate) channel: Option<Spanned<keys::Channel>>,
     pub(crate) scope: Option<Spanned<keys::Scope>>,
     pub(crate) after: Vec<Path>,
@@ -387,7 +387,7 @@ pub(crate) fn pipeline(cx: &Ctxt, item: &ItemStruct, mut args: PipelineArgs) -> 
     if name == "default" {
         cx.error_spanned_by(
             ident,
-            format!("pipeline `{ident}` would be named `default`, which is `prompt_core::DefaultPipeline`'s; rename the type, or drop the layers' `pipeline` key to join the default pipeline"),
+            format!("pipeline `{ident}` would be named `default`, which is `prompt_core::spec::DefaultPipeline`'s; rename the type, or drop the layers' `pipeline` key to join the default pipeline"),
         );
     }
     if cx.has_errors() {

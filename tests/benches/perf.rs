@@ -12,9 +12,8 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use prompt_core::{
-    Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability,
-};
+use prompt_core::pipeline::LayerEntry;
+use prompt_core::{Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability};
 use prompt_layers::{RuntimeFacts, load_session};
 use prompt_tests::{FixtureWorkspace, TEST, spec};
 

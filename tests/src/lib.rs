@@ -3,11 +3,51 @@
 
 use std::path::{Path, PathBuf};
 
-use prompt_core::{
-    LayerEntry, LayerInput, LayerSpec, LayerWriter, Pipeline, PipelineSpec, Render, Stability,
-};
+use prompt_core::pipeline::LayerEntry;
+use prompt_core::spec::PipelineSpec;
+use prompt_core::{LayerInput, LayerSpec, LayerWriter, Pipeline, Render, Stability};
 
 pub mod workspaces;
+
+// The repository's README and guides (`docs/*.md`), run as doctests so they
+// cannot drift from the code. They live outside every published package, so
+// this crate, which is never published, runs them.
+
+/// The README's examples.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
+/// `docs/adding-a-layer.md`'s examples.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/adding-a-layer.md")]
+struct AddingALayerDoctests;
+
+/// `docs/contract.md`'s examples.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/contract.md")]
+struct ContractDoctests;
+
+/// `docs/delivery.md`'s examples.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/delivery.md")]
+struct DeliveryDoctests;
+
+/// prompt-macros' crates.io README, whose example needs prompt-core, which
+/// prompt-macros cannot depend on.
+#[cfg(doctest)]
+#[doc = include_str!("../../prompt-macros/README.md")]
+struct MacrosReadmeDoctests;
+
+/// `docs/serving.md`'s examples.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/serving.md")]
+struct ServingDoctests;
+
+/// `docs/standard-layers.md`'s examples.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/standard-layers.md")]
+struct StandardLayersDoctests;
 
 /// The pipeline the helpers' layers join: `"test"`, serving every path and mode.
 pub const TEST: PipelineSpec = PipelineSpec::new("test");

@@ -10,9 +10,9 @@
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
+use prompt_core::pipeline::LayerEntry;
 use prompt_core::{
-    Context, LayerEntry, LayerInput, LayerWriter, Pipeline, Render, SessionValue, Stability,
-    Stable, TurnValue,
+    Context, LayerInput, LayerWriter, Pipeline, Render, SessionValue, Stability, Stable, TurnValue,
 };
 
 use crate::{TEST, spec};

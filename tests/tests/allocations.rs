@@ -7,9 +7,8 @@
 
 use std::alloc::System;
 
-use prompt_core::{
-    Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability,
-};
+use prompt_core::pipeline::LayerEntry;
+use prompt_core::{Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability};
 use prompt_tests::{TEST, spec};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 

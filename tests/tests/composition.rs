@@ -1,10 +1,12 @@
 //! Composition: pipelines that serve some paths and modes, layers shared by
 //! pipelines, and what a build asks of a pipeline that does not serve it.
 
+use prompt_core::pipeline::LayerEntry;
 use prompt_core::pipeline::Problem;
+use prompt_core::spec::PipelineSpec;
 use prompt_core::{
-    AssemblyError, AssemblyPath, Context, LayerEntry, Pipeline, PipelineSpec, PromptBuilder,
-    PromptLayer, PromptMode, prompt_layer, prompt_pipeline,
+    AssemblyError, AssemblyPath, Context, Pipeline, PromptBuilder, PromptLayer, PromptMode,
+    prompt_layer, prompt_pipeline,
 };
 
 /// Speaks in Minimal only (default pipeline, not collected by these tests).
@@ -163,7 +165,7 @@ fn a_pipeline_takes_a_standard_set_and_layers_it_did_not_define() {
     );
     let notes = pipeline.layer("turn_notes").unwrap();
     assert_eq!(notes.modes, [PromptMode::Full]);
-    assert_eq!(notes.yields, prompt_core::Yields::Truncate);
+    assert_eq!(notes.yields, prompt_core::spec::BudgetPolicy::Truncate);
     assert_eq!(notes.included_by(), Some("reviewer"));
     assert!(notes.in_pipeline("reviewer"));
     // The layer's own spec is untouched: the default pipeline still has it in both modes.
@@ -283,7 +285,7 @@ fn an_include_only_layer_joins_only_the_pipelines_that_include_it() {
 /// A set listing a spec that no `#[prompt_layer]` registered.
 pub struct HandMade;
 
-impl prompt_core::LayerSet for HandMade {
+impl prompt_core::pipeline::LayerSet for HandMade {
     const LAYERS: &'static [prompt_core::LayerSpec] = &[prompt_core::LayerSpec::new(
         "hand_made",
         50,

@@ -21,7 +21,7 @@ fn the_free_test_names_both_layers_with_their_file_and_line() {
     );
     assert!(text.contains("both have priority 1000"), "{text}");
     assert!(
-        text.contains("`base_prompt` (BasePromptLayer at prompt-layers: src/layers/base.rs:"),
+        text.contains("`base_prompt` (BasePromptLayer at prompt-layers: src/standard/base.rs:"),
         "{text}"
     );
     assert!(

@@ -1,11 +1,10 @@
 //! Collection, ordering, filtering and validation of pipelines.
 
-use prompt_core::pipeline::{Problem, Relation};
-use prompt_core::spec::LayerLink;
+use prompt_core::pipeline::{LayerEntry, Problem, Relation};
+use prompt_core::spec::{DefaultPipeline, LayerLink, PipelineSpec, PromptPipeline};
 use prompt_core::{
-    AssemblyPath, Context, DefaultPipeline, LayerEntry, LayerInput, LayerWriter, Pipeline,
-    PipelineSpec, PromptBuilder, PromptMode, PromptPipeline, Render, Stability, prompt_layer,
-    prompt_pipeline,
+    AssemblyPath, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptMode, Render,
+    Stability, prompt_layer, prompt_pipeline,
 };
 use prompt_tests::{Fixed, TEST, spec};
 
@@ -112,7 +111,7 @@ fn a_pipeline_type_brings_its_separator() {
     assert_eq!(Reviewer::SPEC.paths, [AssemblyPath::Basic]);
     assert_eq!(
         Reviewer::SPEC.location(),
-        "prompt-tests: tests/pipeline.rs:29"
+        "prompt-tests: tests/pipeline.rs:28"
     );
 }
 

@@ -4,7 +4,7 @@
 //!
 //! - `PIPELINE`: the pipeline's name (the one place it is spelt at run time);
 //! - `PATHS` and `MODES`: the assembly paths and modes the agent serves;
-//! - `paradigms(workspace)`: named session + turn contexts over a workspace,
+//! - `scenarios(workspace)`: named session + turn contexts over a workspace,
 //!   which together make every layer of the agent speak (contract checks and
 //!   the reachability tests consume them);
 //! - `render(&RenderRequest)`: what `prompt render --agent NAME` prints.
@@ -86,17 +86,17 @@ impl Agent {
             .join(self.as_str())
     }
 
-    /// The agent's paradigms over `workspace`, read as `layout` says.
+    /// The agent's scenarios over `workspace`, read as `layout` says.
     ///
     /// # Errors
     /// [`AgentError`] when a workspace file is malformed.
-    pub fn paradigms(self, workspace: &Path, layout: Layout) -> Result<Vec<Paradigm>, AgentError> {
+    pub fn scenarios(self, workspace: &Path, layout: Layout) -> Result<Vec<Scenario>, AgentError> {
         match self {
-            Agent::Recursive => Ok(recursive::paradigms(&recursive::RecursiveConfig::of(
+            Agent::Recursive => Ok(recursive::scenarios(&recursive::RecursiveConfig::of(
                 workspace, layout,
             ))),
-            Agent::Aleph => aleph::paradigms(workspace).map_err(AgentError::from),
-            Agent::Kitsoki => kitsoki::paradigms(workspace).map_err(AgentError::from),
+            Agent::Aleph => aleph::scenarios(workspace).map_err(AgentError::from),
+            Agent::Kitsoki => kitsoki::scenarios(workspace).map_err(AgentError::from),
         }
     }
 
@@ -189,14 +189,14 @@ impl prompt_layers::cli::Agent for Agent {
         })
     }
 
-    fn paradigms(
+    fn scenarios(
         &self,
         options: &Options,
-    ) -> Result<Vec<prompt_core::contract::Paradigm>, prompt_layers::cli::AgentError> {
+    ) -> Result<Vec<prompt_core::contract::Scenario>, prompt_layers::cli::AgentError> {
         let layout = RenderRequest::of(options).layout;
-        Ok(Agent::paradigms(*self, &options.workspace, layout)?
+        Ok(Agent::scenarios(*self, &options.workspace, layout)?
             .into_iter()
-            .map(|p| prompt_core::contract::Paradigm::new(p.name, p.session).turn(p.turn))
+            .map(|p| prompt_core::contract::Scenario::new(p.name, p.session).turn(p.turn))
             .collect())
     }
 }
@@ -232,8 +232,8 @@ impl FromStr for Agent {
 
 /// A named session + turn context: one way the agent is used.
 #[derive(Debug)]
-pub struct Paradigm {
-    /// What the paradigm stands for, e.g. `cli`, `background`, `sub_agent`.
+pub struct Scenario {
+    /// What the scenario stands for, e.g. `cli`, `background`, `sub_agent`.
     pub name: String,
     /// The session context.
     pub session: Context,
@@ -241,8 +241,8 @@ pub struct Paradigm {
     pub turn: TurnContext,
 }
 
-impl Paradigm {
-    /// A paradigm called `name`.
+impl Scenario {
+    /// A scenario called `name`.
     pub fn new(name: impl Into<String>, session: Context, turn: TurnContext) -> Self {
         Self {
             name: name.into(),
@@ -313,25 +313,25 @@ impl RenderRequest {
     }
 }
 
-/// Layers of `pipeline` that speak in none of `paradigms` on any of `paths`
+/// Layers of `pipeline` that speak in none of `scenarios` on any of `paths`
 /// and `modes`: the reachability check. Each is returned with its `file:line`.
 ///
 /// # Errors
 /// An [`prompt_core::AssemblyError`] from any build (a panicking layer).
 pub fn unreachable_layers(
     pipeline: &Pipeline,
-    paradigms: &[Paradigm],
+    scenarios: &[Scenario],
     paths: &[AssemblyPath],
     modes: &[PromptMode],
 ) -> Result<Vec<String>, prompt_core::AssemblyError> {
     let mut spoke = std::collections::BTreeSet::new();
-    for paradigm in paradigms {
+    for scenario in scenarios {
         for &mode in modes {
             let builder = PromptBuilder::new(pipeline).mode(mode);
             for &path in paths {
                 let prompt = match path {
-                    AssemblyPath::Cached => builder.build_cached(&paradigm.session, &paradigm.turn),
-                    AssemblyPath::Basic => builder.build_basic(&paradigm.session, &paradigm.turn),
+                    AssemblyPath::Cached => builder.build_cached(&scenario.session, &scenario.turn),
+                    AssemblyPath::Basic => builder.build_basic(&scenario.session, &scenario.turn),
                 }?;
                 spoke.extend(
                     prompt

@@ -333,14 +333,14 @@ fn conditionally_silent_layers_are_declared_and_silent_on_a_bare_workspace() {
 }
 
 #[test]
-fn every_layer_speaks_in_some_paradigm() {
+fn every_layer_speaks_in_some_scenario() {
     let pipeline = aleph::pipeline().unwrap();
-    let paradigms = Agent::Aleph
-        .paradigms(&Agent::Aleph.fixture(), Layout::Fixture)
+    let scenarios = Agent::Aleph
+        .scenarios(&Agent::Aleph.fixture(), Layout::Fixture)
         .unwrap();
-    let names: Vec<&str> = paradigms.iter().map(|p| p.name.as_str()).collect();
+    let names: Vec<&str> = scenarios.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["cli", "background", "web_rich", "sub_agent"]);
-    let unreachable = unreachable_layers(pipeline, &paradigms, aleph::PATHS, aleph::MODES).unwrap();
+    let unreachable = unreachable_layers(pipeline, &scenarios, aleph::PATHS, aleph::MODES).unwrap();
     assert!(unreachable.is_empty(), "{unreachable:?}");
 }
 

@@ -1,26 +1,26 @@
-//! The contract checks on every reference agent, over its own paradigms, with
+//! The contract checks on every reference agent, over its own scenarios, with
 //! byte ceilings committed in `examples/tests/ratchets.json`
 //! (`PROMPT_RATCHET=update cargo test -p prompt-examples --test agents contract`
 //! rewrites them).
 
-use prompt_core::contract::{Contract, Paradigm, Volatile};
+use prompt_core::contract::{Contract, Scenario, Volatile};
 use prompt_examples::agents::{Agent, Layout};
 
 #[test]
 fn every_reference_agent_keeps_its_contract_and_its_ratchets() {
     for agent in Agent::ALL {
         let pipeline = agent.pipeline().unwrap();
-        let paradigms: Vec<Paradigm> = agent
-            .paradigms(&agent.fixture(), Layout::Fixture)
+        let scenarios: Vec<Scenario> = agent
+            .scenarios(&agent.fixture(), Layout::Fixture)
             .unwrap()
             .into_iter()
-            .map(|p| Paradigm::new(p.name, p.session).turn(p.turn))
+            .map(|p| Scenario::new(p.name, p.session).turn(p.turn))
             .collect();
         assert!(
-            paradigms.len() >= 2,
-            "{agent}: a bare and a rich paradigm at least"
+            scenarios.len() >= 2,
+            "{agent}: a bare and a rich scenario at least"
         );
-        let mut contract = Contract::new(&pipeline, &paradigms)
+        let mut contract = Contract::new(&pipeline, &scenarios)
             .ratchet(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ratchets.json"));
         if pipeline.layer("episodic_recall").is_some() {
             // Episodes are dated; the file is read once per session, so the
@@ -33,8 +33,8 @@ fn every_reference_agent_keeps_its_contract_and_its_ratchets() {
         }
         let report = contract.run();
         assert!(report.is_ok(), "{agent}:\n{report}");
-        // Every path and mode the agent serves was rendered in every paradigm.
-        let expected: usize = paradigms.len() * agent.paths().len() * agent.modes().len();
+        // Every path and mode the agent serves was rendered in every scenario.
+        let expected: usize = scenarios.len() * agent.paths().len() * agent.modes().len();
         assert!(
             report.assemblies() >= expected,
             "{agent}: {}",

@@ -373,14 +373,14 @@ fn an_unknown_agent_names_the_declared_ones() {
 }
 
 #[test]
-fn every_layer_speaks_in_some_paradigm() {
+fn every_layer_speaks_in_some_scenario() {
     let pipeline = kitsoki::pipeline().unwrap();
     assert_eq!(pipeline.len(), 3);
     insta::assert_snapshot!("manifest", pipeline.manifest());
-    let paradigms = Agent::Kitsoki
-        .paradigms(&Agent::Kitsoki.fixture(), Layout::Fixture)
+    let scenarios = Agent::Kitsoki
+        .scenarios(&Agent::Kitsoki.fixture(), Layout::Fixture)
         .unwrap();
     let unreachable =
-        unreachable_layers(pipeline, &paradigms, kitsoki::PATHS, kitsoki::MODES).unwrap();
+        unreachable_layers(pipeline, &scenarios, kitsoki::PATHS, kitsoki::MODES).unwrap();
     assert!(unreachable.is_empty(), "{unreachable:?}");
 }

@@ -343,16 +343,16 @@ fn an_over_cap_project_doc_ends_with_the_marker() {
 }
 
 #[test]
-fn every_layer_speaks_in_some_paradigm() {
+fn every_layer_speaks_in_some_scenario() {
     let pipeline = recursive::pipeline().unwrap();
     assert_eq!(pipeline.len(), 13);
-    let paradigms = Agent::Recursive
-        .paradigms(&Agent::Recursive.fixture(), Layout::Fixture)
+    let scenarios = Agent::Recursive
+        .scenarios(&Agent::Recursive.fixture(), Layout::Fixture)
         .unwrap();
-    let names: Vec<&str> = paradigms.iter().map(|p| p.name.as_str()).collect();
+    let names: Vec<&str> = scenarios.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["default_base", "replaced_base"]);
     let unreachable =
-        unreachable_layers(pipeline, &paradigms, recursive::PATHS, recursive::MODES).unwrap();
+        unreachable_layers(pipeline, &scenarios, recursive::PATHS, recursive::MODES).unwrap();
     assert!(unreachable.is_empty(), "{unreachable:?}");
 }
 

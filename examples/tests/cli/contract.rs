@@ -62,7 +62,7 @@ fn size_json_has_every_path_and_mode_and_layer() {
     assert!(output.status.success());
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(json["pipeline"], "default");
-    assert_eq!(json["paradigms"], serde_json::json!(["workspace"]));
+    assert_eq!(json["scenarios"], serde_json::json!(["workspace"]));
     let assemblies = json["assemblies"].as_array().unwrap();
     assert_eq!(assemblies.len(), 6);
     assert_eq!(assemblies[3]["path"], "cached");
@@ -189,8 +189,8 @@ fn an_unknown_agent_is_a_usage_error_and_an_unknown_pipeline_one_line() {
 }
 
 #[test]
-fn size_and_lint_take_an_agent_and_check_its_own_paradigms() {
-    // No --workspace: each agent's built-in fixture and its own paradigms.
+fn size_and_lint_take_an_agent_and_check_its_own_scenarios() {
+    // No --workspace: each agent's built-in fixture and its own scenarios.
     let home = tempfile::tempdir().unwrap();
     for agent in ["recursive", "aleph", "kitsoki"] {
         let size = prompt(&["size", "--agent", agent], home.path());

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use prompt_core::budget::TokenBudget;
-use prompt_core::contract::Paradigm;
+use prompt_core::contract::Scenario;
 use prompt_core::tokens::TokenCounter;
 use prompt_core::{
     AssembledPrompt, AssemblyPath, Context, Pipeline, PromptBuilder, PromptMode, TurnContext,
@@ -29,7 +29,7 @@ pub type AgentError = Box<dyn std::error::Error + Send + Sync>;
 /// [`load_session`](Agent::load_session) (and [`turn`](Agent::turn));
 /// one that assembles in its own way (several channels, text welded on after
 /// assembly) overrides [`render`](Agent::render) and
-/// [`paradigms`](Agent::paradigms), which every subcommand goes through.
+/// [`scenarios`](Agent::scenarios), which every subcommand goes through.
 ///
 /// ```standalone_crate
 /// use prompt_core::{Context, prompt_layer, prompt_pipeline, LayerInput, LayerWriter, Render};
@@ -136,27 +136,27 @@ pub trait Agent: Sync {
     }
 
     /// The named session + turn contexts `size` and `lint` measure and
-    /// check. Default: one paradigm, `workspace`, over this call's session
+    /// check. Default: one scenario, `workspace`, over this call's session
     /// and turn, then the same session with an empty turn, declaring the
     /// turn's distinctive runtime facts (a fact stated twice fails `lint`).
     ///
     /// # Errors
     /// The loading's error.
-    fn paradigms(&self, options: &Options) -> Result<Vec<Paradigm>, AgentError> {
+    fn scenarios(&self, options: &Options) -> Result<Vec<Scenario>, AgentError> {
         let session = self.load_session(options)?;
         let turn = self.turn(options, &session)?;
         let facts = turn.get::<RuntimeFacts>().cloned();
-        let mut paradigm = Paradigm::new("workspace", session)
+        let mut scenario = Scenario::new("workspace", session)
             .turn(turn)
             .turn(TurnContext::new());
         // The distinctive facts (date, time zone, cwd, model, git branch) of
         // three characters or more; OS and shell names are common words.
         for (label, value) in facts.iter().flat_map(RuntimeFacts::entries) {
             if !matches!(label, "OS" | "Shell") && value.chars().count() >= 3 {
-                paradigm = paradigm.fact(label, value);
+                scenario = scenario.fact(label, value);
             }
         }
-        Ok(vec![paradigm])
+        Ok(vec![scenario])
     }
 }
 

@@ -17,15 +17,15 @@ pub(crate) struct LintArgs {
 }
 
 /// Runs every contract check (but the ratchet, which needs a committed file)
-/// with the workspace as the one paradigm. Prints the report; exit 1 when a
+/// with the workspace as the one scenario. Prints the report; exit 1 when a
 /// check fails.
 pub(crate) fn run(args: LintArgs) -> Outcome {
-    let (pipeline, paradigms) = args.workspace.paradigms()?;
-    let tools: Vec<_> = paradigms
+    let (pipeline, scenarios) = args.workspace.scenarios()?;
+    let tools: Vec<_> = scenarios
         .iter()
         .flat_map(|p| SubAgents::tools_for(p.session()))
         .collect();
-    let mut contract = Contract::new(&pipeline, &paradigms);
+    let mut contract = Contract::new(&pipeline, &scenarios);
     if pipeline.layer("episodic_recall").is_some() {
         contract = contract.allow(
             "episodic_recall",

@@ -11,7 +11,7 @@
 //! The page loads nothing: inline CSS and SVG, no script, and a
 //! Content-Security-Policy that forbids scripts and every fetch, so even a
 //! text that escaped escaping could not run or call out. Every text from
-//! the pipeline or its files (layer names, notes, paradigm names) is
+//! the pipeline or its files (layer names, notes, scenario names) is
 //! HTML-escaped, and control characters are written as escapes. Every number
 //! is also in a `data-*` attribute, equal to `prompt size --json`'s.
 //!
@@ -22,7 +22,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use prompt_core::contract::{Paradigm, Sizes};
+use prompt_core::contract::{Scenario, Sizes};
 use prompt_core::providers::simulation::CacheReport;
 use prompt_core::write::{Access, replace_file};
 use prompt_core::{AssemblyPath, Pipeline, PromptBuilder};
@@ -31,7 +31,7 @@ use prompt_core::{AssemblyPath, Pipeline, PromptBuilder};
 pub(crate) struct Silence {
     /// The layer.
     pub(crate) name: String,
-    /// Its notes from the first paradigm's render (why it said nothing).
+    /// Its notes from the first scenario's render (why it said nothing).
     pub(crate) notes: Vec<String>,
     /// What its `silent` key says wakes it, if declared.
     pub(crate) wakes: Option<&'static str>,
@@ -49,23 +49,23 @@ pub(crate) struct Report<'a> {
 }
 
 /// The silent layers of each assembly of `sizes`: a layer that wrote nothing
-/// in any paradigm, with its notes from the first paradigm's first turn.
+/// in any scenario, with its notes from the first scenario's first turn.
 pub(crate) fn silences(
     pipeline: &Pipeline,
-    paradigms: &[Paradigm],
+    scenarios: &[Scenario],
     sizes: &Sizes,
 ) -> Vec<Vec<Silence>> {
     sizes
         .assemblies
         .iter()
         .map(|assembly| {
-            let trace = paradigms.first().and_then(|paradigm| {
+            let trace = scenarios.first().and_then(|scenario| {
                 let empty = prompt_core::TurnContext::new();
-                let turn = paradigm.turns().first().unwrap_or(&empty);
+                let turn = scenario.turns().first().unwrap_or(&empty);
                 let builder = PromptBuilder::new(pipeline).mode(assembly.mode);
                 let built = match assembly.path {
-                    AssemblyPath::Cached => builder.build_cached(paradigm.session(), turn),
-                    AssemblyPath::Basic => builder.build_basic(paradigm.session(), turn),
+                    AssemblyPath::Cached => builder.build_cached(scenario.session(), turn),
+                    AssemblyPath::Basic => builder.build_basic(scenario.session(), turn),
                 };
                 built.ok()
             });
@@ -139,15 +139,15 @@ pub(crate) fn render(report: &Report<'_>) -> String {
          <meta name=\"viewport\" content=\"width=device-width\">\
          <title>{}</title><style>{STYLE}</style></head>\n\
          <body data-pipeline=\"{}\" data-tokenizer=\"{}\">\n<h1>{}</h1>\n\
-         <p class=\"meta\">Worst case over paradigm{} {}; tokens counted with {}. \
+         <p class=\"meta\">Worst case over scenario{} {}; tokens counted with {}. \
          Blue: Stable layers (the cached prefix); orange: Dynamic. The thin grey bar is tokens.</p>\n",
         html(&title),
         html(&sizes.pipeline),
         report.tokenizer,
         html(&title),
-        if sizes.paradigms.len() == 1 { "" } else { "s" },
+        if sizes.scenarios.len() == 1 { "" } else { "s" },
         sizes
-            .paradigms
+            .scenarios
             .iter()
             .map(|p| html(p))
             .collect::<Vec<_>>()
@@ -257,7 +257,7 @@ pub(crate) fn render(report: &Report<'_>) -> String {
                     why.push(format!("speaks when {}", html(wakes)));
                 }
                 if why.is_empty() {
-                    why.push("wrote nothing in every paradigm".to_owned());
+                    why.push("wrote nothing in every scenario".to_owned());
                 }
                 let _ = writeln!(
                     out,

@@ -44,15 +44,15 @@ pub(crate) struct SizeArgs {
 const BAR: usize = 40;
 
 pub(crate) fn run(args: SizeArgs) -> Outcome {
-    let (pipeline, paradigms) = args.workspace.paradigms()?;
+    let (pipeline, scenarios) = args.workspace.scenarios()?;
     let tokenizer = match (args.tokenizer, &args.html) {
         (Some(tokenizer), _) => Some(tokenizer),
         (None, Some(_)) => Some(Tokenizer::Approx),
         (None, None) => None,
     };
     let sizes = match tokenizer {
-        Some(tokenizer) => measure_tokens(&pipeline, &paradigms, &*tokenizer.counter()),
-        None => measure(&pipeline, &paradigms),
+        Some(tokenizer) => measure_tokens(&pipeline, &scenarios, &*tokenizer.counter()),
+        None => measure(&pipeline, &scenarios),
     };
     if let Some(file) = &args.html {
         let counter = tokenizer.unwrap_or(Tokenizer::Approx).counter();
@@ -69,7 +69,7 @@ pub(crate) fn run(args: SizeArgs) -> Outcome {
         };
         let page = report::render(&report::Report {
             sizes: &sizes,
-            silences: report::silences(&pipeline, &paradigms, &sizes),
+            silences: report::silences(&pipeline, &scenarios, &sizes),
             tokenizer: counter.name(),
             cache,
             cache_note,
@@ -96,11 +96,11 @@ pub(crate) fn table(sizes: &Sizes) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "pipeline `{}`, worst case over paradigm{} {} ({})",
+        "pipeline `{}`, worst case over scenario{} {} ({})",
         sizes.pipeline,
-        if sizes.paradigms.len() == 1 { "" } else { "s" },
+        if sizes.scenarios.len() == 1 { "" } else { "s" },
         sizes
-            .paradigms
+            .scenarios
             .iter()
             .map(|p| format!("`{p}`"))
             .collect::<Vec<_>>()

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use prompt_core::contract::Paradigm;
+use prompt_core::contract::Scenario;
 use prompt_core::{AssemblyPath, Pipeline, PromptMode};
 
 use super::agent::{Agent, Options, Rendered};
@@ -199,15 +199,15 @@ impl WorkspaceArgs {
         Ok(map)
     }
 
-    /// The pipeline and the paradigms `size` and `lint` check.
-    pub(crate) fn paradigms(&self) -> Result<(Pipeline, Vec<Paradigm>), Failure> {
+    /// The pipeline and the scenarios `size` and `lint` check.
+    pub(crate) fn scenarios(&self) -> Result<(Pipeline, Vec<Scenario>), Failure> {
         let chosen = self.choose(AssemblyPath::Cached, None, None)?;
         let pipeline = Pipeline::named(chosen.agent.pipeline()).map_err(|e| e.to_string())?;
-        let paradigms = chosen
+        let scenarios = chosen
             .agent
-            .paradigms(&chosen.options)
+            .scenarios(&chosen.options)
             .map_err(|e| e.to_string())?;
-        Ok((pipeline, paradigms))
+        Ok((pipeline, scenarios))
     }
 }
 
@@ -318,8 +318,8 @@ impl Agent for Plugged {
     fn render(&self, options: &Options) -> Result<Rendered, super::AgentError> {
         self.0.render(options)
     }
-    fn paradigms(&self, options: &Options) -> Result<Vec<Paradigm>, super::AgentError> {
-        self.0.paradigms(options)
+    fn scenarios(&self, options: &Options) -> Result<Vec<Scenario>, super::AgentError> {
+        self.0.scenarios(options)
     }
 }
 
@@ -390,9 +390,11 @@ fn parse_setting(arg: &str) -> Result<(String, String), String> {
 
 #[cfg(test)]
 mod tests {
+    use prompt_core::pipeline::LayerEntry;
+    use prompt_core::spec::PipelineSpec;
     use prompt_core::{
-        AssemblyPath, Context, LayerEntry, LayerInput, LayerSpec, LayerWriter, Pipeline,
-        PipelineSpec, PromptBuilder, PromptMode, Render, Stability, Stable,
+        AssemblyPath, Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder,
+        PromptMode, Render, Stability, Stable,
     };
 
     struct Hi;

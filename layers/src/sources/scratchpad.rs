@@ -18,7 +18,7 @@ pub struct Scratchpad(pub BTreeMap<String, String>);
 
 // The agent's notes change per call in most hosts, and are fixed for a
 // session in others (the recursive agent keeps them in the session context).
-impl prompt_core::SessionOrTurnValue for Scratchpad {}
+impl prompt_core::context::SessionOrTurnValue for Scratchpad {}
 
 impl Scratchpad {
     /// Reads a JSON object of string values (`{"plan": "..."}`) from `path`,

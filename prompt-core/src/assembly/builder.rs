@@ -19,7 +19,10 @@ use crate::tokens::TokenCounter;
 /// Assembles prompts from a pipeline.
 ///
 /// ```standalone_crate
-/// use prompt_core::{prompt_layer, Context, DefaultPipeline, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptPipeline, Render, TurnValue};
+/// use prompt_core::{prompt_layer, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, TurnValue};
+/// use prompt_core::spec::DefaultPipeline;
+/// use prompt_core::pipeline::LayerEntry;
+/// use prompt_core::spec::PromptPipeline;
 ///
 /// #[prompt_layer(priority = 100, stability = Stable, paths = [Basic, Cached], text = "You are terse.")]
 /// struct Persona;

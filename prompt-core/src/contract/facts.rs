@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use super::renders::Renders;
 use super::report::{Check, Finding};
 
-/// For each assembly, every declared fact of its paradigm whose value two
+/// For each assembly, every declared fact of its scenario whose value two
 /// different sources (layers or extra texts) state.
 pub(crate) fn check(renders: &Renders<'_>, extras: &[(String, String)]) -> Vec<Finding> {
     let mut findings = Vec::new();
@@ -13,7 +13,7 @@ pub(crate) fn check(renders: &Renders<'_>, extras: &[(String, String)]) -> Vec<F
     for item in &renders.items {
         let segments = item.segments();
         let sources = super::sources(&segments, extras);
-        for (fact, value) in item.paradigm.facts() {
+        for (fact, value) in item.scenario.facts() {
             if value.trim().is_empty() {
                 continue;
             }

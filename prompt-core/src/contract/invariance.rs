@@ -14,7 +14,7 @@ const STABLE_FIX: &str = "a Stable layer may format only what `input.get::<T>()`
 const DYNAMIC_FIX: &str = "a layer must be a pure function of its input: pass what it reads \
     (a clock, a counter, a global, the environment) in the turn context instead";
 
-/// Compares, for each paradigm, path and mode, every turn's stable prefix
+/// Compares, for each scenario, path and mode, every turn's stable prefix
 /// with the first turn's, and a rebuild from the same inputs with the first build.
 pub(crate) fn check(renders: &Renders<'_>) -> Vec<Finding> {
     let mut findings = Vec::new();
@@ -25,7 +25,7 @@ pub(crate) fn check(renders: &Renders<'_>) -> Vec<Finding> {
             first = Some(item);
             if let Some(again) = &item.again {
                 let rebuilt = Rendered {
-                    paradigm: item.paradigm,
+                    scenario: item.scenario,
                     turn: 0,
                     path: item.path,
                     mode: item.mode,

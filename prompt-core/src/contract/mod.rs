@@ -1,27 +1,28 @@
 //! Contract checks that keep a pipeline's prompts honest, callable from your
 //! own tests.
 //!
-//! The contract renders a pipeline for every [`Paradigm`] (a named fixture
+//! The contract renders a pipeline for every [`Scenario`] (a named fixture
 //! session with its turns), every path and every mode its layers declare,
 //! and checks:
 //!
 //! | check | fails when |
 //! |---|---|
-//! | [`Check::Reachable`] | a layer writes nothing anywhere and does not declare `silent = ".."` (a declared-silent layer no paradigm wakes is a note) |
+//! | [`Check::Reachable`] | a layer writes nothing anywhere and does not declare `silent = ".."` (a declared-silent layer no scenario wakes is a note) |
 //! | [`Check::PrefixInvariance`] | a Stable layer's bytes move between turns or between two builds from the same inputs (it reads a clock, a counter, a global) |
 //! | [`Check::RepeatedSentence`] | two layers (or a layer and an [extra text](Contract::extra_text), such as a tool description) state the same sentence of 8+ words |
-//! | [`Check::RepeatedFact`] | two layers state the value of one declared [fact](Paradigm::fact) |
+//! | [`Check::RepeatedFact`] | two layers state the value of one declared [fact](Scenario::fact) |
 //! | [`Check::VolatileValue`] | a Stable layer states a date, time, UUID, digest or counter it is not [allowed](Contract::allow) |
 //! | [`Check::Ratchet`] | the worst stable or dynamic bytes of a path and mode exceed the [committed ceiling](Contract::ratchet), or fall far under it |
-//! | [`Check::ScopeSharing`] | a Stable layer writes text after a narrower-scoped one, so a team cannot share it ([`Scope`](crate::Scope)); a note in a pipeline that says `scope_order = Relaxed` |
+//! | [`Check::ScopeSharing`] | a Stable layer writes text after a narrower-scoped one, so a team cannot share it ([`Scope`](crate::spec::Scope)); a note in a pipeline that says `scope_order = Relaxed` |
 //!
 //! Every failure names the layer, what is wrong and how to fix it.
 //!
 //! # One line in a test
 //!
 //! ```standalone_crate
-//! use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, Render, TurnContext, TurnValue};
-//! use prompt_core::contract::{self, Check, Paradigm};
+//! use prompt_core::{prompt_layer, Context, LayerInput, LayerWriter, Pipeline, Render, TurnContext, TurnValue};
+//! use prompt_core::pipeline::LayerEntry;
+//! use prompt_core::contract::{self, Check, Scenario};
 //!
 //! /// The pipeline of this example.
 //! #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
@@ -45,18 +46,18 @@
 //! }
 //!
 //! let pipeline = Pipeline::of::<Doc>().unwrap();
-//! let paradigms = [
-//!     Paradigm::new("bare", Context::new()),
-//!     Paradigm::new("dated", Context::new())
+//! let scenarios = [
+//!     Scenario::new("bare", Context::new()),
+//!     Scenario::new("dated", Context::new())
 //!         .turn(TurnContext::new().with(Today("2026-11-29")))
 //!         .turn(TurnContext::new().with(Today("2026-11-30")))
 //!         .fact("date", "2026-11-29"),
 //! ];
-//! contract::check(&pipeline, &paradigms).assert_ok();
+//! contract::check(&pipeline, &scenarios).assert_ok();
 //!
 //! // With every option: extra texts, allowances and a ratchet file.
 //! let ratchets = std::env::temp_dir().join(format!("doc-ratchets-{}.json", std::process::id()));
-//! let report = contract::Contract::new(&pipeline, &paradigms)
+//! let report = contract::Contract::new(&pipeline, &scenarios)
 //!     .extra_text("tool `delegate`", "Hand a self-contained task to a sub-agent.")
 //!     .ratchet(&ratchets)
 //!     .run();
@@ -70,11 +71,11 @@
 
 mod facts;
 mod invariance;
-mod paradigm;
 mod ratchet;
 mod reachable;
 mod renders;
 mod report;
+mod scenario;
 mod scopes;
 mod sentences;
 mod size;
@@ -82,9 +83,9 @@ mod volatile;
 
 use std::path::{Path, PathBuf};
 
-pub use paradigm::Paradigm;
 pub use ratchet::{FAR_UNDER_PERCENT, RATCHET_ENV, RatchetMode};
 pub use report::{Check, Finding, Report};
+pub use scenario::Scenario;
 pub use size::{AssemblySize, LayerMeasure, Sizes, measure, measure_tokens};
 pub use volatile::{Allowance, Volatile};
 
@@ -97,9 +98,9 @@ use crate::testing::Segment;
 pub const MIN_SENTENCE_WORDS: usize = 8;
 
 /// Runs every check except the ratchet (which needs a file: see
-/// [`Contract::ratchet`]) on `pipeline` over `paradigms`.
-pub fn check(pipeline: &Pipeline, paradigms: &[Paradigm]) -> Report {
-    Contract::new(pipeline, paradigms).run()
+/// [`Contract::ratchet`]) on `pipeline` over `scenarios`.
+pub fn check(pipeline: &Pipeline, scenarios: &[Scenario]) -> Report {
+    Contract::new(pipeline, scenarios).run()
 }
 
 /// The contract of one pipeline, with its options. [`run`](Self::run) renders
@@ -107,7 +108,7 @@ pub fn check(pipeline: &Pipeline, paradigms: &[Paradigm]) -> Report {
 #[derive(Debug)]
 pub struct Contract<'a> {
     pipeline: &'a Pipeline,
-    paradigms: &'a [Paradigm],
+    scenarios: &'a [Scenario],
     checks: Vec<Check>,
     extras: Vec<(String, String)>,
     allowances: Vec<Allowance>,
@@ -116,11 +117,11 @@ pub struct Contract<'a> {
 }
 
 impl<'a> Contract<'a> {
-    /// Every check on `pipeline` over `paradigms`; the ratchet only once a file is given.
-    pub fn new(pipeline: &'a Pipeline, paradigms: &'a [Paradigm]) -> Self {
+    /// Every check on `pipeline` over `scenarios`; the ratchet only once a file is given.
+    pub fn new(pipeline: &'a Pipeline, scenarios: &'a [Scenario]) -> Self {
         Self {
             pipeline,
-            paradigms,
+            scenarios,
             checks: Check::ALL.to_vec(),
             extras: Vec::new(),
             allowances: Vec::new(),
@@ -184,7 +185,7 @@ impl<'a> Contract<'a> {
 
     /// Renders every assembly and runs the checks.
     pub fn run(&self) -> Report {
-        let renders = Renders::new(self.pipeline, self.paradigms);
+        let renders = Renders::new(self.pipeline, self.scenarios);
         let mut failures = renders.problems.clone();
         let mut notes = Vec::new();
         for check in Check::ALL.iter().filter(|c| self.checks.contains(c)) {
@@ -211,7 +212,7 @@ impl<'a> Contract<'a> {
                 }
                 Check::Ratchet => {
                     if let Some((file, mode)) = &self.ratchet {
-                        let sizes = size::sizes(&renders, self.paradigms);
+                        let sizes = size::sizes(&renders, self.scenarios);
                         let (fail, note) = ratchet::check(&sizes, file, *mode);
                         failures.extend(fail);
                         notes.extend(note);
@@ -221,7 +222,7 @@ impl<'a> Contract<'a> {
         }
         Report {
             pipeline: self.pipeline.name().to_owned(),
-            paradigms: self.paradigms.iter().map(|p| p.name().to_owned()).collect(),
+            scenarios: self.scenarios.iter().map(|p| p.name().to_owned()).collect(),
             assemblies: renders.count(),
             failures,
             notes,

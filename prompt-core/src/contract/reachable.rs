@@ -4,11 +4,11 @@ use super::renders::{Renders, describe};
 use super::report::{Check, Finding};
 
 /// Failures: layers that wrote nothing in every assembly and do not declare
-/// `silent`. Notes: declared-silent layers no paradigm woke.
+/// `silent`. Notes: declared-silent layers no scenario woke.
 pub(crate) fn check(renders: &Renders<'_>) -> (Vec<Finding>, Vec<Finding>) {
     let mut failures = Vec::new();
     let mut notes = Vec::new();
-    let paradigms = paradigm_names(renders);
+    let scenarios = scenario_names(renders);
     for spec in renders.pipeline.specs() {
         let spoke = renders.items.iter().any(|r| {
             r.prompt
@@ -24,9 +24,9 @@ pub(crate) fn check(renders: &Renders<'_>) -> (Vec<Finding>, Vec<Finding>) {
                 check: Check::Reachable,
                 subject: describe(spec),
                 problem: format!(
-                    "wrote nothing in any assembly (paradigms {paradigms}; every path and mode it lists)"
+                    "wrote nothing in any assembly (scenarios {scenarios}; every path and mode it lists)"
                 ),
-                fix: "give a paradigm the session or turn content this layer reads, or declare \
+                fix: "give a scenario the session or turn content this layer reads, or declare \
                       `silent = \"what wakes it\"` in its #[prompt_layer] if it is silent by design"
                     .to_owned(),
             }),
@@ -34,19 +34,19 @@ pub(crate) fn check(renders: &Renders<'_>) -> (Vec<Finding>, Vec<Finding>) {
                 check: Check::Reachable,
                 subject: describe(spec),
                 problem: format!(
-                    "declared silent unless {wakes}, and no paradigm woke it (paradigms {paradigms}), so its text goes unchecked"
+                    "declared silent unless {wakes}, and no scenario woke it (scenarios {scenarios}), so its text goes unchecked"
                 ),
-                fix: format!("add a paradigm where {wakes}"),
+                fix: format!("add a scenario where {wakes}"),
             }),
         }
     }
     (failures, notes)
 }
 
-fn paradigm_names(renders: &Renders<'_>) -> String {
+fn scenario_names(renders: &Renders<'_>) -> String {
     let mut names: Vec<String> = Vec::new();
     for item in &renders.items {
-        let name = format!("`{}`", item.paradigm.name());
+        let name = format!("`{}`", item.scenario.name());
         if !names.contains(&name) {
             names.push(name);
         }

@@ -2,17 +2,17 @@
 
 use std::fmt;
 
-use super::paradigm::Paradigm;
 use super::report::{Check, Finding};
+use super::scenario::Scenario;
 use crate::assembly::AssembledPrompt;
 use crate::context::TurnContext;
 use crate::pipeline::Pipeline;
 use crate::spec::{AssemblyPath, LayerSpec, PromptMode};
 use crate::testing::{Segment, build, modes_of, paths_of, segments};
 
-/// One assembly: which paradigm, turn, path and mode, and the prompt.
+/// One assembly: which scenario, turn, path and mode, and the prompt.
 pub(crate) struct Rendered<'a> {
-    pub(crate) paradigm: &'a Paradigm,
+    pub(crate) scenario: &'a Scenario,
     pub(crate) turn: usize,
     pub(crate) path: AssemblyPath,
     pub(crate) mode: PromptMode,
@@ -33,21 +33,21 @@ impl Rendered<'_> {
     }
 }
 
-/// `paradigm `rich`, cached/full, turn 2`.
+/// `scenario `rich`, cached/full, turn 2`.
 pub(crate) struct At<'r>(&'r Rendered<'r>);
 
 impl fmt::Display for At<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let r = self.0;
-        write!(f, "paradigm `{}`, {}/{}", r.paradigm.name(), r.path, r.mode)?;
-        if r.paradigm.turns().len() > 1 {
+        write!(f, "scenario `{}`, {}/{}", r.scenario.name(), r.path, r.mode)?;
+        if r.scenario.turns().len() > 1 {
             write!(f, ", turn {}", r.turn + 1)?;
         }
         Ok(())
     }
 }
 
-/// The pipeline rendered for every paradigm, turn, path and mode.
+/// The pipeline rendered for every scenario, turn, path and mode.
 pub(crate) struct Renders<'a> {
     pub(crate) pipeline: &'a Pipeline,
     pub(crate) items: Vec<Rendered<'a>>,
@@ -56,24 +56,24 @@ pub(crate) struct Renders<'a> {
 }
 
 impl<'a> Renders<'a> {
-    pub(crate) fn new(pipeline: &'a Pipeline, paradigms: &'a [Paradigm]) -> Self {
+    pub(crate) fn new(pipeline: &'a Pipeline, scenarios: &'a [Scenario]) -> Self {
         let empty = TurnContext::new();
         let mut items = Vec::new();
         let mut problems = Vec::new();
-        for paradigm in paradigms {
-            let turns: Vec<&TurnContext> = if paradigm.turns().is_empty() {
+        for scenario in scenarios {
+            let turns: Vec<&TurnContext> = if scenario.turns().is_empty() {
                 vec![&empty]
             } else {
-                paradigm.turns().iter().collect()
+                scenario.turns().iter().collect()
             };
             for path in paths_of(pipeline) {
                 for mode in modes_of(pipeline) {
                     for (turn, context) in turns.iter().enumerate() {
-                        let built = build(pipeline, path, mode, paradigm.session(), context)
+                        let built = build(pipeline, path, mode, scenario.session(), context)
                             .and_then(|prompt| {
                                 let again = (turn == 0)
                                     .then(|| {
-                                        build(pipeline, path, mode, paradigm.session(), context)
+                                        build(pipeline, path, mode, scenario.session(), context)
                                     })
                                     .transpose()?;
                                 Ok((prompt, again))
@@ -85,16 +85,16 @@ impl<'a> Renders<'a> {
                                     check: Check::Builds,
                                     subject: format!("pipeline `{}`", pipeline.name()),
                                     problem: format!(
-                                        "the build failed (paradigm `{}`, {path}/{mode}): {error}",
-                                        paradigm.name()
+                                        "the build failed (scenario `{}`, {path}/{mode}): {error}",
+                                        scenario.name()
                                     ),
-                                    fix: "make every layer render without panicking on this paradigm's contexts".to_owned(),
+                                    fix: "make every layer render without panicking on this scenario's contexts".to_owned(),
                                 });
                                 continue;
                             }
                         };
                         items.push(Rendered {
-                            paradigm,
+                            scenario,
                             turn,
                             path,
                             mode,

@@ -14,9 +14,9 @@ use serde::Serialize;
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Check {
-    /// Every paradigm, path and mode assembles without an error (no layer panics).
+    /// Every scenario, path and mode assembles without an error (no layer panics).
     Builds,
-    /// Every layer speaks in some paradigm, path and mode, unless declared silent.
+    /// Every layer speaks in some scenario, path and mode, unless declared silent.
     Reachable,
     /// The stable prefix is byte-identical across turns and rebuilds.
     PrefixInvariance,
@@ -74,7 +74,7 @@ pub struct Finding {
     pub check: Check,
     /// The layer concerned, with its `file:line` when known, e.g. ``layer `facts` (layers/src/x.rs:9)``.
     pub subject: String,
-    /// What is wrong, and where it showed (paradigm, path, mode).
+    /// What is wrong, and where it showed (scenario, path, mode).
     pub problem: String,
     /// What to do about it.
     pub fix: String,
@@ -97,7 +97,7 @@ impl fmt::Display for Finding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     pub(crate) pipeline: String,
-    pub(crate) paradigms: Vec<String>,
+    pub(crate) scenarios: Vec<String>,
     pub(crate) assemblies: usize,
     pub(crate) failures: Vec<Finding>,
     pub(crate) notes: Vec<Finding>,
@@ -115,7 +115,7 @@ impl Report {
     }
 
     /// What is worth knowing but does not fail: a declared-silent layer no
-    /// paradigm woke, a ratchet file that was rewritten.
+    /// scenario woke, a ratchet file that was rewritten.
     pub fn notes(&self) -> &[Finding] {
         &self.notes
     }
@@ -125,7 +125,7 @@ impl Report {
         self.failures.iter().filter(move |f| f.check == check)
     }
 
-    /// How many prompts were assembled (paradigms x turns x paths x modes, plus rebuilds).
+    /// How many prompts were assembled (scenarios x turns x paths x modes, plus rebuilds).
     pub fn assemblies(&self) -> usize {
         self.assemblies
     }
@@ -149,11 +149,11 @@ impl fmt::Display for Report {
         };
         writeln!(
             f,
-            "contract of pipeline `{}`: {verdict} ({} assemblies over paradigm{} {})",
+            "contract of pipeline `{}`: {verdict} ({} assemblies over scenario{} {})",
             self.pipeline,
             self.assemblies,
-            if self.paradigms.len() == 1 { "" } else { "s" },
-            self.paradigms
+            if self.scenarios.len() == 1 { "" } else { "s" },
+            self.scenarios
                 .iter()
                 .map(|p| format!("`{p}`"))
                 .collect::<Vec<_>>()

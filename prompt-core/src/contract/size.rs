@@ -1,21 +1,21 @@
-//! How big a pipeline's prompts are: the worst case over paradigms.
+//! How big a pipeline's prompts are: the worst case over scenarios.
 
 use serde::Serialize;
 
-use super::paradigm::Paradigm;
 use super::renders::Renders;
+use super::scenario::Scenario;
 use crate::pipeline::Pipeline;
 use crate::spec::{AssemblyPath, PromptMode, Scope, Stability};
 use crate::tokens::TokenCounter;
 
 /// Sizes of a pipeline's prompts, per path and mode, worst case over
-/// paradigms and turns. What `prompt size` prints and the ratchet compares.
+/// scenarios and turns. What `prompt size` prints and the ratchet compares.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Sizes {
     /// The pipeline measured.
     pub pipeline: String,
-    /// The paradigms measured, by name.
-    pub paradigms: Vec<String>,
+    /// The scenarios measured, by name.
+    pub scenarios: Vec<String>,
     /// One entry per path and mode the layers declare.
     pub assemblies: Vec<AssemblySize>,
 }
@@ -51,13 +51,13 @@ pub struct LayerMeasure {
     /// How widely its text is shared (Stable layers; `None` for Dynamic ones).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
-    /// The most bytes it wrote in any paradigm and turn (0: silent in all).
+    /// The most bytes it wrote in any scenario and turn (0: silent in all).
     pub bytes: usize,
     /// The most tokens it wrote, when measured with a counter ([`measure_tokens`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<usize>,
-    /// The paradigm in which it wrote the most (empty when silent in all).
-    pub paradigm: String,
+    /// The scenario in which it wrote the most (empty when silent in all).
+    pub scenario: String,
 }
 
 impl AssemblySize {
@@ -70,12 +70,13 @@ impl AssemblySize {
     }
 }
 
-/// Measures `pipeline` over `paradigms`: every path and mode the layers
+/// Measures `pipeline` over `scenarios`: every path and mode the layers
 /// declare, worst case per layer and per part.
 ///
 /// ```standalone_crate
-/// use prompt_core::{prompt_layer, Context, LayerEntry, Pipeline};
-/// use prompt_core::contract::{measure, Paradigm};
+/// use prompt_core::{prompt_layer, Context, Pipeline};
+/// use prompt_core::pipeline::LayerEntry;
+/// use prompt_core::contract::{measure, Scenario};
 ///
 /// /// The pipeline of this example.
 /// #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
@@ -84,37 +85,37 @@ impl AssemblySize {
 /// struct Brief;
 ///
 /// let pipeline = Pipeline::of::<Doc>().unwrap();
-/// let sizes = measure(&pipeline, &[Paradigm::new("bare", Context::new())]);
+/// let sizes = measure(&pipeline, &[Scenario::new("bare", Context::new())]);
 /// assert_eq!(sizes.assemblies.len(), 1);
 /// assert_eq!(sizes.assemblies[0].stable_bytes, 9);
 /// assert_eq!(sizes.assemblies[0].layers[0].bytes, 9);
 /// ```
-pub fn measure(pipeline: &Pipeline, paradigms: &[Paradigm]) -> Sizes {
-    sizes(&Renders::new(pipeline, paradigms), paradigms)
+pub fn measure(pipeline: &Pipeline, scenarios: &[Scenario]) -> Sizes {
+    sizes(&Renders::new(pipeline, scenarios), scenarios)
 }
 
 /// [`measure`], with tokens counted by `counter` as well as bytes: per layer
 /// (the most it wrote) and per path and mode (the largest whole prompt).
 ///
 /// ```standalone_crate
-/// use prompt_core::contract::{measure_tokens, Paradigm};
+/// use prompt_core::contract::{measure_tokens, Scenario};
 /// use prompt_core::tokens::ApproxCounter;
 /// use prompt_core::{prompt_layer, Context, Pipeline};
 ///
 /// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], modes = [Full], text = "Be brief and exact.")]
 /// struct Brief;
 ///
-/// let sizes = measure_tokens(&Pipeline::collect().unwrap(), &[Paradigm::new("bare", Context::new())], &ApproxCounter);
+/// let sizes = measure_tokens(&Pipeline::collect().unwrap(), &[Scenario::new("bare", Context::new())], &ApproxCounter);
 /// assert_eq!(sizes.assemblies[0].layers[0].tokens, Some(5));
 /// assert_eq!(sizes.assemblies[0].tokens, Some(5));
 /// ```
 pub fn measure_tokens(
     pipeline: &Pipeline,
-    paradigms: &[Paradigm],
+    scenarios: &[Scenario],
     counter: &dyn TokenCounter,
 ) -> Sizes {
-    let renders = Renders::new(pipeline, paradigms);
-    let mut sizes = sizes(&renders, paradigms);
+    let renders = Renders::new(pipeline, scenarios);
+    let mut sizes = sizes(&renders, scenarios);
     for item in &renders.items {
         let Some(entry) = sizes
             .assemblies
@@ -140,7 +141,7 @@ pub fn measure_tokens(
     sizes
 }
 
-pub(crate) fn sizes(renders: &Renders<'_>, paradigms: &[Paradigm]) -> Sizes {
+pub(crate) fn sizes(renders: &Renders<'_>, scenarios: &[Scenario]) -> Sizes {
     let mut assemblies: Vec<AssemblySize> = Vec::new();
     for item in &renders.items {
         let trace = item.prompt.trace();
@@ -166,7 +167,7 @@ pub(crate) fn sizes(renders: &Renders<'_>, paradigms: &[Paradigm]) -> Sizes {
                             scope: l.scope,
                             bytes: 0,
                             tokens: None,
-                            paradigm: String::new(),
+                            scenario: String::new(),
                         })
                         .collect(),
                 });
@@ -181,13 +182,13 @@ pub(crate) fn sizes(renders: &Renders<'_>, paradigms: &[Paradigm]) -> Sizes {
                 && layer.bytes > size.bytes
             {
                 size.bytes = layer.bytes;
-                item.paradigm.name().clone_into(&mut size.paradigm);
+                item.scenario.name().clone_into(&mut size.scenario);
             }
         }
     }
     Sizes {
         pipeline: renders.pipeline.name().to_owned(),
-        paradigms: paradigms.iter().map(|p| p.name().to_owned()).collect(),
+        scenarios: scenarios.iter().map(|p| p.name().to_owned()).collect(),
         assemblies,
     }
 }

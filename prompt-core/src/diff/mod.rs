@@ -8,7 +8,8 @@
 //! differing line, and how many prefix bytes before it are unchanged.
 //!
 //! ```standalone_crate
-//! use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, SessionValue, Stable};
+//! use prompt_core::{prompt_layer, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, SessionValue, Stable};
+//! use prompt_core::pipeline::LayerEntry;
 //! use prompt_core::diff::{explain, StablePrefix};
 //!
 //! /// The pipeline of this example.

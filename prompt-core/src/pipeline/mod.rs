@@ -7,6 +7,7 @@ mod validate;
 use std::fmt;
 use std::sync::OnceLock;
 
+pub use crate::layer_set::LayerSet;
 pub use crate::registry::pipeline_names;
 pub use error::{LayerRef, PipelineError, Problem, Relation};
 pub(crate) use validate::joined;
@@ -32,7 +33,9 @@ impl LayerEntry {
     /// trace notes a value it asked for that only the turn holds).
     ///
     /// ```
-    /// use prompt_core::{LayerEntry, LayerInput, LayerSpec, LayerWriter, Pipeline, PipelineSpec, Render, Stability, Stable};
+    /// use prompt_core::{LayerInput, LayerSpec, LayerWriter, Pipeline, Render, Stability, Stable};
+    /// use prompt_core::pipeline::LayerEntry;
+    /// use prompt_core::spec::PipelineSpec;
     ///
     /// struct Greeting(String);
     /// impl Render<Stable> for Greeting {
@@ -68,7 +71,9 @@ impl LayerEntry {
     /// declared for another (a declared pipeline uses `include = [..]`).
     ///
     /// ```
-    /// use prompt_core::{prompt_layer, LayerEntry, Pipeline, PipelineSpec};
+    /// use prompt_core::{prompt_layer, Pipeline};
+    /// use prompt_core::pipeline::LayerEntry;
+    /// use prompt_core::spec::PipelineSpec;
     ///
     /// #[prompt_layer(priority = 10, stability = Stable, paths = [Basic], text = "Cite lines.")]
     /// struct Citations; // in the default pipeline
@@ -275,7 +280,10 @@ impl Pipeline {
     /// A pipeline from explicit entries, sorted and validated like a collected one.
     ///
     /// ```
-    /// use prompt_core::{prompt_layer, DefaultPipeline, LayerEntry, Pipeline, PromptPipeline};
+    /// use prompt_core::{prompt_layer, Pipeline};
+    /// use prompt_core::spec::DefaultPipeline;
+    /// use prompt_core::pipeline::LayerEntry;
+    /// use prompt_core::spec::PromptPipeline;
     ///
     /// #[prompt_layer(priority = 10, stability = Stable, paths = [Basic], text = "Hi.")]
     /// struct Hello;

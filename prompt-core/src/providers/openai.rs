@@ -13,7 +13,7 @@
 //! (the pipeline name cut to 40 bytes, so the key stays within 57 bytes). The
 //! shared prefix is the widest-scope part of the stable prefix: its Global
 //! and Project layers ([`AssemblyTrace::shared_prefix`](crate::AssemblyTrace::shared_prefix)
-//! of [`Scope::Project`](crate::Scope::Project)), so every teammate on one
+//! of [`Scope::Project`](crate::spec::Scope::Project)), so every teammate on one
 //! repository routes to the same cache whatever their own `user.md` says;
 //! when that part is empty (no layer declares a scope that wide), the whole
 //! stable prefix. Every session of one agent (pipeline) over one workspace
@@ -68,7 +68,7 @@ pub fn prompt_cache_key(prompt: &AssembledPrompt) -> String {
     while !trace.pipeline.is_char_boundary(end) {
         end -= 1;
     }
-    let shared = trace.shared_prefix(crate::Scope::Project);
+    let shared = trace.shared_prefix(crate::spec::Scope::Project);
     let fingerprint = match prompt.stable().get(..shared) {
         Some(part) if !part.is_empty() => crate::fingerprint::Fingerprint::of(part),
         _ => trace.stable_fingerprint(),

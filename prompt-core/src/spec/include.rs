@@ -1,7 +1,7 @@
 //! What a pipeline takes from elsewhere: one entry of
 //! `#[prompt_pipeline(include = [..])]`, an [`Include`].
 
-use super::enums::{AssemblyPath, PromptMode, Yields};
+use super::enums::{AssemblyPath, BudgetPolicy, PromptMode};
 use super::layer::LayerSpec;
 use super::pipeline::PipelineSpec;
 
@@ -16,7 +16,8 @@ use super::pipeline::PipelineSpec;
 ///
 /// ```
 /// use prompt_core::spec::Include;
-/// use prompt_core::{AssemblyPath, LayerSpec, PipelineSpec, Stability};
+/// use prompt_core::{AssemblyPath, LayerSpec, Stability};
+/// use prompt_core::spec::PipelineSpec;
 ///
 /// const DOCS: [LayerSpec; 1] = [LayerSpec::new("docs", 10, Stability::Stable)];
 /// const SUB_AGENT: PipelineSpec = PipelineSpec::new("sub_agent")
@@ -41,7 +42,7 @@ pub struct Include {
     /// The modes this pipeline narrows the layers to, if it does.
     pub modes: Option<&'static [PromptMode]>,
     /// Another budget policy for this pipeline (a Dynamic layer only).
-    pub yields: Option<Yields>,
+    pub yields: Option<BudgetPolicy>,
 }
 
 impl Include {
@@ -81,7 +82,7 @@ impl Include {
 
     /// The same, giving way to a budget in this pipeline as `yields` says.
     #[must_use]
-    pub const fn with_yields(mut self, yields: Yields) -> Self {
+    pub const fn with_yields(mut self, yields: BudgetPolicy) -> Self {
         self.yields = Some(yields);
         self
     }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::enums::{AssemblyPath, Channel, PromptMode, Scope, Stability, Yields};
+use super::enums::{AssemblyPath, BudgetPolicy, Channel, PromptMode, Scope, Stability};
 
 /// Everything the framework knows about a layer without running it.
 ///
@@ -41,7 +41,7 @@ pub struct LayerSpec {
     /// attribute's `pipeline` key says otherwise).
     pub pipelines: &'static [&'static str],
     /// How the layer gives way to a token budget (Dynamic layers only).
-    pub yields: Yields,
+    pub yields: BudgetPolicy,
     /// Where the layer's text travels (Dynamic layers only).
     pub channel: Channel,
     /// How widely the layer's text is shared (Stable layers only; see
@@ -73,7 +73,7 @@ pub struct LayerSpec {
 
 impl LayerSpec {
     /// A spec with the given name, priority and stability, on both paths, in
-    /// every mode, in the default pipeline, yielding by [`Yields::Shed`] on
+    /// every mode, in the default pipeline, yielding by [`BudgetPolicy::Shed`] on
     /// the [`Channel::System`], of [`Scope::Session`], with no relations and
     /// no definition site.
     pub const fn new(name: &'static str, priority: u32, stability: Stability) -> Self {
@@ -84,7 +84,7 @@ impl LayerSpec {
             paths: AssemblyPath::ALL,
             modes: PromptMode::ALL,
             pipelines: &[super::DEFAULT_PIPELINE],
-            yields: Yields::Shed,
+            yields: BudgetPolicy::Shed,
             channel: Channel::System,
             scope: Scope::Session,
             after: &[],
@@ -118,7 +118,7 @@ impl LayerSpec {
     /// The way to put a layer into a pipeline built by hand with
     /// [`Pipeline::from_layers`](crate::Pipeline::from_layers), which checks
     /// that every entry joins it (for an attribute-declared layer,
-    /// [`LayerEntry::with_pipelines`](crate::LayerEntry::with_pipelines));
+    /// [`LayerEntry::with_pipelines`](crate::pipeline::LayerEntry::with_pipelines));
     /// a pipeline declared with `#[prompt_pipeline]` takes a layer it did not
     /// define with `include = [..]` instead.
     #[must_use]
@@ -129,7 +129,7 @@ impl LayerSpec {
 
     /// The same spec, giving way to a budget as `yields` says.
     #[must_use]
-    pub const fn with_yields(mut self, yields: Yields) -> Self {
+    pub const fn with_yields(mut self, yields: BudgetPolicy) -> Self {
         self.yields = yields;
         self
     }
@@ -220,7 +220,7 @@ impl LayerSpec {
     }
 
     /// Where the layer is defined, for error messages and the manifest:
-    /// `prompt-layers: src/layers/base.rs:9` (the package is left out when unknown).
+    /// `prompt-layers: src/standard/base.rs:9` (the package is left out when unknown).
     pub fn location(&self) -> String {
         // `file!()` uses the host's separator; a location must not depend on it.
         let file = self.file.replace('\\', "/");
@@ -287,7 +287,10 @@ mod tests {
         assert_eq!(SPEC.paths, AssemblyPath::ALL);
         assert_eq!(SPEC.modes, PromptMode::ALL);
         assert_eq!(SPEC.pipelines, ["default"]);
-        assert_eq!((SPEC.yields, SPEC.channel), (Yields::Shed, Channel::System));
+        assert_eq!(
+            (SPEC.yields, SPEC.channel),
+            (BudgetPolicy::Shed, Channel::System)
+        );
         assert_eq!(SPEC.scope, Scope::Session);
         assert_eq!(SPEC.with_scope(Scope::Project).scope, Scope::Project);
         assert_eq!(SPEC.location(), ":0");

@@ -13,7 +13,7 @@ mod layer;
 mod pipeline;
 
 pub use enums::{
-    AssemblyPath, Channel, ParseEnumError, PromptMode, Scope, ScopeOrder, Stability, Yields,
+    AssemblyPath, BudgetPolicy, Channel, ParseEnumError, PromptMode, Scope, ScopeOrder, Stability,
 };
 pub use include::Include;
 pub(crate) use include::{mode_mask, path_mask};

@@ -11,7 +11,8 @@ use super::{DEFAULT_PIPELINE, DEFAULT_SEPARATOR};
 /// [`PipelineSpec::new`] and the `with_*` methods.
 ///
 /// ```
-/// use prompt_core::{AssemblyPath, PipelineSpec};
+/// use prompt_core::AssemblyPath;
+/// use prompt_core::spec::PipelineSpec;
 ///
 /// const SUB_AGENT: PipelineSpec = PipelineSpec::new("sub_agent").with_paths(&[AssemblyPath::Basic]);
 /// assert!(SUB_AGENT.serves_path(AssemblyPath::Basic));

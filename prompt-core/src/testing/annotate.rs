@@ -19,7 +19,8 @@ use crate::spec::{AssemblyPath, Channel, Stability};
 /// removing one `\` from such lines gives the text back.
 ///
 /// ```standalone_crate
-/// use prompt_core::{prompt_layer, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stable};
+/// use prompt_core::{prompt_layer, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stable};
+/// use prompt_core::pipeline::LayerEntry;
 /// use prompt_core::testing::annotate;
 ///
 /// /// The pipeline of this example.

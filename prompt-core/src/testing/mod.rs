@@ -28,7 +28,8 @@
 //! The same, checked here without insta:
 //!
 //! ```standalone_crate
-//! use prompt_core::{prompt_layer, testing, Context, LayerEntry, Pipeline};
+//! use prompt_core::{prompt_layer, testing, Context, Pipeline};
+//! use prompt_core::pipeline::LayerEntry;
 //!
 //! /// The pipeline of this example.
 //! #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]

@@ -31,7 +31,8 @@ pub struct SegmentError {
 /// a part with the separator gives the part back.
 ///
 /// ```standalone_crate
-/// use prompt_core::{prompt_layer, Context, LayerEntry, Pipeline, PromptBuilder};
+/// use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
+/// use prompt_core::pipeline::LayerEntry;
 /// use prompt_core::testing::segments;
 ///
 /// /// The pipeline of this example.

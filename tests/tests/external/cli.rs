@@ -1,6 +1,6 @@
 //! The README's "Your own `prompt` binary", verbatim: its `Cargo.toml` and
 //! `src/main.rs` become a crate in a scratch folder outside the workspace
-//! (only the path to this checkout is filled in), cargo builds it, and each
+//! (only its versions become paths to this checkout), cargo builds it, and each
 //! subcommand runs on its pipeline `ferris`.
 //!
 //! It builds into `target/external` (shared with `external.rs`), offline,
@@ -39,8 +39,18 @@ fn build(workspace: &Path, scratch: &Path) -> PathBuf {
         (1, 1),
         "one Cargo.toml, one main.rs"
     );
-    let root = format!("{}/", workspace.display());
-    let manifest = manifest[0].replace("../prompt-layers/", &root);
+    // The README's versions become this checkout's paths.
+    let root = workspace.display();
+    let manifest = manifest[0]
+        .replace(
+            "prompt-core = \"0.1\"",
+            &format!("prompt-core = {{ path = \"{root}/prompt-core\" }}"),
+        )
+        .replace(
+            "prompt-layers = { version = \"0.1\",",
+            &format!("prompt-layers = {{ path = \"{root}/layers\","),
+        );
+    assert!(manifest.contains("/layers\", features"), "{manifest}");
     assert!(manifest.contains("features = [\"cli\"]"), "{manifest}");
     std::fs::write(scratch.join("Cargo.toml"), manifest + "\n[workspace]\n").unwrap();
     std::fs::create_dir_all(scratch.join("src")).unwrap();
@@ -141,7 +151,7 @@ fn the_readme_s_own_prompt_binary_runs_every_subcommand_on_its_pipeline() {
     // size: each layer's bytes, per path and mode.
     let size = on("size", &[]);
     assert!(
-        size.starts_with("pipeline `ferris`, worst case over paradigm `workspace`"),
+        size.starts_with("pipeline `ferris`, worst case over scenario `workspace`"),
         "{size}"
     );
     assert!(

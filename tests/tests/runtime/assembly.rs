@@ -3,9 +3,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use prompt_core::fingerprint::Fingerprint;
+use prompt_core::pipeline::LayerEntry;
+use prompt_core::spec::Channel;
 use prompt_core::{
-    AssemblyPath, Channel, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder,
-    Render, Stability, SystemPromptPart,
+    AssemblyPath, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability,
+    SystemPromptPart,
 };
 use prompt_tests::{Fixed, TEST, fixed, spec};
 
@@ -13,12 +15,12 @@ use prompt_tests::{Fixed, TEST, fixed, spec};
 #[derive(Debug, PartialEq)]
 struct Clock(&'static str);
 
-impl prompt_core::SessionOrTurnValue for Clock {}
+impl prompt_core::context::SessionOrTurnValue for Clock {}
 /// A per-session fact.
 #[derive(Debug, PartialEq)]
 struct Project(&'static str);
 
-impl prompt_core::SessionOrTurnValue for Project {}
+impl prompt_core::context::SessionOrTurnValue for Project {}
 
 /// Writes what it can see of `Clock` and `Project`.
 struct Probe;
@@ -84,7 +86,7 @@ fn for_a_dynamic_layer_the_turn_context_wins() {
 
 #[test]
 fn context_stores_one_value_per_type() {
-    let mut ctx = prompt_core::SessionContext::new().with(Project("a"));
+    let mut ctx = prompt_core::context::SessionContext::new().with(Project("a"));
     assert_eq!(ctx.insert(Project("b")), Some(Project("a")));
     assert_eq!(ctx.get::<Project>(), Some(&Project("b")));
     assert!(ctx.contains::<Project>() && !ctx.contains::<Clock>());

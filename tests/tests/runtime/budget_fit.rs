@@ -3,9 +3,10 @@
 //! or over the limit, and the separator the fitted suffix is joined with.
 
 use prompt_core::budget::{BudgetError, TokenBudget};
-use prompt_core::{
-    AssemblyError, Channel, Context, LayerEntry, Pipeline, PromptBuilder, Stability, Yields,
-};
+use prompt_core::pipeline::LayerEntry;
+use prompt_core::spec::BudgetPolicy;
+use prompt_core::spec::Channel;
+use prompt_core::{AssemblyError, Context, Pipeline, PromptBuilder, Stability};
 use prompt_tests::{Fixed, TEST, spec};
 
 /// A Stable prefix and one Dynamic layer that yields by truncation.
@@ -18,7 +19,7 @@ fn truncating(text: &str) -> Pipeline {
                 Fixed("You are terse.".to_owned()),
             ),
             LayerEntry::new(
-                spec("notes", 10_000, Stability::Dynamic).with_yields(Yields::Truncate),
+                spec("notes", 10_000, Stability::Dynamic).with_yields(BudgetPolicy::Truncate),
                 Fixed(text.to_owned()),
             ),
         ],
@@ -67,11 +68,11 @@ fn shed_and_cut() -> Pipeline {
         [
             LayerEntry::new(spec("persona", 1, Stability::Stable), Fixed("S".to_owned())),
             LayerEntry::new(
-                spec("runtime", 10_000, Stability::Dynamic).with_yields(Yields::Keep),
+                spec("runtime", 10_000, Stability::Dynamic).with_yields(BudgetPolicy::Keep),
                 Fixed("cwd: /repo".to_owned()),
             ),
             LayerEntry::new(
-                spec("history", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
+                spec("history", 10_100, Stability::Dynamic).with_yields(BudgetPolicy::Truncate),
                 Fixed("h".repeat(400)),
             ),
             LayerEntry::new(
@@ -141,11 +142,11 @@ fn the_notice_counts_and_sorts_what_gave_way() {
         [
             LayerEntry::new(spec("persona", 1, Stability::Stable), Fixed("S".to_owned())),
             LayerEntry::new(
-                spec("recent", 10_000, Stability::Dynamic).with_yields(Yields::Truncate),
+                spec("recent", 10_000, Stability::Dynamic).with_yields(BudgetPolicy::Truncate),
                 Fixed("r".repeat(100)),
             ),
             LayerEntry::new(
-                spec("older", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
+                spec("older", 10_100, Stability::Dynamic).with_yields(BudgetPolicy::Truncate),
                 Fixed("o".repeat(100)),
             ),
         ],

@@ -16,7 +16,7 @@ impl prompt_core::SessionValue for Label {}
 /// `len` counts the types stored and `is_empty` says whether there are none.
 #[test]
 fn a_context_counts_its_values_one_per_type() {
-    let mut ctx = prompt_core::SessionContext::new();
+    let mut ctx = prompt_core::context::SessionContext::new();
     assert_eq!(ctx.len(), 0);
     assert!(ctx.is_empty());
     ctx.insert(Count(1));
@@ -32,7 +32,7 @@ fn a_context_counts_its_values_one_per_type() {
 /// which need not be `Debug`).
 #[test]
 fn a_context_debug_lists_its_type_names_in_order() {
-    let ctx = prompt_core::SessionContext::new()
+    let ctx = prompt_core::context::SessionContext::new()
         .with(Label(String::from("secret")))
         .with(Count(7));
     assert_eq!(

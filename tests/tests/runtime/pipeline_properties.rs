@@ -2,8 +2,9 @@
 
 use std::collections::BTreeSet;
 
+use prompt_core::pipeline::LayerEntry;
 use prompt_core::pipeline::Problem;
-use prompt_core::{Context, LayerEntry, Pipeline, PromptBuilder, Stability};
+use prompt_core::{Context, Pipeline, PromptBuilder, Stability};
 use prompt_tests::{Fixed, TEST, spec};
 use proptest::prelude::*;
 

@@ -4,9 +4,10 @@
 
 use prompt_core::assembly::PrefixCache;
 use prompt_core::fingerprint::Fingerprint;
+use prompt_core::pipeline::LayerEntry;
 use prompt_core::{
-    AssemblyError, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render,
-    SessionValue, Stability, Stable, TurnContext,
+    AssemblyError, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, SessionValue,
+    Stability, Stable, TurnContext,
 };
 use prompt_tests::workspaces::{Turn, pipeline, session_context, workspace};
 use prompt_tests::{TEST, spec};

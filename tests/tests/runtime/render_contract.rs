@@ -4,10 +4,14 @@
 //! layer that panicked. The compile-time half (a Stable layer reading a turn
 //! value, a value in the wrong context) is in `tests/ui/fail`.
 
+use prompt_core::context::SessionContext;
+use prompt_core::context::SessionOrTurnValue;
+use prompt_core::pipeline::LayerEntry;
+use prompt_core::spec::Channel;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
 use prompt_core::{
-    AssemblyError, Channel, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render,
-    SessionContext, SessionOrTurnValue, SessionValue, Stability, Stable, TurnContext, TurnValue,
+    AssemblyError, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, SessionValue,
+    Stability, Stable, TurnContext, TurnValue,
 };
 use prompt_tests::{TEST, spec};
 

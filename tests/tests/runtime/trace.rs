@@ -2,7 +2,8 @@
 //! like a slice, and the fields the serialized trace carries.
 
 use prompt_core::budget::TokenBudget;
-use prompt_core::{Context, LayerEntry, Pipeline, PromptBuilder, Stability};
+use prompt_core::pipeline::LayerEntry;
+use prompt_core::{Context, Pipeline, PromptBuilder, Stability};
 use prompt_tests::{Fixed, TEST, spec};
 
 fn persona(text: &str) -> Pipeline {

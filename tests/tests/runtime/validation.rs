@@ -5,11 +5,12 @@
 //! `Anchor` is an attribute layer, so it joins the default pipeline, which no
 //! test of this binary collects.
 
+use prompt_core::pipeline::LayerEntry;
 use prompt_core::pipeline::{LayerRef, Problem, Relation};
+use prompt_core::spec::DefaultPipeline;
 use prompt_core::spec::LayerLink;
-use prompt_core::{
-    DefaultPipeline, LayerEntry, LayerSpec, Pipeline, PromptPipeline, Stability, prompt_layer,
-};
+use prompt_core::spec::PromptPipeline;
+use prompt_core::{LayerSpec, Pipeline, Stability, prompt_layer};
 use prompt_tests::{Fixed, TEST, spec};
 
 /// A name is snake_case only when its first character is a lowercase letter

@@ -1,7 +1,10 @@
 //! The standard layers on real public AGENTS.md, CLAUDE.md and SKILL.md files
 //! (`tests/fixtures/real`, byte-exact vendored copies; see SOURCES.md there).
 
-use prompt_core::{Context, DefaultPipeline, LayerEntry, Pipeline, PromptBuilder, PromptPipeline};
+use prompt_core::pipeline::LayerEntry;
+use prompt_core::spec::DefaultPipeline;
+use prompt_core::spec::PromptPipeline;
+use prompt_core::{Context, Pipeline, PromptBuilder};
 use prompt_layers::sources::__private::read_capped;
 use prompt_layers::sources::{
     CappedText, MemoryFile, ProjectDocs, ProjectDocsConfig, Root, SkillIndex, SkillLimits,

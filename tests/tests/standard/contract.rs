@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::full_config;
-use prompt_core::contract::{Contract, Paradigm, Volatile};
+use prompt_core::contract::{Contract, Scenario, Volatile};
 use prompt_core::{Context, Pipeline, TurnContext, testing};
 use prompt_layers::sources::Scratchpad;
 use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
@@ -43,8 +43,8 @@ fn turn(facts: RuntimeFacts) -> TurnContext {
 }
 
 /// The bare session (an empty folder) and the full fixture workspace over two turns.
-fn paradigms(bare: &std::path::Path, ws: &FixtureWorkspace) -> Vec<Paradigm> {
-    let mut full = Paradigm::new(
+fn scenarios(bare: &std::path::Path, ws: &FixtureWorkspace) -> Vec<Scenario> {
+    let mut full = Scenario::new(
         "full",
         load_session(&full_config(ws)).unwrap().with(sub_agents()),
     );
@@ -56,7 +56,7 @@ fn paradigms(bare: &std::path::Path, ws: &FixtureWorkspace) -> Vec<Paradigm> {
         full = full.turn(turn(facts));
     }
     vec![
-        Paradigm::new(
+        Scenario::new(
             "bare",
             load_session(&SessionConfig::new("agent", bare)).unwrap(),
         ),
@@ -64,15 +64,15 @@ fn paradigms(bare: &std::path::Path, ws: &FixtureWorkspace) -> Vec<Paradigm> {
     ]
 }
 
-fn contract<'a>(pipeline: &'a Pipeline, paradigms: &'a [Paradigm]) -> Contract<'a> {
-    let mut contract = Contract::new(pipeline, paradigms)
+fn contract<'a>(pipeline: &'a Pipeline, scenarios: &'a [Scenario]) -> Contract<'a> {
+    let mut contract = Contract::new(pipeline, scenarios)
         .allow(
             "episodic_recall",
             Volatile::Date,
             "episodes are dated by episodes.jsonl, which changes between sessions, never within one",
         )
         .ratchet(concat!(env!("CARGO_MANIFEST_DIR"), "/ratchets.json"));
-    for tool in SubAgents::tools_for(paradigms[1].session()) {
+    for tool in SubAgents::tools_for(scenarios[1].session()) {
         contract = contract.extra_text(format!("tool `{}`", tool.name), tool.description);
     }
     contract
@@ -82,12 +82,12 @@ fn contract<'a>(pipeline: &'a Pipeline, paradigms: &'a [Paradigm]) -> Contract<'
 fn every_pipeline_in_the_repository_keeps_its_contract() {
     let bare = tempfile::tempdir().unwrap();
     let ws = FixtureWorkspace::new();
-    let paradigms = paradigms(bare.path(), &ws);
+    let scenarios = scenarios(bare.path(), &ws);
     let names = prompt_core::pipeline::pipeline_names();
     assert!(names.contains(&"default"), "{names:?}");
     for name in names {
         let pipeline = Pipeline::named(name).unwrap();
-        contract(&pipeline, &paradigms).run().assert_ok();
+        contract(&pipeline, &scenarios).run().assert_ok();
     }
 }
 
@@ -95,9 +95,9 @@ fn every_pipeline_in_the_repository_keeps_its_contract() {
 fn the_full_workspace_wakes_every_declared_silent_layer() {
     let bare = tempfile::tempdir().unwrap();
     let ws = FixtureWorkspace::new();
-    let paradigms = paradigms(bare.path(), &ws);
+    let scenarios = scenarios(bare.path(), &ws);
     let pipeline = Pipeline::collect().unwrap();
-    let report = contract(&pipeline, &paradigms).run();
+    let report = contract(&pipeline, &scenarios).run();
     let unwoken: Vec<&str> = report
         .notes()
         .iter()

@@ -3,11 +3,15 @@
 //! sentry's AGENTS.md, two users who differ only in a one-line
 //! `~/.agent/memory/user.md`).
 
+use prompt_core::pipeline::LayerEntry;
 use prompt_core::pipeline::Problem;
+use prompt_core::spec::DefaultPipeline;
+use prompt_core::spec::PromptPipeline;
+use prompt_core::spec::Scope;
 use prompt_core::spec::ScopeOrder;
 use prompt_core::{
-    AssembledPrompt, Context, DefaultPipeline, LayerEntry, LayerInput, LayerSpec, LayerWriter,
-    Pipeline, PromptBuilder, PromptLayer, PromptPipeline, Render, Scope, Stability, Stable,
+    AssembledPrompt, Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder,
+    PromptLayer, Render, Stability, Stable,
 };
 use prompt_layers::{
     BasePromptLayer, FactsLayer, ProjectContextLayer, ProjectMemoryLayer, SessionConfig,
@@ -409,7 +413,7 @@ fn the_team_simulation_reads_what_a_teammate_wrote_and_only_at_a_breakpoint() {
 
 #[test]
 fn the_contract_notes_what_a_relaxed_order_costs_and_passes_the_standard_pipeline() {
-    use prompt_core::contract::{self, Check, Paradigm};
+    use prompt_core::contract::{self, Check, Scenario};
 
     let relaxed = DefaultPipeline::SPEC.with_scope_order(ScopeOrder::Relaxed);
     let pipeline = Pipeline::from_layers(
@@ -421,8 +425,8 @@ fn the_contract_notes_what_a_relaxed_order_costs_and_passes_the_standard_pipelin
         ],
     )
     .unwrap();
-    let paradigms = [Paradigm::new("bare", Context::new())];
-    let report = contract::Contract::new(&pipeline, &paradigms)
+    let scenarios = [Scenario::new("bare", Context::new())];
+    let report = contract::Contract::new(&pipeline, &scenarios)
         .only(&[Check::ScopeSharing])
         .run();
     assert!(report.is_ok(), "{report}");
@@ -454,9 +458,9 @@ fn the_contract_notes_what_a_relaxed_order_costs_and_passes_the_standard_pipelin
     let alice = home("Answer in English.");
     let mut config = SessionConfig::new("agent", ws.path());
     config.home = Some(alice.path().to_path_buf());
-    let paradigms = [Paradigm::new("sentry", load_session(&config).unwrap())];
+    let scenarios = [Scenario::new("sentry", load_session(&config).unwrap())];
     let standard = Pipeline::collect().unwrap();
-    let report = contract::Contract::new(&standard, &paradigms)
+    let report = contract::Contract::new(&standard, &scenarios)
         .only(&[Check::ScopeSharing])
         .run();
     assert!(report.is_ok() && report.notes().is_empty(), "{report}");

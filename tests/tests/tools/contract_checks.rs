@@ -2,21 +2,22 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use prompt_core::contract::{self, Check, Contract, Paradigm, RatchetMode, Volatile};
+use prompt_core::contract::{self, Check, Contract, RatchetMode, Scenario, Volatile};
+use prompt_core::pipeline::LayerEntry;
 use prompt_core::{
-    Context, LayerEntry, LayerInput, LayerWriter, Pipeline, Render, Stability, Stable,
-    prompt_layer, prompt_pipeline,
+    Context, LayerInput, LayerWriter, Pipeline, Render, Stability, Stable, prompt_layer,
+    prompt_pipeline,
 };
 use prompt_tests::{Fixed, TEST, fixed, spec};
 
 const RULE: &str = "Run the whole test suite before you commit any change.";
 
-fn bare() -> Vec<Paradigm> {
-    vec![Paradigm::new("bare", Context::new())]
+fn bare() -> Vec<Scenario> {
+    vec![Scenario::new("bare", Context::new())]
 }
 
-fn only(pipeline: &Pipeline, paradigms: &[Paradigm], check: Check) -> contract::Report {
-    Contract::new(pipeline, paradigms).only(&[check]).run()
+fn only(pipeline: &Pipeline, scenarios: &[Scenario], check: Check) -> contract::Report {
+    Contract::new(pipeline, scenarios).only(&[check]).run()
 }
 
 // --- reachable -----------------------------------------------------------
@@ -46,7 +47,7 @@ fn reachable_fails_on_a_layer_that_never_speaks_and_does_not_say_why() {
     assert!(
         failure
             .problem
-            .contains("wrote nothing in any assembly (paradigms `bare`")
+            .contains("wrote nothing in any assembly (scenarios `bare`")
     );
     assert!(failure.fix.contains("declare `silent = \"what wakes it\"`"));
 }
@@ -72,7 +73,7 @@ impl Render<Stable> for SessionNotes {
 }
 
 #[test]
-fn a_declared_silent_layer_no_paradigm_wakes_is_listed_without_failing() {
+fn a_declared_silent_layer_no_scenario_wakes_is_listed_without_failing() {
     let pipeline = Pipeline::of::<Quiet>().unwrap();
     let report = only(&pipeline, &bare(), Check::Reachable);
     report.assert_ok();
@@ -80,14 +81,14 @@ fn a_declared_silent_layer_no_paradigm_wakes_is_listed_without_failing() {
     assert!(
         report.notes()[0]
             .problem
-            .contains("declared silent unless the session has Notes, and no paradigm woke it")
+            .contains("declared silent unless the session has Notes, and no scenario woke it")
     );
     assert_eq!(
         report.notes()[0].fix,
-        "add a paradigm where the session has Notes"
+        "add a scenario where the session has Notes"
     );
 
-    let woken = [Paradigm::new(
+    let woken = [Scenario::new(
         "noted",
         Context::new().with(Notes("Use tabs.")),
     )];
@@ -122,9 +123,9 @@ impl Render for ModelLine {
     }
 }
 
-fn two_turns() -> Vec<Paradigm> {
+fn two_turns() -> Vec<Scenario> {
     vec![
-        Paradigm::new("turns", Context::new())
+        Scenario::new("turns", Context::new())
             .turn(Context::new().with(Model("opus")))
             .turn(Context::new().with(Model("haiku"))),
     ]
@@ -168,7 +169,7 @@ fn prefix_invariance_names_the_stable_layer_that_reads_a_global_counter() {
         "layer `call_counter` (prompt-tests: src/lib.rs:2)"
     );
     assert!(
-        failures[0].problem.starts_with("its bytes moved between two builds from the same inputs (paradigm `turns`, basic/full, turn 1); line 2: \"This is call"),
+        failures[0].problem.starts_with("its bytes moved between two builds from the same inputs (scenario `turns`, basic/full, turn 1); line 2: \"This is call"),
         "{}",
         failures[0].problem
     );
@@ -216,7 +217,7 @@ fn repeated_sentence_names_both_layers_whatever_the_whitespace() {
     assert_eq!(
         failure.problem,
         format!(
-            "states {RULE:?}, which layer `agents_md` (prompt-tests: src/lib.rs:2) states too (paradigm `bare`, basic/full)"
+            "states {RULE:?}, which layer `agents_md` (prompt-tests: src/lib.rs:2) states too (scenario `bare`, basic/full)"
         )
     );
     assert_eq!(
@@ -266,10 +267,10 @@ fn repeated_fact_passes_when_one_layer_states_each_fact() {
             "- Working directory: services/api/src\n- Model: opus",
         ),
     ]);
-    let paradigms = [Paradigm::new("env", Context::new())
+    let scenarios = [Scenario::new("env", Context::new())
         .fact("cwd", "services/api/src")
         .fact("model", "opus")];
-    only(&pipeline, &paradigms, Check::RepeatedFact).assert_ok();
+    only(&pipeline, &scenarios, Check::RepeatedFact).assert_ok();
 }
 
 #[test]
@@ -283,8 +284,8 @@ fn repeated_fact_matches_the_value_not_the_sentence() {
         ),
         ("runtime", 10_000, Stability::Dynamic, "- OS: linux"),
     ]);
-    let paradigms = [Paradigm::new("env", Context::new()).fact("OS", "linux")];
-    let report = only(&pipeline, &paradigms, Check::RepeatedFact);
+    let scenarios = [Scenario::new("env", Context::new()).fact("OS", "linux")];
+    let report = only(&pipeline, &scenarios, Check::RepeatedFact);
     assert_eq!(report.failures().len(), 1, "{report}");
     let failure = &report.failures()[0];
     assert_eq!(
@@ -469,10 +470,10 @@ fn one_line_runs_every_check_and_the_report_reads_as_a_list() {
     let report = contract::check(&pipeline, &bare());
     assert_eq!(
         report.to_string(),
-        "contract of pipeline `test`: 2 failures (12 assemblies over paradigm `bare`)\n\
-         FAIL [reachable] layer `ghost` (prompt-tests: src/lib.rs:2): wrote nothing in any assembly (paradigms `bare`; every path and mode it lists)\n    \
-         fix: give a paradigm the session or turn content this layer reads, or declare `silent = \"what wakes it\"` in its #[prompt_layer] if it is silent by design\n\
-         FAIL [volatile-value] layer `persona` (prompt-tests: src/lib.rs:1): states `2026-11-29` (a date) in the stable prefix (paradigm `bare`, basic/full): a value that changes between runs busts the prompt cache\n    \
+        "contract of pipeline `test`: 2 failures (12 assemblies over scenario `bare`)\n\
+         FAIL [reachable] layer `ghost` (prompt-tests: src/lib.rs:2): wrote nothing in any assembly (scenarios `bare`; every path and mode it lists)\n    \
+         fix: give a scenario the session or turn content this layer reads, or declare `silent = \"what wakes it\"` in its #[prompt_layer] if it is silent by design\n\
+         FAIL [volatile-value] layer `persona` (prompt-tests: src/lib.rs:1): states `2026-11-29` (a date) in the stable prefix (scenario `bare`, basic/full): a value that changes between runs busts the prompt cache\n    \
          fix: move the value into a Dynamic layer; if it really is the same on every call of a session, allow it: `.allow(\"persona\", Volatile::Date, \"why it is stable\")`\n"
     );
     let panic = std::panic::catch_unwind(|| report.assert_ok()).unwrap_err();

@@ -6,6 +6,7 @@ use crate::common;
 use std::time::Duration;
 
 use common::full_config;
+use prompt_core::pipeline::LayerEntry;
 use prompt_core::providers::anthropic::{
     BreakpointLocation, CacheMinimums, CacheTtl, MessagesRequest, RequestError,
     check_cache_minimum, system_blocks,
@@ -18,10 +19,9 @@ use prompt_core::providers::openai::{
 use prompt_core::providers::{
     CONTEXT_PREAMBLE, Message, UndeliveredReminder, claude_cli, codex, user_prefix,
 };
+use prompt_core::spec::Channel;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
-use prompt_core::{
-    AssembledPrompt, Channel, Context, LayerEntry, Pipeline, PromptBuilder, Stability,
-};
+use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder, Stability};
 use prompt_layers::sources::Scratchpad;
 use prompt_layers::{RuntimeFacts, SubAgent, SubAgents, load_session};
 use prompt_tests::{Fixed, FixtureWorkspace, TEST, fixed, spec};

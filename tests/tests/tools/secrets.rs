@@ -2,13 +2,13 @@
 //! corpus in `tests/fixtures/secrets/` (recall and false positives measured),
 //! and over an assembled prompt (naming the layer and the byte range).
 
+use prompt_core::pipeline::LayerEntry;
 use prompt_core::providers::Message;
 use prompt_core::providers::anthropic::MessagesRequest;
 use prompt_core::providers::{claude_cli, gemini, openai};
 use prompt_core::secrets::{SecretKind, redact, scan, scan_prompt, scan_request};
-use prompt_core::{
-    AssembledPrompt, Channel, Context, LayerEntry, Pipeline, PromptBuilder, Stability, TokenBudget,
-};
+use prompt_core::spec::Channel;
+use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder, Stability, TokenBudget};
 use prompt_tests::{Fixed, TEST, fixed, spec};
 
 /// Credential-shaped samples (made up; none is a real key) and what each is.

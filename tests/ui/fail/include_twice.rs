@@ -9,7 +9,7 @@ pub struct SubAgent;
 
 // Once directly and once through a set: rejected at the set.
 pub struct Everything;
-impl prompt_core::LayerSet for Everything {
+impl prompt_core::pipeline::LayerSet for Everything {
     const LAYERS: &'static [prompt_core::LayerSpec] = &[<Persona as prompt_core::PromptLayer>::SPEC];
 }
 

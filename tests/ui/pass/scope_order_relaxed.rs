@@ -2,7 +2,8 @@
 // `scope_order = Relaxed`: a relation against the scopes then compiles, and
 // the pipeline builds with the user's notes ahead of the project's docs.
 use prompt_core::spec::ScopeOrder;
-use prompt_core::{prompt_layer, prompt_pipeline, Context, Pipeline, PromptBuilder, PromptLayer, Scope};
+use prompt_core::{prompt_layer, prompt_pipeline, Context, Pipeline, PromptBuilder, PromptLayer};
+use prompt_core::spec::Scope;
 
 #[prompt_pipeline(paths = [Cached], scope_order = Relaxed)]
 pub struct Seeded;
@@ -17,7 +18,7 @@ pub struct UserNotes;
 pub struct ProjectDocs;
 
 fn main() {
-    assert_eq!(<Seeded as prompt_core::PromptPipeline>::SPEC.scope_order, ScopeOrder::Relaxed);
+    assert_eq!(<Seeded as prompt_core::spec::PromptPipeline>::SPEC.scope_order, ScopeOrder::Relaxed);
     assert_eq!(ProjectDocs::SPEC.scope, Scope::Project);
     let pipeline = Pipeline::of::<Seeded>().expect("a relaxed pipeline keeps its order");
     let prompt = PromptBuilder::new(&pipeline)

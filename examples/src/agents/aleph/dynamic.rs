@@ -107,7 +107,7 @@ impl Render for VoiceMode {
 
 /// `## Self-repair`: the web panel's fix button, after a failing doctor run.
 #[prompt_layer(priority = 10_715, stability = Dynamic, paths = [Cached], modes = [Full, Compact],
-    pipeline = Aleph, silent = "the web-rich paradigm with a failing doctor check")]
+    pipeline = Aleph, silent = "the web-rich scenario with a failing doctor check")]
 pub struct DoctorRepairHint;
 
 impl Render for DoctorRepairHint {

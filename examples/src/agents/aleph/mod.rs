@@ -115,7 +115,7 @@ pub use state::{
 };
 pub use welds::{escape_xml, session_mode_line, strategy_block};
 
-use super::{AgentError, Paradigm, RenderRequest, Rendered};
+use super::{AgentError, RenderRequest, Rendered, Scenario};
 
 /// The pipeline's name: every Aleph layer declares it.
 pub const PIPELINE: &str = "aleph";
@@ -448,20 +448,20 @@ pub fn fixture_facts() -> RuntimeFacts {
     }
 }
 
-/// The paradigms over a workspace: `cli` (the workspace as it is),
+/// The scenarios over a workspace: `cli` (the workspace as it is),
 /// `background`, `web_rich` (a failing doctor check), and `sub_agent` (the
 /// session of a spawned `verify` agent at depth 1, without the strategy,
 /// which its spawn request welds on instead).
 ///
 /// # Errors
 /// As [`AlephWorkspace::load`].
-pub fn paradigms(workspace: &Path) -> Result<Vec<Paradigm>, AlephError> {
+pub fn scenarios(workspace: &Path) -> Result<Vec<Scenario>, AlephError> {
     let base = AlephWorkspace::load(workspace)?;
     let facts = fixture_facts();
     let variant = |name: &str, edit: &dyn Fn(&mut AlephWorkspace)| {
         let mut ws = base.clone();
         edit(&mut ws);
-        Paradigm::new(name, ws.session_context(), ws.turn_context(facts.clone()))
+        Scenario::new(name, ws.session_context(), ws.turn_context(facts.clone()))
     };
     Ok(vec![
         variant("cli", &|_| {}),

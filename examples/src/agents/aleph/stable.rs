@@ -251,7 +251,7 @@ impl Render<Stable> for Security {
 
 /// `## Protocol tokens`: how to end a background run silently.
 #[prompt_layer(priority = 700, stability = Stable, scope = Global, paths = [Basic, Cached], modes = [Full],
-    pipeline = Aleph, silent = "the background paradigm")]
+    pipeline = Aleph, silent = "the background scenario")]
 pub struct ProtocolTokens;
 
 impl Render<Stable> for ProtocolTokens {
@@ -264,7 +264,7 @@ impl Render<Stable> for ProtocolTokens {
 
 /// `## System awareness`: watching the agent's own runtime, read-only.
 #[prompt_layer(priority = 800, stability = Stable, scope = Global, paths = [Basic, Cached], modes = [Full],
-    pipeline = Aleph, silent = "the background or CLI paradigm")]
+    pipeline = Aleph, silent = "the background or CLI scenario")]
 pub struct OperationalGuidelines;
 
 impl Render<Stable> for OperationalGuidelines {
@@ -277,9 +277,9 @@ impl Render<Stable> for OperationalGuidelines {
     }
 }
 
-/// `## Multi-step work`: planning and narrating, for interactive paradigms.
+/// `## Multi-step work`: planning and narrating, for interactive scenarios.
 #[prompt_layer(priority = 805, stability = Stable, scope = Global, paths = [Basic, Cached], modes = [Full],
-    pipeline = Aleph, silent = "an interactive paradigm (anything but background)")]
+    pipeline = Aleph, silent = "an interactive scenario (anything but background)")]
 pub struct MultiStepConduct;
 
 impl Render<Stable> for MultiStepConduct {

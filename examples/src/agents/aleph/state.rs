@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-/// How the agent is being used (upstream calls it the paradigm); gates interface-specific guidance.
+/// How the agent is being used (upstream calls it the scenario); gates interface-specific guidance.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Interface {

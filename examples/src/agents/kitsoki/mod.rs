@@ -77,7 +77,7 @@ pub use story::{
     PROJECT_RENDER_LIMIT, STORY_FILE_CAP, Story, StoryAgent,
 };
 
-use super::{AgentError, Paradigm, RenderRequest, Rendered};
+use super::{AgentError, RenderRequest, Rendered, Scenario};
 
 /// The pipeline's name: every kitsoki layer declares it.
 pub const PIPELINE: &str = "kitsoki";
@@ -542,14 +542,14 @@ pub fn demo_call(verb: Verb) -> Call {
     }
 }
 
-/// The paradigms over a workspace: one per verb of the guide's demo call
+/// The scenarios over a workspace: one per verb of the guide's demo call
 /// (`ask`, `task`, `decide`: the host's verbs), each session holding the
 /// story's framework and project layers. The router (`route`) composes from
 /// its own session ([`router_context`]) and is left out here.
 ///
 /// # Errors
 /// As [`Story::load`].
-pub fn paradigms(workspace: &Path) -> Result<Vec<Paradigm>, KitsokiError> {
+pub fn scenarios(workspace: &Path) -> Result<Vec<Scenario>, KitsokiError> {
     let story = load(workspace, &[])?;
     let persona = story
         .agents
@@ -563,7 +563,7 @@ pub fn paradigms(workspace: &Path) -> Result<Vec<Paradigm>, KitsokiError> {
                 verb,
                 persona: persona.clone(),
             });
-            Paradigm::new(verb.as_str(), session_context(&story), turn)
+            Scenario::new(verb.as_str(), session_context(&story), turn)
         })
         .collect())
 }

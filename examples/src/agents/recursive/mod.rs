@@ -122,7 +122,7 @@ pub use sessions::{
     META_FILE_CAP, RecentSessions, SESSION_LIST_CAP, SUPPORTED_SCHEMA_VERSION, SessionSummary,
 };
 
-use super::{AgentError, Layout, Paradigm, RenderRequest, Rendered};
+use super::{AgentError, Layout, RenderRequest, Rendered, Scenario};
 
 /// The pipeline's name: every recursive layer declares it.
 pub const PIPELINE: &str = "recursive";
@@ -430,10 +430,10 @@ pub fn tools(session: &Context) -> Vec<ToolSpec> {
         .collect()
 }
 
-/// The paradigms of `config`: `default_base` (the TUI's fold) and
+/// The scenarios of `config`: `default_base` (the TUI's fold) and
 /// `replaced_base` (an HTTP caller's own system prompt plus nothing else),
 /// which over the fixture ([`RecursiveConfig::fixture`]) wake every layer.
-pub fn paradigms(config: &RecursiveConfig) -> Vec<Paradigm> {
+pub fn scenarios(config: &RecursiveConfig) -> Vec<Scenario> {
     let appended = BaseFold {
         replacement: None,
         append: Some("Answer in British English.".to_owned()),
@@ -443,8 +443,8 @@ pub fn paradigms(config: &RecursiveConfig) -> Vec<Paradigm> {
         append: None,
     };
     vec![
-        Paradigm::new("default_base", session(config, &appended), Context::new()),
-        Paradigm::new("replaced_base", session(config, &replaced), Context::new()),
+        Scenario::new("default_base", session(config, &appended), Context::new()),
+        Scenario::new("replaced_base", session(config, &replaced), Context::new()),
     ]
 }
 

@@ -8,7 +8,7 @@
 //! - the stable block carries `cache_control: {"type": "ephemeral"}` (plus
 //!   `"ttl": "1h"` with [`CacheTtl::OneHour`]), the dynamic block none;
 //! - the stable prefix is cut in two where its widest shared
-//!   [`Scope`](crate::Scope) group ends (the Global and Project part), with a
+//!   [`Scope`](crate::spec::Scope) group ends (the Global and Project part), with a
 //!   breakpoint on each block, when that part alone is long enough for the
 //!   model to cache ([`scope_cuts`]); a teammate's first call reads it;
 //! - an empty part gives no block (the API rejects empty text blocks): an

@@ -14,12 +14,12 @@ use crate::context::{Context, TurnContext};
 ///
 /// ```
 /// use prompt_core::{Context, TurnValue};
-/// use prompt_core::contract::Paradigm;
+/// use prompt_core::contract::Scenario;
 ///
 /// struct Date(&'static str);
 /// impl TurnValue for Date {}
 ///
-/// let rich = Paradigm::new("rich", Context::new())
+/// let rich = Scenario::new("rich", Context::new())
 ///     .turn(Context::new().with(Date("2026-11-29")))
 ///     .turn(Context::new().with(Date("2026-11-30")))
 ///     .fact("date", "2026-11-29")
@@ -28,15 +28,15 @@ use crate::context::{Context, TurnContext};
 /// assert_eq!(rich.turns().len(), 2);
 /// assert_eq!(rich.facts().len(), 2);
 /// ```
-pub struct Paradigm {
+pub struct Scenario {
     name: String,
     session: Context,
     turns: Vec<TurnContext>,
     facts: Vec<(String, String)>,
 }
 
-impl Paradigm {
-    /// A paradigm called `name` with `session` and, until [`turn`](Self::turn)
+impl Scenario {
+    /// A scenario called `name` with `session` and, until [`turn`](Self::turn)
     /// adds one, a single empty turn context.
     pub fn new(name: impl Into<String>, session: Context) -> Self {
         Self {
@@ -62,7 +62,7 @@ impl Paradigm {
         self
     }
 
-    /// The paradigm's name, as reports show it.
+    /// The scenario's name, as reports show it.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -83,9 +83,9 @@ impl Paradigm {
     }
 }
 
-impl fmt::Debug for Paradigm {
+impl fmt::Debug for Scenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Paradigm")
+        f.debug_struct("Scenario")
             .field("name", &self.name)
             .field("session", &self.session)
             .field("turns", &self.turns.len())

@@ -23,7 +23,7 @@ impl Render for ScratchpadLayer {
 
 /// The same section as a Stable layer renders it, for a pipeline that keeps
 /// the scratchpad in the session context ([`Scratchpad`] is a
-/// [`SessionOrTurnValue`](prompt_core::SessionOrTurnValue)): the session's
+/// [`SessionOrTurnValue`](prompt_core::context::SessionOrTurnValue)): the session's
 /// copy only.
 impl Render<Stable> for ScratchpadLayer {
     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {

@@ -1,0 +1,52 @@
+//! A user's crate (`tests/external-minijinja`) that already uses minijinja 2
+//! with its default features, and minijinja 3 beside it: Cargo turns on
+//! minijinja's `macros` feature for prompt-layers too, which adds statements
+//! to the parse tree the template check walks. prompt-layers must build
+//! there, render the standard pipeline, and still refuse what its subset
+//! leaves out.
+
+use std::path::Path;
+use std::process::Command;
+
+fn line<'a>(output: &'a str, label: &str) -> &'a str {
+    output
+        .lines()
+        .find_map(|l| l.strip_prefix(label))
+        .unwrap_or_else(|| panic!("no `{label}` line in:\n{output}"))
+}
+
+#[test]
+fn prompt_layers_builds_and_renders_beside_minijinja_with_default_features() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(env!("CARGO"))
+        .args(["run", "--quiet", "--locked", "--manifest-path"])
+        .arg(root.join("external-minijinja/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(root.join("../target/external"))
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "external crate failed:\n{stderr}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+
+    // The user's own engines have macros: the feature is on in this graph.
+    assert_eq!(line(&stdout, "minijinja 2: "), "Hi Ada");
+    assert_eq!(line(&stdout, "minijinja 3: "), "Hi Ada");
+    // The template check fails closed on the statement the feature adds,
+    // naming the file and the line.
+    assert_eq!(
+        line(&stdout, "prompt-layers macro: "),
+        "Err(system-prompt.md:1: template error: the `macro` tag is not supported in prompt \
+         templates (use if, elif, else, for, set, include, raw))"
+    );
+    // The standard pipeline renders, its base prompt from a template.
+    assert_eq!(
+        line(&stdout, "stable: "),
+        "\"You are TERSE. Always.\\n\\n# Project context\\n\\n<file path=\\\"AGENTS.md\\\">\\n\
+         Run `make test`.\\n</file>\""
+    );
+    assert!(
+        line(&stdout, "dynamic: ").contains("- Model: opus"),
+        "{stdout}"
+    );
+}
