@@ -374,9 +374,9 @@ fn every_layer_but_the_skill_reminder_is_stable_and_the_manifest_is_reviewed() {
         assert_eq!(
             spec.channel,
             if reminder {
-                prompt_core::Channel::Reminder
+                prompt_core::spec::Channel::Reminder
             } else {
-                prompt_core::Channel::System
+                prompt_core::spec::Channel::System
             },
             "{}",
             spec.name
