@@ -68,7 +68,13 @@ impl<'a> LayerWriter<'a> {
     fn begin(&mut self) {
         if self.start.is_none() {
             if !self.buf.is_empty() {
-                self.buf.push_str(self.separator);
+                // The usual separator as a constant: a two-byte store, not a
+                // `memcpy` call of a length known only at run time.
+                if self.separator == "\n\n" {
+                    self.buf.push_str("\n\n");
+                } else {
+                    self.buf.push_str(self.separator);
+                }
             }
             self.start = Some(self.buf.len());
         }
@@ -92,6 +98,7 @@ impl<'a> LayerWriter<'a> {
 
     /// Appends formatted text: what `write!(out, ..)` calls. Writing into a
     /// prompt cannot fail; the `Result` is `fmt::Write`'s, always `Ok`.
+    #[inline]
     pub fn write_fmt(&mut self, args: fmt::Arguments<'_>) -> fmt::Result {
         match args.as_str() {
             Some(text) => {

@@ -7,8 +7,9 @@ use super::builder::PromptBuilder;
 use super::error::AssemblyError;
 use super::intern::Entry;
 use super::prompt::AssembledPrompt;
-use super::render::StablePrefix;
+use super::render::{StablePrefix, dynamic_entries};
 use crate::context::{Context, TurnContext};
+use crate::pipeline::LayerEntry;
 use crate::spec::AssemblyPath;
 
 /// A [`PromptBuilder`] bound to one session's context.
@@ -38,10 +39,20 @@ use crate::spec::AssemblyPath;
 pub struct PromptSession<'p> {
     builder: PromptBuilder<'p>,
     session: Context,
-    /// Stable outputs per path: index 0 Basic, 1 Cached.
-    stable: [OnceLock<Held>; 2],
+    /// What each path's first call finds, for its warm calls: index 0
+    /// Basic, 1 Cached.
+    served: [OnceLock<Served<'p>>; 2],
     /// The longest dynamic text so far: a call sizes its `String` once.
     dynamic_len: AtomicUsize,
+}
+
+/// One path of a session, as its first call left it: the prefix, and the
+/// Dynamic layers that run on the path in the builder's mode (found once, so
+/// that a warm call runs them without filtering the pipeline).
+#[derive(Debug)]
+struct Served<'p> {
+    held: Held,
+    dynamic: Box<[&'p LayerEntry]>,
 }
 
 /// A session's prefix: its own, or shared through a prefix cache.
@@ -65,7 +76,7 @@ impl<'p> PromptSession<'p> {
         Self {
             builder,
             session,
-            stable: [OnceLock::new(), OnceLock::new()],
+            served: [OnceLock::new(), OnceLock::new()],
             dynamic_len: AtomicUsize::new(0),
         }
     }
@@ -99,11 +110,11 @@ impl<'p> PromptSession<'p> {
     ) -> Result<AssembledPrompt, AssemblyError> {
         let plan = self.builder.plan();
         let slot = match path {
-            AssemblyPath::Basic => &self.stable[0],
-            AssemblyPath::Cached => &self.stable[1],
+            AssemblyPath::Basic => &self.served[0],
+            AssemblyPath::Cached => &self.served[1],
         };
-        let stable = match slot.get() {
-            Some(stable) => stable.prefix(),
+        let served = match slot.get() {
+            Some(served) => served,
             // Another thread may win the race; both rendered the same bytes.
             // A filled slot means the path and the builder's mode were
             // served when it was filled, and neither changes in a session:
@@ -115,9 +126,17 @@ impl<'p> PromptSession<'p> {
                     None => Held::Own(prefix),
                     Some(cache) => Held::Shared(cache.intern(prefix)),
                 };
-                slot.get_or_init(|| held).prefix()
+                let dynamic = dynamic_entries(self.builder.pipeline(), path, plan.mode);
+                slot.get_or_init(|| Served { held, dynamic })
             }
         };
-        plan.assemble(path, stable, &self.session, turn, Some(&self.dynamic_len))
+        plan.assemble(
+            path,
+            served.held.prefix(),
+            Some(&served.dynamic),
+            &self.session,
+            turn,
+            Some(&self.dynamic_len),
+        )
     }
 }

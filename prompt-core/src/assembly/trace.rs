@@ -172,31 +172,36 @@ impl StableTrace {
 }
 
 /// One Dynamic layer's part in one call, as recorded while it rendered: its
-/// spec's few fields and where its text lies. Built into a [`LayerTrace`]
-/// only when someone reads the traces.
+/// spec's few fields, where its text lies and which of the call's notes are
+/// its own. Built into a [`LayerTrace`] only when someone reads the traces.
 #[derive(Debug, Clone)]
 pub(crate) struct DynamicRecord {
     name: &'static str,
     priority: u32,
     pub(crate) channel: Channel,
+    /// Its notes' range in the call's notes (every layer's, in render order).
+    notes: Range<u32>,
     /// Its text's range in the joined text of its channel.
     pub(crate) range: Range<usize>,
-    notes: Vec<String>,
 }
 
 impl DynamicRecord {
-    pub(crate) fn new(spec: &LayerSpec, range: Range<usize>, notes: Vec<String>) -> Self {
+    pub(crate) fn new(spec: &LayerSpec, range: Range<usize>, notes: Range<u32>) -> Self {
         Self {
             name: spec.name,
             priority: spec.priority,
             channel: spec.channel,
-            range,
             notes,
+            range,
         }
     }
 
-    /// The layer's trace (no token count).
-    pub(crate) fn into_trace(self) -> LayerTrace {
+    /// The layer's trace (no token count), its notes taken from `notes`,
+    /// the call's notes.
+    pub(crate) fn trace(&self, notes: &[String]) -> LayerTrace {
+        let own = notes
+            .get(self.notes.start as usize..self.notes.end as usize)
+            .unwrap_or_default();
         LayerTrace {
             name: self.name,
             priority: self.priority,
@@ -204,7 +209,7 @@ impl DynamicRecord {
             scope: None,
             bytes: self.range.len(),
             silent: self.range.is_empty(),
-            notes: self.notes,
+            notes: own.to_vec(),
             channel: self.channel,
             fingerprint: LazyFingerprint::None,
             tokens: None,
@@ -222,6 +227,9 @@ impl DynamicRecord {
 pub struct LayerTraces {
     stable: Arc<StableTrace>,
     records: Vec<DynamicRecord>,
+    /// The recorded layers' notes, in render order (no allocation when none
+    /// of them noted anything).
+    notes: Vec<String>,
     dynamic: OnceLock<Vec<LayerTrace>>,
 }
 
@@ -234,16 +242,22 @@ impl LayerTraces {
         Self {
             stable,
             records: Vec::new(),
+            notes: Vec::new(),
             dynamic: OnceLock::from(dynamic),
         }
     }
 
-    /// The Stable layers' traces and the Dynamic layers' records, built into
-    /// traces when first read.
-    pub(crate) fn recorded(stable: Arc<StableTrace>, records: Vec<DynamicRecord>) -> Self {
+    /// The Stable layers' traces and the Dynamic layers' records (with the
+    /// notes they index), built into traces when first read.
+    pub(crate) fn recorded(
+        stable: Arc<StableTrace>,
+        records: Vec<DynamicRecord>,
+        notes: Vec<String>,
+    ) -> Self {
         Self {
             stable,
             records,
+            notes,
             dynamic: OnceLock::new(),
         }
     }
@@ -283,8 +297,7 @@ impl LayerTraces {
         self.dynamic.get_or_init(|| {
             self.records
                 .iter()
-                .cloned()
-                .map(DynamicRecord::into_trace)
+                .map(|record| record.trace(&self.notes))
                 .collect()
         })
     }
