@@ -219,6 +219,7 @@ impl Values {
         self.spill.iter().find(|e| e.id == id)
     }
 
+    #[inline]
     fn insert(&mut self, entry: Entry) -> Option<Entry> {
         for slot in &mut self.inline {
             match slot {
@@ -274,12 +275,14 @@ impl<S> Default for Context<S> {
 
 impl<S: sealed::Scope> Context<S> {
     /// An empty context.
+    #[inline]
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Returns the context with `value` stored, replacing any value of the same type.
     #[must_use]
+    #[inline]
     pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Self
     where
         S: Admits<T>,
@@ -289,6 +292,7 @@ impl<S: sealed::Scope> Context<S> {
     }
 
     /// Stores `value`, returning the value of the same type it replaces.
+    #[inline]
     pub fn insert<T: Any + Send + Sync>(&mut self, value: T) -> Option<T>
     where
         S: Admits<T>,

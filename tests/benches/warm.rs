@@ -23,6 +23,14 @@
 //! `profile_hand`), for callgrind's inclusive instruction counts, which do
 //! not depend on the machine's load:
 //!
+//! With `WARM_BENCH_INTERLEAVED=<rounds>` it runs no criterion either: per
+//! shape, it alternates batches of [`BATCH`] calls of each variant and
+//! prints, per variant, the fastest batch and the 10th percentile (per
+//! call). A batch is ~100 µs, well inside a scheduler slice, so on a loaded
+//! machine many batches still run uninterrupted: their low percentiles are
+//! an estimate of the idle machine's figures, and the variants, interleaved,
+//! see the same load.
+//!
 //! ```sh
 //! WARM_BENCH_PROFILE=10 valgrind --tool=callgrind --callgrind-out-file=cg.out \
 //!   target/release/deps/warm-<hash>
@@ -31,6 +39,7 @@
 
 use std::fmt::Write as _;
 use std::hint::black_box;
+use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
 use prompt_core::{
@@ -44,6 +53,12 @@ const ENV: &str = "WARM_BENCH_PROFILE";
 
 /// Calls of each variant in a profiling run.
 const PROFILE_CALLS: u64 = 10_000;
+
+/// The environment variable that asks for interleaved batches, and how many rounds.
+const INTERLEAVED: &str = "WARM_BENCH_INTERLEAVED";
+
+/// Calls per batch in an interleaved run (the hand-written way: an eighth).
+const BATCH: u64 = 64;
 
 /// A workload: the pipeline's layers and their sizes.
 #[derive(Clone, Copy)]
@@ -354,7 +369,70 @@ fn profile(key: &str) {
     println!("{ENV}={key}: {PROFILE_CALLS} calls of each variant");
 }
 
+/// Per call, in ns: the `q`th quantile of `times` (sorted in place).
+fn quantile(times: &mut [f64], q: f64) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[((times.len() - 1) as f64 * q) as usize]
+}
+
+/// Times `batch` calls of `f`, per call in ns.
+fn batch(calls: u64, mut f: impl FnMut(u64)) -> f64 {
+    let start = Instant::now();
+    for i in 0..calls {
+        f(i);
+    }
+    start.elapsed().as_nanos() as f64 / calls as f64
+}
+
+/// Alternates batches of each variant, `rounds` times per shape, and prints
+/// a Markdown table of the fastest batch and the 10th percentile.
+fn interleaved(rounds: usize) {
+    println!(
+        "| shape | warm | floor | hand-written | memcpy | hand / warm | warm / floor | warm / memcpy |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for shape in SHAPES {
+        let mut work = Workload::new(shape);
+        let session = session(&work.pipeline);
+        let sample = warm(&session, 1_000_000);
+        let (whole, capacity) = (sample.text(), sample.dynamic().len());
+        let mut copy = Vec::with_capacity(whole.len());
+        let mut times: [Vec<f64>; 4] = Default::default();
+        for round in 0..rounds as u64 {
+            let turn = 1_000_000 + (round * BATCH) % 1_000_000;
+            times[0].push(batch(BATCH, |i| {
+                black_box(warm(&session, turn + i));
+            }));
+            times[1].push(batch(BATCH, |i| {
+                black_box(floor(&work.dynamic, capacity, turn + i));
+            }));
+            times[2].push(batch(BATCH / 8, |i| {
+                black_box(hand_render(black_box(&mut work.hand), turn + i));
+            }));
+            times[3].push(batch(BATCH, |_| {
+                copy.clear();
+                copy.extend_from_slice(black_box(whole.as_bytes()));
+                black_box(copy.len());
+            }));
+        }
+        for (label, q) in [("fastest", 0.0), ("p10", 0.1)] {
+            let [warm, floor, hand, memcpy] = times.each_mut().map(|t| quantile(t, q));
+            println!(
+                "| {} ({label}) | {warm:.0} ns | {floor:.0} ns | {hand:.0} ns | {memcpy:.0} ns | {:.2}x | {:.2}x | {:.2}x |",
+                shape.key,
+                hand / warm,
+                warm / floor,
+                warm / memcpy
+            );
+        }
+    }
+}
+
 fn main() {
+    if let Ok(rounds) = std::env::var(INTERLEAVED) {
+        interleaved(rounds.parse().expect("WARM_BENCH_INTERLEAVED=<rounds>"));
+        return;
+    }
     if let Ok(key) = std::env::var(ENV) {
         profile(&key);
         return;
