@@ -506,6 +506,13 @@ impl<'a, B: Band> LayerInput<'a, B> {
         self.mode
     }
 
+    /// The input of the next layer of a run: the same contexts, path, mode
+    /// and notes, another spec.
+    #[inline]
+    pub(crate) fn set_spec(&mut self, spec: &'a LayerSpec) {
+        self.spec = spec;
+    }
+
     /// The same input, seen through band `C`.
     pub(crate) fn with_band<C: Band>(self) -> LayerInput<'a, C> {
         LayerInput {

@@ -189,7 +189,7 @@ impl BoxedRender {
 
     /// Renders the layer with `input` seen through its own band.
     #[inline]
-    pub(crate) fn render(&self, out: &mut LayerWriter<'_>, input: LayerInput<'_>) {
+    pub(crate) fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         self.0.render_erased(out, input);
     }
 }
@@ -203,7 +203,7 @@ impl fmt::Debug for BoxedRender {
 /// [`Render`] of any band, callable with an input of any band.
 trait ErasedRender: Send + Sync {
     /// Renders with `input` seen through the renderer's own band.
-    fn render_erased(&self, out: &mut LayerWriter<'_>, input: LayerInput<'_>);
+    fn render_erased(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>);
 }
 
 /// A renderer of band `B`.
@@ -211,7 +211,7 @@ struct Banded<B, L>(L, PhantomData<fn() -> B>);
 
 impl<B: Band, L: Render<B> + Send + Sync> ErasedRender for Banded<B, L> {
     #[inline]
-    fn render_erased(&self, out: &mut LayerWriter<'_>, input: LayerInput<'_>) {
+    fn render_erased(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         self.0.render(out, &input.with_band::<B>());
     }
 }

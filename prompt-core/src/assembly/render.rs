@@ -94,15 +94,25 @@ impl Plan<'_> {
         session: &SessionContext,
         turn: &TurnContext,
         notes: &Notes,
-        mut layer: impl FnMut(&'e LayerEntry, LayerInput<'_>),
+        mut layer: impl FnMut(&'e LayerEntry, &LayerInput<'_>),
     ) -> Result<(), AssemblyError> {
         let mut current: Option<&LayerEntry> = None;
         let run = catch_unwind(AssertUnwindSafe(|| {
-            for entry in entries {
+            let mut entries = entries.into_iter();
+            let Some(mut entry) = entries.next() else {
+                return;
+            };
+            // One input for the run; each layer sees it with its own spec.
+            let mut input =
+                LayerInput::new(entry.spec(), session, turn, path, self.mode).with_notes(notes);
+            loop {
                 current = Some(entry);
-                let input =
-                    LayerInput::new(entry.spec(), session, turn, path, self.mode).with_notes(notes);
-                layer(entry, input);
+                input.set_spec(entry.spec());
+                layer(entry, &input);
+                match entries.next() {
+                    Some(next) => entry = next,
+                    None => break,
+                }
             }
         }));
         run.map_err(|payload| {
