@@ -140,3 +140,90 @@ impl<'p> PromptSession<'p> {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::{Channel, LayerSpec, PipelineSpec, PromptMode, Stability};
+    use crate::{
+        AssemblyPath, Context, LayerEntry, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render,
+    };
+
+    /// Writes `text` (nothing when empty) after noting each of `notes`.
+    struct Says(&'static str, &'static [&'static str]);
+
+    impl Render for Says {
+        fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
+            for note in self.1 {
+                input.note(*note);
+            }
+            out.push_str(self.0);
+        }
+    }
+
+    fn entry(spec: LayerSpec, says: Says) -> LayerEntry {
+        LayerEntry::new(spec, says)
+    }
+
+    /// A session runs, per path, the Dynamic layers it found on the first
+    /// call of that path: a warm call keeps each layer's notes, channel and
+    /// silence, and runs no layer of another path or mode.
+    #[test]
+    fn warm_calls_run_their_paths_dynamic_layers_with_their_own_notes() {
+        const CACHED: &[AssemblyPath] = &[AssemblyPath::Cached];
+        const BASIC: &[AssemblyPath] = &[AssemblyPath::Basic];
+        const COMPACT: &[PromptMode] = &[PromptMode::Compact];
+        let dynamic = |name, priority| LayerSpec::new(name, priority, Stability::Dynamic);
+        let pipeline = Pipeline::from_layers(
+            PipelineSpec::new("default"),
+            [
+                entry(LayerSpec::new("s", 100, Stability::Stable), Says("S", &[])),
+                entry(dynamic("a", 10_000), Says("A", &["a1", "a2"])),
+                entry(dynamic("b", 10_010).with_paths(CACHED), Says("", &["b"])),
+                entry(dynamic("c", 10_020).with_paths(BASIC), Says("C", &["c"])),
+                entry(dynamic("m", 10_030).with_modes(COMPACT), Says("M", &[])),
+                entry(
+                    dynamic("r", 10_040).with_channel(Channel::Reminder),
+                    Says("R", &["r"]),
+                ),
+                entry(dynamic("d", 10_050), Says("D", &[])),
+            ],
+        )
+        .unwrap();
+        let session = PromptBuilder::new(&pipeline).session(Context::new());
+        let traces = |prompt: &crate::AssembledPrompt| {
+            prompt
+                .trace()
+                .layers
+                .dynamic()
+                .iter()
+                .map(|l| (l.name, l.bytes, l.silent, l.channel, l.notes.clone()))
+                .collect::<Vec<_>>()
+        };
+        let notes = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for _ in 0..2 {
+            let cached = session.build_cached(&Context::new()).unwrap();
+            assert_eq!(cached.dynamic(), "A\n\nD");
+            assert_eq!(cached.reminder(), Some("R"));
+            assert_eq!(
+                traces(&cached),
+                [
+                    ("a", 1, false, Channel::System, notes(&["a1", "a2"])),
+                    ("b", 0, true, Channel::System, notes(&["b"])),
+                    ("r", 1, false, Channel::Reminder, notes(&["r"])),
+                    ("d", 1, false, Channel::System, notes(&[])),
+                ]
+            );
+            let basic = session.build_basic(&Context::new()).unwrap();
+            assert_eq!(basic.text(), "S\n\nA\n\nC\n\nD");
+            assert_eq!(
+                traces(&basic),
+                [
+                    ("a", 1, false, Channel::System, notes(&["a1", "a2"])),
+                    ("c", 1, false, Channel::System, notes(&["c"])),
+                    ("r", 1, false, Channel::Reminder, notes(&["r"])),
+                    ("d", 1, false, Channel::System, notes(&[])),
+                ]
+            );
+        }
+    }
+}
