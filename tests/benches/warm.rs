@@ -26,7 +26,7 @@
 //! With `WARM_BENCH_INTERLEAVED=<rounds>` it runs no criterion either: per
 //! shape, it alternates batches of [`BATCH`] calls of each variant and
 //! prints, per variant, the fastest batch and the 10th percentile (per
-//! call). A batch is ~100 µs, well inside a scheduler slice, so on a loaded
+//! call). A batch takes tens of µs, well inside a scheduler slice, so on a loaded
 //! machine many batches still run uninterrupted: their low percentiles are
 //! an estimate of the idle machine's figures, and the variants, interleaved,
 //! see the same load.
