@@ -1,7 +1,7 @@
 //! Typed per-session and per-turn values, and what a layer may see of them.
 
 use std::any::{Any, TypeId};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -375,7 +375,12 @@ fn short_type_name(full: &'static str) -> &'static str {
 /// assert_eq!(notes.into_vec(), ["memory.md: absent"]);
 /// ```
 #[derive(Debug, Default)]
-pub struct Notes(RefCell<Vec<String>>);
+pub struct Notes {
+    /// Each note, with the index (in its run) of the layer that wrote it.
+    notes: RefCell<Vec<(u32, String)>>,
+    /// The index of the layer whose notes come next.
+    layer: Cell<u32>,
+}
 
 impl Notes {
     /// An empty sink.
@@ -385,27 +390,47 @@ impl Notes {
 
     /// Records `note`.
     pub fn push(&self, note: impl Into<String>) {
-        self.0.borrow_mut().push(note.into());
+        self.notes
+            .borrow_mut()
+            .push((self.layer.get(), note.into()));
     }
 
     /// How many notes were recorded.
     pub fn len(&self) -> usize {
-        self.0.borrow().len()
+        self.notes.borrow().len()
     }
 
     /// Whether no note was recorded.
     pub fn is_empty(&self) -> bool {
-        self.0.borrow().is_empty()
+        self.notes.borrow().is_empty()
     }
 
     /// The notes, in the order they were recorded.
     pub fn into_vec(self) -> Vec<String> {
-        self.0.into_inner()
+        self.notes
+            .into_inner()
+            .into_iter()
+            .map(|(_, note)| note)
+            .collect()
     }
 
     /// The notes recorded so far, leaving the sink empty.
     pub(crate) fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.0.borrow_mut())
+        let notes = std::mem::take(&mut *self.notes.borrow_mut());
+        notes.into_iter().map(|(_, note)| note).collect()
+    }
+
+    /// Attributes the notes that come next to the layer of index `layer`
+    /// (of a run whose notes are read with [`into_indexed`](Self::into_indexed)):
+    /// one store per layer, nothing to count or copy after it.
+    #[inline]
+    pub(crate) fn set_layer(&self, layer: u32) {
+        self.layer.set(layer);
+    }
+
+    /// The notes, each with the index of the layer that wrote it, in order.
+    pub(crate) fn into_indexed(self) -> Vec<(u32, String)> {
+        self.notes.into_inner()
     }
 }
 

@@ -209,34 +209,34 @@ impl Plan<'_> {
         let mut system = String::with_capacity(capacity);
         let mut reminder = String::new();
         let mut records = Vec::with_capacity(count);
-        // Every layer's notes in one sink; a record keeps the range of its own.
+        // Every layer's notes in one sink, each marked with its layer's index.
         let notes = Notes::new();
-        let mut noted = 0u32;
+        let mut index = 0u32;
         self.run(entries, path, session, turn, &notes, |entry, input| {
             let spec = entry.spec();
             let joined = match spec.channel {
                 Channel::System => &mut system,
                 Channel::Reminder => &mut reminder,
             };
+            notes.set_layer(index);
             let mut out = LayerWriter::new(joined, self.separator);
             entry.render(&mut out, input);
-            let range = out.range();
-            let end = u32::try_from(notes.len()).unwrap_or(u32::MAX);
-            records.push(DynamicRecord::new(spec, range, noted..end));
-            noted = end;
+            records.push(DynamicRecord::new(spec, out.range()));
+            index = index.saturating_add(1);
         })?;
-        let notes = notes.into_vec();
+        let notes = notes.into_indexed();
         let layers = match self.counter {
             // Token counts need the text: build the traces now.
             Some(counter) => {
                 let traces = records
                     .iter()
-                    .map(|record| {
+                    .zip(0..)
+                    .map(|(record, index)| {
                         let joined = match record.channel {
                             Channel::System => &system,
                             Channel::Reminder => &reminder,
                         };
-                        let mut trace = record.trace(&notes);
+                        let mut trace = record.trace(index, &notes);
                         trace.tokens = Some(counter.count(&joined[record.range.clone()]));
                         trace
                     })

@@ -172,36 +172,34 @@ impl StableTrace {
 }
 
 /// One Dynamic layer's part in one call, as recorded while it rendered: its
-/// spec's few fields, where its text lies and which of the call's notes are
-/// its own. Built into a [`LayerTrace`] only when someone reads the traces.
+/// spec's few fields and where its text lies (its notes are the call's,
+/// marked with its index). Built into a [`LayerTrace`] only when someone
+/// reads the traces.
 #[derive(Debug, Clone)]
 pub(crate) struct DynamicRecord {
     name: &'static str,
     priority: u32,
     pub(crate) channel: Channel,
-    /// Its notes' range in the call's notes (every layer's, in render order).
-    notes: Range<u32>,
     /// Its text's range in the joined text of its channel.
     pub(crate) range: Range<usize>,
 }
 
 impl DynamicRecord {
-    pub(crate) fn new(spec: &LayerSpec, range: Range<usize>, notes: Range<u32>) -> Self {
+    pub(crate) fn new(spec: &LayerSpec, range: Range<usize>) -> Self {
         Self {
             name: spec.name,
             priority: spec.priority,
             channel: spec.channel,
-            notes,
             range,
         }
     }
 
-    /// The layer's trace (no token count), its notes taken from `notes`,
-    /// the call's notes.
-    pub(crate) fn trace(&self, notes: &[String]) -> LayerTrace {
-        let own = notes
-            .get(self.notes.start as usize..self.notes.end as usize)
-            .unwrap_or_default();
+    /// The trace (no token count) of the layer of index `index` in its run,
+    /// its notes taken from `notes`, the run's (each with its layer's index,
+    /// in order).
+    pub(crate) fn trace(&self, index: u32, notes: &[(u32, String)]) -> LayerTrace {
+        let start = notes.partition_point(|(layer, _)| *layer < index);
+        let end = notes.partition_point(|(layer, _)| *layer <= index);
         LayerTrace {
             name: self.name,
             priority: self.priority,
@@ -209,7 +207,10 @@ impl DynamicRecord {
             scope: None,
             bytes: self.range.len(),
             silent: self.range.is_empty(),
-            notes: own.to_vec(),
+            notes: notes[start..end]
+                .iter()
+                .map(|(_, note)| note.clone())
+                .collect(),
             channel: self.channel,
             fingerprint: LazyFingerprint::None,
             tokens: None,
@@ -227,9 +228,9 @@ impl DynamicRecord {
 pub struct LayerTraces {
     stable: Arc<StableTrace>,
     records: Vec<DynamicRecord>,
-    /// The recorded layers' notes, in render order (no allocation when none
-    /// of them noted anything).
-    notes: Vec<String>,
+    /// The recorded layers' notes, each with its layer's index, in render
+    /// order (no allocation when none of them noted anything).
+    notes: Vec<(u32, String)>,
     dynamic: OnceLock<Vec<LayerTrace>>,
 }
 
@@ -252,7 +253,7 @@ impl LayerTraces {
     pub(crate) fn recorded(
         stable: Arc<StableTrace>,
         records: Vec<DynamicRecord>,
-        notes: Vec<String>,
+        notes: Vec<(u32, String)>,
     ) -> Self {
         Self {
             stable,
@@ -297,7 +298,8 @@ impl LayerTraces {
         self.dynamic.get_or_init(|| {
             self.records
                 .iter()
-                .map(|record| record.trace(&self.notes))
+                .zip(0..)
+                .map(|(record, index)| record.trace(index, &self.notes))
                 .collect()
         })
     }
