@@ -1,7 +1,7 @@
 //! Typed per-session and per-turn values, and what a layer may see of them.
 
 use std::any::{Any, TypeId};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -161,53 +161,102 @@ const INLINE: usize = 4;
 
 /// Entries keyed by `TypeId`, the first [`INLINE`] in place: a linear scan
 /// over a handful of keys beats a tree, and building one allocates nothing.
+///
+/// The inline entries are kept packed (no `None` before a `Some`), and the
+/// spill holds entries only when every inline slot is full: a lookup stops at
+/// the first empty slot, so a turn context of one value answers in one
+/// comparison.
 #[derive(Default)]
 struct Values {
     inline: [Option<Entry>; INLINE],
     spill: Vec<Entry>,
 }
 
+/// A stored value, its type's name kept by its vtable (for `Debug`), not in
+/// every entry.
+trait Value: Any + Send + Sync {
+    fn type_name(&self) -> &'static str;
+}
+
+impl<T: Any + Send + Sync> Value for T {
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<T>()
+    }
+}
+
 struct Entry {
     id: TypeId,
-    type_name: &'static str,
-    value: Box<dyn Any + Send + Sync>,
+    value: Box<dyn Value>,
+}
+
+impl Entry {
+    fn downcast_ref<T: Any>(&self) -> Option<&T> {
+        let value: &dyn Any = &*self.value;
+        value.downcast_ref::<T>()
+    }
+
+    fn downcast<T: Any>(self) -> Option<T> {
+        let value: Box<dyn Any> = self.value;
+        value.downcast::<T>().ok().map(|boxed| *boxed)
+    }
 }
 
 impl Values {
     fn iter(&self) -> impl Iterator<Item = &Entry> {
-        self.inline.iter().flatten().chain(&self.spill)
-    }
-
-    fn find(&self, id: TypeId) -> Option<&Entry> {
-        self.iter().find(|e| e.id == id)
-    }
-
-    fn slot_mut(&mut self, id: TypeId) -> Option<&mut Entry> {
         self.inline
-            .iter_mut()
-            .flatten()
-            .chain(&mut self.spill)
-            .find(|e| e.id == id)
+            .iter()
+            .map_while(Option::as_ref)
+            .chain(&self.spill)
     }
 
+    #[inline]
+    fn find(&self, id: TypeId) -> Option<&Entry> {
+        for slot in &self.inline {
+            match slot {
+                Some(entry) if entry.id == id => return Some(entry),
+                Some(_) => {}
+                // Packed: nothing after the first empty slot, nor in the spill.
+                None => return None,
+            }
+        }
+        self.spill.iter().find(|e| e.id == id)
+    }
+
+    #[inline]
     fn insert(&mut self, entry: Entry) -> Option<Entry> {
-        if let Some(slot) = self.slot_mut(entry.id) {
-            return Some(std::mem::replace(slot, entry));
+        for slot in &mut self.inline {
+            match slot {
+                Some(old) if old.id == entry.id => return Some(std::mem::replace(old, entry)),
+                Some(_) => {}
+                None => {
+                    *slot = Some(entry);
+                    return None;
+                }
+            }
         }
-        match self.inline.iter_mut().find(|e| e.is_none()) {
-            Some(free) => *free = Some(entry),
-            None => self.spill.push(entry),
+        match self.spill.iter_mut().find(|e| e.id == entry.id) {
+            Some(old) => Some(std::mem::replace(old, entry)),
+            None => {
+                self.spill.push(entry);
+                None
+            }
         }
-        None
     }
 
     fn remove(&mut self, id: TypeId) -> Option<Entry> {
-        if let Some(slot) = self
+        let found = self
             .inline
-            .iter_mut()
-            .find(|e| e.as_ref().is_some_and(|e| e.id == id))
-        {
-            return slot.take();
+            .iter()
+            .map_while(Option::as_ref)
+            .position(|e| e.id == id);
+        if let Some(i) = found {
+            let removed = self.inline[i].take();
+            // Keep the inline entries packed, refilled from the spill.
+            self.inline[i..].rotate_left(1);
+            if !self.spill.is_empty() {
+                self.inline[INLINE - 1] = Some(self.spill.remove(0));
+            }
+            return removed;
         }
         let i = self.spill.iter().position(|e| e.id == id)?;
         Some(self.spill.remove(i))
@@ -229,12 +278,14 @@ impl<S> Default for Context<S> {
 
 impl<S: sealed::Scope> Context<S> {
     /// An empty context.
+    #[inline]
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Returns the context with `value` stored, replacing any value of the same type.
     #[must_use]
+    #[inline]
     pub fn with<T: Any + Send + Sync>(mut self, value: T) -> Self
     where
         S: Admits<T>,
@@ -244,36 +295,33 @@ impl<S: sealed::Scope> Context<S> {
     }
 
     /// Stores `value`, returning the value of the same type it replaces.
+    #[inline]
     pub fn insert<T: Any + Send + Sync>(&mut self, value: T) -> Option<T>
     where
         S: Admits<T>,
     {
         let entry = Entry {
             id: TypeId::of::<T>(),
-            type_name: std::any::type_name::<T>(),
             value: Box::new(value),
         };
-        self.values
-            .insert(entry)
-            .and_then(|old| old.value.downcast::<T>().ok())
-            .map(|boxed| *boxed)
+        self.values.insert(entry).and_then(Entry::downcast::<T>)
     }
 }
 
 impl<S> Context<S> {
     /// The stored value of type `T`, if any.
+    #[inline]
     pub fn get<T: Any>(&self) -> Option<&T> {
         self.values
             .find(TypeId::of::<T>())
-            .and_then(|entry| entry.value.downcast_ref::<T>())
+            .and_then(Entry::downcast_ref::<T>)
     }
 
     /// Removes and returns the stored value of type `T`.
     pub fn remove<T: Any>(&mut self) -> Option<T> {
         self.values
             .remove(TypeId::of::<T>())
-            .and_then(|entry| entry.value.downcast::<T>().ok())
-            .map(|boxed| *boxed)
+            .and_then(Entry::downcast::<T>)
     }
 
     /// Whether a value of type `T` is stored.
@@ -299,7 +347,7 @@ fn type_name_of<T: Any>() -> &'static str {
 
 impl<S> fmt::Debug for Context<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut names: Vec<&str> = self.values.iter().map(|e| e.type_name).collect();
+        let mut names: Vec<&str> = self.values.iter().map(|e| (*e.value).type_name()).collect();
         names.sort_unstable();
         f.debug_struct("Context").field("types", &names).finish()
     }
@@ -331,7 +379,12 @@ fn short_type_name(full: &'static str) -> &'static str {
 /// assert_eq!(notes.into_vec(), ["memory.md: absent"]);
 /// ```
 #[derive(Debug, Default)]
-pub struct Notes(RefCell<Vec<String>>);
+pub struct Notes {
+    /// Each note, with the index (in its run) of the layer that wrote it.
+    notes: RefCell<Vec<(u32, String)>>,
+    /// The index of the layer whose notes come next.
+    layer: Cell<u32>,
+}
 
 impl Notes {
     /// An empty sink.
@@ -341,27 +394,47 @@ impl Notes {
 
     /// Records `note`.
     pub fn push(&self, note: impl Into<String>) {
-        self.0.borrow_mut().push(note.into());
+        self.notes
+            .borrow_mut()
+            .push((self.layer.get(), note.into()));
     }
 
     /// How many notes were recorded.
     pub fn len(&self) -> usize {
-        self.0.borrow().len()
+        self.notes.borrow().len()
     }
 
     /// Whether no note was recorded.
     pub fn is_empty(&self) -> bool {
-        self.0.borrow().is_empty()
+        self.notes.borrow().is_empty()
     }
 
     /// The notes, in the order they were recorded.
     pub fn into_vec(self) -> Vec<String> {
-        self.0.into_inner()
+        self.notes
+            .into_inner()
+            .into_iter()
+            .map(|(_, note)| note)
+            .collect()
     }
 
     /// The notes recorded so far, leaving the sink empty.
     pub(crate) fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.0.borrow_mut())
+        let notes = std::mem::take(&mut *self.notes.borrow_mut());
+        notes.into_iter().map(|(_, note)| note).collect()
+    }
+
+    /// Attributes the notes that come next to the layer of index `layer`
+    /// (of a run whose notes are read with [`into_indexed`](Self::into_indexed)):
+    /// one store per layer, nothing to count or copy after it.
+    #[inline]
+    pub(crate) fn set_layer(&self, layer: u32) {
+        self.layer.set(layer);
+    }
+
+    /// The notes, each with the index of the layer that wrote it, in order.
+    pub(crate) fn into_indexed(self) -> Vec<(u32, String)> {
+        self.notes.into_inner()
     }
 }
 
@@ -462,6 +535,13 @@ impl<'a, B: Band> LayerInput<'a, B> {
         self.mode
     }
 
+    /// The input of the next layer of a run: the same contexts, path, mode
+    /// and notes, another spec.
+    #[inline]
+    pub(crate) fn set_spec(&mut self, spec: &'a LayerSpec) {
+        self.spec = spec;
+    }
+
     /// The same input, seen through band `C`.
     pub(crate) fn with_band<C: Band>(self) -> LayerInput<'a, C> {
         LayerInput {
@@ -480,12 +560,18 @@ impl<'a, B: Band> LayerInput<'a, B> {
     fn session_only<T: Any>(&self) -> Option<&'a T> {
         let value = self.session.get::<T>();
         if value.is_none() && self.turn.contains::<T>() {
-            self.note(format!(
-                "{} is in the turn context; Stable layers read the session context only",
-                type_name_of::<T>()
-            ));
+            self.note_turn_only(type_name_of::<T>());
         }
         value
+    }
+
+    /// Notes that a Stable layer asked for `name`, which only the turn holds.
+    #[cold]
+    #[inline(never)]
+    fn note_turn_only(&self, name: &str) {
+        self.note(format!(
+            "{name} is in the turn context; Stable layers read the session context only"
+        ));
     }
 }
 
@@ -555,10 +641,80 @@ impl<'a> LayerInput<'a, Dynamic> {
     /// let input = LayerInput::<'_, Dynamic>::new(&dynamic, &session, &turn, AssemblyPath::Cached, PromptMode::Full);
     /// assert_eq!(input.get::<Clock>().map(|c| c.0), Some("12:00"));
     /// ```
+    #[inline]
     pub fn get<T: Any>(&self) -> Option<&'a T> {
         match self.spec.stability {
             Stability::Stable => self.session_only::<T>(),
             Stability::Dynamic => self.turn.get::<T>().or_else(|| self.session.get::<T>()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct A(u8);
+    struct B(u8);
+    struct C(u8);
+    struct D(u8);
+    struct E(u8);
+    struct F(u8);
+    impl TurnValue for A {}
+    impl TurnValue for B {}
+    impl TurnValue for C {}
+    impl TurnValue for D {}
+    impl TurnValue for E {}
+    impl TurnValue for F {}
+
+    fn all(turn: &TurnContext) -> [Option<u8>; 6] {
+        [
+            turn.get::<A>().map(|v| v.0),
+            turn.get::<B>().map(|v| v.0),
+            turn.get::<C>().map(|v| v.0),
+            turn.get::<D>().map(|v| v.0),
+            turn.get::<E>().map(|v| v.0),
+            turn.get::<F>().map(|v| v.0),
+        ]
+    }
+
+    /// A lookup stops at the first empty inline slot, so removing a value
+    /// must keep the others findable: inline ones packed, the spill pulled in.
+    #[test]
+    fn values_stay_findable_through_spill_and_removal() {
+        let mut turn = TurnContext::new()
+            .with(A(1))
+            .with(B(2))
+            .with(C(3))
+            .with(D(4))
+            .with(E(5))
+            .with(F(6));
+        assert_eq!(turn.len(), 6);
+        assert_eq!(all(&turn), [1, 2, 3, 4, 5, 6].map(Some));
+
+        assert_eq!(turn.remove::<B>().map(|v| v.0), Some(2));
+        assert_eq!(
+            all(&turn),
+            [Some(1), None, Some(3), Some(4), Some(5), Some(6)]
+        );
+        assert_eq!(turn.remove::<A>().map(|v| v.0), Some(1));
+        assert_eq!(turn.remove::<F>().map(|v| v.0), Some(6));
+        assert_eq!(all(&turn), [None, None, Some(3), Some(4), Some(5), None]);
+        assert_eq!(turn.len(), 3);
+
+        // Replacing keeps one entry per type and hands back the old value.
+        assert_eq!(turn.insert(D(40)).map(|v| v.0), Some(4));
+        assert_eq!(turn.insert(A(10)).map(|v| v.0), None);
+        assert_eq!(
+            all(&turn),
+            [Some(10), None, Some(3), Some(40), Some(5), None]
+        );
+        assert_eq!(turn.len(), 4);
+        assert_eq!(
+            format!("{turn:?}"),
+            "Context { types: [\"prompt_core::context::tests::A\", \
+             \"prompt_core::context::tests::C\", \"prompt_core::context::tests::D\", \
+             \"prompt_core::context::tests::E\"] }"
+        );
     }
 }

@@ -68,7 +68,13 @@ impl<'a> LayerWriter<'a> {
     fn begin(&mut self) {
         if self.start.is_none() {
             if !self.buf.is_empty() {
-                self.buf.push_str(self.separator);
+                // The usual separator as a constant: a two-byte store, not a
+                // `memcpy` call of a length known only at run time.
+                if self.separator == "\n\n" {
+                    self.buf.push_str("\n\n");
+                } else {
+                    self.buf.push_str(self.separator);
+                }
             }
             self.start = Some(self.buf.len());
         }
@@ -92,6 +98,7 @@ impl<'a> LayerWriter<'a> {
 
     /// Appends formatted text: what `write!(out, ..)` calls. Writing into a
     /// prompt cannot fail; the `Result` is `fmt::Write`'s, always `Ok`.
+    #[inline]
     pub fn write_fmt(&mut self, args: fmt::Arguments<'_>) -> fmt::Result {
         match args.as_str() {
             Some(text) => {
@@ -182,7 +189,7 @@ impl BoxedRender {
 
     /// Renders the layer with `input` seen through its own band.
     #[inline]
-    pub(crate) fn render(&self, out: &mut LayerWriter<'_>, input: LayerInput<'_>) {
+    pub(crate) fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         self.0.render_erased(out, input);
     }
 }
@@ -196,7 +203,7 @@ impl fmt::Debug for BoxedRender {
 /// [`Render`] of any band, callable with an input of any band.
 trait ErasedRender: Send + Sync {
     /// Renders with `input` seen through the renderer's own band.
-    fn render_erased(&self, out: &mut LayerWriter<'_>, input: LayerInput<'_>);
+    fn render_erased(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>);
 }
 
 /// A renderer of band `B`.
@@ -204,7 +211,7 @@ struct Banded<B, L>(L, PhantomData<fn() -> B>);
 
 impl<B: Band, L: Render<B> + Send + Sync> ErasedRender for Banded<B, L> {
     #[inline]
-    fn render_erased(&self, out: &mut LayerWriter<'_>, input: LayerInput<'_>) {
+    fn render_erased(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         self.0.render(out, &input.with_band::<B>());
     }
 }

@@ -210,6 +210,6 @@ impl<'p> PromptBuilder<'p> {
         self.served(path)?;
         let plan = self.plan();
         let stable = plan.stable_prefix(path, session, turn)?;
-        plan.assemble(path, &stable, session, turn, None)
+        plan.assemble(path, &stable, None, session, turn, None)
     }
 }

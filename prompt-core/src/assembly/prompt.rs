@@ -65,6 +65,7 @@ fn serialize_parts<S: Serializer>(parts: &Parts, serializer: S) -> Result<S::Ok,
 }
 
 impl AssembledPrompt {
+    #[inline]
     pub(crate) fn new(
         parts: Parts,
         reminder: Option<String>,

@@ -48,6 +48,26 @@ pub(crate) struct Plan<'a> {
     pub(crate) counter: Option<&'a dyn TokenCounter>,
 }
 
+/// Whether `spec`'s layer runs among the layers of `stability` on `path` in `mode`.
+fn runs(spec: &LayerSpec, stability: Stability, path: AssemblyPath, mode: PromptMode) -> bool {
+    spec.stability == stability && spec.on_path(path) && spec.in_mode(mode)
+}
+
+/// The Dynamic layers of `pipeline` that run on `path` in `mode`, in order:
+/// what a session's warm calls run, found once per path rather than by
+/// filtering every layer of the pipeline on every call.
+pub(crate) fn dynamic_entries(
+    pipeline: &Pipeline,
+    path: AssemblyPath,
+    mode: PromptMode,
+) -> Box<[&LayerEntry]> {
+    pipeline
+        .entries()
+        .iter()
+        .filter(|e| runs(e.spec(), Stability::Dynamic, path, mode))
+        .collect()
+}
+
 impl Plan<'_> {
     /// The entries of `stability` that are on `path` and in the mode, in order.
     fn entries(
@@ -55,35 +75,44 @@ impl Plan<'_> {
         path: AssemblyPath,
         stability: Stability,
     ) -> impl Iterator<Item = &LayerEntry> + '_ {
-        self.pipeline.entries().iter().filter(move |e| {
-            let spec = e.spec();
-            spec.stability == stability && spec.on_path(path) && spec.in_mode(self.mode)
-        })
+        self.pipeline
+            .entries()
+            .iter()
+            .filter(move |e| runs(e.spec(), stability, path, self.mode))
     }
 
-    /// Runs every layer of `stability` on `path` and in the mode, in order:
-    /// `layer` renders each (`entry.render(writer, input)`) and records what
-    /// it wrote, taking its notes from the sink it is given.
+    /// Runs `entries` in order, their notes into `notes`: `layer` renders
+    /// each (`entry.render(writer, input)`) and records what it wrote.
     ///
     /// One `catch_unwind` for the whole run: a layer that panics is named
     /// (the one being rendered when it unwound), and the pipeline, the
     /// session and other threads keep working.
     fn run<'e>(
-        &'e self,
+        &self,
+        entries: impl IntoIterator<Item = &'e LayerEntry>,
         path: AssemblyPath,
-        stability: Stability,
         session: &SessionContext,
         turn: &TurnContext,
-        mut layer: impl FnMut(&'e LayerEntry, LayerInput<'_>, &Notes),
+        notes: &Notes,
+        mut layer: impl FnMut(&'e LayerEntry, &LayerInput<'_>),
     ) -> Result<(), AssemblyError> {
-        let notes = Notes::new();
         let mut current: Option<&LayerEntry> = None;
         let run = catch_unwind(AssertUnwindSafe(|| {
-            for entry in self.entries(path, stability) {
+            let mut entries = entries.into_iter();
+            let Some(mut entry) = entries.next() else {
+                return;
+            };
+            // One input for the run; each layer sees it with its own spec.
+            let mut input =
+                LayerInput::new(entry.spec(), session, turn, path, self.mode).with_notes(notes);
+            loop {
                 current = Some(entry);
-                let input = LayerInput::new(entry.spec(), session, turn, path, self.mode)
-                    .with_notes(&notes);
-                layer(entry, input, &notes);
+                input.set_spec(entry.spec());
+                layer(entry, &input);
+                match entries.next() {
+                    Some(next) => entry = next,
+                    None => break,
+                }
             }
         }));
         run.map_err(|payload| {
@@ -107,7 +136,9 @@ impl Plan<'_> {
         turn: &TurnContext,
     ) -> Result<Vec<LayerOutput>, AssemblyError> {
         let mut outputs = Vec::new();
-        self.run(path, stability, session, turn, |entry, input, notes| {
+        let notes = Notes::new();
+        let entries = self.entries(path, stability);
+        self.run(entries, path, session, turn, &notes, |entry, input| {
             let mut text = String::new();
             entry.render(&mut LayerWriter::new(&mut text, ""), input);
             outputs.push(LayerOutput {
@@ -135,17 +166,13 @@ impl Plan<'_> {
         // Each layer writes straight into the prefix; the traces keep ranges.
         let mut text = String::new();
         let mut spoken = Vec::with_capacity(self.pipeline.len());
-        self.run(
-            path,
-            Stability::Stable,
-            session,
-            turn,
-            |entry, input, notes| {
-                let mut out = LayerWriter::new(&mut text, self.separator);
-                entry.render(&mut out, input);
-                spoken.push((entry.spec(), out.range(), notes.take()));
-            },
-        )?;
+        let notes = Notes::new();
+        let entries = self.entries(path, Stability::Stable);
+        self.run(entries, path, session, turn, &notes, |entry, input| {
+            let mut out = LayerWriter::new(&mut text, self.separator);
+            entry.render(&mut out, input);
+            spoken.push((entry.spec(), out.range(), notes.take()));
+        })?;
         let tokens = self.counter.map(|c| c.count(&text));
         let text = Arc::new(text);
         let layers = spoken
@@ -164,13 +191,16 @@ impl Plan<'_> {
         }))
     }
 
-    /// Runs the Dynamic layers straight into the joined texts: no `String`
-    /// per layer, no copy, no join; each layer's trace is recorded as its
-    /// length, and built when read. `capacity` is a guess at the system
-    /// text's length.
-    fn render_dynamic(
+    /// Runs the Dynamic layers `entries` (`count` of them, or about) straight
+    /// into the joined texts: no `String` per layer, no copy, no join; each
+    /// layer's trace is recorded as its range and its notes' range, and
+    /// built when read. `capacity` is a guess at the system text's length.
+    #[allow(clippy::too_many_arguments)]
+    fn render_dynamic<'e>(
         &self,
         path: AssemblyPath,
+        entries: impl IntoIterator<Item = &'e LayerEntry>,
+        count: usize,
         stable: &StablePrefix,
         session: &SessionContext,
         turn: &TurnContext,
@@ -178,44 +208,42 @@ impl Plan<'_> {
     ) -> Result<DynamicOutput, AssemblyError> {
         let mut system = String::with_capacity(capacity);
         let mut reminder = String::new();
-        let mut records =
-            Vec::with_capacity(self.pipeline.len().saturating_sub(stable.layers.len()));
-        self.run(
-            path,
-            Stability::Dynamic,
-            session,
-            turn,
-            |entry, input, notes| {
-                let spec = entry.spec();
-                let joined = match spec.channel {
-                    Channel::System => &mut system,
-                    Channel::Reminder => &mut reminder,
-                };
-                let mut out = LayerWriter::new(joined, self.separator);
-                entry.render(&mut out, input);
-                let range = out.range();
-                records.push(DynamicRecord::new(spec, range, notes.take()));
-            },
-        )?;
+        let mut records = Vec::with_capacity(count);
+        // Every layer's notes in one sink, each marked with its layer's index.
+        let notes = Notes::new();
+        let mut index = 0u32;
+        self.run(entries, path, session, turn, &notes, |entry, input| {
+            let spec = entry.spec();
+            let joined = match spec.channel {
+                Channel::System => &mut system,
+                Channel::Reminder => &mut reminder,
+            };
+            notes.set_layer(index);
+            let mut out = LayerWriter::new(joined, self.separator);
+            entry.render(&mut out, input);
+            records.push(DynamicRecord::new(spec, out.range()));
+            index = index.saturating_add(1);
+        })?;
+        let notes = notes.into_indexed();
         let layers = match self.counter {
             // Token counts need the text: build the traces now.
             Some(counter) => {
                 let traces = records
-                    .into_iter()
-                    .map(|record| {
+                    .iter()
+                    .zip(0..)
+                    .map(|(record, index)| {
                         let joined = match record.channel {
                             Channel::System => &system,
                             Channel::Reminder => &reminder,
                         };
-                        let tokens = counter.count(&joined[record.range.clone()]);
-                        let mut trace = record.into_trace();
-                        trace.tokens = Some(tokens);
+                        let mut trace = record.trace(index, &notes);
+                        trace.tokens = Some(counter.count(&joined[record.range.clone()]));
                         trace
                     })
                     .collect();
                 LayerTraces::new(Arc::clone(stable), traces)
             }
-            None => LayerTraces::recorded(Arc::clone(stable), records),
+            None => LayerTraces::recorded(Arc::clone(stable), records, notes),
         };
         Ok(DynamicOutput {
             system,
@@ -323,28 +351,51 @@ impl Plan<'_> {
     /// Runs the Dynamic layers and joins them after the prefix into the
     /// prompt for `path`, and records the trace.
     ///
-    /// `hint` remembers the longest dynamic text seen, so that the next call
-    /// sizes its `String` once.
+    /// `dynamic` is the Dynamic layers on `path` when the caller found them
+    /// once (a session, per path); without it they are filtered from the
+    /// pipeline. `hint` remembers the longest dynamic text seen, so that the
+    /// next call sizes its `String` once.
     pub(crate) fn assemble(
         &self,
         path: AssemblyPath,
         stable: &StablePrefix,
+        dynamic: Option<&[&LayerEntry]>,
         session: &SessionContext,
         turn: &TurnContext,
         hint: Option<&AtomicUsize>,
     ) -> Result<AssembledPrompt, AssemblyError> {
-        let dynamic = match self.budget {
-            None => {
+        let longest = hint.map_or(0, |h| h.load(Ordering::Relaxed));
+        let dynamic = match (self.budget, dynamic) {
+            (None, found) => {
                 // With room for a turn whose values are a little longer.
-                let capacity = hint.map_or(0, |h| {
-                    let longest = h.load(Ordering::Relaxed);
-                    longest + longest / 8
-                });
-                self.render_dynamic(path, stable, session, turn, capacity)?
+                let capacity = longest + longest / 8;
+                match found {
+                    Some(entries) => self.render_dynamic(
+                        path,
+                        entries.iter().copied(),
+                        entries.len(),
+                        stable,
+                        session,
+                        turn,
+                        capacity,
+                    )?,
+                    None => self.render_dynamic(
+                        path,
+                        self.entries(path, Stability::Dynamic),
+                        self.pipeline.len().saturating_sub(stable.layers.len()),
+                        stable,
+                        session,
+                        turn,
+                        capacity,
+                    )?,
+                }
             }
-            Some(budget) => self.render_fitted(path, stable, session, turn, budget)?,
+            (Some(budget), _) => self.render_fitted(path, stable, session, turn, budget)?,
         };
-        if let Some(hint) = hint {
+        // Written only when the text grew: most calls just read it.
+        if let Some(hint) = hint
+            && dynamic.system.len() > longest
+        {
             hint.fetch_max(dynamic.system.len(), Ordering::Relaxed);
         }
         let DynamicOutput {

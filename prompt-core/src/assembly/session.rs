@@ -7,8 +7,9 @@ use super::builder::PromptBuilder;
 use super::error::AssemblyError;
 use super::intern::Entry;
 use super::prompt::AssembledPrompt;
-use super::render::StablePrefix;
+use super::render::{StablePrefix, dynamic_entries};
 use crate::context::{Context, TurnContext};
+use crate::pipeline::LayerEntry;
 use crate::spec::AssemblyPath;
 
 /// A [`PromptBuilder`] bound to one session's context.
@@ -38,10 +39,20 @@ use crate::spec::AssemblyPath;
 pub struct PromptSession<'p> {
     builder: PromptBuilder<'p>,
     session: Context,
-    /// Stable outputs per path: index 0 Basic, 1 Cached.
-    stable: [OnceLock<Held>; 2],
+    /// What each path's first call finds, for its warm calls: index 0
+    /// Basic, 1 Cached.
+    served: [OnceLock<Served<'p>>; 2],
     /// The longest dynamic text so far: a call sizes its `String` once.
     dynamic_len: AtomicUsize,
+}
+
+/// One path of a session, as its first call left it: the prefix, and the
+/// Dynamic layers that run on the path in the builder's mode (found once, so
+/// that a warm call runs them without filtering the pipeline).
+#[derive(Debug)]
+struct Served<'p> {
+    held: Held,
+    dynamic: Box<[&'p LayerEntry]>,
 }
 
 /// A session's prefix: its own, or shared through a prefix cache.
@@ -65,7 +76,7 @@ impl<'p> PromptSession<'p> {
         Self {
             builder,
             session,
-            stable: [OnceLock::new(), OnceLock::new()],
+            served: [OnceLock::new(), OnceLock::new()],
             dynamic_len: AtomicUsize::new(0),
         }
     }
@@ -99,11 +110,11 @@ impl<'p> PromptSession<'p> {
     ) -> Result<AssembledPrompt, AssemblyError> {
         let plan = self.builder.plan();
         let slot = match path {
-            AssemblyPath::Basic => &self.stable[0],
-            AssemblyPath::Cached => &self.stable[1],
+            AssemblyPath::Basic => &self.served[0],
+            AssemblyPath::Cached => &self.served[1],
         };
-        let stable = match slot.get() {
-            Some(stable) => stable.prefix(),
+        let served = match slot.get() {
+            Some(served) => served,
             // Another thread may win the race; both rendered the same bytes.
             // A filled slot means the path and the builder's mode were
             // served when it was filled, and neither changes in a session:
@@ -115,9 +126,103 @@ impl<'p> PromptSession<'p> {
                     None => Held::Own(prefix),
                     Some(cache) => Held::Shared(cache.intern(prefix)),
                 };
-                slot.get_or_init(|| held).prefix()
+                let dynamic = dynamic_entries(self.builder.pipeline(), path, plan.mode);
+                slot.get_or_init(|| Served { held, dynamic })
             }
         };
-        plan.assemble(path, stable, &self.session, turn, Some(&self.dynamic_len))
+        plan.assemble(
+            path,
+            served.held.prefix(),
+            Some(&served.dynamic),
+            &self.session,
+            turn,
+            Some(&self.dynamic_len),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::pipeline::LayerEntry;
+    use crate::spec::{Channel, LayerSpec, PipelineSpec, PromptMode, Stability};
+    use crate::{AssemblyPath, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render};
+
+    /// Writes `text` (nothing when empty) after noting each of `notes`.
+    struct Says(&'static str, &'static [&'static str]);
+
+    impl Render for Says {
+        fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
+            for note in self.1 {
+                input.note(*note);
+            }
+            out.push_str(self.0);
+        }
+    }
+
+    fn entry(spec: LayerSpec, says: Says) -> LayerEntry {
+        LayerEntry::new(spec, says)
+    }
+
+    /// A session runs, per path, the Dynamic layers it found on the first
+    /// call of that path: a warm call keeps each layer's notes, channel and
+    /// silence, and runs no layer of another path or mode.
+    #[test]
+    fn warm_calls_run_their_paths_dynamic_layers_with_their_own_notes() {
+        const CACHED: &[AssemblyPath] = &[AssemblyPath::Cached];
+        const BASIC: &[AssemblyPath] = &[AssemblyPath::Basic];
+        const COMPACT: &[PromptMode] = &[PromptMode::Compact];
+        let dynamic = |name, priority| LayerSpec::new(name, priority, Stability::Dynamic);
+        let pipeline = Pipeline::from_layers(
+            PipelineSpec::new("default"),
+            [
+                entry(LayerSpec::new("s", 100, Stability::Stable), Says("S", &[])),
+                entry(dynamic("a", 10_000), Says("A", &["a1", "a2"])),
+                entry(dynamic("b", 10_010).with_paths(CACHED), Says("", &["b"])),
+                entry(dynamic("c", 10_020).with_paths(BASIC), Says("C", &["c"])),
+                entry(dynamic("m", 10_030).with_modes(COMPACT), Says("M", &[])),
+                entry(
+                    dynamic("r", 10_040).with_channel(Channel::Reminder),
+                    Says("R", &["r"]),
+                ),
+                entry(dynamic("d", 10_050), Says("D", &[])),
+            ],
+        )
+        .unwrap();
+        let session = PromptBuilder::new(&pipeline).session(Context::new());
+        let traces = |prompt: &crate::AssembledPrompt| {
+            prompt
+                .trace()
+                .layers
+                .dynamic()
+                .iter()
+                .map(|l| (l.name, l.bytes, l.silent, l.channel, l.notes.clone()))
+                .collect::<Vec<_>>()
+        };
+        let notes = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for _ in 0..2 {
+            let cached = session.build_cached(&Context::new()).unwrap();
+            assert_eq!(cached.dynamic(), "A\n\nD");
+            assert_eq!(cached.reminder(), Some("R"));
+            assert_eq!(
+                traces(&cached),
+                [
+                    ("a", 1, false, Channel::System, notes(&["a1", "a2"])),
+                    ("b", 0, true, Channel::System, notes(&["b"])),
+                    ("r", 1, false, Channel::Reminder, notes(&["r"])),
+                    ("d", 1, false, Channel::System, notes(&[])),
+                ]
+            );
+            let basic = session.build_basic(&Context::new()).unwrap();
+            assert_eq!(basic.text(), "S\n\nA\n\nC\n\nD");
+            assert_eq!(
+                traces(&basic),
+                [
+                    ("a", 1, false, Channel::System, notes(&["a1", "a2"])),
+                    ("c", 1, false, Channel::System, notes(&["c"])),
+                    ("r", 1, false, Channel::Reminder, notes(&["r"])),
+                    ("d", 1, false, Channel::System, notes(&[])),
+                ]
+            );
+        }
     }
 }

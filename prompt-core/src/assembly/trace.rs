@@ -172,8 +172,9 @@ impl StableTrace {
 }
 
 /// One Dynamic layer's part in one call, as recorded while it rendered: its
-/// spec's few fields and where its text lies. Built into a [`LayerTrace`]
-/// only when someone reads the traces.
+/// spec's few fields and where its text lies (its notes are the call's,
+/// marked with its index). Built into a [`LayerTrace`] only when someone
+/// reads the traces.
 #[derive(Debug, Clone)]
 pub(crate) struct DynamicRecord {
     name: &'static str,
@@ -181,22 +182,24 @@ pub(crate) struct DynamicRecord {
     pub(crate) channel: Channel,
     /// Its text's range in the joined text of its channel.
     pub(crate) range: Range<usize>,
-    notes: Vec<String>,
 }
 
 impl DynamicRecord {
-    pub(crate) fn new(spec: &LayerSpec, range: Range<usize>, notes: Vec<String>) -> Self {
+    pub(crate) fn new(spec: &LayerSpec, range: Range<usize>) -> Self {
         Self {
             name: spec.name,
             priority: spec.priority,
             channel: spec.channel,
             range,
-            notes,
         }
     }
 
-    /// The layer's trace (no token count).
-    pub(crate) fn into_trace(self) -> LayerTrace {
+    /// The trace (no token count) of the layer of index `index` in its run,
+    /// its notes taken from `notes`, the run's (each with its layer's index,
+    /// in order).
+    pub(crate) fn trace(&self, index: u32, notes: &[(u32, String)]) -> LayerTrace {
+        let start = notes.partition_point(|(layer, _)| *layer < index);
+        let end = notes.partition_point(|(layer, _)| *layer <= index);
         LayerTrace {
             name: self.name,
             priority: self.priority,
@@ -204,7 +207,10 @@ impl DynamicRecord {
             scope: None,
             bytes: self.range.len(),
             silent: self.range.is_empty(),
-            notes: self.notes,
+            notes: notes[start..end]
+                .iter()
+                .map(|(_, note)| note.clone())
+                .collect(),
             channel: self.channel,
             fingerprint: LazyFingerprint::None,
             tokens: None,
@@ -222,6 +228,9 @@ impl DynamicRecord {
 pub struct LayerTraces {
     stable: Arc<StableTrace>,
     records: Vec<DynamicRecord>,
+    /// The recorded layers' notes, each with its layer's index, in render
+    /// order (no allocation when none of them noted anything).
+    notes: Vec<(u32, String)>,
     dynamic: OnceLock<Vec<LayerTrace>>,
 }
 
@@ -234,16 +243,22 @@ impl LayerTraces {
         Self {
             stable,
             records: Vec::new(),
+            notes: Vec::new(),
             dynamic: OnceLock::from(dynamic),
         }
     }
 
-    /// The Stable layers' traces and the Dynamic layers' records, built into
-    /// traces when first read.
-    pub(crate) fn recorded(stable: Arc<StableTrace>, records: Vec<DynamicRecord>) -> Self {
+    /// The Stable layers' traces and the Dynamic layers' records (with the
+    /// notes they index), built into traces when first read.
+    pub(crate) fn recorded(
+        stable: Arc<StableTrace>,
+        records: Vec<DynamicRecord>,
+        notes: Vec<(u32, String)>,
+    ) -> Self {
         Self {
             stable,
             records,
+            notes,
             dynamic: OnceLock::new(),
         }
     }
@@ -283,8 +298,8 @@ impl LayerTraces {
         self.dynamic.get_or_init(|| {
             self.records
                 .iter()
-                .cloned()
-                .map(DynamicRecord::into_trace)
+                .zip(0..)
+                .map(|(record, index)| record.trace(index, &self.notes))
                 .collect()
         })
     }

@@ -96,7 +96,7 @@ impl LayerEntry {
     }
 
     #[inline]
-    pub(crate) fn render(&self, out: &mut LayerWriter<'_>, input: LayerInput<'_>) {
+    pub(crate) fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
         self.layer.render(out, input);
     }
 }
