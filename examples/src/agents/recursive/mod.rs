@@ -105,7 +105,7 @@ pub const JSONL_READ_CAP: usize = 256 * 1024;
 
 pub use channels::{
     ChannelError, ChannelPrompt, CliFlags, RUN_SKILLS_CAP, RunRequest, SYSTEM_PROMPT_FILE_CAP,
-    cli_loop, cli_run, http, tui,
+    auto_loaded_skills, cli_loop, cli_run, http, tui,
 };
 pub use facts::{Fact, FactStores};
 pub use layers::{
