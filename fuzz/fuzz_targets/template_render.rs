@@ -61,12 +61,11 @@ fn fixture() -> &'static Fixture {
     })
 }
 
-const LIMITS: TemplateLimits = TemplateLimits {
-    fuel: 20_000,
-    max_output: 16 * 1024,
-    max_include_depth: 8,
-    max_variable: 16 * 1024,
-};
+const LIMITS: TemplateLimits = TemplateLimits::DEFAULT
+    .with_fuel(20_000)
+    .with_max_output(16 * 1024)
+    .with_max_include_depth(8)
+    .with_max_variable(16 * 1024);
 
 /// Whether minijinja's tokenizer finds, in a tag, a token that builds a
 /// string or collection: `~`, `+`, `*`, `**`, `[` or `{`.

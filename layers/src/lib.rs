@@ -35,7 +35,7 @@
 //! std::fs::write(workspace.path().join("AGENTS.md"), "Run `make test` before you commit.").unwrap();
 //!
 //! let session = load_session(&SessionConfig::new("agent", workspace.path())).unwrap();
-//! let turn = Context::new().with(RuntimeFacts { model: Some("opus".into()), ..Default::default() });
+//! let turn = Context::new().with(RuntimeFacts::default().with_model("opus"));
 //! let pipeline = Pipeline::collect().unwrap();
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn).unwrap();
 //!

@@ -392,26 +392,18 @@ pub fn load_session(config: &SessionConfig) -> Result<Context, ConfigError> {
     fact_files.push((memory_file(&project_dir, "facts.jsonl"), workspace.clone()));
     let facts = DatedEntries::load(
         &fact_files,
-        &DatedSpec {
-            text_key: "text",
-            time_key: "created_at",
-            budget: config.facts_budget,
-            max_entries: config.max_facts,
-            read_cap: config.jsonl_read_cap,
-            now: config.now,
-        },
+        &DatedSpec::new("text", "created_at", config.now)
+            .with_budget(config.facts_budget)
+            .with_max_entries(config.max_facts)
+            .with_read_cap(config.jsonl_read_cap),
     );
 
     let episodes = DatedEntries::load(
         &[(memory_file(&project_dir, "episodes.jsonl"), workspace)],
-        &DatedSpec {
-            text_key: "summary",
-            time_key: "ended_at",
-            budget: config.episodes_budget,
-            max_entries: config.max_episodes,
-            read_cap: config.jsonl_read_cap,
-            now: config.now,
-        },
+        &DatedSpec::new("summary", "ended_at", config.now)
+            .with_budget(config.episodes_budget)
+            .with_max_entries(config.max_episodes)
+            .with_read_cap(config.jsonl_read_cap),
     );
 
     Ok(Context::new()

@@ -16,12 +16,12 @@ use prompt_layers::{RuntimeFacts, load_session};
 use prompt_tests::{FixtureWorkspace, real_fixture};
 
 fn turn() -> TurnContext {
-    Context::new().with(RuntimeFacts {
-        date: Some("2026-11-29".into()),
-        model: Some("opus".into()),
-        cwd: Some("/repo".into()),
-        ..RuntimeFacts::default()
-    })
+    Context::new().with(
+        RuntimeFacts::default()
+            .with_date("2026-11-29")
+            .with_model("opus")
+            .with_cwd("/repo"),
+    )
 }
 
 fn benches(c: &mut Criterion) {

@@ -286,12 +286,12 @@ fn benches(c: &mut Criterion) {
         .session(load_session(&config).expect("the fixture session loads"));
     group.bench_function("standard: warm PromptSession::build_cached", |b| {
         b.iter(|| {
-            let turn = Context::new().with(RuntimeFacts {
-                date: Some("2026-11-29".into()),
-                model: Some("opus".into()),
-                cwd: Some("/repo".into()),
-                ..RuntimeFacts::default()
-            });
+            let turn = Context::new().with(
+                RuntimeFacts::default()
+                    .with_date("2026-11-29")
+                    .with_model("opus")
+                    .with_cwd("/repo"),
+            );
             standard_session.build_cached(black_box(&turn)).unwrap()
         })
     });

@@ -276,10 +276,7 @@ impl Chosen<'_> {
         let session = prompt_core::PromptBuilder::new(&pipeline).session(session_context);
         dates
             .map(|date| {
-                turn.insert(RuntimeFacts {
-                    date: Some(date),
-                    ..facts.clone()
-                });
+                turn.insert(facts.clone().with_date(date));
                 session.build_cached(&turn).map_err(|e| e.to_string())
             })
             .collect()

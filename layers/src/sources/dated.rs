@@ -90,7 +90,34 @@ impl std::fmt::Display for EntryBudget {
 }
 
 /// How one kind of dated entry is read and kept.
+///
+/// Build it with [`DatedSpec::new`] (its keys and the time it is read at)
+/// and change the rest with the `const` `with_` setters:
+///
+/// ```
+/// use prompt_layers::sources::{DatedEntries, DatedSpec, EntryBudget, Root};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let file = dir.path().join("facts.jsonl");
+/// std::fs::write(
+///     &file,
+///     "{\"text\": \"The API is versioned.\", \"created_at\": \"2026-11-02T09:30:00Z\"}\n\
+///      {\"text\": \"Tests run with make.\", \"created_at\": \"2026-11-03T09:30:00Z\"}\n",
+/// )
+/// .unwrap();
+///
+/// let now = "2026-11-30T00:00:00Z".parse().unwrap();
+/// let spec = DatedSpec::new("text", "created_at", now)
+///     .with_budget(EntryBudget::Bytes(1024))
+///     .with_max_entries(1);
+/// let facts = DatedEntries::load(&[(file, Root::new(dir.path(), ""))], &spec);
+/// assert_eq!(facts.entries[0].text, "Tests run with make.");
+/// assert_eq!(facts.over_limit, 1);
+/// ```
+// Grows with every setting: build it with `new` and the `with_` setters, so
+// a new one is not a breaking change.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct DatedSpec<'a> {
     /// The key of the entry's text: `text` in `facts.jsonl`, `summary` in
     /// `episodes.jsonl` (see [`Facts`] and [`Episodes`]).
@@ -106,6 +133,45 @@ pub struct DatedSpec<'a> {
     pub read_cap: usize,
     /// Entries dated after this are skipped (a date in the future would stay on top for ever).
     pub now: Timestamp,
+}
+
+impl<'a> DatedSpec<'a> {
+    /// Entries whose text is under `text_key` and whose RFC 3339 time is
+    /// under `time_key`, those dated after `now` skipped; at most 4 KiB of
+    /// entry text ([`EntryBudget::Bytes`]) and 50 entries are kept, and at
+    /// most 256 KiB of each file's tail is read (the defaults of
+    /// [`SessionConfig`](crate::SessionConfig) for facts).
+    pub const fn new(text_key: &'a str, time_key: &'a str, now: Timestamp) -> Self {
+        Self {
+            text_key,
+            time_key,
+            budget: EntryBudget::Bytes(4 * 1024),
+            max_entries: 50,
+            read_cap: 256 * 1024,
+            now,
+        }
+    }
+
+    /// The same spec, keeping as much entry text as `budget` allows.
+    #[must_use]
+    pub const fn with_budget(mut self, budget: EntryBudget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// The same spec, keeping at most `max_entries` entries.
+    #[must_use]
+    pub const fn with_max_entries(mut self, max_entries: usize) -> Self {
+        self.max_entries = max_entries;
+        self
+    }
+
+    /// The same spec, reading at most `read_cap` bytes of each file (its tail).
+    #[must_use]
+    pub const fn with_read_cap(mut self, read_cap: usize) -> Self {
+        self.read_cap = read_cap;
+        self
+    }
 }
 
 /// Entries read from one or more files, newest first, within a budget.

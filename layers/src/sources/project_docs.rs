@@ -13,7 +13,27 @@ use super::{CappedText, SourceError};
 pub const PROJECT_DOC_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 
 /// How project docs are read.
+///
+/// Start from [`ProjectDocsConfig::DEFAULT`] (or `default()`) and change what
+/// you need with the `const` `with_` setters:
+///
+/// ```
+/// use prompt_layers::sources::{ProjectDocs, ProjectDocsConfig};
+///
+/// let workspace = tempfile::tempdir().unwrap();
+/// std::fs::create_dir(workspace.path().join("api")).unwrap();
+/// std::fs::write(workspace.path().join("AGENTS.md"), "Run `make test`.").unwrap();
+/// std::fs::write(workspace.path().join("api/AGENTS.md"), "Keep handlers small.").unwrap();
+///
+/// let config = ProjectDocsConfig::default().with_nested(true).with_nested_budget(4 * 1024);
+/// let docs = ProjectDocs::load(workspace.path(), &workspace.path().join("api"), &config);
+/// let headings: Vec<&str> = docs.docs.iter().map(|d| d.heading.as_str()).collect();
+/// assert_eq!(headings, ["AGENTS.md", "api/AGENTS.md"]);
+/// ```
+// Grows with every setting: build it with the `with_` setters, so a new one
+// is not a breaking change.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ProjectDocsConfig {
     /// Cap of each file, in bytes. Default 16 KiB.
     pub cap_per_file: usize,
@@ -28,14 +48,52 @@ pub struct ProjectDocsConfig {
     pub nested_time_budget: Duration,
 }
 
+impl ProjectDocsConfig {
+    /// The defaults: 16 KiB a file, root docs only (not nested), and for
+    /// nested docs a budget of 16 KiB and 5 s.
+    pub const DEFAULT: Self = Self {
+        cap_per_file: 16 * 1024,
+        nested: false,
+        nested_budget: 16 * 1024,
+        nested_time_budget: Duration::from_secs(5),
+    };
+
+    /// The same config, capping each file at [`cap_per_file`](Self::cap_per_file) bytes.
+    #[must_use]
+    pub const fn with_cap_per_file(mut self, cap_per_file: usize) -> Self {
+        self.cap_per_file = cap_per_file;
+        self
+    }
+
+    /// The same config, reading directory-level docs too when
+    /// [`nested`](Self::nested) is `true`.
+    #[must_use]
+    pub const fn with_nested(mut self, nested: bool) -> Self {
+        self.nested = nested;
+        self
+    }
+
+    /// The same config, with [`nested_budget`](Self::nested_budget) bytes for
+    /// all directory-level docs together.
+    #[must_use]
+    pub const fn with_nested_budget(mut self, nested_budget: usize) -> Self {
+        self.nested_budget = nested_budget;
+        self
+    }
+
+    /// The same config, reading directory-level docs for at most
+    /// [`nested_time_budget`](Self::nested_time_budget).
+    #[must_use]
+    pub const fn with_nested_time_budget(mut self, nested_time_budget: Duration) -> Self {
+        self.nested_time_budget = nested_time_budget;
+        self
+    }
+}
+
 impl Default for ProjectDocsConfig {
+    /// [`ProjectDocsConfig::DEFAULT`].
     fn default() -> Self {
-        Self {
-            cap_per_file: 16 * 1024,
-            nested: false,
-            nested_budget: 16 * 1024,
-            nested_time_budget: Duration::from_secs(5),
-        }
+        Self::DEFAULT
     }
 }
 

@@ -24,7 +24,27 @@ pub const FRONTMATTER_DEPTH: usize = 16;
 const MAX_ENTRIES: usize = 4096;
 
 /// How much of the skills index goes into the prompt.
+///
+/// Start from [`SkillLimits::DEFAULT`] (or `default()`) and change what you
+/// need with the `const` `with_` setters:
+///
+/// ```
+/// use std::time::Duration;
+/// use prompt_layers::sources::SkillLimits;
+///
+/// const LIMITS: SkillLimits = SkillLimits::DEFAULT
+///     .with_max_skills(16)
+///     .with_max_load_time(Duration::from_secs(1));
+/// assert_eq!(LIMITS.max_skills, 16);
+/// assert_eq!(LIMITS.max_bytes, SkillLimits::default().max_bytes);
+///
+/// let limits = SkillLimits::default().with_max_bytes(4 * 1024);
+/// assert_eq!(limits.max_bytes, 4096);
+/// ```
+// Grows with every bound: build it with the `with_` setters, so a new limit
+// is not a breaking change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SkillLimits {
     /// At most this many skills. Default 64.
     pub max_skills: usize,
@@ -50,17 +70,80 @@ pub struct SkillLimits {
 // `load_session` puts these into the session context.
 impl prompt_core::SessionValue for SkillLimits {}
 
+impl SkillLimits {
+    /// The defaults: 64 skills in 8 KiB of index lines, names of 64 and
+    /// descriptions of 1024 characters, 4 MiB read, 256 KiB of frontmatter
+    /// parsed and 5 s of loading.
+    pub const DEFAULT: Self = Self {
+        max_skills: 64,
+        max_bytes: 8 * 1024,
+        max_name_chars: 64,
+        max_description_chars: 1024,
+        max_total_read: 4 * 1024 * 1024,
+        max_total_frontmatter: 256 * 1024,
+        max_load_time: Duration::from_secs(5),
+    };
+
+    /// The same limits, keeping at most [`max_skills`](Self::max_skills) skills.
+    #[must_use]
+    pub const fn with_max_skills(mut self, max_skills: usize) -> Self {
+        self.max_skills = max_skills;
+        self
+    }
+
+    /// The same limits, with at most [`max_bytes`](Self::max_bytes) bytes of index lines.
+    #[must_use]
+    pub const fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// The same limits, cutting a name after
+    /// [`max_name_chars`](Self::max_name_chars) characters.
+    #[must_use]
+    pub const fn with_max_name_chars(mut self, max_name_chars: usize) -> Self {
+        self.max_name_chars = max_name_chars;
+        self
+    }
+
+    /// The same limits, cutting a description after
+    /// [`max_description_chars`](Self::max_description_chars) characters.
+    #[must_use]
+    pub const fn with_max_description_chars(mut self, max_description_chars: usize) -> Self {
+        self.max_description_chars = max_description_chars;
+        self
+    }
+
+    /// The same limits, reading at most [`max_total_read`](Self::max_total_read)
+    /// bytes of all SKILL.md files together.
+    #[must_use]
+    pub const fn with_max_total_read(mut self, max_total_read: usize) -> Self {
+        self.max_total_read = max_total_read;
+        self
+    }
+
+    /// The same limits, parsing at most
+    /// [`max_total_frontmatter`](Self::max_total_frontmatter) bytes of
+    /// frontmatter, all skills together.
+    #[must_use]
+    pub const fn with_max_total_frontmatter(mut self, max_total_frontmatter: usize) -> Self {
+        self.max_total_frontmatter = max_total_frontmatter;
+        self
+    }
+
+    /// The same limits, stopping once loading has taken
+    /// [`max_load_time`](Self::max_load_time).
+    #[must_use]
+    pub const fn with_max_load_time(mut self, max_load_time: Duration) -> Self {
+        self.max_load_time = max_load_time;
+        self
+    }
+}
+
 impl Default for SkillLimits {
+    /// [`SkillLimits::DEFAULT`].
     fn default() -> Self {
-        Self {
-            max_skills: 64,
-            max_bytes: 8 * 1024,
-            max_name_chars: 64,
-            max_description_chars: 1024,
-            max_total_read: 4 * 1024 * 1024,
-            max_total_frontmatter: 256 * 1024,
-            max_load_time: Duration::from_secs(5),
-        }
+        Self::DEFAULT
     }
 }
 
@@ -371,12 +454,10 @@ fn frontmatter(text: &str, truncated: bool) -> Result<(&str, usize), String> {
 
 /// The frontmatter's YAML as a mapping, within [`YamlLimits::FRONTMATTER`].
 fn parse_yaml(yaml: &str, first: usize) -> Result<serde_yaml_ng::Mapping, String> {
-    let limits = YamlLimits {
-        max_depth: FRONTMATTER_DEPTH,
-        max_bytes: FRONTMATTER_CAP,
-        ..YamlLimits::FRONTMATTER
-    };
-    let mut value = parse_bounded(yaml, &limits).map_err(|e| e.offset_lines(first).to_string())?;
+    const LIMITS: YamlLimits = YamlLimits::FRONTMATTER
+        .with_max_depth(FRONTMATTER_DEPTH)
+        .with_max_bytes(FRONTMATTER_CAP);
+    let mut value = parse_bounded(yaml, &LIMITS).map_err(|e| e.offset_lines(first).to_string())?;
     // Every value one line, cleaned after the parser decoded its escapes.
     super::parsed::clean_yaml(&mut value, super::parsed::Multiline::NONE);
     match value {

@@ -29,7 +29,23 @@ use serde_yaml_ng::{Mapping, Value};
 use super::capped::Size;
 
 /// What one YAML text may cost. See the [module](self) for what each bounds.
+///
+/// Start from [`YamlLimits::FRONTMATTER`] or [`YamlLimits::CONFIG_FILE`]
+/// (the [`DEFAULT`](YamlLimits::DEFAULT)) and change what you need with the
+/// `const` `with_` setters:
+///
+/// ```
+/// use prompt_layers::sources::yaml::{YamlLimit, YamlLimits, parse_bounded};
+///
+/// const LIMITS: YamlLimits = YamlLimits::FRONTMATTER.with_max_nodes(4).with_max_text(1024);
+/// assert!(parse_bounded("a: 1\n", &LIMITS).is_ok());
+/// let error = parse_bounded("a: &x [1, 2]\nb: *x\n", &LIMITS).unwrap_err();
+/// assert_eq!(error.limit, Some(YamlLimit::Nodes));
+/// ```
+// Grows with every bound: build it with the `with_` setters, so a new limit
+// is not a breaking change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct YamlLimits {
     /// The largest text parsed, in bytes.
     pub max_bytes: usize,
@@ -63,11 +79,44 @@ impl YamlLimits {
         max_nodes: 64 * 1024,
         max_text: 1024 * 1024,
     };
+
+    /// The default: [`YamlLimits::CONFIG_FILE`].
+    pub const DEFAULT: YamlLimits = YamlLimits::CONFIG_FILE;
+
+    /// The same limits, parsing at most [`max_bytes`](Self::max_bytes) bytes of text.
+    #[must_use]
+    pub const fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// The same limits, with collections nesting at most
+    /// [`max_depth`](Self::max_depth) deep.
+    #[must_use]
+    pub const fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// The same limits, with at most [`max_nodes`](Self::max_nodes) values.
+    #[must_use]
+    pub const fn with_max_nodes(mut self, max_nodes: usize) -> Self {
+        self.max_nodes = max_nodes;
+        self
+    }
+
+    /// The same limits, with at most [`max_text`](Self::max_text) bytes of text.
+    #[must_use]
+    pub const fn with_max_text(mut self, max_text: usize) -> Self {
+        self.max_text = max_text;
+        self
+    }
 }
 
 impl Default for YamlLimits {
+    /// [`YamlLimits::DEFAULT`].
     fn default() -> Self {
-        Self::CONFIG_FILE
+        Self::DEFAULT
     }
 }
 
@@ -467,11 +516,9 @@ mod tests {
     use super::*;
 
     fn limits(max_nodes: usize, max_text: usize) -> YamlLimits {
-        YamlLimits {
-            max_nodes,
-            max_text,
-            ..YamlLimits::FRONTMATTER
-        }
+        YamlLimits::FRONTMATTER
+            .with_max_nodes(max_nodes)
+            .with_max_text(max_text)
     }
 
     #[test]

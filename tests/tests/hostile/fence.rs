@@ -38,11 +38,11 @@ const BREAKPOINT: &str =
 
 fn build(ws: &FixtureWorkspace) -> AssembledPrompt {
     let session = load_session(&full_config(ws)).unwrap();
-    let turn = Context::new().with(RuntimeFacts {
-        date: Some("2026-11-29".into()),
-        model: Some("claude".into()),
-        ..RuntimeFacts::default()
-    });
+    let turn = Context::new().with(
+        RuntimeFacts::default()
+            .with_date("2026-11-29")
+            .with_model("claude"),
+    );
     let pipeline = Pipeline::collect().unwrap();
     PromptBuilder::new(&pipeline)
         .build_cached(&session, &turn)

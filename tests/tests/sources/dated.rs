@@ -4,14 +4,10 @@
 use prompt_layers::sources::{DatedEntries, DatedSpec, EntryBudget, Root};
 
 fn dated_spec(now: &str) -> DatedSpec<'static> {
-    DatedSpec {
-        text_key: "text",
-        time_key: "created_at",
-        budget: EntryBudget::Bytes(1024),
-        max_entries: 10,
-        read_cap: 1024,
-        now: now.parse().unwrap(),
-    }
+    DatedSpec::new("text", "created_at", now.parse().unwrap())
+        .with_budget(EntryBudget::Bytes(1024))
+        .with_max_entries(10)
+        .with_read_cap(1024)
 }
 
 fn load_lines(lines: &[&str], now: &str) -> DatedEntries {

@@ -21,14 +21,14 @@ fn root(dir: &Path) -> Root {
 }
 
 fn spec(budget: EntryBudget, max_entries: usize) -> DatedSpec<'static> {
-    DatedSpec {
-        text_key: "text",
-        time_key: "created_at",
-        budget,
-        max_entries,
-        read_cap: 64 * 1024,
-        now: "2026-11-30T00:00:00Z".parse().unwrap(),
-    }
+    DatedSpec::new(
+        "text",
+        "created_at",
+        "2026-11-30T00:00:00Z".parse().unwrap(),
+    )
+    .with_budget(budget)
+    .with_max_entries(max_entries)
+    .with_read_cap(64 * 1024)
 }
 
 fn files(paths: &[(&Path, &Path)]) -> Vec<(PathBuf, Root)> {
@@ -250,10 +250,7 @@ fn root_docs_are_agents_then_claude() {
 #[test]
 fn nested_docs_go_root_first_down_to_the_cwd_and_an_override_replaces_agents_md() {
     let ws = FixtureWorkspace::new();
-    let config = ProjectDocsConfig {
-        nested: true,
-        ..ProjectDocsConfig::default()
-    };
+    let config = ProjectDocsConfig::default().with_nested(true);
     let docs = ProjectDocs::load(&ws.repo, &ws.repo.join("services/api/src"), &config);
     let headings: Vec<&str> = docs.docs.iter().map(|d| d.heading.as_str()).collect();
     assert_eq!(
@@ -283,11 +280,9 @@ fn nested_docs_share_one_budget_that_counts_their_headings() {
     let headings = fence("services/api/AGENTS.override.md", "").len()
         + fence("services/api/src/CLAUDE.md", "").len()
         + 6;
-    let config = ProjectDocsConfig {
-        nested: true,
-        nested_budget: headings + override_len + 10,
-        ..ProjectDocsConfig::default()
-    };
+    let config = ProjectDocsConfig::default()
+        .with_nested(true)
+        .with_nested_budget(headings + override_len + 10);
     let docs = ProjectDocs::load(&ws.repo, &ws.repo.join("services/api/src"), &config);
     let last = docs.docs.last().unwrap();
     assert_eq!(last.heading, "services/api/src/CLAUDE.md");
@@ -295,11 +290,9 @@ fn nested_docs_share_one_budget_that_counts_their_headings() {
     assert!(last.text.is_truncated());
 
     // Room for the text but not for its fence: the walk stops there, and says so.
-    let config = ProjectDocsConfig {
-        nested: true,
-        nested_budget: headings + override_len,
-        ..ProjectDocsConfig::default()
-    };
+    let config = ProjectDocsConfig::default()
+        .with_nested(true)
+        .with_nested_budget(headings + override_len);
     let docs = ProjectDocs::load(&ws.repo, &ws.repo.join("services/api/src"), &config);
     assert_eq!(
         docs.docs.last().unwrap().heading,
@@ -882,10 +875,8 @@ fn a_doubling_include_chain_stops_at_a_limit() {
         .unwrap();
     }
     std::fs::write(ws.shared.join("x30.md"), "ab").unwrap();
-    let templates = Templates::new(Some(ws.shared.clone())).with_limits(TemplateLimits {
-        max_include_depth: 64,
-        ..TemplateLimits::default()
-    });
+    let templates = Templates::new(Some(ws.shared.clone()))
+        .with_limits(TemplateLimits::DEFAULT.with_max_include_depth(64));
     let error = render(&templates, "{% include \"@shared/x0.md\" %}").unwrap_err();
     assert!(
         matches!(error, SourceError::TemplateLimit { .. }),
@@ -901,11 +892,11 @@ fn fuel_and_output_limits_stop_a_template_and_name_the_limit() {
         error.to_string(),
         "base.md: template stopped: fuel of 100000 instructions spent (simplify the template)"
     );
-    let wide = Templates::new(None).with_limits(TemplateLimits {
-        max_output: 100,
-        fuel: 10_000_000,
-        ..TemplateLimits::default()
-    });
+    let wide = Templates::new(None).with_limits(
+        TemplateLimits::DEFAULT
+            .with_max_output(100)
+            .with_fuel(10_000_000),
+    );
     let error = render(&wide, loops).unwrap_err();
     assert_eq!(
         error.to_string(),

@@ -140,11 +140,9 @@ fn nested_airflow_docs_root_first_within_one_budget() {
             "providers/AGENTS.md",
         ),
     ]);
-    let config = ProjectDocsConfig {
-        nested: true,
-        nested_budget: 4 * 1024,
-        ..ProjectDocsConfig::default()
-    };
+    let config = ProjectDocsConfig::default()
+        .with_nested(true)
+        .with_nested_budget(4 * 1024);
     let docs = ProjectDocs::load(ws.path(), &ws.path().join("providers"), &config);
     let outline: Vec<String> = docs
         .docs

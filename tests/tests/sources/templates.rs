@@ -135,10 +135,7 @@ fn row6_a_title_loop_over_a_long_variable_stops_at_the_filter_budget() {
 /// Templates whose caller may pass variables of any length, so the filter
 /// budget, not the variable cap, is what a test meets.
 fn long_variables() -> Templates {
-    Templates::new(None).with_limits(TemplateLimits {
-        max_variable: usize::MAX,
-        ..TemplateLimits::default()
-    })
+    Templates::new(None).with_limits(TemplateLimits::DEFAULT.with_max_variable(usize::MAX))
 }
 
 /// A comparison or `in` is one instruction whatever it compares: a caller's
@@ -370,10 +367,7 @@ fn an_included_file_is_checked_by_the_same_tree() {
 /// Fuel and output still bound a template that passes the check.
 #[test]
 fn limits_still_apply_after_the_check() {
-    let templates = Templates::new(None).with_limits(TemplateLimits {
-        fuel: 1_000,
-        ..TemplateLimits::default()
-    });
+    let templates = Templates::new(None).with_limits(TemplateLimits::DEFAULT.with_fuel(1_000));
     let error = render_with(
         &templates,
         "{% for a in x %}{% for b in x %}{{ a|upper }}{% endfor %}{% endfor %}",
@@ -432,10 +426,7 @@ proptest! {
         if builds(&source) {
             prop_assert!(checked.is_err(), "{:?} passed the check", source);
         }
-        let templates = Templates::new(None).with_limits(TemplateLimits {
-            max_output: 4096,
-            ..TemplateLimits::default()
-        });
+        let templates = Templates::new(None).with_limits(TemplateLimits::DEFAULT.with_max_output(4096));
         match render_with(&templates, &source, &[("app", "agent")]) {
             Ok(text) => {
                 prop_assert!(checked.is_ok(), "{:?} rendered but fails the check", source);

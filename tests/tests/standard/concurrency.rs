@@ -22,12 +22,12 @@ fn sixteen_threads_assemble_byte_identical_prompts_from_one_session() {
             description: "Runs the tests.".into(),
         }]));
     let turn = Context::new()
-        .with(RuntimeFacts {
-            date: Some("2026-11-29".into()),
-            model: Some("opus".into()),
-            git_branch: Some("main".into()),
-            ..RuntimeFacts::default()
-        })
+        .with(
+            RuntimeFacts::default()
+                .with_date("2026-11-29")
+                .with_model("opus")
+                .with_git_branch("main"),
+        )
         .with(config.load_scratchpad().unwrap());
     let pipeline = Pipeline::collect().unwrap();
     let shared = PromptBuilder::new(&pipeline).session(session);

@@ -21,15 +21,14 @@ fn sub_agents() -> SubAgents {
 
 /// One turn's facts; `day` and `model` vary between turns.
 fn facts(day: &str, model: &str) -> RuntimeFacts {
-    RuntimeFacts {
-        date: Some(format!("2026-11-{day}")),
-        time_zone: Some("UTC".into()),
-        cwd: Some("services/api/src".into()),
-        os: Some("linux".into()),
-        shell: Some("bash".into()),
-        model: Some(model.into()),
-        git_branch: Some("fix/login".into()),
-    }
+    RuntimeFacts::default()
+        .with_date(format!("2026-11-{day}"))
+        .with_time_zone("UTC")
+        .with_cwd("services/api/src")
+        .with_os("linux")
+        .with_shell("bash")
+        .with_model(model)
+        .with_git_branch("fix/login")
 }
 
 fn turn(facts: RuntimeFacts) -> TurnContext {

@@ -5,15 +5,14 @@ use prompt_core::{Context, Pipeline, PromptBuilder, PromptMode};
 use prompt_layers::RuntimeFacts;
 
 fn facts() -> RuntimeFacts {
-    RuntimeFacts {
-        date: Some("2026-11-29".into()),
-        time_zone: Some("Europe/Berlin".into()),
-        cwd: Some("/home/dev/acme".into()),
-        os: Some("linux".into()),
-        shell: Some("zsh".into()),
-        model: Some("claude-opus".into()),
-        git_branch: Some("main".into()),
-    }
+    RuntimeFacts::default()
+        .with_date("2026-11-29")
+        .with_time_zone("Europe/Berlin")
+        .with_cwd("/home/dev/acme")
+        .with_os("linux")
+        .with_shell("zsh")
+        .with_model("claude-opus")
+        .with_git_branch("main")
 }
 
 #[test]

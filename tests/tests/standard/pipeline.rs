@@ -23,15 +23,16 @@ fn sub_agents() -> SubAgents {
 
 fn turn(ws: &FixtureWorkspace) -> TurnContext {
     Context::new()
-        .with(RuntimeFacts {
-            date: Some("2026-11-29".into()),
-            time_zone: Some("UTC".into()),
-            cwd: Some("services/api/src".into()),
-            os: Some("linux".into()),
-            shell: Some("bash".into()),
-            model: Some("claude-opus".into()),
-            git_branch: Some("fix/login".into()),
-        })
+        .with(
+            RuntimeFacts::default()
+                .with_date("2026-11-29")
+                .with_time_zone("UTC")
+                .with_cwd("services/api/src")
+                .with_os("linux")
+                .with_shell("bash")
+                .with_model("claude-opus")
+                .with_git_branch("fix/login"),
+        )
         .with(full_config(ws).load_scratchpad().unwrap())
 }
 

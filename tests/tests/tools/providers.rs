@@ -51,15 +51,16 @@ fn standard() -> Standard {
             },
         ]));
     let turn = Context::new()
-        .with(RuntimeFacts {
-            date: Some("2026-11-29".into()),
-            time_zone: Some("UTC".into()),
-            cwd: Some("services/api/src".into()),
-            os: Some("linux".into()),
-            shell: Some("bash".into()),
-            model: Some("claude-sonnet-4-5".into()),
-            git_branch: Some("fix/login".into()),
-        })
+        .with(
+            RuntimeFacts::default()
+                .with_date("2026-11-29")
+                .with_time_zone("UTC")
+                .with_cwd("services/api/src")
+                .with_os("linux")
+                .with_shell("bash")
+                .with_model("claude-sonnet-4-5")
+                .with_git_branch("fix/login"),
+        )
         .with(
             Scratchpad::load(
                 &ws.repo.join(".agent/scratchpad.json"),

@@ -226,12 +226,10 @@ impl AlephWorkspace {
 
     /// The turn context: the turn state and `facts` (without OS and shell,
     /// which `environment` states for the session).
-    pub fn turn_context(&self, facts: RuntimeFacts) -> TurnContext {
-        Context::new().with(self.turn.clone()).with(RuntimeFacts {
-            os: None,
-            shell: None,
-            ..facts
-        })
+    pub fn turn_context(&self, mut facts: RuntimeFacts) -> TurnContext {
+        facts.os = None;
+        facts.shell = None;
+        Context::new().with(self.turn.clone()).with(facts)
     }
 }
 
@@ -438,14 +436,12 @@ pub fn spawn_prompt(
 
 /// The fixture's runtime facts for a turn.
 pub fn fixture_facts() -> RuntimeFacts {
-    RuntimeFacts {
-        date: Some("2026-11-29".to_owned()),
-        time_zone: Some("Asia/Shanghai".to_owned()),
-        cwd: Some("/home/lin/aleph".to_owned()),
-        model: Some("claude-sonnet".to_owned()),
-        git_branch: Some("main".to_owned()),
-        ..RuntimeFacts::default()
-    }
+    RuntimeFacts::default()
+        .with_date("2026-11-29")
+        .with_time_zone("Asia/Shanghai")
+        .with_cwd("/home/lin/aleph")
+        .with_model("claude-sonnet")
+        .with_git_branch("main")
 }
 
 /// The scenarios over a workspace: `cli` (the workspace as it is),
@@ -495,12 +491,9 @@ pub fn sub_agent(ws: &mut AlephWorkspace) {
 pub(crate) fn render(request: &RenderRequest) -> Result<Rendered, AgentError> {
     let ws = AlephWorkspace::load(&request.workspace)?;
     let mode = request.mode.unwrap_or_else(|| ws.mode());
-    let facts = RuntimeFacts {
-        date: request.date.clone(),
-        model: request.model.clone(),
-        cwd: Some(request.workspace.display().to_string()),
-        ..RuntimeFacts::default()
-    };
+    let mut facts = RuntimeFacts::default().with_cwd(request.workspace.display().to_string());
+    facts.date = request.date.clone();
+    facts.model = request.model.clone();
     match request.path {
         AssemblyPath::Cached => {
             let prompt = main_prompt(&ws.session_context(), &ws.turn_context(facts), mode, None)?;

@@ -172,13 +172,9 @@ impl Story {
                 path: app_yaml.clone(),
                 message: e.to_string(),
             })?;
-        let templates =
-            Self::templates(root)?
-                .with_lenient_undefined()
-                .with_limits(TemplateLimits {
-                    max_output: PROJECT_RENDER_LIMIT,
-                    ..TemplateLimits::default()
-                });
+        let templates = Self::templates(root)?
+            .with_lenient_undefined()
+            .with_limits(TemplateLimits::DEFAULT.with_max_output(PROJECT_RENDER_LIMIT));
         // kitsoki renders these with `args` unset and no story state: no
         // variable a template names has a value.
         let vars = BTreeMap::new();

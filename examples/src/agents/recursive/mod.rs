@@ -307,11 +307,9 @@ pub fn session(config: &RecursiveConfig, fold: &BaseFold) -> Context {
     if let Some(append) = fold.append.as_deref() {
         session.insert(AppendedInstructions(append.to_owned()));
     }
-    let docs_config = ProjectDocsConfig {
-        cap_per_file: PROJECT_DOC_CAP,
-        nested: false,
-        ..ProjectDocsConfig::default()
-    };
+    let docs_config = ProjectDocsConfig::default()
+        .with_cap_per_file(PROJECT_DOC_CAP)
+        .with_nested(false);
     session.insert(ProjectDocs::load(
         &config.workspace,
         &config.workspace,

@@ -40,7 +40,28 @@ pub const SHARED_PREFIX: &str = "@shared/";
 
 /// What one template render may spend. Over any of them the render stops
 /// with [`SourceError::TemplateLimit`], and the base prompt falls back to the built-in one.
+///
+/// Start from [`TemplateLimits::DEFAULT`] (or `default()`) and change what
+/// you need with the `with_` setters; they are `const`, so the limits can be
+/// a constant:
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use prompt_layers::sources::{SourceError, TemplateLimits, Templates};
+///
+/// const LIMITS: TemplateLimits = TemplateLimits::DEFAULT.with_fuel(20_000).with_max_output(10);
+/// assert_eq!(LIMITS.max_include_depth, TemplateLimits::default().max_include_depth);
+///
+/// let templates = Templates::new(None).with_limits(LIMITS);
+/// let error = templates
+///     .render_str("base.md".as_ref(), "0123456789A", &BTreeMap::new())
+///     .unwrap_err();
+/// assert!(matches!(error, SourceError::TemplateLimit { .. }), "{error}");
+/// ```
+// Grows with every bound: build it with the `with_` setters, so a new limit
+// is not a breaking change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TemplateLimits {
     /// Instructions the engine may run. Default 100,000.
     pub fuel: u64,
@@ -55,14 +76,51 @@ pub struct TemplateLimits {
     pub max_variable: usize,
 }
 
+impl TemplateLimits {
+    /// The defaults: 100,000 instructions of fuel, 64 KiB of output,
+    /// includes 16 deep, variables of at most 16 KiB.
+    pub const DEFAULT: Self = Self {
+        fuel: 100_000,
+        max_output: 64 * 1024,
+        max_include_depth: 16,
+        max_variable: 16 * 1024,
+    };
+
+    /// The same limits, with [`fuel`](Self::fuel) instructions.
+    #[must_use]
+    pub const fn with_fuel(mut self, fuel: u64) -> Self {
+        self.fuel = fuel;
+        self
+    }
+
+    /// The same limits, with at most [`max_output`](Self::max_output) bytes of output.
+    #[must_use]
+    pub const fn with_max_output(mut self, max_output: usize) -> Self {
+        self.max_output = max_output;
+        self
+    }
+
+    /// The same limits, with includes nesting at most
+    /// [`max_include_depth`](Self::max_include_depth) deep.
+    #[must_use]
+    pub const fn with_max_include_depth(mut self, max_include_depth: usize) -> Self {
+        self.max_include_depth = max_include_depth;
+        self
+    }
+
+    /// The same limits, with a caller's variable at most
+    /// [`max_variable`](Self::max_variable) bytes long.
+    #[must_use]
+    pub const fn with_max_variable(mut self, max_variable: usize) -> Self {
+        self.max_variable = max_variable;
+        self
+    }
+}
+
 impl Default for TemplateLimits {
+    /// [`TemplateLimits::DEFAULT`].
     fn default() -> Self {
-        Self {
-            fuel: 100_000,
-            max_output: 64 * 1024,
-            max_include_depth: 16,
-            max_variable: 16 * 1024,
-        }
+        Self::DEFAULT
     }
 }
 
