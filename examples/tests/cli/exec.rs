@@ -662,6 +662,44 @@ fn check_secrets_refuses_to_launch_a_client_with_a_key_in_the_prompt() {
     assert!(std::fs::read_to_string(system).unwrap().contains(key));
 }
 
+/// Aleph's Basic path welds its strategy onto the assembled prompt; a key
+/// in the strategy is in no layer's text there, but it is sent: `exec
+/// --check-secrets` scans what it hands the client, not only the layers.
+#[test]
+fn check_secrets_sees_text_an_agent_welds_on_after_assembly() {
+    let fake = Fake::new("claude");
+    let ws = fake.path("ws");
+    std::fs::create_dir_all(ws.join(".aleph")).unwrap();
+    let key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+    std::fs::write(
+        ws.join(".aleph/session.json"),
+        format!(r#"{{"strategy": {{"body": "Deploy with AWS_SECRET_ACCESS_KEY={key}", "guardrails": []}}}}"#),
+    )
+    .unwrap();
+    let ws = ws.to_str().unwrap();
+    let here = fake.path("");
+    let basic = ["--agent", "aleph", "--workspace", ws, "--path", "basic"];
+    let output = fake.run_with(
+        &[&basic[..], &["--check-secrets"]].concat(),
+        &["-p", "Hi"],
+        None,
+        &here,
+    );
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{message}");
+    assert!(
+        message.contains("of the system prompt sent\n          not in any layer's text"),
+        "{message}"
+    );
+    assert!(!message.contains(key), "{message}");
+    assert!(!fake.ran());
+    // Without the guard the weld is sent, so the case is real.
+    let output = fake.run_with(&basic, &["-p", "Hi"], None, &here);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let (system, _) = claude_files(&fake.argv());
+    assert!(std::fs::read_to_string(system).unwrap().contains(key));
+}
+
 #[test]
 fn gemini_reads_the_stable_prefix_from_gemini_system_md_and_the_rest_before_the_prompt() {
     let fake = Fake::new("gemini");

@@ -175,9 +175,22 @@ impl RenderOptions {
         if self.trace {
             eprint!("{}", crate::cli::trace_summary(prompt.trace()));
         }
+        let system = match prompt.path() {
+            AssemblyPath::Cached => prompt.stable().to_owned(),
+            AssemblyPath::Basic => rendered.text,
+        };
         if self.check_secrets {
-            let findings = prompt_core::secrets::scan_prompt(&prompt);
-            report_secrets(&findings);
+            // The prompt's channels, each finding with its layer, then what
+            // goes to the client besides them: on the Basic path, the text
+            // an agent welds on after assembly.
+            let sent = [crate::cli::secrets::Sent::Text(
+                "the system prompt sent",
+                &system,
+            )];
+            let findings = crate::cli::secrets::check(&prompt, &sent, "secret");
+            for found in &findings {
+                eprint!("{}", found.lines);
+            }
             if !findings.is_empty() {
                 return Err(format!(
                     "the prompt holds {} credential-shaped string(s); {} was not run: remove \
@@ -188,29 +201,12 @@ impl RenderOptions {
                 .into());
             }
         }
-        let system = match prompt.path() {
-            AssemblyPath::Cached => prompt.stable().to_owned(),
-            AssemblyPath::Basic => rendered.text,
-        };
         Ok(Launch {
             program,
             client_args,
             prompt,
             system,
         })
-    }
-}
-
-/// Names each finding of the secrets guard on stderr.
-fn report_secrets(findings: &[prompt_core::secrets::PromptFinding]) {
-    for found in findings {
-        eprintln!(
-            "prompt: secret: {} at bytes {}..{} of the prompt, in layer {}",
-            found.finding.kind,
-            found.finding.range.start,
-            found.finding.range.end,
-            found.layer.unwrap_or("(between layers)")
-        );
     }
 }
 
