@@ -21,10 +21,15 @@
 //!   joined into the **same** system block (`"STABLE\n\nDYNAMIC"`), so it
 //!   cannot keep a dynamic part out of the cached block.
 //!
+//! **[`invocation_with_file`]** is the same placement with the stable prefix
+//! in a file (`--system-prompt-file FILE`, which Claude Code sends as the same
+//! cached block, byte for byte): the prompt stays out of the process's
+//! command line, where every local user can read it (`/proc/PID/cmdline`),
+//! and has no length limit. Prefer it when you spawn `claude` yourself;
+//! `prompt exec -- claude ...` uses it, and sends each turn's context through
+//! a hook (docs/delivery.md).
+//!
 //! Nothing is spawned: the caller passes the arguments to its own `Command`.
-//! `prompt exec -- claude ...` passes the stable prefix as a private
-//! `--system-prompt-file` instead, and each turn's context through a hook
-//! (docs/delivery.md), keeping the prompt out of argv.
 //!
 //! ```
 //! use prompt_core::providers::claude_cli;
@@ -47,8 +52,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::placement::{Invocation, system_slot, user_prefix};
+use std::path::{Path, PathBuf};
+
+use super::placement::{InstructionsFile, Invocation, system_slot, user_prefix};
 use crate::AssembledPrompt;
+use crate::fingerprint::Fingerprint;
 
 /// The `claude` placement of `prompt`: `--system-prompt STABLE` as the
 /// arguments, the dynamic suffix and the reminder as the user prefix (see the
@@ -77,6 +85,57 @@ pub fn invocation_for_text(
         args: ClaudeCli::new().args_for_text(system)?,
         instructions_file: None,
         user_prefix,
+    })
+}
+
+/// The `claude` placement of `prompt` with the system slot in a file in
+/// `dir`: `--system-prompt-file FILE` as the arguments, the file
+/// (`system-prompt-<SHA-256 of its text>.md`, holding the stable prefix, or
+/// the whole prompt on the Basic path, with no newline added) as
+/// [`Invocation::instructions_file`], and the dynamic suffix and the reminder
+/// as the user prefix. Nothing is written: call
+/// [`InstructionsFile::write`] before starting `claude`. Equal prefixes share
+/// a file name, so sessions over one prefix share one file.
+///
+/// ```
+/// use prompt_core::providers::claude_cli;
+/// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+/// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+/// # struct DocClaudeFile;
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocClaudeFile)]
+/// # struct Persona;
+/// # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Date: 2026-11-29", pipeline = DocClaudeFile)]
+/// # struct Today;
+/// # let pipeline = Pipeline::of::<DocClaudeFile>()?;
+/// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+///
+/// let dir = tempfile::tempdir()?;
+/// let invocation = claude_cli::invocation_with_file(&prompt, dir.path())?;
+/// let file = invocation.instructions_file.as_ref().expect("claude reads a file");
+/// file.write()?; // 0600, atomic
+/// assert_eq!(invocation.args, ["--system-prompt-file", file.path.to_str().unwrap()]);
+/// assert_eq!(std::fs::read_to_string(&file.path)?, "You are terse.");
+/// assert!(invocation.user_message("Fix it.").contains("Date: 2026-11-29"));
+/// // std::process::Command::new("claude").args(&invocation.args).arg("-p").arg(message)
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`ClaudeCliError::NotUtf8`] when `dir` is not valid UTF-8.
+pub fn invocation_with_file(
+    prompt: &AssembledPrompt,
+    dir: &Path,
+) -> Result<Invocation, ClaudeCliError> {
+    let text = system_slot(prompt);
+    let path = dir.join(format!("system-prompt-{}.md", Fingerprint::of(&text)));
+    let shown = path
+        .to_str()
+        .ok_or_else(|| ClaudeCliError::NotUtf8 { path: path.clone() })?
+        .to_owned();
+    Ok(Invocation {
+        args: vec!["--system-prompt-file".to_owned(), shown],
+        instructions_file: Some(InstructionsFile { path, text }),
+        user_prefix: user_prefix(prompt),
     })
 }
 
@@ -172,5 +231,12 @@ pub enum ClaudeCliError {
     TooLong {
         /// Its length in bytes.
         bytes: usize,
+    },
+    /// A folder for the system-prompt file whose path is not UTF-8, which an
+    /// argument here cannot carry.
+    #[error("{} is not valid UTF-8: put the system-prompt file in a folder whose path is", path.display())]
+    NotUtf8 {
+        /// The file's path.
+        path: PathBuf,
     },
 }

@@ -71,6 +71,23 @@ pub struct InstructionsFile {
     pub text: String,
 }
 
+impl InstructionsFile {
+    /// Writes [`text`](Self::text) to [`path`](Self::path): atomically, the
+    /// owner's only (`0600` whatever the umask, as it holds the user's memory
+    /// and the project's text), never over a target that is not a regular
+    /// file ([`crate::write::replace_file`]).
+    ///
+    /// # Errors
+    /// The step that failed, naming the path; nothing half-written is left.
+    pub fn write(&self) -> Result<(), crate::write::WriteError> {
+        crate::write::replace_file(
+            &self.path,
+            self.text.as_bytes(),
+            crate::write::Access::Private,
+        )
+    }
+}
+
 /// The text of a CLI agent's system slot: the stable prefix on the Cached
 /// path, the whole prompt on the Basic path (which has no split).
 pub fn system_slot(prompt: &AssembledPrompt) -> String {

@@ -1040,6 +1040,48 @@ fn claude_placement_refuses_what_the_os_cannot_pass() {
     assert!(claude_cli::invocation(&cached(&long, "")).is_err());
 }
 
+/// The file form carries what argv cannot: a prefix over the OS's argument
+/// limit, byte-exact, in a private file named by its text.
+#[test]
+fn claude_file_placement_keeps_the_prompt_out_of_argv_whatever_its_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = format!("You are terse. {}", "x".repeat(MAX_ARG_BYTES));
+    let prompt = with_reminder(&long, "Date: 2026-11-29", "Open todos: fix login.");
+    assert!(
+        claude_cli::invocation(&prompt).is_err(),
+        "too long for argv"
+    );
+    let invocation = claude_cli::invocation_with_file(&prompt, dir.path()).unwrap();
+    let file = invocation.instructions_file.clone().unwrap();
+    assert_eq!(file.text, long);
+    assert_eq!(
+        invocation.args,
+        ["--system-prompt-file", file.path.to_str().unwrap()]
+    );
+    assert!(invocation.args.iter().all(|a| !a.contains("You are terse")));
+    assert_eq!(invocation.user_prefix, user_prefix(&prompt));
+    file.write().unwrap();
+    assert_eq!(std::fs::read(&file.path).unwrap(), long.as_bytes());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file.path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    // Another date: the same file, only the user prefix moves.
+    let tomorrow = with_reminder(&long, "Date: 2026-11-30", "Open todos: fix login.");
+    let next = claude_cli::invocation_with_file(&tomorrow, dir.path()).unwrap();
+    assert_eq!(next.args, invocation.args);
+    assert_ne!(next.user_prefix, invocation.user_prefix);
+    // A target that is not a regular file is refused, not replaced.
+    let folder = tempfile::tempdir().unwrap();
+    let taken = claude_cli::invocation_with_file(&cached("Hi", ""), folder.path()).unwrap();
+    let taken = taken.instructions_file.unwrap();
+    std::fs::create_dir(&taken.path).unwrap();
+    assert!(taken.write().is_err());
+    assert!(taken.path.is_dir());
+}
+
 #[test]
 fn codex_instructions_file_holds_the_stable_prefix_and_is_named_by_it() {
     let dir = tempfile::tempdir().unwrap();
