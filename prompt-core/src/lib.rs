@@ -66,8 +66,12 @@
 //!    assembly and put the result in the session [`Context`].
 //! 4. Make sure every binary links the crate: name it from the library that
 //!    builds your pipeline (`use my_layers as _;`), not only from `main.rs`,
-//!    so tests see the same layers as the shipped binary, and state it with
-//!    [`Pipeline::require_crates`] so a dropped crate is an error.
+//!    so tests see the same layers as the shipped binary (your package's
+//!    own library counts: its `main.rs` must name it too). State the crate
+//!    so a dropped one is an error: `#[prompt_pipeline(crates = [my_layers])]`
+//!    on a pipeline you declare (checked whenever it is collected, and by
+//!    [`testing::check_pipelines`](crate::testing), the free test), or
+//!    [`Pipeline::require_crates`] on a pipeline you collect at run time.
 //! 5. Snapshot [`Pipeline::manifest`] in a test: a dropped, moved or
 //!    re-prioritised layer shows up in review.
 //!

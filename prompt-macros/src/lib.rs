@@ -22,13 +22,13 @@ use std::path::PathBuf;
 
 use proc_macro::TokenStream;
 
-/// Declares a prompt layer. Documented at `prompt_core::prompt_layer`.
+/// The expansion of `#[prompt_layer]`, from the `prompt-macros` crate: use it as `prompt_core::prompt_layer`.
 #[proc_macro_attribute]
 pub fn prompt_layer(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::prompt_layer(args.into(), input.into(), source_file()).into()
 }
 
-/// Declares a prompt pipeline. Documented at `prompt_core::prompt_pipeline`.
+/// The expansion of `#[prompt_pipeline]`, from the `prompt-macros` crate: use it as `prompt_core::prompt_pipeline`.
 #[proc_macro_attribute]
 pub fn prompt_pipeline(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::prompt_pipeline(args.into(), input.into(), source_file()).into()

@@ -183,7 +183,7 @@ fn an_unknown_agent_is_a_usage_error_and_an_unknown_pipeline_one_line() {
     let stderr = ws.redact(&output.stderr);
     assert_eq!(
         stderr,
-        "prompt: unknown pipeline `nope`; this binary has: aleph, default, kitsoki, recursive\n"
+        "prompt: unknown pipeline `nope`; this binary has: aleph, default, kitsoki, recursive\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
     );
     assert!(!stderr.contains("in this binary"), "{stderr}");
 }

@@ -196,7 +196,7 @@ fn errors_name_what_is_wrong_and_exit_non_zero() {
     assert_eq!(pipeline.status.code(), Some(2));
     assert_eq!(
         String::from_utf8(pipeline.stderr).unwrap(),
-        "prompt: unknown pipeline `nope`; this binary has: aleph, default, kitsoki, recursive\n"
+        "prompt: unknown pipeline `nope`; this binary has: aleph, default, kitsoki, recursive\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
     );
 }
 

@@ -232,8 +232,12 @@ pub(crate) fn check_pipeline(name: &str) -> Result<(), Failure> {
     if names.contains(&name) {
         return Ok(());
     }
+    // A pipeline declared in a crate the binary never names is not linked:
+    // its name is missing here, and that is the likely cause.
     Err(Failure::usage(format!(
-        "unknown pipeline `{}`; this binary has: {}",
+        "unknown pipeline `{}`; this binary has: {}\n\
+         a pipeline declared in another crate (your package's own library included) is linked \
+         only when main.rs names that crate: `use my_layers as _;`",
         escape(name),
         names.join(", ")
     )))

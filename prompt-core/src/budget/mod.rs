@@ -4,7 +4,8 @@
 //! suffix and any reminder text). Fitting touches **only the dynamic
 //! suffix**: the stable prefix is what the provider caches, so cutting it
 //! would cost a cache write on every call. When the prompt is over budget,
-//! Dynamic layers give way in the order their `yields` key declares:
+//! Dynamic layers give way in the order their `yields` key declares (a
+//! [`BudgetPolicy`](crate::spec::BudgetPolicy)):
 //!
 //! 1. whole `Shed` layers go, highest priority number (least important) first;
 //! 2. then `Truncate` layers are cut on a character boundary, again highest

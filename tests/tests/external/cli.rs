@@ -191,7 +191,7 @@ fn the_readme_s_own_prompt_binary_runs_every_subcommand_on_its_pipeline() {
     assert_eq!(unknown.status.code(), Some(2));
     assert_eq!(
         String::from_utf8(unknown.stderr).unwrap(),
-        "prompt: unknown pipeline `nope`; this binary has: default, ferris, unfinished\n"
+        "prompt: unknown pipeline `nope`; this binary has: default, ferris, unfinished\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
     );
     // A multi-line error prints as lines, never a literal `\n`.
     let unfinished = run.prompt(&["render", "--pipeline", "unfinished"]);
