@@ -7,6 +7,7 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod workload;
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -16,38 +17,10 @@ use prompt_core::pipeline::LayerEntry;
 use prompt_core::{Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability};
 use prompt_layers::{RuntimeFacts, load_session};
 use prompt_tests::{FixtureWorkspace, TEST, spec};
+use workload::{HandLayer, StableText, Turn, filler, hand_render, name};
 
 const STABLE: usize = 32;
 const DYNAMIC: usize = 10;
-
-/// The per-call value every Dynamic layer reads.
-struct Turn(u64);
-
-impl prompt_core::TurnValue for Turn {}
-
-/// Deterministic filler text of about `len` bytes for layer `i`.
-fn filler(i: usize, len: usize) -> String {
-    let mut text = format!("## Section {i}\n\n");
-    let mut word = 0usize;
-    while text.len() < len {
-        let _ = write!(text, "rule{} ", (i * 31 + word * 7) % 97);
-        word += 1;
-        if word.is_multiple_of(12) {
-            text.push('\n');
-        }
-    }
-    text.truncate(len);
-    text
-}
-
-/// A Stable layer: fixed text.
-struct StableText(String);
-
-impl Render for StableText {
-    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {
-        out.push_str(&self.0);
-    }
-}
 
 /// A Dynamic layer: ~200 bytes around the turn number.
 struct DynamicText {
@@ -85,11 +58,6 @@ impl Render for DynamicText {
     }
 }
 
-/// A layer name for the bench's generated specs (made once, at setup).
-fn name(name: String) -> &'static str {
-    Box::leak(name.into_boxed_str())
-}
-
 fn pipeline() -> Pipeline {
     sized_pipeline(STABLE, 170)
 }
@@ -97,58 +65,21 @@ fn pipeline() -> Pipeline {
 /// `stable` Stable layers of ~850 B and [`DYNAMIC`] Dynamic layers whose
 /// fixed text is `tail` bytes.
 fn sized_pipeline(stable: usize, tail: usize) -> Pipeline {
-    let stable = (0..stable).map(|i| {
-        LayerEntry::new(
-            spec(
-                name(format!("stable_{i}")),
-                100 + i as u32 * 10,
-                Stability::Stable,
-            ),
-            StableText(filler(i, 850)),
-        )
-    });
-    let dynamic = (0..DYNAMIC).map(|i| {
-        LayerEntry::new(
-            spec(
-                name(format!("dynamic_{i}")),
-                10_000 + i as u32 * 10,
-                Stability::Dynamic,
-            ),
-            DynamicText::sized(i, tail),
-        )
-    });
-    Pipeline::from_layers(TEST, stable.chain(dynamic)).expect("valid bench pipeline")
+    workload::pipeline(
+        stable,
+        850,
+        (0..DYNAMIC).map(|i| DynamicText::sized(i, tail)),
+    )
 }
 
-/// The hand-written way: boxed renderers sorted per call, each into a fresh
-/// `String`, then concatenated.
-type HandLayer = (u32, Box<dyn Fn(u64) -> String>);
-
+/// The hand-written way of [`pipeline`]'s layers.
 fn hand_written() -> Vec<HandLayer> {
-    let mut layers: Vec<HandLayer> = Vec::new();
-    for i in 0..STABLE {
-        let text = filler(i, 850);
-        layers.push((100 + i as u32 * 10, Box::new(move |_| text.clone())));
-    }
-    for i in 0..DYNAMIC {
-        let layer = DynamicText::new(i);
-        layers.push((
-            10_000 + i as u32 * 10,
-            Box::new(move |turn| {
-                let mut out = String::new();
-                layer.write(&mut out, turn);
-                out
-            }),
-        ));
-    }
-    layers.reverse(); // so the per-call sort has work to do
-    layers
-}
-
-fn hand_render(layers: &mut [HandLayer], turn: u64) -> String {
-    layers.sort_by_key(|(priority, _)| *priority);
-    let outputs: Vec<String> = layers.iter().map(|(_, render)| render(turn)).collect();
-    outputs.join("\n\n")
+    workload::hand_written(
+        STABLE,
+        850,
+        (0..DYNAMIC).map(DynamicText::new),
+        |layer, out, turn| layer.write(out, turn),
+    )
 }
 
 /// One minijinja template holding the same content.

@@ -37,16 +37,17 @@
 //! callgrind_annotate --inclusive=yes cg.out | grep profile_
 //! ```
 
+mod workload;
+
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
-use prompt_core::pipeline::LayerEntry;
 use prompt_core::{
-    Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptSession, Render, Stability,
+    Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptSession, Render,
 };
-use prompt_tests::{TEST, spec};
+use workload::{HandLayer, Turn, filler, hand_render};
 
 /// The environment variable that picks a shape to profile.
 const ENV: &str = "WARM_BENCH_PROFILE";
@@ -118,35 +119,6 @@ const SHAPES: [Shape; 5] = [
     },
 ];
 
-/// The per-call value every Dynamic layer reads.
-struct Turn(u64);
-
-impl prompt_core::TurnValue for Turn {}
-
-/// Deterministic filler text of `len` bytes for layer `i`.
-fn filler(i: usize, len: usize) -> String {
-    let mut text = format!("## Section {i}\n\n");
-    let mut word = 0usize;
-    while text.len() < len {
-        let _ = write!(text, "rule{} ", (i * 31 + word * 7) % 97);
-        word += 1;
-        if word.is_multiple_of(12) {
-            text.push('\n');
-        }
-    }
-    text.truncate(len);
-    text
-}
-
-/// A Stable layer: fixed text.
-struct StableText(String);
-
-impl Render for StableText {
-    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_>) {
-        out.push_str(&self.0);
-    }
-}
-
 /// A Dynamic layer: `push_str`, `write!` of the turn value, `push_str`.
 struct DynamicText {
     head: String,
@@ -179,11 +151,6 @@ fn write_dynamic(layer: &DynamicText, out: &mut String, turn: u64) {
     out.push_str(&layer.tail);
 }
 
-/// A layer name for the bench's generated specs (made once, at setup).
-fn name(name: String) -> &'static str {
-    Box::leak(name.into_boxed_str())
-}
-
 /// Everything one shape's benches run.
 struct Workload {
     pipeline: Pipeline,
@@ -191,57 +158,15 @@ struct Workload {
     hand: Vec<HandLayer>,
 }
 
-/// The hand-written way's layers: a priority and a boxed renderer.
-type HandLayer = (u32, Box<dyn Fn(u64) -> String>);
-
 impl Workload {
     fn new(shape: Shape) -> Self {
-        let stable = (0..shape.stable).map(|i| {
-            LayerEntry::new(
-                spec(
-                    name(format!("stable_{i}")),
-                    100 + i as u32 * 10,
-                    Stability::Stable,
-                ),
-                StableText(filler(i, shape.section)),
-            )
-        });
-        let dynamic = (0..shape.dynamic).map(|i| {
-            LayerEntry::new(
-                spec(
-                    name(format!("dynamic_{i}")),
-                    10_000 + i as u32 * 10,
-                    Stability::Dynamic,
-                ),
-                DynamicText::new(i, shape.tail),
-            )
-        });
-        let pipeline =
-            Pipeline::from_layers(TEST, stable.chain(dynamic)).expect("valid bench pipeline");
-
-        let mut hand: Vec<HandLayer> = Vec::new();
-        for i in 0..shape.stable {
-            let text = filler(i, shape.section);
-            hand.push((100 + i as u32 * 10, Box::new(move |_| text.clone())));
-        }
-        for i in 0..shape.dynamic {
-            let layer = DynamicText::new(i, shape.tail);
-            hand.push((
-                10_000 + i as u32 * 10,
-                Box::new(move |turn| {
-                    let mut out = String::new();
-                    write_dynamic(&layer, &mut out, turn);
-                    out
-                }),
-            ));
-        }
-        hand.reverse(); // so the per-call sort has work to do
+        let dynamic = || (0..shape.dynamic).map(|i| DynamicText::new(i, shape.tail));
+        let pipeline = workload::pipeline(shape.stable, shape.section, dynamic());
+        let hand = workload::hand_written(shape.stable, shape.section, dynamic(), write_dynamic);
 
         Self {
             pipeline,
-            dynamic: (0..shape.dynamic)
-                .map(|i| DynamicText::new(i, shape.tail))
-                .collect(),
+            dynamic: dynamic().collect(),
             hand,
         }
     }
@@ -273,13 +198,6 @@ fn floor(dynamic: &[DynamicText], capacity: usize, turn: u64) -> String {
         write_dynamic(layer, &mut out, black_box(turn));
     }
     out
-}
-
-/// The hand-written way: sorted per call, each into a fresh `String`, joined.
-fn hand_render(layers: &mut [HandLayer], turn: u64) -> String {
-    layers.sort_by_key(|(priority, _)| *priority);
-    let outputs: Vec<String> = layers.iter().map(|(_, render)| render(turn)).collect();
-    outputs.join("\n\n")
 }
 
 fn bench_shape(c: &mut Criterion, shape: Shape) {

@@ -20,30 +20,12 @@ Prints one line per check; exits 1 on the first failure.
 import json
 import sys
 
-
-def fail(message):
-    print(f"  FAIL {message}")
-    sys.exit(1)
-
-
-def ok(message):
-    print(f"  ok   {message}")
-
-
-def texts(content):
-    """The text of a message's content (a string or a list of blocks)."""
-    if isinstance(content, str):
-        return [content]
-    return [b.get("text", "") for b in content if isinstance(b, dict)]
+from check_common import fail, ok, rendered, texts
 
 
 def main():
     client, log, render_json, user_prompt, system_out = sys.argv[1:6]
-    rendered = json.load(open(render_json, encoding="utf-8"))
-    parts = rendered["parts"]
-    stable = next((p["content"] for p in parts if p["cache"]), "")
-    dynamic = next((p["content"] for p in parts if not p["cache"]), "")
-    reminder = rendered.get("reminder") or ""
+    stable, context = rendered(render_json)
     if not stable:
         fail("the rendered stable prefix is empty: nothing to check")
     requests = [json.loads(line) for line in open(log, encoding="utf-8")]
@@ -100,7 +82,6 @@ def main():
     with open(system_out, "w", encoding="utf-8") as out:
         out.write(stable if client == "codex" else system[exact[0]])
 
-    context = [piece for piece in (dynamic, reminder) if piece.strip()]
     for piece in context:
         if any(piece in t for t in system):
             fail("the dynamic part is in a system block")

@@ -19,28 +19,7 @@ Prints one line per check; exits 1 on the first failure.
 import json
 import sys
 
-
-def fail(message):
-    print(f"  FAIL {message}")
-    sys.exit(1)
-
-
-def ok(message):
-    print(f"  ok   {message}")
-
-
-def texts(content):
-    if isinstance(content, str):
-        return [content]
-    return [b.get("text", "") for b in content if isinstance(b, dict)]
-
-
-def rendered(path):
-    parts = json.load(open(path, encoding="utf-8"))
-    reminder = parts.get("reminder") or ""
-    stable = next((p["content"] for p in parts["parts"] if p["cache"]), "")
-    dynamic = next((p["content"] for p in parts["parts"] if not p["cache"]), "")
-    return stable, [piece for piece in (dynamic, reminder) if piece.strip()]
+from check_common import fail, ok, rendered, texts
 
 
 def system_texts(client, body):

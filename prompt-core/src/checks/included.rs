@@ -38,6 +38,47 @@ const fn fitting(
     }
 }
 
+/// The clashing layer farthest on the wrong side of `me`, given one more
+/// clashing layer `other` (of include entry `j`): the highest priority of
+/// those it comes before (`ahead`), or the lowest of those it comes after.
+const fn farthest(
+    clash: Option<(LayerSpec, usize)>,
+    other: LayerSpec,
+    j: usize,
+    ahead: bool,
+) -> Option<(LayerSpec, usize)> {
+    let farther = match &clash {
+        None => true,
+        Some((seen, _)) => {
+            if ahead {
+                other.priority > seen.priority
+            } else {
+                other.priority < seen.priority
+            }
+        }
+    };
+    if farther { Some((other, j)) } else { clash }
+}
+
+/// `` `name` (Scope, the default: audience, priority N) `` for the layer the
+/// user owns: as [`who`], saying when its scope is the unwritten default.
+const fn who_mine(msg: Msg, spec: &LayerSpec) -> Msg {
+    msg.s("`")
+        .s(spec.name)
+        .s("` (")
+        .s(spec.scope.ident())
+        .s(if matches!(spec.scope, Scope::Session) {
+            ", the default"
+        } else {
+            ""
+        })
+        .s(": ")
+        .s(spec.scope.audience())
+        .s(", priority ")
+        .n(spec.priority)
+        .s(")")
+}
+
 /// `` `name` (Scope: audience, priority N) ``.
 const fn who(msg: Msg, spec: &LayerSpec) -> Msg {
     msg.s("`")
@@ -160,19 +201,7 @@ pub const fn included_clash_problem(
                     let ahead = out_of_scope_order(me, &other);
                     if strict && (ahead || out_of_scope_order(&other, me)) {
                         shown = fitting(shown, other, j, ahead);
-                        let farther = match &scope_clash {
-                            None => true,
-                            Some((seen, _)) => {
-                                if ahead {
-                                    other.priority > seen.priority
-                                } else {
-                                    other.priority < seen.priority
-                                }
-                            }
-                        };
-                        if farther {
-                            scope_clash = Some((other, j));
-                        }
+                        scope_clash = farthest(scope_clash, other, j, ahead);
                     }
                 }
                 k += 1;
@@ -181,21 +210,8 @@ pub const fn included_clash_problem(
         }
         if let (Some((farthest, _)), Some((other, j))) = (scope_clash, shown) {
             let ahead = me.priority < other.priority;
-            let msg = Msg::NONE
-                .s("layer `")
-                .s(me.name)
-                .s("` (")
-                .s(me.scope.ident())
-                .s(if matches!(me.scope, Scope::Session) {
-                    ", the default"
-                } else {
-                    ""
-                })
-                .s(": ")
-                .s(me.scope.audience())
-                .s(", priority ")
-                .n(me.priority)
-                .s(") comes ")
+            let msg = who_mine(Msg::NONE.s("layer "), me)
+                .s(" comes ")
                 .s(if ahead { "before " } else { "after " });
             let msg = who(msg, &other)
                 .s(", which pipeline `")
@@ -243,19 +259,7 @@ pub(crate) const fn include_scope_problem(pipeline: &PipelineSpec, index: usize)
                             if !me.stub && !other.stub && (ahead || out_of_scope_order(&other, &me))
                             {
                                 shown = fitting(shown, other, j, ahead);
-                                let farther = match &clash {
-                                    None => true,
-                                    Some((seen, _)) => {
-                                        if ahead {
-                                            other.priority > seen.priority
-                                        } else {
-                                            other.priority < seen.priority
-                                        }
-                                    }
-                                };
-                                if farther {
-                                    clash = Some((other, j));
-                                }
+                                clash = farthest(clash, other, j, ahead);
                             }
                         }
                         m += 1;
@@ -270,21 +274,12 @@ pub(crate) const fn include_scope_problem(pipeline: &PipelineSpec, index: usize)
                     .s(pipeline.type_name)
                     .s("` includes `")
                     .s(inc.written)
-                    .s("`, whose layer `")
-                    .s(me.name)
-                    .s("` (")
-                    .s(me.scope.ident())
-                    .s(if matches!(me.scope, Scope::Session) {
-                        ", the default"
-                    } else {
-                        ""
-                    })
-                    .s(": ")
-                    .s(me.scope.audience())
-                    .s(", priority ")
-                    .n(me.priority)
-                    .s(") would come ")
-                    .s(if ahead { "before " } else { "after " });
+                    .s("`, whose layer ");
+                let msg = who_mine(msg, &me).s(if ahead {
+                    " would come before "
+                } else {
+                    " would come after "
+                });
                 let msg = who(msg, &other)
                     .s(" that `")
                     .s(pipeline.include[j].written)

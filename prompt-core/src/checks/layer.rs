@@ -2,7 +2,8 @@
 
 use super::msg::{Msg, mode_ident, modes_text, path_ident, paths_text};
 use crate::spec::{
-    AssemblyPath, LayerSpec, PipelineSpec, PromptMode, Scope, ScopeOrder, Stability, str_eq,
+    AssemblyPath, LayerSpec, PipelineSpec, PromptMode, Scope, ScopeOrder, Stability, mode_mask,
+    modes_of, path_mask, paths_of, str_eq,
 };
 
 /// What is wrong with `spec`'s priority, if it lies outside its stability's
@@ -218,50 +219,37 @@ pub const fn scope_relation_problem(
         .s(", give one of them another `scope`, or set `scope_order = Relaxed` on the pipeline")
 }
 
-const fn any_path_served(pipeline: &PipelineSpec, paths: &[AssemblyPath]) -> bool {
+/// The paths and the modes (as [`path_mask`] and [`mode_mask`] bits) that
+/// some pipeline of `pipelines` serves.
+const fn served_masks(pipelines: &[&PipelineSpec]) -> (u8, u8) {
+    let (mut paths, mut modes) = (0, 0);
     let mut i = 0;
-    while i < paths.len() {
-        if pipeline.serves_path(paths[i]) {
-            return true;
-        }
+    while i < pipelines.len() {
+        paths |= path_mask(pipelines[i].paths);
+        modes |= mode_mask(pipelines[i].modes);
         i += 1;
     }
-    false
+    (paths, modes)
 }
 
+/// Whether `pipeline` serves some path of `paths`.
+const fn any_path_served(pipeline: &PipelineSpec, paths: &[AssemblyPath]) -> bool {
+    path_mask(pipeline.paths) & path_mask(paths) != 0
+}
+
+/// Whether `pipeline` serves some mode of `modes`.
 const fn any_mode_served(pipeline: &PipelineSpec, modes: &[PromptMode]) -> bool {
-    let mut i = 0;
-    while i < modes.len() {
-        if pipeline.serves_mode(modes[i]) {
-            return true;
-        }
-        i += 1;
-    }
-    false
+    mode_mask(pipeline.modes) & mode_mask(modes) != 0
 }
 
 /// Whether some pipeline of `pipelines` serves some path of `paths`.
 const fn any_path_served_by(pipelines: &[&PipelineSpec], paths: &[AssemblyPath]) -> bool {
-    let mut i = 0;
-    while i < pipelines.len() {
-        if any_path_served(pipelines[i], paths) {
-            return true;
-        }
-        i += 1;
-    }
-    false
+    served_masks(pipelines).0 & path_mask(paths) != 0
 }
 
 /// Whether some pipeline of `pipelines` serves some mode of `modes`.
 const fn any_mode_served_by(pipelines: &[&PipelineSpec], modes: &[PromptMode]) -> bool {
-    let mut i = 0;
-    while i < pipelines.len() {
-        if any_mode_served(pipelines[i], modes) {
-            return true;
-        }
-        i += 1;
-    }
-    false
+    served_masks(pipelines).1 & mode_mask(modes) != 0
 }
 
 /// What is wrong with layer `layer`, listing `paths` and `modes`, joining
@@ -327,17 +315,7 @@ pub const fn phantom_path_problem(
         if listed.is_empty() || listed[0] as u8 != path as u8 {
             return Msg::NONE;
         }
-        let mut served = [AssemblyPath::Basic; 2];
-        let mut n = 0;
-        let mut i = 0;
-        while i < AssemblyPath::ALL.len() {
-            if any_path_served_by(pipelines, &[AssemblyPath::ALL[i]]) {
-                served[n] = AssemblyPath::ALL[i];
-                n += 1;
-            }
-            i += 1;
-        }
-        let served = served.split_at(n).0;
+        let served = paths_of(served_masks(pipelines).0);
         let msg = paths_text(Msg::NONE.s("layer `").s(layer).s("` lists paths ["), listed);
         let msg = paths_text(
             msg.s("], but its pipelines (")
@@ -377,17 +355,7 @@ pub const fn phantom_mode_problem(
         if listed.is_empty() || listed[0] as u8 != mode as u8 {
             return Msg::NONE;
         }
-        let mut served = [PromptMode::Full; 3];
-        let mut n = 0;
-        let mut i = 0;
-        while i < PromptMode::ALL.len() {
-            if any_mode_served_by(pipelines, &[PromptMode::ALL[i]]) {
-                served[n] = PromptMode::ALL[i];
-                n += 1;
-            }
-            i += 1;
-        }
-        let served = served.split_at(n).0;
+        let served = modes_of(served_masks(pipelines).1);
         let msg = modes_text(Msg::NONE.s("layer `").s(layer).s("` lists modes ["), listed);
         let msg = modes_text(
             msg.s("], but its pipelines (")

@@ -154,7 +154,7 @@ pub(crate) const fn mode_mask(modes: &[PromptMode]) -> u8 {
 }
 
 /// The paths of `mask`, as a `'static` list in declaration order.
-const fn paths_of(mask: u8) -> &'static [AssemblyPath] {
+pub(crate) const fn paths_of(mask: u8) -> &'static [AssemblyPath] {
     use AssemblyPath::{Basic, Cached};
     match mask & 3 {
         0 => &[],
@@ -165,7 +165,7 @@ const fn paths_of(mask: u8) -> &'static [AssemblyPath] {
 }
 
 /// The modes of `mask`, as a `'static` list in declaration order.
-const fn modes_of(mask: u8) -> &'static [PromptMode] {
+pub(crate) const fn modes_of(mask: u8) -> &'static [PromptMode] {
     use PromptMode::{Compact, Full, Minimal};
     match mask & 7 {
         0 => &[],

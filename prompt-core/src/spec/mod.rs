@@ -16,7 +16,7 @@ pub use enums::{
     AssemblyPath, BudgetPolicy, Channel, ParseEnumError, PromptMode, Scope, ScopeOrder, Stability,
 };
 pub use include::Include;
-pub(crate) use include::{mode_mask, path_mask};
+pub(crate) use include::{mode_mask, modes_of, path_mask, paths_of};
 pub(crate) use layer::same as str_eq;
 pub use layer::{LayerLink, LayerSpec};
 pub use pipeline::{DefaultPipeline, PipelineSpec, PromptPipeline};

@@ -2,37 +2,15 @@
 //! a layer crate that has never heard of the sub-agent, and an app whose
 //! `SubAgent` pipeline takes it and the standard set with `include = [..]`.
 
-use std::path::Path;
-use std::process::Command;
+use crate::{cargo_run, line};
 
 /// The app's output, built with `features` (the workspace's target folder
 /// for external crates is shared with `external.rs`, so the dependencies
 /// are built once).
 fn run(features: &[&str]) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let manifest = root.join("external-compose/Cargo.toml");
-    let target = root.join("../target/external");
-    let output = Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--locked", "-p", "app", "--manifest-path"])
-        .arg(&manifest)
-        .arg("--target-dir")
-        .arg(&target)
-        .args(features.iter().flat_map(|f| ["--features", f]))
-        .output()
-        .expect("cargo runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "external workspace failed:\n{stderr}"
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
-
-fn line<'a>(output: &'a str, label: &str) -> &'a str {
-    output
-        .lines()
-        .find_map(|l| l.strip_prefix(label))
-        .unwrap_or_else(|| panic!("no `{label}` line in:\n{output}"))
+    let mut args = vec!["-p", "app"];
+    args.extend(features.iter().flat_map(|f| ["--features", *f]));
+    cargo_run("external-compose/Cargo.toml", &args)
 }
 
 #[test]

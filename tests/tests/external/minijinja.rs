@@ -5,29 +5,11 @@
 //! there, render the standard pipeline, and still refuse what its subset
 //! leaves out.
 
-use std::path::Path;
-use std::process::Command;
-
-fn line<'a>(output: &'a str, label: &str) -> &'a str {
-    output
-        .lines()
-        .find_map(|l| l.strip_prefix(label))
-        .unwrap_or_else(|| panic!("no `{label}` line in:\n{output}"))
-}
+use crate::{cargo_run, line};
 
 #[test]
 fn prompt_layers_builds_and_renders_beside_minijinja_with_default_features() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let output = Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--locked", "--manifest-path"])
-        .arg(root.join("external-minijinja/Cargo.toml"))
-        .arg("--target-dir")
-        .arg(root.join("../target/external"))
-        .output()
-        .expect("cargo runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "external crate failed:\n{stderr}");
-    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stdout = cargo_run("external-minijinja/Cargo.toml", &[]);
 
     // The user's own engines have macros: the feature is on in this graph.
     assert_eq!(line(&stdout, "minijinja 2: "), "Hi Ada");

@@ -11,6 +11,7 @@ use prompt_layers::sources::{CappedText, Root, one_line, parsed};
 use serde::Deserialize;
 
 use super::JSONL_READ_CAP;
+use super::notes::tags_text;
 
 /// One fact, as recursive stores it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -43,12 +44,7 @@ impl Fact {
     /// 120 characters cut to its first 117 bytes (on a character boundary)
     /// and `...`.
     pub fn summary_line(&self) -> String {
-        let tags = if self.tags.is_empty() {
-            String::new()
-        } else {
-            let tags: Vec<String> = self.tags.iter().map(|t| one_line(t)).collect();
-            format!(" [{}]", tags.join(","))
-        };
+        let tags = tags_text(&self.tags);
         let source = self
             .source
             .as_ref()

@@ -32,12 +32,7 @@ impl Note {
     /// `id [tag,tag] text`, the text on one line and, over 120 bytes, cut to
     /// 117 (on a character boundary) and `...`.
     pub fn summary_line(&self) -> String {
-        let tags = if self.tags.is_empty() {
-            String::new()
-        } else {
-            let tags: Vec<String> = self.tags.iter().map(|t| one_line(t)).collect();
-            format!(" [{}]", tags.join(","))
-        };
+        let tags = tags_text(&self.tags);
         format!(
             "{}{tags} {}",
             one_line(&self.id),
@@ -129,6 +124,16 @@ impl LegacyNotes {
             }),
         }
     }
+}
+
+/// ` [tag,tag]` as recursive writes a note's or a fact's tags in its summary
+/// line, each tag on one line; nothing when there are none.
+pub(super) fn tags_text(tags: &[String]) -> String {
+    if tags.is_empty() {
+        return String::new();
+    }
+    let tags: Vec<String> = tags.iter().map(|t| one_line(t)).collect();
+    format!(" [{}]", tags.join(","))
 }
 
 #[cfg(test)]

@@ -196,9 +196,10 @@ fn codex_delivery(args: &[Option<&str>]) -> Result<Delivery, String> {
 mod tests {
     use super::*;
 
+    use crate::cli::exec::first_message::delivery_of;
+
     fn codex(args: &[&str]) -> Result<Delivery, String> {
-        let args: Vec<Option<&str>> = args.iter().map(|a| Some(*a)).collect();
-        codex_delivery(&args)
+        delivery_of(codex_delivery, args)
     }
 
     #[test]

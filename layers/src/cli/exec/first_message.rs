@@ -189,3 +189,14 @@ pub(super) fn parse<'a>(
     }
     Ok(parsed)
 }
+
+/// For the clients' tests: where `find` places the prompt among `args`, every
+/// argument valid UTF-8 (`Some`, as the launch's `to_str` gives it).
+#[cfg(test)]
+pub(super) fn delivery_of(
+    find: fn(&[Option<&str>]) -> Result<Delivery, String>,
+    args: &[&str],
+) -> Result<Delivery, String> {
+    let args: Vec<Option<&str>> = args.iter().map(|a| Some(*a)).collect();
+    find(&args)
+}

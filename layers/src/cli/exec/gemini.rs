@@ -166,9 +166,10 @@ fn prompt_value(args: &[Option<&str>]) -> Option<usize> {
 mod tests {
     use super::*;
 
+    use crate::cli::exec::first_message::delivery_of;
+
     fn gemini(args: &[&str]) -> Result<Delivery, String> {
-        let args: Vec<Option<&str>> = args.iter().map(|a| Some(*a)).collect();
-        gemini_delivery(&args)
+        delivery_of(gemini_delivery, args)
     }
 
     #[test]
