@@ -8,9 +8,12 @@
 //! in), and the test runs it and this package's `prompt` as child processes.
 
 use std::path::Path;
-use std::process::{Command, ExitCode, Output};
+use std::process::ExitCode;
 
 use prompt_core::{Pipeline, prompt_layer, prompt_pipeline};
+
+#[path = "common/mod.rs"]
+mod common;
 
 /// What a layer library ships for the pipelines that ask for it.
 #[prompt_layer(
@@ -27,23 +30,8 @@ pub struct HouseStyle;
 #[prompt_pipeline(paths = [Basic, Cached], include = [prompt_layers::Standard, HouseStyle])]
 pub struct Styled;
 
-fn render(program: &Path, cli: bool, home: &Path, ws: &Path, extra: &[&str]) -> Output {
-    let mut command = Command::new(program);
-    if cli {
-        command.env("PROMPT_AS_CLI", "1");
-    }
-    command
-        .env("HOME", home)
-        .env_remove("RUST_LOG")
-        .args(["render", "--workspace", ws.to_str().unwrap()])
-        .args(["--date", "2026-11-29"])
-        .args(extra)
-        .output()
-        .unwrap()
-}
-
 fn main() -> ExitCode {
-    if std::env::var_os("PROMPT_AS_CLI").is_some() {
+    if std::env::var_os(common::AS_CLI).is_some() {
         return prompt_layers::cli::main();
     }
     let home = tempfile::tempdir().unwrap();
@@ -55,8 +43,8 @@ fn main() -> ExitCode {
     let theirs = Path::new(env!("CARGO_BIN_EXE_prompt"));
 
     for extra in [&[][..], &["--path", "basic"], &["--format", "json"]] {
-        let with = render(&ours, true, home.path(), ws.path(), extra);
-        let without = render(theirs, false, home.path(), ws.path(), extra);
+        let with = common::render_with(&ours, true, home.path(), ws.path(), extra);
+        let without = common::render_with(theirs, false, home.path(), ws.path(), extra);
         assert!(with.status.success(), "{extra:?}: {}", text(&with.stderr));
         assert!(
             without.status.success(),

@@ -7,9 +7,12 @@
 //! is set it runs `prompt_layers::cli::main()`, with the layer below linked
 //! into its default pipeline), and the test runs it as a child process.
 
-use std::process::{Command, ExitCode, Output};
+use std::process::{ExitCode, Output};
 
 use prompt_core::prompt_layer;
+
+#[path = "common/mod.rs"]
+mod common;
 
 const KEY: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 
@@ -24,19 +27,12 @@ const KEY: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 pub struct DeployNotes;
 
 fn run(home: &std::path::Path, ws: &std::path::Path, extra: &[&str]) -> Output {
-    Command::new(std::env::current_exe().unwrap())
-        .env("PROMPT_AS_CLI", "1")
-        .env("HOME", home)
-        .env_remove("RUST_LOG")
-        .args(["render", "--workspace", ws.to_str().unwrap()])
-        .args(["--date", "2026-11-29"])
-        .args(extra)
-        .output()
-        .unwrap()
+    let own = std::env::current_exe().unwrap();
+    common::render_with(&own, true, home, ws, extra)
 }
 
 fn main() -> ExitCode {
-    if std::env::var_os("PROMPT_AS_CLI").is_some() {
+    if std::env::var_os(common::AS_CLI).is_some() {
         return prompt_layers::cli::main();
     }
     let home = tempfile::tempdir().unwrap();

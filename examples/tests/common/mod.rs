@@ -3,7 +3,7 @@
 //! a temporary workspace to start it in.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
 /// `prompt <args>` with `HOME` at `home`, UTC, and no `RUST_LOG` or `SHELL`
 /// from the machine, so what it states is the same everywhere.
@@ -16,6 +16,30 @@ pub fn command(args: &[&str], home: &Path) -> Command {
         .env_remove("RUST_LOG")
         .env_remove("SHELL");
     command
+}
+
+/// Set for a test binary that is a user's own `prompt`: its `main` then runs
+/// `prompt_layers::cli::main()` with the test's layers linked in.
+pub const AS_CLI: &str = "PROMPT_AS_CLI";
+
+/// `PROGRAM render --workspace WS --date 2026-11-29 <extra>` with `HOME` at
+/// `home`: `program` is this package's `prompt`, or, when `own`, the test
+/// binary itself acting as a user's own `prompt` (see [`AS_CLI`]).
+pub fn render_with(program: &Path, own: bool, home: &Path, ws: &Path, extra: &[&str]) -> Output {
+    let mut command = Command::new(program);
+    if own {
+        command.env(AS_CLI, "1");
+    }
+    command
+        .env("HOME", home)
+        .env("TZ", "UTC")
+        .env_remove("RUST_LOG")
+        .env_remove("SHELL")
+        .args(["render", "--workspace", ws.to_str().unwrap()])
+        .args(["--date", "2026-11-29"])
+        .args(extra)
+        .output()
+        .unwrap()
 }
 
 /// A temporary workspace and home folder for one CLI test. Each test file
