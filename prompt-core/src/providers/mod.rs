@@ -62,6 +62,6 @@ mod placement;
 pub use conversation::UndeliveredReminder;
 pub use message::{Message, Role};
 pub use placement::{
-    CONTEXT_CLOSE, CONTEXT_OPEN, CONTEXT_PREAMBLE, InstructionsFile, Invocation, reminder_block,
-    system_slot, user_prefix,
+    CONTEXT_CLOSE, CONTEXT_OPEN, CONTEXT_PREAMBLE, InstructionsFile, Invocation, context_text,
+    reminder_block, system_slot, user_prefix,
 };

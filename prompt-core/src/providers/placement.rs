@@ -117,6 +117,19 @@ pub fn system_slot(prompt: &AssembledPrompt) -> String {
 /// its angle written `&lt;`, so a file that holds one cannot end the block
 /// early and pass as the user's words.
 pub fn user_prefix(prompt: &AssembledPrompt) -> String {
+    let context = context_text(prompt);
+    if context.is_empty() {
+        return context;
+    }
+    format!("{CONTEXT_OPEN}\n{context}\n{CONTEXT_CLOSE}\n\n")
+}
+
+/// The inside of [`user_prefix`]'s block: [`CONTEXT_PREAMBLE`], a blank
+/// line, then the dynamic suffix (Cached path) and the reminder joined by the
+/// prompt's separator, every `system-reminder` tag defused as there; empty
+/// when both are empty. For a client that wraps the context in its own
+/// block, such as a Claude Code hook's `additionalContext`.
+pub fn context_text(prompt: &AssembledPrompt) -> String {
     let dynamic = match prompt.path() {
         crate::AssemblyPath::Cached => prompt.dynamic(),
         crate::AssemblyPath::Basic => "",
@@ -129,10 +142,7 @@ pub fn user_prefix(prompt: &AssembledPrompt) -> String {
         return String::new();
     }
     let body = pieces.join(prompt.separator());
-    format!(
-        "{CONTEXT_OPEN}\n{CONTEXT_PREAMBLE}\n\n{}\n{CONTEXT_CLOSE}\n\n",
-        defuse(&body)
-    )
+    format!("{CONTEXT_PREAMBLE}\n\n{}", defuse(&body))
 }
 
 /// `reminder` as a block of its own, for the end of the last user message:

@@ -22,8 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use prompt_core::providers::{CONTEXT_CLOSE, CONTEXT_PREAMBLE};
-use prompt_core::{AssembledPrompt, AssemblyPath};
+use prompt_core::providers::context_text;
 use serde::{Deserialize, Serialize};
 
 use super::{ClientKind, RenderOptions};
@@ -202,26 +201,6 @@ fn read_recorded(path: &Path) -> Result<Recorded, String> {
             path.display()
         )
     })
-}
-
-/// One turn's context for a hook: a first line saying what it is, then the
-/// dynamic suffix (Cached path) and the reminder; empty when both are.
-/// Claude Code wraps it in its own `<system-reminder>` block; a closing
-/// `</system-reminder>` inside is written `<\/system-reminder>`.
-pub(crate) fn context_text(prompt: &AssembledPrompt) -> String {
-    let dynamic = match prompt.path() {
-        AssemblyPath::Cached => prompt.dynamic(),
-        AssemblyPath::Basic => "",
-    };
-    let pieces: Vec<&str> = [dynamic, prompt.reminder().unwrap_or("")]
-        .into_iter()
-        .filter(|p| !p.trim().is_empty())
-        .collect();
-    if pieces.is_empty() {
-        return String::new();
-    }
-    let body = pieces.join(prompt.separator());
-    format!("{CONTEXT_PREAMBLE}\n\n{body}").replace(CONTEXT_CLOSE, "<\\/system-reminder>")
 }
 
 #[cfg(test)]
