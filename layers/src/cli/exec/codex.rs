@@ -22,11 +22,17 @@ use super::first_message::{Delivery, Parsed, Takes, deliver, parse};
 use super::{ClientKind, Launch};
 use crate::cli::outcome::Outcome;
 
+/// Where the user's first prompt is among `args`, refusing what fights the
+/// placement (a subcommand that is not a session, an instructions file of
+/// the user's own): run before anything is rendered.
+pub(super) fn check_args(args: &[std::ffi::OsString]) -> Result<Delivery, String> {
+    let strings: Vec<Option<&str>> = args.iter().map(|a| a.to_str()).collect();
+    codex_delivery(&strings)
+}
+
 /// Writes the instructions file, then runs `codex -c model_instructions_file=F
-/// ARGS...` with the context block before the prompt.
-pub(super) fn launch(launch: &Launch) -> Outcome {
-    let strings: Vec<Option<&str>> = launch.client_args.iter().map(|a| a.to_str()).collect();
-    let delivery = codex_delivery(&strings)?;
+/// ARGS...` with the context block before the prompt at `delivery`.
+pub(super) fn launch(launch: &Launch, delivery: Delivery) -> Outcome {
     let dir = super::cache_dir(ClientKind::Codex)?;
     let invocation = codex::invocation_for_text(
         launch.system.clone(),

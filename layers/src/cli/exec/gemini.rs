@@ -35,8 +35,10 @@ const COMMANDS: &[&str] = &[
     "gemma",
 ];
 
-/// Refuses a system prompt file of the user's own (it would be replaced).
-pub(super) fn check_args(_args: &[std::ffi::OsString]) -> Result<(), String> {
+/// Where the user's first prompt is among `args`, refusing a system prompt
+/// file of the user's own (it would be replaced) and a subcommand that is not
+/// a session: run before anything is rendered.
+pub(super) fn check_args(args: &[std::ffi::OsString]) -> Result<Delivery, String> {
     if std::env::var_os("GEMINI_SYSTEM_MD").is_some() {
         return Err(
             "GEMINI_SYSTEM_MD is set: prompt exec puts the stable prefix there, so yours would \
@@ -44,14 +46,14 @@ pub(super) fn check_args(_args: &[std::ffi::OsString]) -> Result<(), String> {
                 .to_owned(),
         );
     }
-    Ok(())
+    let strings: Vec<Option<&str>> = args.iter().map(|a| a.to_str()).collect();
+    gemini_delivery(&strings)
 }
 
 /// Writes the system prompt file, then runs `gemini ARGS...` with
-/// `GEMINI_SYSTEM_MD` pointing at it and the context block before the prompt.
-pub(super) fn launch(launch: &Launch) -> Outcome {
-    let strings: Vec<Option<&str>> = launch.client_args.iter().map(|a| a.to_str()).collect();
-    let delivery = gemini_delivery(&strings)?;
+/// `GEMINI_SYSTEM_MD` pointing at it and the context block before the prompt
+/// at `delivery`.
+pub(super) fn launch(launch: &Launch, delivery: Delivery) -> Outcome {
     let dir = super::cache_dir(ClientKind::Gemini)?;
     let system = super::write_system_file(&dir, &launch.system)?;
     let prefix = prompt_core::providers::user_prefix(&launch.prompt);

@@ -148,18 +148,27 @@ pub(crate) fn run(args: ExecArgs) -> Outcome {
                 ClientKind::KNOWN
             )
         })?;
-    // Refuse what fights the placement before rendering anything.
-    match kind {
-        ClientKind::Claude => claude::check_args(client_args)?,
-        ClientKind::Codex => {}
-        ClientKind::Gemini => gemini::check_args(client_args)?,
-    }
+    // Refuse what fights the placement before rendering anything; Codex and
+    // Gemini CLI also say where the first prompt is.
+    let checked = match kind {
+        ClientKind::Claude => Checked::Claude(claude::check_args(client_args)?),
+        ClientKind::Codex => Checked::Codex(codex::check_args(client_args)?),
+        ClientKind::Gemini => Checked::Gemini(gemini::check_args(client_args)?),
+    };
     let launch = args.render.render(program, client_args)?;
-    match kind {
-        ClientKind::Claude => claude::launch(&launch, args.command.len()),
-        ClientKind::Codex => codex::launch(&launch),
-        ClientKind::Gemini => gemini::launch(&launch),
+    match checked {
+        Checked::Claude(()) => claude::launch(&launch, args.command.len()),
+        Checked::Codex(delivery) => codex::launch(&launch, delivery),
+        Checked::Gemini(delivery) => gemini::launch(&launch, delivery),
     }
+}
+
+/// A client's arguments, checked before rendering: for Codex and Gemini
+/// CLI, where the first prompt is.
+enum Checked {
+    Claude(()),
+    Codex(first_message::Delivery),
+    Gemini(first_message::Delivery),
 }
 
 impl RenderOptions {
@@ -305,17 +314,12 @@ fn private_folder(dir: &Path) -> Result<(), String> {
 }
 
 /// Writes `text` to `dir/name` atomically (no byte added: no trailing
-/// newline) and makes it 0600. The folder is 0700, so no other user can
-/// reach the file between the write and the narrowing.
+/// newline), 0600 from the moment it exists, in the 0700 folder.
 fn write_private(dir: &Path, name: &str, text: &str) -> Result<PathBuf, String> {
     let path = dir.join(name);
-    codex_files::write_instructions_text(text, &path).map_err(|e| e.to_string())?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| format!("cannot make {} private (0600): {e}", path.display()))?;
-    }
+    // 0600 on the open file whatever the umask, never over a non-regular file.
+    prompt_core::write::replace_file(&path, text.as_bytes(), prompt_core::write::Access::Private)
+        .map_err(|e| e.to_string())?;
     Ok(path)
 }
 

@@ -110,19 +110,6 @@ pub(crate) fn sh_quote(text: &str) -> String {
 }
 
 pub(crate) fn run(args: TurnArgs) -> Outcome {
-    // Hook failures are not usage errors: exit 2 would block the user's
-    // prompt, so every failure but a found secret exits 1.
-    turn(&args).map_err(|failure| Failure {
-        code: if failure.code == 2 && !failure.message.contains("credential-shaped") {
-            1
-        } else {
-            failure.code
-        },
-        message: failure.message,
-    })
-}
-
-fn turn(args: &TurnArgs) -> Outcome {
     // The client's turn details; unused, but read so it never blocks on a full pipe.
     let mut input = Vec::new();
     let _ = std::io::stdin().take(MAX_INPUT).read_to_end(&mut input);
@@ -138,12 +125,15 @@ fn turn(args: &TurnArgs) -> Outcome {
     )
     .map_err(|e| format!("the options in {} do not parse: {e}", args.from.display()))?;
     let render = &options.render;
+    // Hook failures are not usage errors: exit 2 would block the user's
+    // prompt, so every failure but a found secret (below) exits 1.
     let rendered = crate::cli::assemble(
         &render.workspace,
         render.path,
         render.mode,
         &render.delivery,
-    )?;
+    )
+    .map_err(|failure| Failure::from(failure.message))?;
     let context = context_text(&rendered.prompt);
     if context.is_empty() {
         return Ok(ExitCode::SUCCESS);
