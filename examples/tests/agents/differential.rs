@@ -104,8 +104,10 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
         // A case's scratchpad goes where recursive keeps it: under the
         // user's folder, in the folder named by the workspace's hash (the
         // harness placed it with recursive's own path functions).
-        if let Ok(pad) = std::fs::read(case.join("scratchpad.json")) {
-            let to = recursive::scratchpad_path(&home.join(".recursive"), &config.workspace);
+        if let (Ok(pad), Some(to)) = (
+            std::fs::read(case.join("scratchpad.json")),
+            config.scratchpad_file(),
+        ) {
             std::fs::create_dir_all(to.parent().unwrap()).unwrap();
             std::fs::write(to, pad).unwrap();
         }

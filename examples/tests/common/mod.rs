@@ -8,7 +8,12 @@ use std::process::{Command, Output};
 /// `prompt <args>` with `HOME` at `home`, UTC, and no `RUST_LOG` or `SHELL`
 /// from the machine, so what it states is the same everywhere.
 pub fn command(args: &[&str], home: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_prompt"));
+    command_for(Path::new(env!("CARGO_BIN_EXE_prompt")), args, home)
+}
+
+/// [`command`] for another `prompt` binary: `program`.
+pub fn command_for(program: &Path, args: &[&str], home: &Path) -> Command {
+    let mut command = Command::new(program);
     command
         .args(args)
         .env("HOME", home)
@@ -26,20 +31,19 @@ pub const AS_CLI: &str = "PROMPT_AS_CLI";
 /// `home`: `program` is this package's `prompt`, or, when `own`, the test
 /// binary itself acting as a user's own `prompt` (see [`AS_CLI`]).
 pub fn render_with(program: &Path, own: bool, home: &Path, ws: &Path, extra: &[&str]) -> Output {
-    let mut command = Command::new(program);
+    let mut args = vec![
+        "render",
+        "--workspace",
+        ws.to_str().unwrap(),
+        "--date",
+        "2026-11-29",
+    ];
+    args.extend(extra);
+    let mut command = command_for(program, &args, home);
     if own {
         command.env(AS_CLI, "1");
     }
-    command
-        .env("HOME", home)
-        .env("TZ", "UTC")
-        .env_remove("RUST_LOG")
-        .env_remove("SHELL")
-        .args(["render", "--workspace", ws.to_str().unwrap()])
-        .args(["--date", "2026-11-29"])
-        .args(extra)
-        .output()
-        .unwrap()
+    command.output().unwrap()
 }
 
 /// A temporary workspace and home folder for one CLI test. Each test file

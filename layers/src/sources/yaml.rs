@@ -243,12 +243,13 @@ pub fn from_str_bounded<T: de::DeserializeOwned>(
     lines: super::parsed::Multiline,
 ) -> Result<T, YamlError> {
     let mut value = parse_bounded(text, limits)?;
-    // The typed pass, for errors with their line.
-    serde_yaml_ng::from_str::<T>(text)
-        .map(drop)
-        .map_err(|error| from_parser(&error, &Spent::default()))?;
     super::parsed::clean_yaml(&mut value, lines);
-    serde_yaml_ng::from_value(value).map_err(|error| from_parser(&error, &Spent::default()))
+    serde_yaml_ng::from_value(value).map_err(|error| {
+        // A value that does not fit `T`: the typed parse says where, with
+        // its line (cleaning only removes characters, so it fails there too).
+        let typed = serde_yaml_ng::from_str::<T>(text).err();
+        from_parser(typed.as_ref().unwrap_or(&error), &Spent::default())
+    })
 }
 
 /// The checks made on the raw text, before the parser sees it.

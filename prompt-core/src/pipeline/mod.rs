@@ -448,7 +448,10 @@ fn sort(layers: &mut [LayerEntry]) {
 
 /// A [`Problem::MissingCrate`] for each of `crates` (`-` or `_`) that no
 /// layer of `specs` comes from.
-fn missing_crates<'a>(crates: &[&str], specs: impl Iterator<Item = &'a LayerSpec>) -> Vec<Problem> {
+pub(crate) fn missing_crates<'a>(
+    crates: &[&str],
+    specs: impl Iterator<Item = &'a LayerSpec>,
+) -> Vec<Problem> {
     let normal = |name: &str| name.replace('-', "_");
     let mut linked: Vec<String> = specs.map(|s| normal(s.krate)).collect();
     linked.sort_unstable();

@@ -60,10 +60,10 @@ impl fmt::Display for PipelinesError {
 /// Every invalid pipeline, each with all its problems.
 pub fn check_pipelines(crates: &[&str]) -> Result<(), PipelinesError> {
     let mut errors = Vec::new();
-    let mut krates: Vec<String> = Vec::new();
+    let mut valid = Vec::new();
     for name in pipeline_names() {
         match Pipeline::named(name) {
-            Ok(pipeline) => krates.extend(pipeline.specs().map(|s| s.krate.replace('-', "_"))),
+            Ok(pipeline) => valid.push(pipeline),
             // The default pipeline need not have layers: a binary may use
             // declared pipelines only.
             Err(error)
@@ -72,16 +72,7 @@ pub fn check_pipelines(crates: &[&str]) -> Result<(), PipelinesError> {
             Err(error) => errors.push(error),
         }
     }
-    krates.sort_unstable();
-    krates.dedup();
-    let missing: Vec<Problem> = crates
-        .iter()
-        .filter(|name| !krates.contains(&name.replace('-', "_")))
-        .map(|name| Problem::MissingCrate {
-            name: (*name).to_owned(),
-            linked: krates.clone(),
-        })
-        .collect();
+    let missing = crate::pipeline::missing_crates(crates, valid.iter().flat_map(Pipeline::specs));
     if !missing.is_empty() {
         errors.push(PipelineError::new("every pipeline", missing));
     }

@@ -117,7 +117,7 @@ pub use layers::{
     preview,
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
-pub use scratchpad::{RecursiveScratchpad, SCRATCHPAD_FILE_CAP, scratchpad_path, workspace_hash};
+pub use scratchpad::{RecursiveScratchpad, SCRATCHPAD_FILE_CAP, workspace_hash};
 pub use sessions::{
     META_FILE_CAP, RecentSessions, SESSION_LIST_CAP, SUPPORTED_SCHEMA_VERSION, SessionSummary,
 };

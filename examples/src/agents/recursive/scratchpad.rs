@@ -29,15 +29,6 @@ pub fn workspace_hash(workspace: &Path) -> String {
     hash.as_str()[..12].to_owned()
 }
 
-/// `<user dir>/workspaces/<hash>/scratchpad.json`, where `user_dir` is
-/// `~/.recursive`.
-pub fn scratchpad_path(user_dir: &Path, workspace: &Path) -> PathBuf {
-    user_dir
-        .join("workspaces")
-        .join(workspace_hash(workspace))
-        .join("scratchpad.json")
-}
-
 #[derive(Deserialize)]
 struct PadFile {
     entries: Vec<PadEntry>,
