@@ -233,17 +233,19 @@ pub const TAG_LOOKAHEAD: usize = 256;
 /// ```
 pub fn escape_tags<'a>(text: &'a str, name: &str) -> Cow<'a, str> {
     let tag_at = |at: usize, c: char| is_angle(c) && starts_tag(&text[at + c.len_utf8()..], name);
-    if !text.char_indices().any(|(at, c)| tag_at(at, c)) {
+    let mut tags = text.char_indices().filter(|&(at, c)| tag_at(at, c));
+    let Some(first) = tags.next() else {
         return Cow::Borrowed(text);
-    }
+    };
+    // Each angle is looked at once: the text before a tag is copied whole.
     let mut out = String::with_capacity(text.len() + 8);
-    for (at, c) in text.char_indices() {
-        if tag_at(at, c) {
-            out.push_str("&lt;");
-        } else {
-            out.push(c);
-        }
+    let mut copied = 0;
+    for (at, c) in std::iter::once(first).chain(tags) {
+        out.push_str(&text[copied..at]);
+        out.push_str("&lt;");
+        copied = at + c.len_utf8();
     }
+    out.push_str(&text[copied..]);
     Cow::Owned(out)
 }
 

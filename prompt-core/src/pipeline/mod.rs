@@ -200,9 +200,13 @@ impl Pipeline {
     /// assert!(error.unwrap().to_string().contains("both have priority 1"));
     /// ```
     pub fn manifest_named(name: &str) -> (String, Option<PipelineError>) {
+        let error = match Self::named(name) {
+            Ok(pipeline) => return (pipeline.manifest(), None),
+            Err(error) => Some(error),
+        };
+        // Invalid: its layers as declared, for a table with the problems.
         let declared: Vec<&'static PipelineSpec> =
             pipelines().into_iter().filter(|s| s.name == name).collect();
-        let error = Self::named(name).err();
         let Some(spec) = declared.first() else {
             return (String::new(), error);
         };
