@@ -13,7 +13,13 @@
 //!   with the separator between them, and nothing else;
 //! - `hand-written`: boxed renderers sorted per call, each into a fresh
 //!   `String`, joined (the Stable ones too, as a hand-written prompt does);
-//! - `memcpy`: a copy of the whole output into a reused buffer.
+//! - `memcpy`: a copy of the whole output into a reused buffer;
+//! - `layers` and `layers+turn`: the Dynamic layers through the framework's
+//!   own per-layer API and nothing else (a [`LayerWriter`] each, the turn
+//!   value read with [`LayerInput::get`], a virtual call), into one
+//!   pre-sized `String`; `layers+turn` also builds the turn context per
+//!   call. What any assembly built on this API pays before it has a trace,
+//!   a result or a session: `warm` minus `layers+turn` is the assembly's own.
 //!
 //! `cargo bench -p prompt-tests --bench warm` (BENCHMARKS.md, round three).
 //!
@@ -23,8 +29,8 @@
 //! `profile_hand`), for callgrind's inclusive instruction counts, which do
 //! not depend on the machine's load:
 //!
-//! With `WARM_BENCH_INTERLEAVED=<rounds>` it runs no criterion either: per
-//! shape, it alternates batches of [`BATCH`] calls of each variant and
+//! With `WARM_BENCH_INTERLEAVED=<rounds>` it runs no criterion either (and
+//! `WARM_BENCH_SHAPE=<shape>` keeps one shape): per shape, it alternates batches of [`BATCH`] calls of each variant and
 //! prints, per variant, the fastest batch and the 10th percentile (per
 //! call). A batch takes tens of µs, well inside a scheduler slice, so on a loaded
 //! machine many batches still run uninterrupted: their low percentiles are
@@ -44,8 +50,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
+use prompt_core::context::SessionContext;
 use prompt_core::{
-    Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptSession, Render,
+    AssemblyPath, Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder, PromptMode,
+    PromptSession, Render, Stability, TurnContext,
 };
 use workload::{HandLayer, Turn, filler, hand_render};
 
@@ -57,6 +65,9 @@ const PROFILE_CALLS: u64 = 10_000;
 
 /// The environment variable that asks for interleaved batches, and how many rounds.
 const INTERLEAVED: &str = "WARM_BENCH_INTERLEAVED";
+
+/// The environment variable that keeps one shape in an interleaved run.
+const ONLY: &str = "WARM_BENCH_SHAPE";
 
 /// Calls per batch in an interleaved run (the hand-written way: an eighth).
 const BATCH: u64 = 64;
@@ -151,11 +162,15 @@ fn write_dynamic(layer: &DynamicText, out: &mut String, turn: u64) {
     out.push_str(&layer.tail);
 }
 
+/// The Dynamic layers as the `layers` variants run them: boxed renderers.
+type Boxed = Vec<Box<dyn Render + Send + Sync>>;
+
 /// Everything one shape's benches run.
 struct Workload {
     pipeline: Pipeline,
     dynamic: Vec<DynamicText>,
     hand: Vec<HandLayer>,
+    boxed: Boxed,
 }
 
 impl Workload {
@@ -168,6 +183,9 @@ impl Workload {
             pipeline,
             dynamic: dynamic().collect(),
             hand,
+            boxed: dynamic()
+                .map(|layer| Box::new(layer) as Box<dyn Render + Send + Sync>)
+                .collect(),
         }
     }
 }
@@ -200,6 +218,31 @@ fn floor(dynamic: &[DynamicText], capacity: usize, turn: u64) -> String {
     out
 }
 
+/// The API floor: the Dynamic layers through `LayerWriter`, `LayerInput` and
+/// a virtual call each, into one pre-sized `String`, and nothing else.
+fn layers(dynamic: &Boxed, capacity: usize, turn: &TurnContext) -> String {
+    let session = SessionContext::new();
+    let spec = LayerSpec::new("layers", 10_000, Stability::Dynamic);
+    let input = LayerInput::new(
+        &spec,
+        &session,
+        turn,
+        AssemblyPath::Cached,
+        PromptMode::Full,
+    );
+    let mut out = String::with_capacity(capacity);
+    for layer in dynamic {
+        layer.render(&mut LayerWriter::new(&mut out, "\n\n"), &input);
+    }
+    out
+}
+
+/// [`layers`], the turn context built per call as a caller builds it.
+fn layers_and_turn(dynamic: &Boxed, capacity: usize, turn: u64) -> String {
+    let turn = Context::new().with(Turn(turn));
+    layers(dynamic, capacity, black_box(&turn))
+}
+
 fn bench_shape(c: &mut Criterion, shape: Shape) {
     let mut work = Workload::new(shape);
     let session = session(&work.pipeline);
@@ -217,6 +260,12 @@ fn bench_shape(c: &mut Criterion, shape: Shape) {
         whole,
         "the hand-written way and the warm call disagree"
     );
+    assert_eq!(
+        layers_and_turn(&work.boxed, dynamic_len, 1_000_000),
+        sample.dynamic(),
+        "the API floor and the warm call disagree"
+    );
+    let fixed_turn = Context::new().with(Turn(1_000_000));
 
     let mut group = c.benchmark_group(format!("shape {}", shape.key));
     group.throughput(Throughput::Bytes(dynamic_len as u64));
@@ -232,6 +281,12 @@ fn bench_shape(c: &mut Criterion, shape: Shape) {
     });
     group.bench_function("hand-written", |b| {
         b.iter(|| hand_render(black_box(&mut work.hand), next()))
+    });
+    group.bench_function("layers", |b| {
+        b.iter(|| layers(&work.boxed, dynamic_len, black_box(&fixed_turn)))
+    });
+    group.bench_function("layers+turn", |b| {
+        b.iter(|| layers_and_turn(&work.boxed, dynamic_len, next()))
     });
     let mut copy = Vec::with_capacity(whole.len());
     group.bench_function("memcpy", |b| {
@@ -306,16 +361,21 @@ fn batch(calls: u64, mut f: impl FnMut(u64)) -> f64 {
 /// a Markdown table of the fastest batch and the 10th percentile.
 fn interleaved(rounds: usize) {
     println!(
-        "| shape | warm | floor | hand-written | memcpy | hand / warm | warm / floor | warm / memcpy |"
+        "| shape | warm | floor | hand-written | memcpy | layers | layers+turn | hand / warm | warm / floor | warm / memcpy | warm / layers+turn |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let only = std::env::var(ONLY).ok();
     for shape in SHAPES {
+        if only.as_deref().is_some_and(|key| key != shape.key) {
+            continue;
+        }
         let mut work = Workload::new(shape);
         let session = session(&work.pipeline);
         let sample = warm(&session, 1_000_000);
         let (whole, capacity) = (sample.text(), sample.dynamic().len());
         let mut copy = Vec::with_capacity(whole.len());
-        let mut times: [Vec<f64>; 4] = Default::default();
+        let fixed_turn = Context::new().with(Turn(1_000_000));
+        let mut times: [Vec<f64>; 6] = Default::default();
         for round in 0..rounds as u64 {
             let turn = 1_000_000 + (round * BATCH) % 1_000_000;
             times[0].push(batch(BATCH, |i| {
@@ -332,15 +392,23 @@ fn interleaved(rounds: usize) {
                 copy.extend_from_slice(black_box(whole.as_bytes()));
                 black_box(copy.len());
             }));
+            times[4].push(batch(BATCH, |_| {
+                black_box(layers(&work.boxed, capacity, black_box(&fixed_turn)));
+            }));
+            times[5].push(batch(BATCH, |i| {
+                black_box(layers_and_turn(&work.boxed, capacity, turn + i));
+            }));
         }
         for (label, q) in [("fastest", 0.0), ("p10", 0.1)] {
-            let [warm, floor, hand, memcpy] = times.each_mut().map(|t| quantile(t, q));
+            let [warm, floor, hand, memcpy, layers, turn] =
+                times.each_mut().map(|t| quantile(t, q));
             println!(
-                "| {} ({label}) | {warm:.0} ns | {floor:.0} ns | {hand:.0} ns | {memcpy:.0} ns | {:.2}x | {:.2}x | {:.2}x |",
+                "| {} ({label}) | {warm:.0} ns | {floor:.0} ns | {hand:.0} ns | {memcpy:.0} ns | {layers:.0} ns | {turn:.0} ns | {:.2}x | {:.2}x | {:.2}x | {:.2}x |",
                 shape.key,
                 hand / warm,
                 warm / floor,
-                warm / memcpy
+                warm / memcpy,
+                warm / turn
             );
         }
     }

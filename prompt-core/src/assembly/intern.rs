@@ -45,7 +45,9 @@ pub(crate) trait Content: Send + Sync + 'static {
 }
 
 /// Two prefixes are the same when their texts and everything a trace shows
-/// of them are: layer names, priorities, notes, token counts.
+/// of them are: layer names, priorities, notes, token counts, and the
+/// Dynamic layers and separator that the traces of their calls are built
+/// from.
 impl Content for StablePrefix {
     fn same(&self, other: &Self) -> bool {
         if Arc::ptr_eq(self, other) {
@@ -57,10 +59,14 @@ impl Content for StablePrefix {
             layers,
             tokens,
             fingerprint: _,
+            dynamic,
+            separator_len,
         } = &**self;
         (Arc::ptr_eq(text, &other.text) || **text == *other.text)
             && *tokens == other.tokens
             && *layers == other.layers
+            && *dynamic == other.dynamic
+            && *separator_len == other.separator_len
     }
 
     fn digest(&self) -> Fingerprint {

@@ -9,7 +9,8 @@ use super::error::AssemblyError;
 use super::prompt::{AssembledPrompt, Parts, SystemPromptPart};
 use super::text::PromptText;
 use super::trace::{
-    AssemblyTrace, DynamicRecord, LayerTrace, LayerTraces, LazyFingerprint, StableTrace,
+    AssemblyTrace, DynamicSpec, Ends, LayerTrace, LayerTraces, LazyFingerprint, StableTrace,
+    dynamic_ranges, dynamic_trace,
 };
 use crate::budget::{self, BudgetUnit, Candidate, TokenBudget};
 use crate::context::{LayerInput, Notes, SessionContext, TurnContext};
@@ -183,18 +184,25 @@ impl Plan<'_> {
                 trace
             })
             .collect();
+        let dynamic = self
+            .entries(path, Stability::Dynamic)
+            .map(|e| DynamicSpec::of(e.spec()))
+            .collect();
         Ok(Arc::new(StableTrace {
             tokens,
             text,
             layers,
             fingerprint: OnceLock::new(),
+            dynamic,
+            separator_len: self.separator.len(),
         }))
     }
 
-    /// Runs the Dynamic layers `entries` (`count` of them, or about) straight
-    /// into the joined texts: no `String` per layer, no copy, no join; each
-    /// layer's trace is recorded as its range and its notes' range, and
-    /// built when read. `capacity` is a guess at the system text's length.
+    /// Runs the Dynamic layers `entries` (`count` of them: the ones
+    /// `stable.dynamic` names) straight into the joined texts: no
+    /// `String` per layer, no copy, no join; each layer's trace is recorded
+    /// as where its text ends, and built when read. `capacity` is a guess at
+    /// the system text's length.
     #[allow(clippy::too_many_arguments)]
     fn render_dynamic<'e>(
         &self,
@@ -208,42 +216,40 @@ impl Plan<'_> {
     ) -> Result<DynamicOutput, AssemblyError> {
         let mut system = String::with_capacity(capacity);
         let mut reminder = String::new();
-        let mut records = Vec::with_capacity(count);
+        let mut ends = Ends::with_capacity(count);
         // Every layer's notes in one sink, each marked with its layer's index.
         let notes = Notes::new();
         let mut index = 0u32;
         self.run(entries, path, session, turn, &notes, |entry, input| {
-            let spec = entry.spec();
-            let joined = match spec.channel {
+            let joined = match entry.spec().channel {
                 Channel::System => &mut system,
                 Channel::Reminder => &mut reminder,
             };
             notes.set_layer(index);
-            let mut out = LayerWriter::new(joined, self.separator);
-            entry.render(&mut out, input);
-            records.push(DynamicRecord::new(spec, out.range()));
+            entry.render(&mut LayerWriter::new(joined, self.separator), input);
+            ends.push(joined.len());
             index = index.saturating_add(1);
         })?;
         let notes = notes.into_indexed();
         let layers = match self.counter {
             // Token counts need the text: build the traces now.
             Some(counter) => {
-                let traces = records
-                    .iter()
+                let traces = dynamic_ranges(stable, &ends)
                     .zip(0..)
-                    .map(|(record, index)| {
-                        let joined = match record.channel {
+                    .map(|((spec, range), index)| {
+                        let joined = match spec.channel() {
                             Channel::System => &system,
                             Channel::Reminder => &reminder,
                         };
-                        let mut trace = record.trace(index, &notes);
-                        trace.tokens = Some(counter.count(&joined[record.range.clone()]));
+                        let tokens = counter.count(&joined[range.clone()]);
+                        let mut trace = dynamic_trace(spec, index, range, &notes);
+                        trace.tokens = Some(tokens);
                         trace
                     })
                     .collect();
                 LayerTraces::new(Arc::clone(stable), traces)
             }
-            None => LayerTraces::recorded(Arc::clone(stable), records, notes),
+            None => LayerTraces::recorded(Arc::clone(stable), ends, notes),
         };
         Ok(DynamicOutput {
             system,
@@ -382,7 +388,7 @@ impl Plan<'_> {
                     None => self.render_dynamic(
                         path,
                         self.entries(path, Stability::Dynamic),
-                        self.pipeline.len().saturating_sub(stable.layers.len()),
+                        stable.dynamic.len(),
                         stable,
                         session,
                         turn,

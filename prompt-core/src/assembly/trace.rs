@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
+use smallvec::SmallVec;
 
 use crate::budget::BudgetTrace;
 use crate::fingerprint::Fingerprint;
@@ -156,13 +157,20 @@ impl Serialize for LazyFingerprint {
 }
 
 /// What a session renders once and every one of its prompts shares: the
-/// stable prefix, its layers' traces, and (lazily) its fingerprint.
+/// stable prefix, its layers' traces, (lazily) its fingerprint, and the
+/// shape of the calls' dynamic part: which Dynamic layers run on the path,
+/// and the separator that joins them. A warm call records only where each
+/// Dynamic layer's text ends; its traces are built from these when read.
 #[derive(Debug)]
 pub(crate) struct StableTrace {
     pub(crate) text: Arc<String>,
     pub(crate) layers: Vec<LayerTrace>,
     pub(crate) tokens: Option<usize>,
     pub(crate) fingerprint: OnceLock<Fingerprint>,
+    /// The Dynamic layers on the path and in the mode, in render order.
+    pub(crate) dynamic: Box<[DynamicSpec]>,
+    /// Bytes of the separator that joins two layers' texts.
+    pub(crate) separator_len: usize,
 }
 
 impl StableTrace {
@@ -171,51 +179,154 @@ impl StableTrace {
     }
 }
 
-/// One Dynamic layer's part in one call, as recorded while it rendered: its
-/// spec's few fields and where its text lies (its notes are the call's,
-/// marked with its index). Built into a [`LayerTrace`] only when someone
-/// reads the traces.
-#[derive(Debug, Clone)]
-pub(crate) struct DynamicRecord {
+/// What a Dynamic layer's trace takes from its spec (the rest is per call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DynamicSpec {
     name: &'static str,
     priority: u32,
-    pub(crate) channel: Channel,
-    /// Its text's range in the joined text of its channel.
-    pub(crate) range: Range<usize>,
+    channel: Channel,
 }
 
-impl DynamicRecord {
-    pub(crate) fn new(spec: &LayerSpec, range: Range<usize>) -> Self {
+impl DynamicSpec {
+    pub(crate) fn of(spec: &LayerSpec) -> Self {
         Self {
             name: spec.name,
             priority: spec.priority,
             channel: spec.channel,
-            range,
         }
     }
 
-    /// The trace (no token count) of the layer of index `index` in its run,
-    /// its notes taken from `notes`, the run's (each with its layer's index,
-    /// in order).
-    pub(crate) fn trace(&self, index: u32, notes: &[(u32, String)]) -> LayerTrace {
-        let start = notes.partition_point(|(layer, _)| *layer < index);
-        let end = notes.partition_point(|(layer, _)| *layer <= index);
+    pub(crate) fn channel(&self) -> Channel {
+        self.channel
+    }
+
+    /// The trace (no token count) of this layer, whose text is `range` of its
+    /// channel's joined text and whose notes are `notes`.
+    fn trace(&self, range: Range<usize>, notes: &[(u32, String)]) -> LayerTrace {
         LayerTrace {
             name: self.name,
             priority: self.priority,
             stability: Stability::Dynamic,
             scope: None,
-            bytes: self.range.len(),
-            silent: self.range.is_empty(),
-            notes: notes[start..end]
-                .iter()
-                .map(|(_, note)| note.clone())
-                .collect(),
+            bytes: range.len(),
+            silent: range.is_empty(),
+            notes: notes.iter().map(|(_, note)| note.clone()).collect(),
             channel: self.channel,
             fingerprint: LazyFingerprint::None,
             tokens: None,
         }
     }
+}
+
+/// Where each Dynamic layer's text ends in its channel's joined text, in
+/// render order: one number per layer, the first [`Ends::INLINE`] of them
+/// held in place (a warm call of a usual pipeline allocates nothing for its
+/// traces), as `u32` while the texts are under 4 GiB and as `usize` past it.
+#[derive(Debug, Clone)]
+pub(crate) enum Ends {
+    Narrow(SmallVec<[u32; Ends::INLINE]>),
+    Wide(Vec<usize>),
+}
+
+impl Ends {
+    /// Ends held without an allocation.
+    pub(crate) const INLINE: usize = 16;
+
+    /// Room for `count` ends (allocated only past [`Ends::INLINE`]).
+    pub(crate) fn with_capacity(count: usize) -> Self {
+        Self::Narrow(SmallVec::with_capacity(count))
+    }
+
+    /// Records that the next layer's text ends at `end`.
+    #[inline]
+    pub(crate) fn push(&mut self, end: usize) {
+        match self {
+            Self::Narrow(ends) if let Ok(end) = u32::try_from(end) => ends.push(end),
+            _ => self.push_wide(end),
+        }
+    }
+
+    /// [`push`](Self::push) of an end past `u32::MAX`, or of any end once
+    /// one was.
+    #[cold]
+    #[inline(never)]
+    fn push_wide(&mut self, end: usize) {
+        if let Self::Narrow(ends) = self {
+            *self = Self::Wide(ends.iter().map(|&e| e as usize).collect());
+        }
+        if let Self::Wide(ends) = self {
+            ends.push(end);
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Self::Narrow(ends) => ends.len(),
+            Self::Wide(ends) => ends.len(),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        let (narrow, wide) = match self {
+            Self::Narrow(ends) => (&ends[..], &[][..]),
+            Self::Wide(ends) => (&[][..], &ends[..]),
+        };
+        narrow
+            .iter()
+            .map(|&e| e as usize)
+            .chain(wide.iter().copied())
+    }
+}
+
+/// Each Dynamic layer of `stable` with the range of its text in its
+/// channel's joined text, from where each one's text ends: a layer whose
+/// end is its channel's previous end wrote nothing; any other begins after
+/// the previous end and, when text came before it, the separator (what
+/// [`LayerWriter`](crate::LayerWriter) writes).
+pub(crate) fn dynamic_ranges<'s>(
+    stable: &'s StableTrace,
+    ends: &'s Ends,
+) -> impl Iterator<Item = (&'s DynamicSpec, Range<usize>)> + 's {
+    debug_assert_eq!(stable.dynamic.len(), ends.len());
+    // Per channel, where its joined text ends so far.
+    let mut system = 0;
+    let mut reminder = 0;
+    stable
+        .dynamic
+        .iter()
+        .zip(ends.iter())
+        .map(move |(spec, end)| {
+            let joined = match spec.channel {
+                Channel::System => &mut system,
+                Channel::Reminder => &mut reminder,
+            };
+            let start = match *joined {
+                previous if previous == end => end,
+                0 => 0,
+                previous => previous + stable.separator_len,
+            };
+            *joined = end;
+            (spec, start..end)
+        })
+}
+
+/// The notes of the layer of index `index` among `notes` (each with its
+/// layer's index, in order).
+pub(crate) fn notes_of(notes: &[(u32, String)], index: u32) -> &[(u32, String)] {
+    let start = notes.partition_point(|(layer, _)| *layer < index);
+    let end = notes.partition_point(|(layer, _)| *layer <= index);
+    &notes[start..end]
+}
+
+/// The trace (no token count) of the Dynamic layer `spec`, of index `index`
+/// in its run, whose text is `range`; its notes are taken from `notes`.
+pub(crate) fn dynamic_trace(
+    spec: &DynamicSpec,
+    index: u32,
+    range: Range<usize>,
+    notes: &[(u32, String)],
+) -> LayerTrace {
+    spec.trace(range, notes_of(notes, index))
 }
 
 /// The traces of every layer of one assembly, in render order: the Stable
@@ -227,7 +338,8 @@ impl DynamicRecord {
 #[derive(Clone)]
 pub struct LayerTraces {
     stable: Arc<StableTrace>,
-    records: Vec<DynamicRecord>,
+    /// Where each Dynamic layer's text ends (empty when built already).
+    ends: Ends,
     /// The recorded layers' notes, each with its layer's index, in render
     /// order (no allocation when none of them noted anything).
     notes: Vec<(u32, String)>,
@@ -242,22 +354,22 @@ impl LayerTraces {
     pub(crate) fn new(stable: Arc<StableTrace>, dynamic: Vec<LayerTrace>) -> Self {
         Self {
             stable,
-            records: Vec::new(),
+            ends: Ends::with_capacity(0),
             notes: Vec::new(),
             dynamic: OnceLock::from(dynamic),
         }
     }
 
-    /// The Stable layers' traces and the Dynamic layers' records (with the
-    /// notes they index), built into traces when first read.
+    /// The Stable layers' traces and where each Dynamic layer's text ends
+    /// (with the notes they index), built into traces when first read.
     pub(crate) fn recorded(
         stable: Arc<StableTrace>,
-        records: Vec<DynamicRecord>,
+        ends: Ends,
         notes: Vec<(u32, String)>,
     ) -> Self {
         Self {
             stable,
-            records,
+            ends,
             notes,
             dynamic: OnceLock::new(),
         }
@@ -270,7 +382,7 @@ impl LayerTraces {
 
     /// How many layers took part.
     pub fn len(&self) -> usize {
-        let dynamic = self.dynamic.get().map_or(self.records.len(), Vec::len);
+        let dynamic = self.dynamic.get().map_or(self.ends.len(), Vec::len);
         self.stable.layers.len() + dynamic
     }
 
@@ -296,10 +408,9 @@ impl LayerTraces {
     /// The Dynamic layers' traces, in render order.
     pub fn dynamic(&self) -> &[LayerTrace] {
         self.dynamic.get_or_init(|| {
-            self.records
-                .iter()
+            dynamic_ranges(&self.stable, &self.ends)
                 .zip(0..)
-                .map(|(record, index)| record.trace(index, &self.notes))
+                .map(|((spec, range), index)| dynamic_trace(spec, index, range, &self.notes))
                 .collect()
         })
     }
@@ -525,5 +636,51 @@ impl AssemblyTrace {
                 "layer rendered",
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ends;
+
+    /// Ends past `u32::MAX` (a channel's text over 4 GiB) are kept whole:
+    /// the ends so far move to `usize`, and none is cut.
+    #[test]
+    fn ends_past_u32_are_kept_whole() {
+        let mut ends = Ends::with_capacity(2);
+        ends.push(7);
+        ends.push(u32::MAX as usize);
+        assert!(matches!(ends, Ends::Narrow(_)));
+        let past = u32::MAX as usize + 1;
+        ends.push(past);
+        ends.push(past + 9);
+        assert!(matches!(ends, Ends::Wide(_)));
+        assert_eq!(ends.len(), 4);
+        assert_eq!(
+            ends.iter().collect::<Vec<_>>(),
+            [7, u32::MAX as usize, past, past + 9]
+        );
+    }
+
+    /// The first [`Ends::INLINE`] ends take no allocation; more spill.
+    #[test]
+    fn the_first_ends_are_held_in_place() {
+        let mut ends = Ends::with_capacity(Ends::INLINE);
+        for end in 0..Ends::INLINE {
+            ends.push(end);
+        }
+        let Ends::Narrow(inline) = &ends else {
+            panic!("narrow ends")
+        };
+        assert!(!inline.spilled());
+        ends.push(Ends::INLINE);
+        let Ends::Narrow(spilled) = &ends else {
+            panic!("narrow ends")
+        };
+        assert!(spilled.spilled());
+        assert_eq!(
+            ends.iter().collect::<Vec<_>>(),
+            (0..=Ends::INLINE).collect::<Vec<_>>()
+        );
     }
 }

@@ -138,3 +138,93 @@ fn the_serialized_trace_has_token_and_budget_fields_only_when_measured() {
         assert!(!measured[key].is_null(), "{key} missing in {measured}");
     }
 }
+
+/// A warm call records only where each Dynamic layer's text ends, and its
+/// traces are built from those ends when read: each layer's range must be
+/// exactly its own text, whatever the mix of silent and speaking layers,
+/// channels and separators, and past the ends held in place (16).
+mod dynamic_ranges {
+    use prompt_core::pipeline::LayerEntry;
+    use prompt_core::spec::Channel;
+    use prompt_core::tokens::TokenCounter;
+    use prompt_core::{Context, Pipeline, PromptBuilder, Stability};
+    use prompt_tests::{Fixed, TEST, spec};
+    use proptest::prelude::*;
+
+    const NAMES: [&str; 24] = [
+        "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", "d11", "d12", "d13",
+        "d14", "d15", "d16", "d17", "d18", "d19", "d20", "d21", "d22", "d23",
+    ];
+
+    /// A "token count" that is a digest of the text: equal only for equal
+    /// texts (in practice), so a trace's count names the bytes it covers.
+    struct Digest;
+
+    impl TokenCounter for Digest {
+        fn count(&self, text: &str) -> usize {
+            text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            }) as usize
+        }
+
+        fn name(&self) -> &'static str {
+            "digest"
+        }
+    }
+
+    fn pipeline(layers: &[(bool, String)]) -> Pipeline {
+        let stable = LayerEntry::new(spec("s", 1, Stability::Stable), Fixed("S".to_owned()));
+        let dynamic = layers.iter().enumerate().map(|(i, (reminder, text))| {
+            let mut spec = spec(NAMES[i], 10_000 + i as u32, Stability::Dynamic);
+            if *reminder {
+                spec = spec.with_channel(Channel::Reminder);
+            }
+            LayerEntry::new(spec, Fixed(text.clone()))
+        });
+        Pipeline::from_layers(TEST, std::iter::once(stable).chain(dynamic)).unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn each_dynamic_trace_covers_exactly_its_own_text(
+            layers in prop::collection::vec(
+                (any::<bool>(), prop_oneof![Just(String::new()), "[a-zé語\n]{1,6}"]),
+                0..24,
+            ),
+            separator in prop_oneof![Just(""), Just("\n\n"), Just("---"), Just("é")],
+        ) {
+            let pipeline = pipeline(&layers);
+            let builder = PromptBuilder::new(&pipeline).separator(separator);
+            let session = builder.clone().session(Context::new());
+            let counted = builder.counter(Digest).session(Context::new());
+            // The second call of each session is a warm one.
+            for _ in 0..2 {
+                let prompt = session.build_cached(&Context::new()).unwrap();
+                let with_counts = counted.build_cached(&Context::new()).unwrap();
+                let traces = prompt.trace().layers.dynamic();
+                let counts = with_counts.trace().layers.dynamic();
+                prop_assert_eq!(traces.len(), layers.len());
+                for (i, (reminder, text)) in layers.iter().enumerate() {
+                    let channel = if *reminder { Channel::Reminder } else { Channel::System };
+                    prop_assert_eq!(traces[i].name, NAMES[i]);
+                    prop_assert_eq!(traces[i].channel, channel);
+                    prop_assert_eq!(traces[i].bytes, text.len());
+                    prop_assert_eq!(traces[i].silent, text.is_empty());
+                    prop_assert_eq!(counts[i].bytes, text.len());
+                    // The range read for the count is the layer's own bytes.
+                    prop_assert_eq!(counts[i].tokens, Some(Digest.count(text)));
+                }
+                let joined = |reminder: bool| {
+                    layers
+                        .iter()
+                        .filter(|(r, t)| *r == reminder && !t.is_empty())
+                        .map(|(_, t)| t.as_str())
+                        .collect::<Vec<_>>()
+                        .join(separator)
+                };
+                prop_assert_eq!(prompt.dynamic(), joined(false));
+                prop_assert_eq!(prompt.reminder().unwrap_or(""), joined(true));
+            }
+        }
+    }
+}
