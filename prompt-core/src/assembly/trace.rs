@@ -240,9 +240,10 @@ impl Ends {
     /// Records that the next layer's text ends at `end`.
     #[inline]
     pub(crate) fn push(&mut self, end: usize) {
-        match self {
-            Self::Narrow(ends) if let Ok(end) = u32::try_from(end) => ends.push(end),
-            _ => self.push_wide(end),
+        if let (Self::Narrow(ends), Ok(narrow)) = (&mut *self, u32::try_from(end)) {
+            ends.push(narrow);
+        } else {
+            self.push_wide(end);
         }
     }
 
