@@ -10,7 +10,7 @@ use super::prompt::{AssembledPrompt, Parts, SystemPromptPart};
 use super::text::PromptText;
 use super::trace::{
     AssemblyTrace, DynamicSpec, Ends, LayerTrace, LayerTraces, LazyFingerprint, StableTrace,
-    dynamic_ranges, dynamic_trace,
+    dynamic_ranges,
 };
 use crate::budget::{self, BudgetUnit, Candidate, TokenBudget};
 use crate::context::{LayerInput, Notes, SessionContext, TurnContext};
@@ -237,12 +237,12 @@ impl Plan<'_> {
                 let traces = dynamic_ranges(stable, &ends)
                     .zip(0..)
                     .map(|((spec, range), index)| {
-                        let joined = match spec.channel() {
+                        let joined = match spec.channel {
                             Channel::System => &system,
                             Channel::Reminder => &reminder,
                         };
                         let tokens = counter.count(&joined[range.clone()]);
-                        let mut trace = dynamic_trace(spec, index, range, &notes);
+                        let mut trace = spec.trace(index, range, &notes);
                         trace.tokens = Some(tokens);
                         trace
                     })

@@ -184,7 +184,7 @@ impl StableTrace {
 pub(crate) struct DynamicSpec {
     name: &'static str,
     priority: u32,
-    channel: Channel,
+    pub(crate) channel: Channel,
 }
 
 impl DynamicSpec {
@@ -196,13 +196,17 @@ impl DynamicSpec {
         }
     }
 
-    pub(crate) fn channel(&self) -> Channel {
-        self.channel
-    }
-
-    /// The trace (no token count) of this layer, whose text is `range` of its
-    /// channel's joined text and whose notes are `notes`.
-    fn trace(&self, range: Range<usize>, notes: &[(u32, String)]) -> LayerTrace {
+    /// The trace (no token count) of this layer, of index `index` in its
+    /// run, whose text is `range` of its channel's joined text; its notes are
+    /// taken from `notes`, the run's (each with its layer's index, in order).
+    pub(crate) fn trace(
+        &self,
+        index: u32,
+        range: Range<usize>,
+        notes: &[(u32, String)],
+    ) -> LayerTrace {
+        let start = notes.partition_point(|(layer, _)| *layer < index);
+        let end = notes.partition_point(|(layer, _)| *layer <= index);
         LayerTrace {
             name: self.name,
             priority: self.priority,
@@ -210,7 +214,10 @@ impl DynamicSpec {
             scope: None,
             bytes: range.len(),
             silent: range.is_empty(),
-            notes: notes.iter().map(|(_, note)| note.clone()).collect(),
+            notes: notes[start..end]
+                .iter()
+                .map(|(_, note)| note.clone())
+                .collect(),
             channel: self.channel,
             fingerprint: LazyFingerprint::None,
             tokens: None,
@@ -311,25 +318,6 @@ pub(crate) fn dynamic_ranges<'s>(
         })
 }
 
-/// The notes of the layer of index `index` among `notes` (each with its
-/// layer's index, in order).
-pub(crate) fn notes_of(notes: &[(u32, String)], index: u32) -> &[(u32, String)] {
-    let start = notes.partition_point(|(layer, _)| *layer < index);
-    let end = notes.partition_point(|(layer, _)| *layer <= index);
-    &notes[start..end]
-}
-
-/// The trace (no token count) of the Dynamic layer `spec`, of index `index`
-/// in its run, whose text is `range`; its notes are taken from `notes`.
-pub(crate) fn dynamic_trace(
-    spec: &DynamicSpec,
-    index: u32,
-    range: Range<usize>,
-    notes: &[(u32, String)],
-) -> LayerTrace {
-    spec.trace(range, notes_of(notes, index))
-}
-
 /// The traces of every layer of one assembly, in render order: the Stable
 /// layers' (shared by every prompt of a session), then the Dynamic layers'
 /// (recorded as ranges during the call, built when first read).
@@ -411,7 +399,7 @@ impl LayerTraces {
         self.dynamic.get_or_init(|| {
             dynamic_ranges(&self.stable, &self.ends)
                 .zip(0..)
-                .map(|((spec, range), index)| dynamic_trace(spec, index, range, &self.notes))
+                .map(|((spec, range), index)| spec.trace(index, range, &self.notes))
                 .collect()
         })
     }
