@@ -424,10 +424,12 @@ impl fmt::Display for CacheVerdict {
                 shown(change.after.as_deref())
             ));
         }
-        if let MissCause::LayerChanged { reads, .. } = cause {
-            if let Some(first) = reads.first() {
-                line.push_str(&format!("; it noted: {}", escape(first)));
-            }
+        let noted = match cause {
+            MissCause::LayerChanged { reads, .. } => reads.first(),
+            _ => None,
+        };
+        if let Some(first) = noted {
+            line.push_str(&format!("; it noted: {}", escape(first)));
         }
         let mut cost = String::new();
         self.cost(&mut cost);

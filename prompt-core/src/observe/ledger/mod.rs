@@ -325,13 +325,11 @@ impl CacheLedger {
             .received
             .push_back((id.seq, usage.cache_read, usage.cache_write));
         super::emit::verdict(&verdict, usage.response_model.as_deref());
-        if let Some(log) = &mut self.log {
-            if let Err(source) = write_line(log, &verdict) {
-                return Err(LedgerError::Log {
-                    verdict: Box::new(verdict),
-                    source,
-                });
-            }
+        if let Some(Err(source)) = self.log.as_mut().map(|log| write_line(log, &verdict)) {
+            return Err(LedgerError::Log {
+                verdict: Box::new(verdict),
+                source,
+            });
         }
         Ok(verdict)
     }
@@ -423,14 +421,13 @@ impl CacheLedger {
 
     /// The number of the conversation `key`, made (and room made) when new.
     fn conversation_number(&mut self, key: &str) -> u64 {
-        if let Some(number) = self.last_key {
-            if self
-                .conversations
-                .get(&number)
+        let same = |number: &u64| {
+            self.conversations
+                .get(number)
                 .is_some_and(|c| &*c.key == key)
-            {
-                return number;
-            }
+        };
+        if let Some(number) = self.last_key.filter(same) {
+            return number;
         }
         let number = match self.keys.get(key) {
             Some(&number) => number,

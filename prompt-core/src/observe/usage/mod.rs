@@ -25,9 +25,9 @@ use super::Provider;
 
 /// What a response says its prompt cost, split by how the cache served it.
 ///
-/// [`uncached_input`](Self::uncached_input) + [`cache_read`](Self::cache_read)
-/// + [`cache_write`](Self::cache_write) is every input token, whichever way
-/// the provider reports them. Read one from a body with
+/// The sum of [`uncached_input`](Self::uncached_input),
+/// [`cache_read`](Self::cache_read) and [`cache_write`](Self::cache_write) is
+/// every input token, whichever way the provider reports them. Read one from a body with
 /// [`from_response`](Self::from_response), or build one from a client
 /// library's own usage type with [`new`](Self::new):
 ///
