@@ -155,7 +155,7 @@ pub(crate) fn text(verdicts: &[CacheVerdict], summary: &Summary, notes: &[String
             escape(&verdict.to_string()),
         );
         if let Some(prompt_core::observe::Agreement::Differs { theirs, note, .. }) =
-            &verdict.agreement
+            verdict.agreement.as_deref()
         {
             let _ = writeln!(
                 out,
