@@ -19,9 +19,10 @@
 //! criterion: 100,000 requests through the ledger (or warm calls), for
 //! callgrind's instruction counts, which do not depend on the machine's load.
 
+// The hand-written way of the shared workload is not run here.
+#[allow(dead_code)]
 mod workload;
 
-use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::Criterion;
