@@ -91,7 +91,8 @@ pub(super) fn verdict(
     } else {
         0
     };
-    let short = read.saturating_add(tolerance) < expected;
+    // Nothing read is never a hit when something was held, however small.
+    let short = read == 0 || read.saturating_add(tolerance) < expected;
     let cause = match (below, &pending.moved) {
         (Some(below), _) => Some(below),
         (None, None) => (read == 0).then(MissCause::cold_start),
