@@ -70,7 +70,7 @@ const POSITIVE: &[(&str, SecretKind, &str)] = &[
     ),
     (
         "  export STRIPE_SECRET_KEY=\"rk_live_abcdefgh123\"",
-        SecretKind::Assignment,
+        SecretKind::Stripe,
         "rk_live_abcdefgh123",
     ),
     (
