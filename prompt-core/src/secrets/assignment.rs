@@ -23,7 +23,8 @@ pub(super) fn find(text: &str, out: &mut Vec<SecretFinding>) {
         let (Some(name), Some(sep)) = (captures.name("name"), captures.name("sep")) else {
             break;
         };
-        if !secret_name(name.as_str()) {
+        // `tiktoken_rs::CoreBPE` is a path, not a value given to a name.
+        if !secret_name(name.as_str()) || text[sep.end()..].starts_with(':') {
             at = sep.start();
             continue;
         }

@@ -112,7 +112,7 @@ const FORMATS: &[Format] = &[
         r"\bGOCSPX-[A-Za-z0-9_-]{28}",
     ),
     format(
-        "private-key",
+        "private-key-block",
         PrivateKey,
         &["-----begin", "putty-user-key-file", "age-secret-key-"],
         concat!(
@@ -155,7 +155,7 @@ const FORMATS: &[Format] = &[
         r"\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/=]{20,})",
     ),
     format(
-        "jwt",
+        "json-web-token",
         Jwt,
         &["eyj"],
         r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
@@ -173,16 +173,16 @@ const FORMATS: &[Format] = &[
         &["sg."],
         r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b",
     ),
-    format("twilio-api-key", Twilio, &["sk"], r"\bSK[0-9a-f]{32}\b"),
+    format("twilio-key", Twilio, &["sk"], r"\bSK[0-9a-f]{32}\b"),
     // A Twilio auth token is 32 hex digits with nothing of its own: it is
-    // taken when `twilio` stands before it on its line.
+    // taken when `twilio` stands before it within 96 characters on its line.
     Format {
         check: Some(letters_and_digits),
         ..format(
             "twilio-auth-token",
             Twilio,
             &["twilio"],
-            r"(?i)\btwilio\b[^\n]{0,48}?\b(?P<s>[0-9a-f]{32})\b",
+            r"(?i)\btwilio\b[^\n]{0,96}?\b(?P<s>[0-9a-f]{32})\b",
         )
     },
     format(
@@ -312,7 +312,7 @@ const FORMATS: &[Format] = &[
     format("figma", Vendor, &["figd_"], r"\bfigd_[A-Za-z0-9_-]{40}"),
 ];
 
-/// The crate's own rules.
+/// The crate's own rules. Their ids are not gitleaks' (a unit test checks).
 pub(super) fn rules() -> Vec<Rule> {
     FORMATS
         .iter()
@@ -384,4 +384,45 @@ fn aws_secret(text: &[u8], range: Range<usize>) -> bool {
         && slashes <= 4
         && !value.windows(2).any(|w| w == b"//")
         && changes >= 12
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_own_id_is_a_gitleaks_id_or_repeated() {
+        let vendored = super::super::gitleaks::load();
+        let mut ids: Vec<&str> = FORMATS.iter().map(|f| f.id).collect();
+        for id in &ids {
+            assert!(
+                !vendored.rules.iter().any(|r| r.id == *id),
+                "{id} is also a gitleaks rule's id"
+            );
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), FORMATS.len(), "an id is repeated");
+    }
+
+    #[test]
+    fn a_bare_aws_secret_is_told_from_paths_and_hashes() {
+        let found = |text: &str| {
+            let regex = ascii_regex(r"[A-Za-z0-9/+]{40,}").unwrap();
+            regex
+                .find_iter(text.as_bytes())
+                .any(|m| aws_secret(text.as_bytes(), m.range()))
+        };
+        assert!(found("key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY here"));
+        assert!(found("\"je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY\""));
+        // A commit hash, a longer run, a path, a URL's path, a name.
+        assert!(!found("0123456789abcdef0123456789abcdef01234567"));
+        assert!(!found("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYX"));
+        assert!(!found("src/components/Header/NavigationMenuItem2"));
+        assert!(!found(
+            "https://example.com/wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+        ));
+        assert!(!found("my_wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"));
+        assert!(!found("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY.md"));
+    }
 }

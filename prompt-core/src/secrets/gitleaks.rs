@@ -49,13 +49,39 @@ pub(super) const DROPPED: &[(&str, &str)] = &[
     ),
 ];
 
+/// How a translated rule's expression differs from the file's.
+pub(super) enum Translation {
+    /// This expression instead.
+    Pattern(&'static str),
+    /// The file's, with every group non-capturing: the whole match is the
+    /// secret (gitleaks would report the first group that matched, a
+    /// piece of it).
+    WholeMatch,
+}
+
 /// Rules run with another expression than the file's, and why.
-pub(super) const TRANSLATED: &[(&str, &str, &str)] = &[(
-    "sourcegraph-access-token",
-    r#"(?i)\b(\b(sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}|sgp_[a-fA-F0-9]{40})\b)(?:[\x60'"\s;]|\\[nr]|$)"#,
-    "the file's expression also takes any 40 hex digits once the word `sourcegraph` is anywhere \
-     in the text: a commit hash in a prompt that names Sourcegraph would be a finding",
-)];
+pub(super) const TRANSLATED: &[(&str, Translation, &str)] = &[
+    (
+        "sourcegraph-access-token",
+        Translation::Pattern(
+            r#"(?i)\b(\b(sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}|sgp_[a-fA-F0-9]{40})\b)(?:[\x60'"\s;]|\\[nr]|$)"#,
+        ),
+        "the file's expression also takes any 40 hex digits once the word `sourcegraph` is \
+         anywhere in the text: a commit hash in a prompt that names Sourcegraph would be a finding",
+    ),
+    (
+        "microsoft-teams-webhook",
+        Translation::WholeMatch,
+        "its repetitions are capture groups, so its secret would be 5 characters of the URL \
+         (`abcd-`); the URL is the secret",
+    ),
+    (
+        "jwt-base64",
+        Translation::WholeMatch,
+        "its header alternatives are named groups, so its secret would be the 10 characters that \
+         name the first header field; the encoded token is the secret",
+    ),
+];
 
 #[derive(Deserialize)]
 struct Config {
@@ -118,16 +144,17 @@ pub(super) fn load() -> Vendored {
         .iter()
         .filter(|r| !DROPPED.iter().any(|(id, _)| *id == r.id))
         .filter_map(|r| {
-            let pattern = TRANSLATED
-                .iter()
-                .find(|(id, _, _)| *id == r.id)
-                .map(|(_, pattern, _)| *pattern)
-                .or(r.regex.as_deref())?;
+            let file = r.regex.as_deref();
+            let pattern = match TRANSLATED.iter().find(|(id, _, _)| *id == r.id) {
+                Some((_, Translation::Pattern(pattern), _)) => (*pattern).to_owned(),
+                Some((_, Translation::WholeMatch, _)) => non_capturing(file?),
+                None => file?.to_owned(),
+            };
             Some(Rule {
                 id: r.id.clone(),
                 kind: kind_of(&r.id),
                 source: Source::Gitleaks,
-                regex: compile(&r.id, pattern),
+                regex: compile(&r.id, &pattern),
                 keywords: r.keywords.iter().map(|k| k.to_lowercase()).collect(),
                 secret_group: r.secret_group,
                 entropy: r.entropy,
@@ -208,6 +235,56 @@ pub(super) fn go_syntax(pattern: &str) -> String {
                 out.push(c);
             }
             '{' if !in_class && !opens_repetition(&pattern[at + 1..]) => out.push_str(r"\{"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// `pattern` with every capture group, named or not, non-capturing.
+fn non_capturing(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(next) = chars.next() {
+                    out.push(next);
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            '(' if !in_class => {
+                let mut ahead = chars.clone();
+                let named = ahead.next() == Some('?')
+                    && match ahead.next() {
+                        Some('P') => ahead.next() == Some('<'),
+                        Some('<') => true,
+                        _ => false,
+                    };
+                if named {
+                    // `(?P<name>` and `(?<name>` lose their name.
+                    for n in chars.by_ref() {
+                        if n == '>' {
+                            break;
+                        }
+                    }
+                    out.push_str("(?:");
+                } else if chars.peek() == Some(&'?') {
+                    // `(?:`, `(?i:`, `(?i)` are kept.
+                    out.push('(');
+                } else {
+                    out.push_str("(?:");
+                }
+            }
             _ => out.push(c),
         }
     }
@@ -310,8 +387,10 @@ mod tests {
                 "{id} is no longer in vendor/gitleaks.toml"
             );
         }
-        for (id, pattern, _) in TRANSLATED {
-            assert!(ascii_regex(&go_syntax(pattern)).is_ok(), "{id}");
+        for (id, translation, _) in TRANSLATED {
+            if let Translation::Pattern(pattern) = translation {
+                assert!(ascii_regex(&go_syntax(pattern)).is_ok(), "{id}");
+            }
         }
     }
 
@@ -323,6 +402,21 @@ mod tests {
         assert_eq!(go_syntax(r"^\{\{[ \t]*x}}$"), r"^\{\{[ \t]*x}}$");
         let regex = ascii_regex(&go_syntax(r"^\$\{(?:[A-Z_]+|[a-z_]+)}$")).unwrap();
         assert!(regex.is_match(b"${API_KEY}"));
+    }
+
+    #[test]
+    fn whole_match_translations_capture_nothing() {
+        assert_eq!(
+            non_capturing(r"a(b)(?:c)(?P<n>d)(?i:e)[(]\(x"),
+            r"a(?:b)(?:c)(?:d)(?i:e)[(]\(x"
+        );
+        for (id, translation, _) in TRANSLATED {
+            if let Translation::WholeMatch = translation {
+                let rule = config().rules.into_iter().find(|r| r.id == *id).unwrap();
+                let regex = ascii_regex(&non_capturing(&rule.regex.unwrap())).unwrap();
+                assert_eq!(regex.captures_len(), 1, "{id}");
+            }
+        }
     }
 
     #[test]

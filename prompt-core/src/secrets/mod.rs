@@ -13,11 +13,12 @@
 //! in a JSON or YAML value):
 //!
 //! - **vendor formats** from a maintained list: the rules of gitleaks
-//!   v8.30.1 (`vendor/gitleaks.toml`, MIT, vendored byte for byte; 219 of its
-//!   222 rules run, one with a narrower expression, each exception with its
-//!   reason in `gitleaks.rs`), run as gitleaks runs them (keywords, secret
-//!   group, entropy, allowlists, Go's ASCII classes). A finding of one names
-//!   its rule, [`SecretFinding::rule`] (`npm-access-token`);
+//!   v8.30.1 (`vendor/gitleaks.toml`, MIT, vendored byte for byte; 218 of its
+//!   222 rules run, three of them with another expression, each exception
+//!   with its reason in `gitleaks.rs`), run as gitleaks runs them (keywords,
+//!   secret group, entropy, allowlists, Go's ASCII classes). A finding of one
+//!   names its rule, [`SecretFinding::rule`] (`npm-access-token`), and
+//!   [`vendor_rules`] lists them;
 //! - the crate's own formats, for what that list lacks or matches more
 //!   narrowly than vendors issue it: Anthropic (`sk-ant-`), OpenAI (`sk-`),
 //!   AWS key ids and a bare 40-character secret access key, GitHub, GitLab,
@@ -114,6 +115,37 @@ pub use scan::scan;
 
 /// The release of gitleaks whose rules are vendored.
 pub const GITLEAKS_VERSION: &str = "v8.30.1";
+
+/// A vendor format the scan runs: gitleaks' rules (but the few it drops),
+/// then the crate's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct VendorRule {
+    /// Its id, as [`SecretFinding::rule`] names it.
+    pub id: &'static str,
+    /// The kind of its findings.
+    pub kind: SecretKind,
+    /// Whether it is one of gitleaks' (else the crate's own).
+    pub vendored: bool,
+}
+
+/// Every vendor format the scan runs, in the order it runs them. The rules
+/// are parsed and compiled at the first call (or the first scan).
+///
+/// ```
+/// use prompt_core::secrets::vendor_rules;
+///
+/// let npm = vendor_rules().find(|r| r.id == "npm-access-token").unwrap();
+/// assert!(npm.vendored);
+/// assert!(vendor_rules().any(|r| r.id == "groq" && !r.vendored));
+/// ```
+pub fn vendor_rules() -> impl Iterator<Item = VendorRule> {
+    rules::RuleSet::get().rules().iter().map(|rule| VendorRule {
+        id: &rule.id,
+        kind: rule.kind,
+        vendored: rule.source == rules::Source::Gitleaks,
+    })
+}
 
 /// What kind of credential a string looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

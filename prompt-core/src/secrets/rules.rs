@@ -104,6 +104,8 @@ pub(super) struct RuleSet {
     keyword_rules: Vec<Vec<usize>>,
     /// The rules without keywords.
     always: Vec<usize>,
+    /// The ids of gitleaks' rules, sorted.
+    vendored: Vec<String>,
 }
 
 impl RuleSet {
@@ -141,13 +143,33 @@ impl RuleSet {
             .ascii_case_insensitive(true)
             .build(&words)
             .unwrap_or_else(|e| panic!("secret keywords: {e}"));
+        let mut vendored: Vec<String> = rules
+            .iter()
+            .filter(|r| r.source == Source::Gitleaks)
+            .map(|r| r.id.clone())
+            .collect();
+        vendored.sort();
         RuleSet {
             rules,
             global,
             keywords,
             keyword_rules,
             always,
+            vendored,
         }
+    }
+
+    /// The rules, in the order they run.
+    pub(super) fn rules(&'static self) -> &'static [Rule] {
+        &self.rules
+    }
+
+    /// Whether `rule` is one of gitleaks' (the list's name for a format is
+    /// preferred to the crate's at the same range).
+    pub(super) fn is_vendored(&self, rule: &str) -> bool {
+        self.vendored
+            .binary_search_by(|id| id.as_str().cmp(rule))
+            .is_ok()
     }
 
     /// Every finding of every rule whose keywords `text` holds.

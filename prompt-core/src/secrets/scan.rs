@@ -39,6 +39,7 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
             ..f
         }));
     }
+    let rules = RuleSet::get();
     found.sort_by(|a, b| {
         a.range
             .start
@@ -46,6 +47,7 @@ pub fn scan(text: &str) -> Vec<SecretFinding> {
             .then(b.range.end.cmp(&a.range.end))
             .then(generality(a.kind).cmp(&generality(b.kind)))
             .then(a.kind.cmp(&b.kind))
+            .then(rules.is_vendored(b.rule).cmp(&rules.is_vendored(a.rule)))
             .then(a.rule.cmp(b.rule))
     });
     let mut kept: Vec<SecretFinding> = Vec::with_capacity(found.len());

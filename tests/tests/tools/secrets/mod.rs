@@ -1,6 +1,11 @@
 //! The secrets guard over positive and negative samples, over the labelled
 //! corpus in `tests/fixtures/secrets/` (recall and false positives measured),
 //! and over an assembled prompt (naming the layer and the byte range).
+//! `vendors.rs` measures recall against the vendors' formats, `renders.rs`
+//! false positives on what the project renders.
+
+mod renders;
+mod vendors;
 
 use prompt_core::pipeline::LayerEntry;
 use prompt_core::providers::Message;
@@ -344,20 +349,7 @@ fn corpus(file: &str) -> Vec<Case> {
         let (label, raw) = line
             .split_once('\t')
             .unwrap_or_else(|| panic!("{file}:{}: no tab after the label", i + 1));
-        let raw = raw.replace("\\n", "\n");
-        let (mut text, mut marked) = (String::new(), Vec::new());
-        let mut rest = raw.as_str();
-        while let Some(open) = rest.find("[[") {
-            text.push_str(&rest[..open]);
-            let close = rest[open..]
-                .find("]]")
-                .unwrap_or_else(|| panic!("{file}:{}: [[ without ]]", i + 1));
-            let start = text.len();
-            text.push_str(&rest[open + 2..open + close]);
-            marked.push(start..text.len());
-            rest = &rest[open + close + 2..];
-        }
-        text.push_str(rest);
+        let (text, marked) = marked(&raw.replace("\\n", "\n"), file, i + 1);
         cases.push(Case {
             line: i + 1,
             label: label.to_owned(),
@@ -366,6 +358,24 @@ fn corpus(file: &str) -> Vec<Case> {
         });
     }
     cases
+}
+
+/// `raw` without its `[[ ]]` marks, and the ranges they marked.
+fn marked(raw: &str, file: &str, line: usize) -> (String, Vec<std::ops::Range<usize>>) {
+    let (mut text, mut marked) = (String::new(), Vec::new());
+    let mut rest = raw;
+    while let Some(open) = rest.find("[[") {
+        text.push_str(&rest[..open]);
+        let close = rest[open..]
+            .find("]]")
+            .unwrap_or_else(|| panic!("{file}:{line}: [[ without ]]"));
+        let start = text.len();
+        text.push_str(&rest[open + 2..open + close]);
+        marked.push(start..text.len());
+        rest = &rest[open + close + 2..];
+    }
+    text.push_str(rest);
+    (text, marked)
 }
 
 /// Recall on `positive.txt` (each marked secret found, exactly its range,
