@@ -193,10 +193,27 @@ fn assigned_secret(
             let line = line.find(" #").map_or(line, |i| &line[..i]);
             range.end += line.trim_end().len();
         } else if !equals && more {
-            let line = &after[..after.find('\n').unwrap_or(after.len())];
-            let line = line.find(" #").map_or(line, |i| &line[..i]);
-            let whole = &text[range.start..range.end + line.trim_end().len()];
-            if captures.name("lead").is_some() && identifier && passphrase(name, whole) {
+            // A passphrase is a few words: only the name opening a line is
+            // read on, and at most [`PASSPHRASE_BYTES`] of the line (a name
+            // in the middle of a long line costs nothing more).
+            let opens_line = captures.name("lead").is_some() && identifier;
+            let whole = if opens_line {
+                let mut window = after.len().min(PASSPHRASE_BYTES);
+                while !after.is_char_boundary(window) {
+                    window -= 1;
+                }
+                after[..window]
+                    .find('\n')
+                    .or((window == after.len()).then_some(window))
+                    .map(|end| {
+                        let line = &after[..end];
+                        let line = line.find(" #").map_or(line, |i| &line[..i]);
+                        &text[range.start..range.end + line.trim_end().len()]
+                    })
+            } else {
+                None
+            };
+            if let Some(whole) = whole.filter(|whole| passphrase(name, whole)) {
                 // `db_password: correct horse battery staple` opening a line
                 // of YAML: a passphrase, not a description.
                 range.end = range.start + whole.len();
@@ -214,6 +231,9 @@ fn assigned_secret(
     let value = &text[range.clone()];
     plausible(value, name, strong, quoted).then_some(range)
 }
+
+/// The most of a line read after a value for the passphrase it may start.
+const PASSPHRASE_BYTES: usize = 256;
 
 /// Whether `words`, given to the identifier `name`, read as a passphrase:
 /// the name is a password's, and the value is 2 to 8 words of letters,
@@ -474,7 +494,16 @@ fn is_reference(value: &str) -> bool {
             && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
     let dotted = value.contains('.') && value.split('.').all(identifier);
-    let env_name =
-        value.contains('_') && identifier(value) && value.chars().all(|c| !c.is_lowercase());
+    // `LIVE_7F3B9C2A4E8D1F6B` is a key with a prefix, not a variable's name:
+    // no part of a name is a long run mixing letters and digits.
+    let random_part = value.split('_').any(|part| {
+        part.len() >= 12
+            && part.chars().any(|c| c.is_ascii_alphabetic())
+            && part.chars().any(|c| c.is_ascii_digit())
+    });
+    let env_name = value.contains('_')
+        && identifier(value)
+        && value.chars().all(|c| !c.is_lowercase())
+        && !random_part;
     dotted || env_name
 }

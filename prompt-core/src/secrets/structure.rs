@@ -1,14 +1,16 @@
 //! Secrets a structure names rather than a `NAME=value`: an element
 //! (`<password>...</password>`), a quoted pair (PHP's `define('DB_PASSWORD',
-//! '...')`, `setenv("API_TOKEN", "...")`), an HTML `<input>`'s value, SQL's
-//! `IDENTIFIED BY '...'` and `WITH PASSWORD '...'`, a Markdown table's cell
-//! under a `password` header, and a `.pgpass` line.
+//! '...')`, `setenv("API_TOKEN", "...")`), a name-and-value pair (a Postman
+//! or HAR header `{"key": "X-Api-Key", "value": "..."}`, a Kubernetes `env`
+//! entry `- name: DB_PASSWORD` / `value: ...`), an HTML `<input>`'s value,
+//! SQL's `IDENTIFIED BY '...'` and `WITH PASSWORD '...'`, a Markdown table's
+//! cell under a `password` header, and a `.pgpass` line.
 
 use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::assignment::{common_password, is_placeholder, plausible, secret_name};
+use super::assignment::{common_password, is_placeholder, plausible, secret_name, value_after};
 use super::scan::compile;
 use super::{SecretFinding, SecretKind};
 
@@ -16,6 +18,7 @@ use super::{SecretFinding, SecretKind};
 pub(super) fn find(text: &str, out: &mut Vec<SecretFinding>) {
     elements(text, out);
     quoted_pairs(text, out);
+    named_values(text, out);
     inputs(text, out);
     sql(text, out);
     tables(text, out);
@@ -85,6 +88,39 @@ fn quoted_pairs(text: &str, out: &mut Vec<SecretFinding>) {
             && !v.chars().any(|c| c.is_ascii_digit());
         if secret_name(name.as_str()) && !a_name && plausible(v, name.as_str(), true, true) {
             out.push(assignment("quoted-pair", value.range()));
+        }
+    }
+}
+
+/// A `name` (or `key`, `header`) field holding a secret-looking name, then
+/// a `value` field: on the same line after a comma (JSON) or on the next
+/// line (YAML, a list item's next key). The value is read as an
+/// assignment's is.
+fn named_values(text: &str, out: &mut Vec<SecretFinding>) {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    let pattern = PATTERN.get_or_init(|| {
+        compile(concat!(
+            r#"["']?\b(?:name|key|header)["']?[ \t]*[:=][ \t]*["']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})["']?"#,
+            r#"[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?["']?\bvalue["']?[ \t]*(?P<sep>[:=])"#,
+        ))
+    });
+    for captures in pattern.captures_iter(text) {
+        let (Some(name), Some(sep)) = (captures.name("name"), captures.name("sep")) else {
+            continue;
+        };
+        if !secret_name(name.as_str()) {
+            continue;
+        }
+        let Some((value, quoted)) = value_after(text, sep.end()) else {
+            continue;
+        };
+        let v = &text[value.clone()];
+        let v_trimmed = v.trim_end_matches([',', '}', ']']);
+        let range = value.start..value.start + v_trimmed.len();
+        if !v_trimmed.contains(char::is_whitespace)
+            && plausible(v_trimmed, name.as_str(), true, quoted)
+        {
+            out.push(assignment("named-value", range));
         }
     }
 }
