@@ -166,8 +166,7 @@ pub enum SecretKind {
     GitHub,
     /// A Slack token, `xoxb-...`, or webhook URL.
     Slack,
-    /// A Google credential: an API key (`AIza...`), an OAuth access token
-    /// (`ya29.`) or client secret (`GOCSPX-`).
+    /// A Google API key, `AIza...`.
     Google,
     /// A PEM or PGP private key block, or a key's body without its BEGIN line.
     PrivateKey,

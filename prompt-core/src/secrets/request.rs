@@ -24,7 +24,7 @@ pub struct RequestFinding {
 /// format chose, not text, and are not scanned.
 ///
 /// A body holds the prompt's text and anything added to it (the user's
-/// message, an agent's text welded on after assembly): [`scan_prompt`] names
+/// message, an agent's text welded on after assembly): [`scan_prompt`](super::scan_prompt) names
 /// the layers, this finds what reaches the wire whatever wrote it.
 ///
 /// ```

@@ -574,17 +574,6 @@ proptest::proptest! {
     }
 }
 
-/// Texts built to make a scan restart inside every value (`a=a=a=...`,
-/// `password=$password=$...`, a line of `password:` pairs, unclosed quotes,
-/// URL prefixes, unterminated PEM headers), to make every vendor rule run
-/// (all of gitleaks' keywords), and to make the decoded view and the
-/// structures work hardest (an escape at every byte, open elements, table
-/// rows, YAML blocks) are scanned whole: the findings stay sorted, disjoint
-/// and on character boundaries. The units are in
-/// `tests/fixtures/secrets/hostile.txt`. What they cost at 1 MiB is measured by
-/// `cargo bench -p prompt-tests --bench secrets` (BENCHMARKS.md), not here:
-/// no test asserts a time.
-
 /// The units of `tests/fixtures/secrets/hostile.txt`.
 fn hostile_units() -> Vec<String> {
     let path =
@@ -601,6 +590,16 @@ fn hostile_units() -> Vec<String> {
         .collect()
 }
 
+/// Texts built to make a scan restart inside every value (`a=a=a=...`,
+/// `password=$password=$...`, a line of `password:` pairs, unclosed quotes,
+/// URL prefixes, unterminated PEM headers), to make every vendor rule run
+/// (all of gitleaks' keywords), and to make the decoded view and the
+/// structures work hardest (an escape at every byte, open elements, table
+/// rows, YAML blocks) are scanned whole: the findings stay sorted, disjoint
+/// and on character boundaries. The units are in
+/// `tests/fixtures/secrets/hostile.txt`. What they cost at 1 MiB is measured by
+/// `cargo bench -p prompt-tests --bench secrets` (BENCHMARKS.md), not here:
+/// no test asserts a time.
 #[test]
 fn hostile_texts_are_scanned_whole() {
     let units = hostile_units();
