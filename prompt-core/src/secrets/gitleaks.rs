@@ -13,6 +13,8 @@
 //!   global allowlist or the rule's own allows (regexes over the secret, the
 //!   match or its line; stopwords inside the secret).
 //!
+//! A `gitleaks:allow` comment is not honoured: the text scanned is a
+//! repository's, and it could write one beside a key it makes a layer read.
 //! A prompt has no file path: a path condition is taken as unmet (an
 //! allowlist of paths never allows, an `AND` allowlist with paths never
 //! applies), and a rule gated on a path runs on any text, except the ones in

@@ -208,3 +208,15 @@ fn vendor_formats_structures_and_encodings_are_found_per_vendor() {
         missed.join("\n")
     );
 }
+
+/// gitleaks skips a line that says `gitleaks:allow`; a repository could
+/// write that beside a key it makes a layer read, so the guard does not.
+#[test]
+fn a_gitleaks_allow_comment_hides_nothing() {
+    let key = concat!("npm_", "example0123456789abcdefghijklmnopqrs");
+    let text = format!("- publish with {key} # gitleaks:allow");
+    let found = scan(&text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].rule, "npm-access-token");
+    assert_eq!(&text[found[0].range.clone()], key);
+}
