@@ -134,7 +134,7 @@ pub mod __private_v1;
 // attributes). The rest lives in the module named by what it holds:
 // `context` (`Dynamic`, `SessionContext`, `SessionOrTurnValue`), `pipeline`
 // (`LayerEntry`, `LayerSet`, problems, `pipeline_names`), `spec` (`Scope`,
-// `Channel`, `BudgetPolicy`, `PipelineSpec`, `PromptPipeline`,
+// `Channel`, `Yields`, `PipelineSpec`, `PromptPipeline`,
 // `DefaultPipeline`, links, the default constants), `assembly` (traces,
 // `PrefixCache`, `PromptText`), `budget`, `tokens`, `fingerprint`, and the tools.
 pub use assembly::{

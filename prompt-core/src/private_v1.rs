@@ -22,7 +22,7 @@ pub use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render};
 pub use crate::layer_set::LayerSet;
 pub use crate::registry::{PipelineRegistration, Registration};
 pub use crate::spec::{
-    AssemblyPath, BudgetPolicy, Channel, Include, LayerLink, LayerSpec, PromptMode, Scope,
+    AssemblyPath, Yields, Channel, Include, LayerLink, LayerSpec, PromptMode, Scope,
     ScopeOrder, Stability,
 };
 pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};

@@ -167,7 +167,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
     }
     if let Some(yields) = &layer.yields {
         let i = yields.ident();
-        spec.extend(quote!(.with_yields(#p::BudgetPolicy::#i)));
+        spec.extend(quote!(.with_yields(#p::Yields::#i)));
     }
     if let Some(channel) = &layer.channel {
         let i = channel.ident();
@@ -514,7 +514,7 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
             }
             if let Some(yields) = &item.yields {
                 let i = yields.ident();
-                entry.extend(quote!(.with_yields(#p::BudgetPolicy::#i)));
+                entry.extend(quote!(.with_yields(#p::Yields::#i)));
             }
             entry
         });

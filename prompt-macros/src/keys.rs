@@ -79,8 +79,8 @@ words! {
 }
 
 words! {
-    /// `prompt_core::spec::BudgetPolicy`.
-    enum BudgetPolicy as "yields" { Shed, Truncate, Keep, }
+    /// `prompt_core::spec::Yields`.
+    enum Yields as "yields" { Shed, Truncate, Keep, }
 }
 
 words! {
@@ -125,8 +125,8 @@ mod tests {
         );
         assert_eq!(Stability::from_ident(&ident("dynamic")), None);
         assert_eq!(
-            BudgetPolicy::from_ident(&ident("Keep")),
-            Some(BudgetPolicy::Keep)
+            Yields::from_ident(&ident("Keep")),
+            Some(Yields::Keep)
         );
         assert_eq!(
             Stability::alternatives("stability"),

@@ -95,7 +95,7 @@ pub(crate) struct IncludeItem {
     pub(crate) path: Path,
     pub(crate) paths: Option<List<Spanned<keys::AssemblyPath>>>,
     pub(crate) modes: Option<List<Spanned<keys::PromptMode>>>,
-    pub(crate) yields: Option<Spanned<keys::BudgetPolicy>>,
+    pub(crate) yields: Option<Spanned<keys::Yields>>,
 }
 
 /// Declares one attribute's keys once: the key enum (with `ALL` and
@@ -196,7 +196,7 @@ attribute! {
         silent: LitStr = Silent "silent" => string,
         text: LitStr = Text "text" => string,
         file: LitStr = File "file" => string,
-        yields: Spanned<keys::BudgetPolicy> = BudgetPolicy "yields" => word,
+        yields: Spanned<keys::Yields> = Yields "yields" => word,
         channel: Spanned<keys::Channel> = Channel "channel" => word,
         scope: Spanned<keys::Scope> = Scope "scope" => word,
         krate: Path = Crate "crate" => crate_path,
@@ -636,7 +636,7 @@ mod tests {
         assert_eq!(args.pipeline.get().unwrap().items.len(), 2);
         assert_eq!(
             args.yields.get().unwrap().value,
-            keys::BudgetPolicy::Truncate
+            keys::Yields::Truncate
         );
         assert_eq!(args.channel.get().unwrap().value, keys::Channel::Reminder);
         assert!(args.wrote(LayerKey::After) && !args.wrote(LayerKey::Before));

@@ -72,7 +72,7 @@ pub(crate) struct Layer {
     pub(crate) paths: Vec<Spanned<keys::AssemblyPath>>,
     /// Empty: every mode (the key was not given).
     pub(crate) modes: Vec<Spanned<keys::PromptMode>>,
-    pub(crate) yields: Option<Spanned<keys::BudgetPolicy>>,
+    pub(crate) yields: Option<Spanned<keys::Yields>>,
     pub(crate) channel: Option<Spanned<keys::Channel>>,
     pub(crate) scope: Option<Spanned<keys::Scope>>,
     pub(crate) after: Vec<Path>,

@@ -165,7 +165,7 @@ fn a_pipeline_takes_a_standard_set_and_layers_it_did_not_define() {
     );
     let notes = pipeline.layer("turn_notes").unwrap();
     assert_eq!(notes.modes, [PromptMode::Full]);
-    assert_eq!(notes.yields, prompt_core::spec::BudgetPolicy::Truncate);
+    assert_eq!(notes.yields, prompt_core::spec::Yields::Truncate);
     assert_eq!(notes.included_by(), Some("reviewer"));
     assert!(notes.in_pipeline("reviewer"));
     // The layer's own spec is untouched: the default pipeline still has it in both modes.

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::enums::{AssemblyPath, BudgetPolicy, Channel, PromptMode, Scope, Stability};
+use super::enums::{AssemblyPath, Yields, Channel, PromptMode, Scope, Stability};
 
 /// Everything the framework knows about a layer without running it.
 ///
@@ -41,7 +41,7 @@ pub struct LayerSpec {
     /// attribute's `pipeline` key says otherwise).
     pub pipelines: &'static [&'static str],
     /// How the layer gives way to a token budget (Dynamic layers only).
-    pub yields: BudgetPolicy,
+    pub yields: Yields,
     /// Where the layer's text travels (Dynamic layers only).
     pub channel: Channel,
     /// How widely the layer's text is shared (Stable layers only; see
@@ -73,7 +73,7 @@ pub struct LayerSpec {
 
 impl LayerSpec {
     /// A spec with the given name, priority and stability, on both paths, in
-    /// every mode, in the default pipeline, yielding by [`BudgetPolicy::Shed`] on
+    /// every mode, in the default pipeline, yielding by [`Yields::Shed`] on
     /// the [`Channel::System`], of [`Scope::Session`], with no relations and
     /// no definition site.
     pub const fn new(name: &'static str, priority: u32, stability: Stability) -> Self {
@@ -84,7 +84,7 @@ impl LayerSpec {
             paths: AssemblyPath::ALL,
             modes: PromptMode::ALL,
             pipelines: &[super::DEFAULT_PIPELINE],
-            yields: BudgetPolicy::Shed,
+            yields: Yields::Shed,
             channel: Channel::System,
             scope: Scope::Session,
             after: &[],
@@ -129,7 +129,7 @@ impl LayerSpec {
 
     /// The same spec, giving way to a budget as `yields` says.
     #[must_use]
-    pub const fn with_yields(mut self, yields: BudgetPolicy) -> Self {
+    pub const fn with_yields(mut self, yields: Yields) -> Self {
         self.yields = yields;
         self
     }
@@ -289,7 +289,7 @@ mod tests {
         assert_eq!(SPEC.pipelines, ["default"]);
         assert_eq!(
             (SPEC.yields, SPEC.channel),
-            (BudgetPolicy::Shed, Channel::System)
+            (Yields::Shed, Channel::System)
         );
         assert_eq!(SPEC.scope, Scope::Session);
         assert_eq!(SPEC.with_scope(Scope::Project).scope, Scope::Project);

@@ -7,7 +7,7 @@ use prompt_core::budget::{BudgetError, TokenBudget};
 use prompt_core::pipeline::LayerEntry;
 use prompt_core::providers::Message;
 use prompt_core::providers::anthropic::MessagesRequest;
-use prompt_core::spec::BudgetPolicy;
+use prompt_core::spec::Yields;
 use prompt_core::spec::Channel;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
 use prompt_core::{
@@ -302,11 +302,11 @@ fn yields_from_the_spec_decide_who_gives_way() {
                 Fixed("You are careful.".into()),
             ),
             LayerEntry::new(
-                spec("envelope", 10_000, Stability::Dynamic).with_yields(BudgetPolicy::Keep),
+                spec("envelope", 10_000, Stability::Dynamic).with_yields(Yields::Keep),
                 Fixed("approval: ask".into()),
             ),
             LayerEntry::new(
-                spec("plan", 10_100, Stability::Dynamic).with_yields(BudgetPolicy::Truncate),
+                spec("plan", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
                 Fixed(long.clone()),
             ),
             LayerEntry::new(
