@@ -68,7 +68,7 @@
 //!    builds your pipeline (`use my_layers as _;`), not only from `main.rs`,
 //!    so tests see the same layers as the shipped binary (your package's
 //!    own library counts: its `main.rs` must name it too). State the crate
-//!    so a dropped one is an error: `#[prompt_pipeline(crates = [my_layers])]`
+//!    so a dropped one is an error: `#[prompt_pipeline(require_crates = [my_layers])]`
 //!    on a pipeline you declare (checked whenever it is collected, and by
 //!    [`testing::check_pipelines`](crate::testing), the free test), or
 //!    [`Pipeline::require_crates`] on a pipeline you collect at run time.

@@ -527,9 +527,9 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
             ));
         }
     }
-    if !pipeline.crates.is_empty() {
-        let crates = &pipeline.crates;
-        spec.extend(quote!(.with_crates(&[#(#crates),*])));
+    if !pipeline.require_crates.is_empty() {
+        let crates = &pipeline.require_crates;
+        spec.extend(quote!(.with_required_crates(&[#(#crates),*])));
     }
     if let Some(order) = &pipeline.scope_order {
         let i = order.ident();

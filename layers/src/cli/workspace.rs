@@ -109,11 +109,11 @@ impl WorkspaceArgs {
                 (Box::new(Standard(&self.pipeline)), false)
             }
         };
-        if plugged && !agent.crates().is_empty() {
+        if plugged && !agent.required_crates().is_empty() {
             // The crates the agent says it needs: one the linker dropped
             // would take its layers with it, silently.
             Pipeline::named(agent.pipeline())
-                .and_then(|p| p.require_crates(agent.crates()))
+                .and_then(|p| p.require_crates(agent.required_crates()))
                 .map_err(|e| e.to_string())?;
         }
         let settings = self.settings(&*agent)?;
@@ -293,8 +293,8 @@ impl Agent for Plugged {
     fn pipeline(&self) -> &str {
         self.0.pipeline()
     }
-    fn crates(&self) -> &[&'static str] {
-        self.0.crates()
+    fn required_crates(&self) -> &[&'static str] {
+        self.0.required_crates()
     }
     fn default_workspace(&self) -> Option<PathBuf> {
         self.0.default_workspace()

@@ -257,7 +257,7 @@ impl Pipeline {
         if !problems.is_empty() {
             return Err(PipelineError::new(spec.name, problems));
         }
-        let missing = missing_crates(spec.crates, entries.iter().map(|e| &e.spec));
+        let missing = missing_crates(spec.required_crates, entries.iter().map(|e| &e.spec));
         if !missing.is_empty() {
             return Err(PipelineError::new(spec.name, missing));
         }

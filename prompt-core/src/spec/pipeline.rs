@@ -44,10 +44,10 @@ pub struct PipelineSpec {
     /// The layers and sets it takes with `include = [..]`, besides the
     /// layers that name it in their own `pipeline` key.
     pub include: &'static [Include],
-    /// The layer crates it needs (`crates = [my_layers]`), as `use NAME as _;`
+    /// The layer crates it needs (`require_crates = [my_layers]`), as `use NAME as _;`
     /// names them: collecting it fails, naming the `use` line to add, when one
     /// of them has no layer in it (the linker dropped a crate nothing names).
-    pub crates: &'static [&'static str],
+    pub required_crates: &'static [&'static str],
 }
 
 impl PipelineSpec {
@@ -65,15 +65,15 @@ impl PipelineSpec {
             file: "",
             line: 0,
             include: &[],
-            crates: &[],
+            required_crates: &[],
         }
     }
 
     /// The same pipeline, needing a layer from each of `crates` (as
-    /// `#[prompt_pipeline(crates = [..])]` writes).
+    /// `#[prompt_pipeline(require_crates = [..])]` writes).
     #[must_use]
-    pub const fn with_crates(mut self, crates: &'static [&'static str]) -> Self {
-        self.crates = crates;
+    pub const fn with_required_crates(mut self, crates: &'static [&'static str]) -> Self {
+        self.required_crates = crates;
         self
     }
 
