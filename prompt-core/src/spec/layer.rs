@@ -56,13 +56,12 @@ pub struct LayerSpec {
     pub silent: Option<&'static str>,
     /// The Rust type's name as written at the definition.
     pub type_name: &'static str,
-    /// The package that defines the layer (`CARGO_PKG_NAME`), e.g. `prompt-layers`.
-    pub krate: &'static str,
-    /// Source file of the definition, relative to its package's manifest
-    /// directory (e.g. `src/layers/base.rs`), so it reads the same on every machine.
-    pub file: &'static str,
-    /// Source line of the definition.
-    pub line: u32,
+    /// The package that defines the layer: [`package`](Self::package).
+    pub(crate) krate: &'static str,
+    /// Source file of the definition: [`file`](Self::file).
+    pub(crate) file: &'static str,
+    /// Source line of the definition: [`line`](Self::line).
+    pub(crate) line: u32,
     /// The pipeline that took this layer with `include = [..]`, on the copy
     /// of the spec that pipeline holds (see [`Include`](super::Include)).
     pub(crate) included_by: Option<&'static str>,
@@ -185,6 +184,25 @@ impl LayerSpec {
         self.file = file;
         self.line = line;
         self
+    }
+
+    /// The package that defines the layer (`CARGO_PKG_NAME`), e.g.
+    /// `prompt-layers`; empty when unknown.
+    pub const fn package(&self) -> &'static str {
+        self.krate
+    }
+
+    /// Source file of the definition, relative to its package's manifest
+    /// directory (e.g. `src/standard/base.rs`), as `file!()` wrote it; see
+    /// [`location`](Self::location) for the form that reads the same on
+    /// every machine.
+    pub const fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// Source line of the definition (0 when unknown).
+    pub const fn line(&self) -> u32 {
+        self.line
     }
 
     /// Whether the layer renders on `path`.
