@@ -107,10 +107,15 @@ impl AssemblyPath {
 }
 
 /// How much a prompt says.
+///
+/// `#[non_exhaustive]`: a fourth mode is the likeliest addition after 0.1, so
+/// a `match` over modes outside this crate needs a `_` arm (a layer that does
+/// not know a mode can render as it does for `Full`).
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum PromptMode {
     /// Everything; the default.
     #[default]
