@@ -130,9 +130,10 @@ pub mod write;
 #[path = "private_v1.rs"]
 pub mod __private_v1;
 
-// The names a layer author writes every day (22 items and the two
-// attributes). The rest lives in the module named by what it holds:
-// `context` (`Dynamic`, `SessionContext`, `SessionOrTurnValue`), `pipeline`
+// The names a layer author writes every day (23 items and the two
+// attributes; both bands, `Stable` and `Dynamic`, as a `Render<B>` impl
+// names one or the other). The rest lives in the module named by what it holds:
+// `context` (`SessionContext`, `SessionOrTurnValue`), `pipeline`
 // (`LayerEntry`, `LayerSet`, problems, `pipeline_names`), `spec` (`Scope`,
 // `Channel`, `Yields`, `PipelineSpec`, `PromptPipeline`,
 // `DefaultPipeline`, links, the default constants), `assembly` (traces,
@@ -141,7 +142,7 @@ pub use assembly::{
     AssembledPrompt, AssemblyError, AssemblyTrace, PromptBuilder, PromptSession, SystemPromptPart,
 };
 pub use budget::TokenBudget;
-pub use context::{Context, LayerInput, SessionValue, Stable, TurnContext, TurnValue};
+pub use context::{Context, Dynamic, LayerInput, SessionValue, Stable, TurnContext, TurnValue};
 pub use layer::{LayerWriter, PromptLayer, Render};
 pub use pipeline::{Pipeline, PipelineError};
 pub use spec::{AssemblyPath, LayerSpec, PromptMode, Stability};
