@@ -22,8 +22,8 @@ pub use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render};
 pub use crate::layer_set::LayerSet;
 pub use crate::registry::{PipelineRegistration, Registration};
 pub use crate::spec::{
-    AssemblyPath, Yields, Channel, Include, LayerLink, LayerSpec, PromptMode, Scope,
-    ScopeOrder, Stability,
+    AssemblyPath, Channel, Include, LayerLink, LayerSpec, PromptMode, Scope, ScopeOrder, Stability,
+    Yields,
 };
 pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
 

@@ -124,10 +124,7 @@ mod tests {
             Some(Stability::Dynamic)
         );
         assert_eq!(Stability::from_ident(&ident("dynamic")), None);
-        assert_eq!(
-            Yields::from_ident(&ident("Keep")),
-            Some(Yields::Keep)
-        );
+        assert_eq!(Yields::from_ident(&ident("Keep")), Some(Yields::Keep));
         assert_eq!(
             Stability::alternatives("stability"),
             "`stability = Stable` or `stability = Dynamic`"

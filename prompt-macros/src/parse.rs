@@ -651,10 +651,7 @@ mod tests {
         assert_eq!(paths, [keys::AssemblyPath::Cached]);
         assert_eq!(args.modes.get().unwrap().items.len(), 2);
         assert_eq!(args.pipeline.get().unwrap().items.len(), 2);
-        assert_eq!(
-            args.yields.get().unwrap().value,
-            keys::Yields::Truncate
-        );
+        assert_eq!(args.yields.get().unwrap().value, keys::Yields::Truncate);
         assert_eq!(args.channel.get().unwrap().value, keys::Channel::Reminder);
         assert!(args.wrote(LayerKey::After) && !args.wrote(LayerKey::Before));
     }

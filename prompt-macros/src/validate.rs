@@ -370,7 +370,12 @@ pub(crate) fn pipeline(cx: &Ctxt, item: &ItemStruct, mut args: PipelineArgs) -> 
         )
     });
     let mut crates: Vec<String> = Vec::new();
-    for path in args.require_crates.take().map(|l| l.items).unwrap_or_default() {
+    for path in args
+        .require_crates
+        .take()
+        .map(|l| l.items)
+        .unwrap_or_default()
+    {
         match path.get_ident() {
             Some(krate) if !crates.contains(&krate.to_string()) => crates.push(krate.to_string()),
             Some(krate) => cx.error_spanned_by(

@@ -35,11 +35,11 @@ pub mod yaml;
 
 pub use base_prompt::{BasePromptConfig, BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
 pub use capped::CappedText;
-pub use dated::{Dated, DatedEntries, DatedSpec, EntryBudget, Episodes, Facts};
+pub use dated::{Dated, DatedConfig, DatedEntries, EntryBudget, EntryLimits, Episodes, Facts};
 pub use error::SourceError;
 pub use fs::Root;
 pub use git::git_branch;
-pub use memory::{MemoryFile, ProjectMemory, UserPreferences};
+pub use memory::{MemoryFile, MemoryLimits, ProjectMemory, UserPreferences};
 pub use project_docs::{PROJECT_DOC_NAMES, ProjectDoc, ProjectDocs, ProjectDocsConfig};
 pub use scratchpad::Scratchpad;
 pub use skills::{Skill, SkillIndex, SkillLimits};

@@ -430,12 +430,7 @@ mod tests {
         // prompt fits, but not with the notice saying so.
         let stable = "s".repeat(992);
         let mut dynamic = [
-            layer(
-                "runtime_context",
-                10_000,
-                Yields::Shed,
-                &"r".repeat(150),
-            ),
+            layer("runtime_context", 10_000, Yields::Shed, &"r".repeat(150)),
             layer("scratchpad", 11_000, Yields::Shed, &"p".repeat(40)),
         ];
         let fitted = fit(
@@ -499,12 +494,7 @@ mod tests {
 
     #[test]
     fn a_cut_that_fits_only_without_the_notice_is_kept_when_nothing_makes_room() {
-        let mut dynamic = [layer(
-            "plan",
-            10_000,
-            Yields::Truncate,
-            &"p".repeat(200),
-        )];
+        let mut dynamic = [layer("plan", 10_000, Yields::Truncate, &"p".repeat(200))];
         let fitted = fit(
             TokenBudget::chars(40),
             &chars,

@@ -162,11 +162,7 @@ pub enum Yields {
 
 impl Yields {
     /// Every way to yield, in order.
-    pub const ALL: &'static [Yields] = &[
-        Yields::Shed,
-        Yields::Truncate,
-        Yields::Keep,
-    ];
+    pub const ALL: &'static [Yields] = &[Yields::Shed, Yields::Truncate, Yields::Keep];
 
     /// The lowercase name, as in serde and the manifest.
     pub const fn as_str(self) -> &'static str {

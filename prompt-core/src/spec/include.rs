@@ -1,7 +1,7 @@
 //! What a pipeline takes from elsewhere: one entry of
 //! `#[prompt_pipeline(include = [..])]`, an [`Include`].
 
-use super::enums::{AssemblyPath, Yields, PromptMode};
+use super::enums::{AssemblyPath, PromptMode, Yields};
 use super::layer::LayerSpec;
 use super::pipeline::PipelineSpec;
 

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::enums::{AssemblyPath, Yields, Channel, PromptMode, Scope, Stability};
+use super::enums::{AssemblyPath, Channel, PromptMode, Scope, Stability, Yields};
 
 /// Everything the framework knows about a layer without running it.
 ///
@@ -305,10 +305,7 @@ mod tests {
         assert_eq!(SPEC.paths, AssemblyPath::ALL);
         assert_eq!(SPEC.modes, PromptMode::ALL);
         assert_eq!(SPEC.pipelines, ["default"]);
-        assert_eq!(
-            (SPEC.yields, SPEC.channel),
-            (Yields::Shed, Channel::System)
-        );
+        assert_eq!((SPEC.yields, SPEC.channel), (Yields::Shed, Channel::System));
         assert_eq!(SPEC.scope, Scope::Session);
         assert_eq!(SPEC.with_scope(Scope::Project).scope, Scope::Project);
         assert_eq!(SPEC.location(), ":0");

@@ -7,8 +7,8 @@ use prompt_core::budget::{BudgetError, TokenBudget};
 use prompt_core::pipeline::LayerEntry;
 use prompt_core::providers::Message;
 use prompt_core::providers::anthropic::MessagesRequest;
-use prompt_core::spec::Yields;
 use prompt_core::spec::Channel;
+use prompt_core::spec::Yields;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
 use prompt_core::{
     AssemblyError, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability,

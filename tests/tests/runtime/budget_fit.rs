@@ -4,8 +4,8 @@
 
 use prompt_core::budget::{BudgetError, TokenBudget};
 use prompt_core::pipeline::LayerEntry;
-use prompt_core::spec::Yields;
 use prompt_core::spec::Channel;
+use prompt_core::spec::Yields;
 use prompt_core::{AssemblyError, Context, Pipeline, PromptBuilder, Stability};
 use prompt_tests::{Fixed, TEST, spec};
 

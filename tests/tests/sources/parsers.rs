@@ -309,7 +309,7 @@ fn nested_docs_stop_walking_once_their_budget_is_spent_and_say_how_much_is_left(
     let config = ProjectDocsConfig::default()
         .with_nested(true)
         .with_nested_budget(4000);
-    let docs = ProjectDocs::load(ws.path(), &cwd, &config);
+    let docs = ProjectDocs::load(&Root::new(ws.path(), ""), &cwd, &config);
     // Three docs of 1000 bytes and their headings, the fourth cut to what is left.
     assert_eq!(docs.docs.len(), 4);
     assert!(docs.docs[3].text.is_truncated());

@@ -10,7 +10,7 @@ use minijinja::machinery::{Token, WhitespaceConfig, tokenize};
 use minijinja::syntax::SyntaxConfig;
 use prompt_layers::sources::__private::check_syntax;
 use prompt_layers::sources::{
-    BasePromptConfig, PromptOrigin, SourceError, TemplateLimits, Templates,
+    BasePromptConfig, PromptOrigin, Root, SourceError, TemplateLimits, Templates,
 };
 use proptest::prelude::*;
 
@@ -82,7 +82,7 @@ fn row5_the_bomb_in_an_override_falls_back_with_file_and_line() {
     source.push_str(&"{% set s = s ~ s %}".repeat(12));
     std::fs::write(repo.path().join(".agent/system-prompt.md"), source).unwrap();
     let base = BasePromptConfig::for_app("agent").resolve(
-        repo.path(),
+        &Root::new(repo.path(), ""),
         repo.path(),
         &Templates::new(None),
         &BTreeMap::new(),
@@ -318,7 +318,7 @@ fn commented_and_raw_includes_are_text_not_includes() {
     .unwrap();
     let vars = BTreeMap::from([("app".to_owned(), "agent".to_owned())]);
     let base = BasePromptConfig::for_app("agent").resolve(
-        repo.path(),
+        &Root::new(repo.path(), ""),
         repo.path(),
         &Templates::new(None),
         &vars,

@@ -103,7 +103,7 @@ use prompt_core::{
 };
 use prompt_layers::RuntimeFacts;
 use prompt_layers::sources::{
-    CappedText, MemoryFile, Root, Skill, SkillIndex, SkillLimits, SourceError, parsed,
+    CappedText, MemoryFile, MemoryLimits, Root, Skill, SkillIndex, SkillLimits, SourceError, parsed,
 };
 
 pub use dynamic::*;
@@ -299,7 +299,11 @@ fn read_files(
 ) -> Result<IdentityFiles, AlephError> {
     let mut files = IdentityFiles::default();
     let read = |path: PathBuf, _name: &str, notes: &mut Vec<String>| {
-        let file = MemoryFile::load(&path, root, IDENTITY_FILE_CAP);
+        let file = MemoryFile::load(
+            &path,
+            root,
+            &MemoryLimits::DEFAULT.with_max_bytes(IDENTITY_FILE_CAP),
+        );
         if let Some(problem) = &file.problem {
             notes.push(problem.to_string());
         }

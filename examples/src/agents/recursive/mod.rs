@@ -96,8 +96,8 @@ use prompt_core::{
 };
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    MemoryFile, ProjectDocs, ProjectDocsConfig, ProjectMemory, Root, SkillIndex, SkillLimits,
-    UserPreferences,
+    MemoryFile, MemoryLimits, ProjectDocs, ProjectDocsConfig, ProjectMemory, Root, SkillIndex,
+    SkillLimits, UserPreferences,
 };
 
 /// At most this many bytes are read of each JSON-lines file: its tail.
@@ -145,6 +145,8 @@ pub const MODES: &[PromptMode] = &[PromptMode::Full];
 
 /// Cap of each memory file (`user.md`, `project.md`), in bytes.
 pub const MEMORY_CAP: usize = 8 * 1024;
+
+const MEMORY: MemoryLimits = MemoryLimits::DEFAULT.with_max_bytes(MEMORY_CAP);
 /// Cap of each project doc (`AGENTS.md`, `CLAUDE.md`), in bytes.
 pub const PROJECT_DOC_CAP: usize = 16 * 1024;
 /// How many notes, facts and episodes the base lists by default.
@@ -311,7 +313,7 @@ pub fn session(config: &RecursiveConfig, fold: &BaseFold) -> Context {
         .with_cap_per_file(PROJECT_DOC_CAP)
         .with_nested(false);
     session.insert(ProjectDocs::load(
-        &config.workspace,
+        &config.workspace_root(),
         &config.workspace,
         &docs_config,
     ));
@@ -328,7 +330,7 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
     let project = config.project_dir();
     let user = config.user_dir();
     let user_md = match (&user, config.user_root()) {
-        (Some(dir), Some(root)) => MemoryFile::load(&dir.join("memory/user.md"), &root, MEMORY_CAP),
+        (Some(dir), Some(root)) => MemoryFile::load(&dir.join("memory/user.md"), &root, &MEMORY),
         _ => MemoryFile {
             path: PathBuf::from("~/.recursive/memory/user.md"),
             text: None,
@@ -340,7 +342,7 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
     session.insert(ProjectMemory(MemoryFile::load(
         &project.join("memory/project.md"),
         &workspace,
-        MEMORY_CAP,
+        &MEMORY,
     )));
     session.insert(LegacyNotes::load(
         &project.join("memory.json"),
