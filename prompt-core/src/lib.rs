@@ -121,9 +121,16 @@ pub mod testing;
 pub mod providers;
 #[cfg(feature = "secrets")]
 pub mod secrets;
+// Not API (hidden, no semver promise beyond what the prompt-layers of the
+// same release calls): the invisible set and the tag matcher, and the one
+// writer of the tools' files. A user's own text goes through
+// `prompt_layers::sources` (`clean`, `fence`, `one_line`, `is_invisible`);
+// a provider's file is written by its own type (`providers::InstructionsFile::write`).
+#[doc(hidden)]
 pub mod text;
 pub mod tokens;
 #[cfg(any(feature = "providers", feature = "contract"))]
+#[doc(hidden)]
 pub mod write;
 
 #[doc(hidden)]

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use prompt_core::AssemblyPath;
 use prompt_examples::agents::kitsoki;
 use prompt_examples::agents::recursive::{self, BaseFold, RecursiveConfig};
-use prompt_layers::sources::__private::{clean, cut};
+use prompt_layers::sources::__private::cut;
+use prompt_layers::sources::clean;
 use prompt_layers::sources::{CappedText, fence};
 
 fn cases(agent: &str) -> Vec<PathBuf> {

@@ -82,7 +82,7 @@ pub enum FormatKind {
 /// there is here too.
 ///
 /// ```
-/// use prompt_layers::cli::{render_formats, FormatKind};
+/// use prompt_layers::cli::__private::{render_formats, FormatKind};
 ///
 /// let formats = render_formats();
 /// assert_eq!(formats[0], ("text".to_owned(), FormatKind::Prompt));

@@ -59,7 +59,20 @@ mod team;
 mod workspace;
 
 pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard_turn};
-pub use formats::{FormatKind, render_formats};
+// Without `unstable-internals` only the hook below reads the formats' kinds.
+#[cfg(not(feature = "unstable-internals"))]
+const _: () = {
+    let _ = formats::render_formats;
+};
+
+/// This workspace's test hooks: the render formats the CLI's own tests hold
+/// every list of formats to. Not API: behind `unstable-internals`, with no
+/// semver promise.
+#[cfg(feature = "unstable-internals")]
+#[doc(hidden)]
+pub mod __private {
+    pub use super::formats::{FormatKind, render_formats};
+}
 
 use std::io::Write as _;
 use std::process::ExitCode;

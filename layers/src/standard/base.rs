@@ -9,7 +9,7 @@ use crate::sources::{BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
 
 /// Who the agent is: the session's [`BasePromptText`], or the built-in default.
 #[prompt_layer(
-    priority = priorities::BASE,
+    priority = priorities::BASE_PROMPT,
     stability = Stable,
     scope = Global,
     paths = [Basic, Cached]

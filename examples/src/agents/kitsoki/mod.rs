@@ -588,7 +588,7 @@ pub(crate) fn render_call(
         Some(name) => {
             return Err(AgentError::Unsupported(format!(
                 "the story has no agent `{}`; its agents: {}",
-                prompt_layers::sources::__private::visible(name),
+                prompt_layers::sources::visible(name),
                 story.agents.keys().cloned().collect::<Vec<_>>().join(", ")
             )));
         }
@@ -621,7 +621,7 @@ impl std::str::FromStr for Verb {
             .ok_or_else(|| {
                 format!(
                     "unknown verb `{}`; one of: {}",
-                    prompt_layers::sources::__private::visible(s),
+                    prompt_layers::sources::visible(s),
                     Verb::ALL.map(Verb::as_str).join(", ")
                 )
             })
@@ -649,7 +649,7 @@ impl KitsokiError {
             other => other.to_string(),
         };
         KitsokiError::AppYaml {
-            path: PathBuf::from(prompt_layers::sources::__private::visible(folder)),
+            path: PathBuf::from(prompt_layers::sources::visible(folder)),
             message: format!("the {role} folder {reason}"),
         }
     }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
-use prompt_layers::sources::__private::clean;
+use prompt_layers::sources::clean;
 use prompt_layers::sources::{
     CappedText, PromptOrigin, Root, SourceError, TemplateLimits, Templates, parsed, yaml,
 };
@@ -210,7 +210,7 @@ impl Story {
                 } else {
                     notes.push(format!(
                         "app.context_path = \"{}\": no such file in the story; the project layer is left out, as kitsoki does",
-                        prompt_layers::sources::__private::visible(path.trim())
+                        prompt_layers::sources::visible(path.trim())
                     ));
                     None
                 }
