@@ -88,7 +88,7 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `link-time-checks` | yes | duplicate layer names and literal priorities of one pipeline in one crate fail the build (E0428, both keys shown); see the limits at [`prompt_layer`](macro@prompt_layer#what-the-duplicate-check-catches-and-what-it-does-not) |
+//! | `link-time-checks` | yes | duplicate layer names and literal priorities of one pipeline in one module fail the build (E0428, both keys shown; nothing is exported); see the limits at [`prompt_layer`](macro@prompt_layer#what-the-duplicate-check-catches-and-what-it-does-not) |
 //! | `providers` | no | `providers`: Anthropic, OpenAI, Gemini, Claude Code and Codex requests |
 //! | `testing` | no | `testing`: annotated renderings for snapshot tests |
 //! | `diff` | no | `diff`: why two renderings do not share their stable prefix |

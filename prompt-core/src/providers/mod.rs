@@ -59,10 +59,10 @@ mod conversation;
 mod message;
 mod placement;
 
-pub use conversation::UndeliveredReminder;
-pub use message::{Message, Role};
 /// Why a prompt file ([`InstructionsFile::write`], Codex's instructions) was not written.
 pub use crate::write::WriteError;
+pub use conversation::UndeliveredReminder;
+pub use message::{Message, Role};
 pub use placement::{
     CONTEXT_CLOSE, CONTEXT_OPEN, CONTEXT_PREAMBLE, InstructionsFile, Invocation, context_text,
     reminder_block, system_slot, user_prefix,
