@@ -54,7 +54,7 @@ fn a_path_the_pipeline_does_not_serve_is_an_error_not_an_empty_prompt() {
     assert_eq!(
         error,
         AssemblyError::PathNotServed {
-            pipeline: "sub_agent",
+            pipeline: "sub_agent".into(),
             asked: AssemblyPath::Cached,
             serves: &[AssemblyPath::Basic],
         }
@@ -87,7 +87,7 @@ fn a_mode_the_pipeline_does_not_serve_is_an_error_not_an_empty_prompt() {
         assert_eq!(
             error,
             AssemblyError::ModeNotServed {
-                pipeline: "sub_agent",
+                pipeline: "sub_agent".into(),
                 asked: mode,
                 serves: &[PromptMode::Full],
             }

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use prompt_core::budget::{BudgetError, TokenBudget};
-use prompt_core::pipeline::LayerEntry;
+use prompt_core::pipeline::{LayerEntry, LayerRef};
 use prompt_core::providers::Message;
 use prompt_core::providers::anthropic::MessagesRequest;
 use prompt_core::spec::Channel;
@@ -168,13 +168,16 @@ fn a_panicking_layer_is_an_error_naming_it_and_the_next_build_works() {
     assert_eq!(
         error,
         AssemblyError::LayerPanicked {
-            layer: "flaky",
-            location: "prompt-tests: src/lib.rs:10000".into(),
+            layer: LayerRef {
+                name: "flaky",
+                type_name: "TestLayer",
+                location: "prompt-tests: src/lib.rs:10000".into(),
+            },
             message: "index out of bounds in the flaky layer".into(),
         }
     );
     assert!(error.to_string().starts_with(
-        "layer `flaky` (prompt-tests: src/lib.rs:10000) panicked while rendering: index out of bounds"
+        "layer `flaky` (TestLayer at prompt-tests: src/lib.rs:10000) panicked while rendering: index out of bounds"
     ));
     // The same session and pipeline keep working.
     let prompt = session.build_cached(&Context::new()).unwrap();
@@ -204,7 +207,10 @@ fn a_panicking_stable_layer_fails_every_build_of_the_session_without_poisoning_i
     for _ in 0..2 {
         match session.build_basic(&Context::new()) {
             Err(AssemblyError::LayerPanicked { layer, message, .. }) => {
-                assert_eq!((layer, message.as_str()), ("broken", "formatted panic"));
+                assert_eq!(
+                    (layer.name, message.as_str()),
+                    ("broken", "formatted panic")
+                );
             }
             other => panic!("expected a caught panic, got {other:?}"),
         }
