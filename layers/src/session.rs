@@ -165,13 +165,12 @@ impl SessionConfig {
         self.prompt_search_path
             .iter()
             .map(|dir| {
-                chosen_root(
-                    workspace,
-                    dir,
-                    &dir.to_string_lossy(),
-                    "a prompt path folder",
-                )
-                .map_err(|(folder, reason)| ConfigError::PromptPath { folder, reason })
+                chosen_root(workspace, dir, &dir.to_string_lossy()).map_err(|source| {
+                    ConfigError::PromptPath {
+                        folder: source.path().to_string_lossy().into_owned(),
+                        source,
+                    }
+                })
             })
             .collect()
     }
@@ -192,9 +191,12 @@ impl SessionConfig {
         let Some(shared) = &self.shared_dir else {
             return Ok(None);
         };
-        chosen_root(workspace, shared, LABEL, "the shared folder")
+        chosen_root(workspace, shared, LABEL)
             .map(Some)
-            .map_err(|(shared, reason)| ConfigError::Shared { shared, reason })
+            .map_err(|source| ConfigError::Shared {
+                shared: source.path().to_string_lossy().into_owned(),
+                source,
+            })
     }
 
     /// `<workspace>/.<app>`.
@@ -237,30 +239,21 @@ impl SessionConfig {
 /// `--prompt-path`): the one way every such folder is chosen. Inside the
 /// workspace (as written) it is derived from the workspace and may not lead
 /// out of it through a symlink; outside it, it is the user's own choice and
-/// is read as given ([`Root::named`]). The error is the folder as the
-/// workspace shows it and why it is refused.
-fn chosen_root(
-    workspace: &Root,
-    dir: &Path,
-    label: &str,
-    what: &str,
-) -> Result<Root, (String, String)> {
-    Root::named(workspace, dir, label).map_err(|error| {
-        (
-            error.path().to_string_lossy().into_owned(),
-            match error {
-                SourceError::OutsideRoot { target, root, .. } => format!(
-                    "it leads outside {root}{}; a repository may not choose where {what} points (name the real folder instead)",
-                    if target.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" through the symlink {target}")
-                    }
-                ),
-                other => other.to_string(),
-            },
-        )
-    })
+/// is read as given ([`Root::named`]). The error names the folder as the
+/// workspace shows it ([`SourceError::path`]).
+fn chosen_root(workspace: &Root, dir: &Path, label: &str) -> Result<Root, SourceError> {
+    Root::named(workspace, dir, label)
+}
+
+/// Why a folder an option names is refused, in the option's words: what the
+/// user does about `source` (which says what is wrong with the folder).
+fn refusal(source: &SourceError, what: &str) -> String {
+    match source {
+        SourceError::OutsideRoot { .. } => format!(
+            "a repository may not choose where {what} points (name the real folder instead)"
+        ),
+        _ => format!("{what} cannot be walked"),
+    }
 }
 
 /// A [`SessionConfig`] that cannot be used. Each says what to change.
@@ -295,21 +288,30 @@ pub enum ConfigError {
     },
     /// The shared template folder lies in the workspace but leads out of it
     /// (through a symlink of the repository), or cannot be walked.
-    #[error("shared folder `{shared}` is refused: {reason}")]
+    #[error(
+        "shared folder `{shared}` is refused: {}",
+        refusal(source, "the shared folder")
+    )]
     Shared {
         /// The folder, as the workspace names it.
         shared: String,
-        /// Why, and what to do.
-        reason: String,
+        /// What is wrong with it (e.g. [`SourceError::OutsideRoot`], naming
+        /// the symlink that leads out).
+        #[source]
+        source: SourceError,
     },
     /// A `prompt_search_path` folder lies in the workspace but leads out of
     /// it (through a symlink of the repository), or cannot be walked.
-    #[error("prompt path `{folder}` is refused: {reason}")]
+    #[error(
+        "prompt path `{folder}` is refused: {}",
+        refusal(source, "a prompt path folder")
+    )]
     PromptPath {
         /// The folder, as the workspace names it.
         folder: String,
-        /// Why, and what to do.
-        reason: String,
+        /// What is wrong with it.
+        #[source]
+        source: SourceError,
     },
     /// The working directory is outside the workspace.
     #[error("working directory `{}` is outside the workspace `{}`: give a directory at or below it", cwd.display(), workspace.display())]

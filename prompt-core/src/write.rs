@@ -36,8 +36,9 @@ pub enum WriteError {
         /// The target.
         path: PathBuf,
     },
-    /// A step of the write failed; the target was left as it was.
-    #[error("cannot write {}: failed to {step}: {source}; it was left as it was", path.display())]
+    /// A step of the write failed; the target was left as it was. The I/O
+    /// error is the [`source`](std::error::Error::source), not part of the message.
+    #[error("cannot write {}: failed to {step}; it was left as it was", path.display())]
     Io {
         /// The target.
         path: PathBuf,

@@ -193,13 +193,14 @@ fn a_system_prompt_file_replaces_the_base_and_errors_name_the_file() {
         system_prompt_file: Some(dir.path().join("absent.md")),
         ..CliFlags::default()
     };
-    let error = recursive::cli_loop(&config, &missing)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        error.contains("absent.md") && error.contains("--system-prompt-file"),
-        "{error}"
-    );
+    let error = recursive::cli_loop(&config, &missing).unwrap_err();
+    // The option, then the file's own error as its source (printed once).
+    let chain: Vec<String> =
+        std::iter::successors(Some(&error as &dyn std::error::Error), |e| e.source())
+            .map(ToString::to_string)
+            .collect();
+    assert_eq!(chain[0], "--system-prompt-file cannot be used", "{chain:?}");
+    assert!(chain[1].contains("absent.md"), "{chain:?}");
 }
 
 #[test]

@@ -214,7 +214,10 @@ fn a_malformed_scratchpad_is_reported_and_the_prompt_still_renders() {
     assert!(output.status.success());
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
-        stderr.contains("prompt: warning: .agent/scratchpad.json: malformed: line 1"),
+        stderr.contains(
+            "prompt: warning: .agent/scratchpad.json: malformed: expected a JSON object of strings: \
+             expected ident at line 1 column 2; rendering without the scratchpad"
+        ),
         "{stderr}"
     );
 }

@@ -148,9 +148,10 @@ fn a_shared_folder_in_the_workspace_linked_out_is_refused() {
         assert!(!out.status.success(), "{shared}: {}", text(&out.stdout));
         assert_eq!(
             text(&out.stderr).trim_end(),
-            "prompt: shared folder `.agent/shared` is refused: it leads outside the workspace \
-             through the symlink .agent/shared; a repository may not choose where the shared \
-             folder points (name the real folder instead)",
+            "prompt: shared folder `.agent/shared` is refused: a repository may not choose where \
+             the shared folder points (name the real folder instead): .agent/shared: resolves \
+             outside the workspace (through the symlink .agent/shared); not read (make it a \
+             regular file inside the workspace)",
             "{shared}"
         );
     }
@@ -168,7 +169,7 @@ fn a_shared_folder_behind_a_linked_parent_is_refused() {
     nothing_leaked(&ws, &out);
     assert!(!out.status.success());
     assert!(
-        text(&out.stderr).contains("through the symlink .agent;"),
+        text(&out.stderr).contains("(through the symlink .agent);"),
         "{}",
         text(&out.stderr)
     );
@@ -366,9 +367,10 @@ fn a_prompt_path_in_the_workspace_linked_out_is_refused() {
             );
             assert_eq!(
                 text(&out.stderr).trim_end(),
-                "prompt: prompt path `prompts` is refused: it leads outside the workspace \
-                 through the symlink prompts; a repository may not choose where a prompt \
-                 path folder points (name the real folder instead)",
+                "prompt: prompt path `prompts` is refused: a repository may not choose where a \
+                 prompt path folder points (name the real folder instead): prompts: resolves \
+                 outside the workspace (through the symlink prompts); not read (make it a \
+                 regular file inside the workspace)",
                 "{command} {path}"
             );
         }

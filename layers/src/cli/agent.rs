@@ -187,7 +187,10 @@ pub fn standard_turn(options: &Options) -> TurnContext {
         Ok(scratchpad) => {
             turn.insert(scratchpad);
         }
-        Err(error) => super::warn(&format!("{error}; rendering without the scratchpad")),
+        Err(error) => super::warn(&format!(
+            "{}; rendering without the scratchpad",
+            crate::sources::report(&error)
+        )),
     }
     turn
 }

@@ -68,7 +68,7 @@ fn price(value: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| "not a number: give the price in US dollars, such as 3 or 0.25".to_owned())?;
-    prompt_core::providers::cost::usd_per_mtok(usd).map_err(|e| e.to_string())
+    prompt_core::providers::cost::usd_per_mtok(usd).map_err(|e| crate::sources::report(&e))
 }
 
 /// The report `--json` prints: the simulation's, with what was measured.
@@ -132,7 +132,7 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
             bust_layer,
             report: &report,
         };
-        serde_json::to_string_pretty(&output).map_err(|e| e.to_string())? + "\n"
+        serde_json::to_string_pretty(&output).map_err(|e| crate::sources::report(&e))? + "\n"
     } else {
         let mut text = format!(
             "pipeline `{pipeline}`, {turns} turn{}, tokens counted with {}; turn K states the \

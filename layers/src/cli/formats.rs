@@ -231,7 +231,8 @@ pub(crate) fn request(
                 .message(message),
         )?,
         Format::ClaudeCli => {
-            let invocation = claude_cli::invocation(prompt).map_err(|e| e.to_string())?;
+            let invocation =
+                claude_cli::invocation(prompt).map_err(|e| crate::sources::report(&e))?;
             to_json(&ClaudeCliPlacement {
                 args: &invocation.args,
                 user_prefix: &invocation.user_prefix,

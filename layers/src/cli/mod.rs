@@ -298,7 +298,7 @@ fn all_manifests() -> Result<String, String> {
          # Layers of every pipeline\n",
     );
     for name in prompt_core::pipeline::pipeline_names() {
-        let pipeline = Pipeline::named(name).map_err(|e| e.to_string())?;
+        let pipeline = Pipeline::named(name).map_err(|e| crate::sources::report(&e))?;
         out.push('\n');
         out.push_str(&pipeline.manifest().replacen("# Pipeline", "## Pipeline", 1));
     }
@@ -382,11 +382,12 @@ fn output(
     match args.format {
         Format::Text => print(&(text + "\n")),
         Format::Json => {
-            let json = serde_json::to_string_pretty(prompt).map_err(|e| e.to_string())?;
+            let json =
+                serde_json::to_string_pretty(prompt).map_err(|e| crate::sources::report(&e))?;
             print(&(json + "\n"))
         }
         Format::Annotated => {
-            print(&prompt_core::testing::annotate(prompt).map_err(|e| e.to_string())?)
+            print(&prompt_core::testing::annotate(prompt).map_err(|e| crate::sources::report(&e))?)
         }
         _ => print(&body.unwrap_or_default()),
     }

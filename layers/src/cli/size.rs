@@ -77,7 +77,7 @@ pub(crate) fn run(args: SizeArgs) -> Outcome {
         report::write_atomically(file, &page)?;
     }
     let text = if args.json {
-        serde_json::to_string_pretty(&sizes).map_err(|e| e.to_string())? + "\n"
+        serde_json::to_string_pretty(&sizes).map_err(|e| crate::sources::report(&e))? + "\n"
     } else {
         table(&sizes)
     };

@@ -50,14 +50,16 @@ pub(crate) fn run(
         }));
         let prompt = PromptBuilder::new(&loaded.pipeline)
             .build_cached(&loaded.session, &loaded.turn)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| crate::sources::report(&e))?;
         team.push(simulation.prefix(format!("teammate {k}"), &prompt, counter));
     }
-    let report = simulation.run(&team, counter).map_err(|e| e.to_string())?;
+    let report = simulation
+        .run(&team, counter)
+        .map_err(|e| crate::sources::report(&e))?;
     if json {
         return serde_json::to_string_pretty(&report)
             .map(|s| s + "\n")
-            .map_err(|e| e.to_string());
+            .map_err(|e| crate::sources::report(&e));
     }
     Ok(format!(
         "pipeline `{}`, {users} teammates who differ only in a one-line {}, tokens counted with {}\n{report}\n",

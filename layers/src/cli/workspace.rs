@@ -114,7 +114,7 @@ impl WorkspaceArgs {
             // would take its layers with it, silently.
             Pipeline::named(agent.pipeline())
                 .and_then(|p| p.require_crates(agent.required_crates()))
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| crate::sources::report(&e))?;
         }
         let settings = self.settings(&*agent)?;
         let default = agent.default_workspace();
@@ -202,11 +202,12 @@ impl WorkspaceArgs {
     /// The pipeline and the scenarios `size` and `lint` check.
     pub(crate) fn scenarios(&self) -> Result<(Pipeline, Vec<Scenario>), Failure> {
         let chosen = self.choose(AssemblyPath::Cached, None, None)?;
-        let pipeline = Pipeline::named(chosen.agent.pipeline()).map_err(|e| e.to_string())?;
+        let pipeline =
+            Pipeline::named(chosen.agent.pipeline()).map_err(|e| crate::sources::report(&e))?;
         let scenarios = chosen
             .agent
             .scenarios(&chosen.options)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| crate::sources::report(&*e))?;
         Ok((pipeline, scenarios))
     }
 }
@@ -223,15 +224,16 @@ impl Chosen<'_> {
     pub(crate) fn load(&self) -> Result<Loaded, String> {
         let mut options = self.options.clone();
         options.path = AssemblyPath::Cached;
-        let pipeline = Pipeline::named(self.agent.pipeline()).map_err(|e| e.to_string())?;
+        let pipeline =
+            Pipeline::named(self.agent.pipeline()).map_err(|e| crate::sources::report(&e))?;
         let session = self
             .agent
             .load_session(&options)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| crate::sources::report(&*e))?;
         let turn = self
             .agent
             .turn(&options, &session)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| crate::sources::report(&*e))?;
         Ok(Loaded {
             pipeline,
             session,
@@ -244,7 +246,7 @@ impl Chosen<'_> {
     pub(crate) fn render(&self) -> Result<Rendered, String> {
         self.agent
             .render(&self.options)
-            .map_err(|e| cli_words(&*e).unwrap_or_else(|| e.to_string()))
+            .map_err(|e| cli_words(&*e).unwrap_or_else(|| crate::sources::report(&*e)))
     }
 
     /// One Cached render per date, the date stated in the turn: a plug-in
@@ -263,7 +265,7 @@ impl Chosen<'_> {
                     self.agent
                         .render(&options)
                         .map(|rendered| rendered.prompt)
-                        .map_err(|e| e.to_string())
+                        .map_err(|e| crate::sources::report(&*e))
                 })
                 .collect();
         }
@@ -277,7 +279,9 @@ impl Chosen<'_> {
         dates
             .map(|date| {
                 turn.insert(facts.clone().with_date(date));
-                session.build_cached(&turn).map_err(|e| e.to_string())
+                session
+                    .build_cached(&turn)
+                    .map_err(|e| crate::sources::report(&e))
             })
             .collect()
     }

@@ -318,7 +318,7 @@ impl DatedEntries {
                 Size(*size)
             ));
         }
-        notes.extend(self.problems.iter().map(ToString::to_string));
+        notes.extend(self.problems.iter().map(|problem| super::report(problem)));
         notes
     }
 }

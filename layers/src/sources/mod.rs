@@ -53,6 +53,7 @@ pub use skills::{Skill, SkillIndex, SkillLimits};
 pub use templates::{SHARED_PREFIX, TemplateLimits, Templates};
 pub use text::{Cleaned, clean, fence, is_invisible, one_line, visible};
 
+pub(crate) use error::report;
 pub(crate) use fs::is_plain_name;
 
 // Without `unstable-internals`, nothing but the hooks below calls these

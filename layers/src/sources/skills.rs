@@ -296,7 +296,7 @@ impl SkillIndex {
         let mut notes: Vec<String> = self
             .problems
             .iter()
-            .map(|p| format!("skipped: {p}"))
+            .map(|p| format!("skipped: {}", super::report(p)))
             .collect();
         notes.extend(self.limit_notes.iter().cloned());
         if !self.over_budget.is_empty() {

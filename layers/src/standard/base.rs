@@ -23,7 +23,10 @@ impl Render<Stable> for BasePromptLayer {
             return;
         };
         if let Some(problem) = &base.problem {
-            input.note(format!("{problem}; using the built-in base prompt"));
+            input.note(format!(
+                "{}; using the built-in base prompt",
+                crate::sources::report(problem)
+            ));
         }
         match &base.origin {
             PromptOrigin::Override(path) => input.note(format!("override {}", short_path(path, 2))),

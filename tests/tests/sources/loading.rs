@@ -997,12 +997,13 @@ fn the_scratchpad_loads_sorted_and_a_malformed_one_names_file_and_line() {
     );
     std::fs::write(&path, "{\n\"plan\": 3\n}").unwrap();
     let error = Scratchpad::load(&path, &ws_root).unwrap_err();
-    assert!(
-        error
-            .to_string()
-            .starts_with(".agent/scratchpad.json: malformed: line 2"),
-        "{error}"
+    // The file and what was expected; the parser's line is the source's.
+    assert_eq!(
+        error.to_string(),
+        ".agent/scratchpad.json: malformed: expected a JSON object of strings"
     );
+    let source = std::error::Error::source(&error).expect("the parser's error");
+    assert!(source.to_string().contains("at line 2"), "{source}");
     // Keys and values are one line each: JSON escapes cannot forge lines.
     std::fs::write(&path, r#"{"a\n# Heading": "x\ny\u001b[2J"}"#).unwrap();
     let pad = Scratchpad::load(&path, &ws_root).unwrap();

@@ -66,9 +66,10 @@ fn read_system_prompt_file(path: &Path, workspace: &Root) -> Result<String, Chan
     if text.is_truncated() {
         return Err(ChannelError::SystemPromptFile(SourceError::Malformed {
             path: PathBuf::from(&text.name),
-            message: format!(
+            reason: format!(
                 "larger than the {SYSTEM_PROMPT_FILE_CAP}-byte limit for --system-prompt-file; shorten it"
             ),
+            source: None,
         }));
     }
     Ok(text.text)
@@ -130,7 +131,7 @@ impl ChannelPrompt {
 #[non_exhaustive]
 pub enum ChannelError {
     /// `--system-prompt-file` could not be used.
-    #[error("--system-prompt-file: {0}")]
+    #[error("--system-prompt-file cannot be used")]
     SystemPromptFile(#[source] SourceError),
     /// The recursive pipeline is invalid (a bug in its declarations).
     #[error(transparent)]

@@ -124,7 +124,7 @@ pub(super) fn launch(launch: &Launch, command_len: usize) -> Outcome {
     let hook = turn::record(&dir, ClientKind::Claude, super::given_options(command_len)?)?;
     let (user_settings, rest) = take_settings(launch.client_args)?;
     let settings = settings_with_hook(user_settings, &hook)?;
-    let text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&settings).map_err(|e| crate::sources::report(&e))?;
     let name = format!(
         "settings-{}.json",
         prompt_core::fingerprint::Fingerprint::of(&text)
