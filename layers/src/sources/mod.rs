@@ -44,7 +44,7 @@ pub use project_docs::{PROJECT_DOC_NAMES, ProjectDoc, ProjectDocs, ProjectDocsCo
 pub use scratchpad::Scratchpad;
 pub use skills::{Skill, SkillIndex, SkillLimits};
 pub use templates::{SHARED_PREFIX, TemplateLimits, Templates};
-pub use text::{Cleaned, fence, is_invisible, one_line};
+pub use text::{Cleaned, demote_headings, fence, is_invisible, one_line};
 
 pub(crate) use fs::is_plain_name;
 pub(crate) use text::visible;
