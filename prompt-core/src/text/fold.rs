@@ -88,6 +88,17 @@ fn compatible(c: char, mut each: impl FnMut(char)) {
 /// then `rn`, where the lowercase `м` has a prototype of its own). One
 /// reading when both agree.
 pub(super) fn readings(c: char) -> SmallVec<[Reading; 2]> {
+    let lower = c.to_ascii_lowercase();
+    if c.is_ascii()
+        && !ASCII_WITH_PROTOTYPES.contains(&c)
+        && !ASCII_WITH_PROTOTYPES.contains(&lower)
+    {
+        let mut one = Reading::new();
+        one.push(lower);
+        let mut out = SmallVec::new();
+        out.push(one);
+        return out;
+    }
     let mut lower_first = Reading::new();
     let mut twice = Reading::new();
     compatible(c, |d| {
@@ -119,12 +130,59 @@ pub(super) fn name_reading(name: &str) -> Vec<char> {
     out.into_vec()
 }
 
-/// Whether `c` reads as `<`: its compatibility form's prototype ends with
-/// one (`＜`, `﹤`, `‹`, `˂`, `ᐸ`, `❮`, `≮`, `≪`; and [`BEYOND_UTS39`]).
+/// Whether `c` reads as `<` ([`ANGLES`]).
 pub(super) fn reads_as_angle(c: char) -> bool {
     if c.is_ascii() {
         return c == '<';
     }
+    ANGLES.binary_search(&c).is_ok()
+}
+
+/// Every character but `<` that reads as `<`: its compatibility form's
+/// prototype ends with one (`＜`, `﹤`, `‹`, `˂`, `ᐸ`, `❮`, `≮`, `≪`, the
+/// Hiragana `く`; and [`BEYOND_UTS39`]). It is what [`by_the_data`] says of
+/// every code point, kept as a table so that finding the angles of a text
+/// costs a look-up per character; a test holds the two to each other, so a
+/// new release of the data shows here as a failing test, not as a silent
+/// change of what is escaped.
+const ANGLES: &[char] = &[
+    '\u{00ab}',  // «
+    '\u{02c2}',  // ˂
+    '\u{1438}',  // ᐸ
+    '\u{1444}',  // ᑄ
+    '\u{150c}',  // ᔌ
+    '\u{16b2}',  // ᚲ
+    '\u{2039}',  // ‹
+    '\u{2264}',  // ≤
+    '\u{226a}',  // ≪
+    '\u{226e}',  // ≮
+    '\u{2270}',  // ≰
+    '\u{22d8}',  // ⋘
+    '\u{2329}',  // 〈
+    '\u{276c}',  // ❬
+    '\u{276e}',  // ❮
+    '\u{2770}',  // ❰
+    '\u{27e8}',  // ⟨
+    '\u{29fc}',  // ⧼
+    '\u{2aa5}',  // ⪥
+    '\u{2d66}',  // ⵦ
+    '\u{3008}',  // 〈
+    '\u{304f}',  // く
+    '\u{3050}',  // ぐ
+    '\u{3111}',  // ㄑ
+    '\u{31db}',  // ㇛
+    '\u{fe3f}',  // ︿
+    '\u{fe64}',  // ﹤
+    '\u{ff1c}',  // ＜
+    '\u{1032d}', // 𐌭
+    '\u{16aec}', // 𖫬
+    '\u{1d236}', // 𝈶
+    '\u{21fe8}', // 𡿨
+];
+
+/// Whether `c` reads as `<`, from the data: what [`ANGLES`] holds.
+#[cfg(test)]
+fn by_the_data(c: char) -> bool {
     let mut last = None;
     compatible(c, |d| {
         let mut reading = Reading::new();
@@ -170,6 +228,24 @@ mod tests {
     }
 
     #[test]
+    fn ascii_reads_as_the_data_reads_it() {
+        for c in (0..128u8).map(char::from) {
+            let mut lower_first = Reading::new();
+            prototype(c.to_ascii_lowercase(), &mut lower_first);
+            let mut once = Reading::new();
+            prototype(c, &mut once);
+            let mut twice = Reading::new();
+            once.iter().for_each(|&p| prototype(p, &mut twice));
+            let mut all: SmallVec<[Reading; 2]> = SmallVec::new();
+            all.push(lower_first.clone());
+            if twice != lower_first {
+                all.push(twice);
+            }
+            assert_eq!(readings(c), all, "{c:?}");
+        }
+    }
+
+    #[test]
     fn lookalikes_read_as_their_letter() {
         for (c, reads) in [
             ('f', "f"),
@@ -195,6 +271,21 @@ mod tests {
         assert_eq!(
             name_reading("system-reminder").iter().collect::<String>(),
             "systern-rerninder"
+        );
+    }
+
+    #[test]
+    fn the_angle_table_is_what_the_data_says() {
+        for pair in ANGLES.windows(2) {
+            assert!(pair[0] < pair[1], "{pair:?}");
+        }
+        let found: Vec<char> = (0x80..=0x10_ffff)
+            .filter_map(char::from_u32)
+            .filter(|&c| by_the_data(c))
+            .collect();
+        assert_eq!(
+            found, ANGLES,
+            "ANGLES must list what the UCD data reads as `<`"
         );
     }
 

@@ -21,9 +21,9 @@ pub const TAG_LOOKAHEAD: usize = 256;
 
 /// `<` and every character a reader may take for one: its compatibility
 /// forms (`＜`, `﹤`), the characters Unicode's confusables (UTS #39) give
-/// the prototype `<` (`‹`, `˂`, `ᐸ`, `❮`; `≮` and `≪` through their
-/// decomposition), and the angle brackets and quotes the data leaves apart
-/// (`«`, `〈`, `⟨`, `〈`, `❰`, `⧼`, `≤`).
+/// the prototype `<` (`‹`, `˂`, `ᐸ`, `❮`, the Hiragana `く`; `≮` and `≪`
+/// through their decomposition), and the angle brackets and quotes the data
+/// leaves apart (`«`, `〈`, `⟨`, `〈`, `❰`, `⧼`, `≤`).
 ///
 /// ```
 /// use prompt_core::text::is_angle;
