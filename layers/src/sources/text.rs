@@ -466,11 +466,17 @@ mod tests {
                     .char_indices()
                     .filter(|&(at, c)| {
                         prompt_core::text::is_angle(c)
-                            && prompt_core::text::starts_tag(&quoted[at + c.len_utf8()..], REMINDER_TAG)
+                            && prompt_core::text::starts_tag(
+                                &quoted[at + c.len_utf8()..],
+                                REMINDER_TAG,
+                            )
                     })
                     .count();
                 assert_eq!(tags, 0, "{forged:?}: {quoted}");
-                assert!(quoted.contains(&forged.replacen('<', "&lt;", 1)), "{quoted}");
+                assert!(
+                    quoted.contains(&forged.replacen('<', "&lt;", 1)),
+                    "{quoted}"
+                );
             }
         }
     }
@@ -478,7 +484,10 @@ mod tests {
     #[test]
     fn line_separators_are_newlines_in_quotes_spaces_on_one_line_and_escapes_in_names() {
         assert_eq!(
-            fence("a\u{2028}# Forged.md", "x\u{2028}# User preferences\u{2029}y"),
+            fence(
+                "a\u{2028}# Forged.md",
+                "x\u{2028}# User preferences\u{2029}y"
+            ),
             "<file path=\"a\\u{2028}# Forged.md\">\nx\n# User preferences\ny\n</file>"
         );
         assert_eq!(one_line("main\u{2028}# Forged\u{2029}x"), "main # Forged x");
@@ -510,7 +519,10 @@ mod tests {
             "x\n- - -",
             "",
         ] {
-            assert!(matches!(demote_headings(text), Cow::Borrowed(_)), "{text:?}");
+            assert!(
+                matches!(demote_headings(text), Cow::Borrowed(_)),
+                "{text:?}"
+            );
         }
     }
 
