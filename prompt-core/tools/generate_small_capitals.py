@@ -44,7 +44,8 @@ def main(ucd):
     print("/// Small capitals and the letter each reads as, sorted by character.")
     print("pub(crate) const SMALL_CAPITALS: &[(char, char)] = &[")
     for cp, letter, name in table:
-        print(f"    ('\\u{{{cp:04x}}}', '{letter}'), // {name}")
+        print(f"    // {name}")
+        print(f"    ('\\u{{{cp:04x}}}', '{letter}'),")
     print("];")
 
 

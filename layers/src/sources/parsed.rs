@@ -18,7 +18,7 @@
 //!   body), where the text is cleaned (`clean`) as file text
 //!   is (newlines kept, control and invisible characters removed, a line
 //!   separator a newline), its headings demoted
-//!   ([`demote_headings`](super::demote_headings)) and its `file` and
+//!   ([`demote_headings`]) and its `file` and
 //!   `system-reminder` tags escaped in the same way.
 //!
 //! One line is the default, so a value a new reader forgets to list cannot

@@ -4,39 +4,74 @@
 
 /// Small capitals and the letter each reads as, sorted by character.
 pub(crate) const SMALL_CAPITALS: &[(char, char)] = &[
-    ('\u{0262}', 'g'),  // LATIN LETTER SMALL CAPITAL G
-    ('\u{026a}', 'i'),  // LATIN LETTER SMALL CAPITAL I
-    ('\u{0274}', 'n'),  // LATIN LETTER SMALL CAPITAL N
-    ('\u{0280}', 'r'),  // LATIN LETTER SMALL CAPITAL R
-    ('\u{028f}', 'y'),  // LATIN LETTER SMALL CAPITAL Y
-    ('\u{0299}', 'b'),  // LATIN LETTER SMALL CAPITAL B
-    ('\u{029c}', 'h'),  // LATIN LETTER SMALL CAPITAL H
-    ('\u{029f}', 'l'),  // LATIN LETTER SMALL CAPITAL L
-    ('\u{1d00}', 'a'),  // LATIN LETTER SMALL CAPITAL A
-    ('\u{1d04}', 'c'),  // LATIN LETTER SMALL CAPITAL C
-    ('\u{1d05}', 'd'),  // LATIN LETTER SMALL CAPITAL D
-    ('\u{1d07}', 'e'),  // LATIN LETTER SMALL CAPITAL E
-    ('\u{1d0a}', 'j'),  // LATIN LETTER SMALL CAPITAL J
-    ('\u{1d0b}', 'k'),  // LATIN LETTER SMALL CAPITAL K
-    ('\u{1d0d}', 'm'),  // LATIN LETTER SMALL CAPITAL M
-    ('\u{1d0f}', 'o'),  // LATIN LETTER SMALL CAPITAL O
-    ('\u{1d18}', 'p'),  // LATIN LETTER SMALL CAPITAL P
-    ('\u{1d1b}', 't'),  // LATIN LETTER SMALL CAPITAL T
-    ('\u{1d1c}', 'u'),  // LATIN LETTER SMALL CAPITAL U
-    ('\u{1d20}', 'v'),  // LATIN LETTER SMALL CAPITAL V
-    ('\u{1d21}', 'w'),  // LATIN LETTER SMALL CAPITAL W
-    ('\u{1d22}', 'z'),  // LATIN LETTER SMALL CAPITAL Z
-    ('\u{1da6}', 'i'),  // MODIFIER LETTER SMALL CAPITAL I
-    ('\u{1dab}', 'l'),  // MODIFIER LETTER SMALL CAPITAL L
-    ('\u{1db0}', 'n'),  // MODIFIER LETTER SMALL CAPITAL N
-    ('\u{1db8}', 'u'),  // MODIFIER LETTER SMALL CAPITAL U
-    ('\u{a730}', 'f'),  // LATIN LETTER SMALL CAPITAL F
-    ('\u{a731}', 's'),  // LATIN LETTER SMALL CAPITAL S
-    ('\u{a7ae}', 'i'),  // LATIN CAPITAL LETTER SMALL CAPITAL I
-    ('\u{a7af}', 'q'),  // LATIN LETTER SMALL CAPITAL Q
-    ('\u{10784}', 'b'), // MODIFIER LETTER SMALL CAPITAL B
-    ('\u{10792}', 'g'), // MODIFIER LETTER SMALL CAPITAL G
-    ('\u{10796}', 'h'), // MODIFIER LETTER SMALL CAPITAL H
-    ('\u{107aa}', 'r'), // MODIFIER LETTER SMALL CAPITAL R
-    ('\u{107b2}', 'y'), // MODIFIER LETTER SMALL CAPITAL Y
+    // LATIN LETTER SMALL CAPITAL G
+    ('\u{0262}', 'g'),
+    // LATIN LETTER SMALL CAPITAL I
+    ('\u{026a}', 'i'),
+    // LATIN LETTER SMALL CAPITAL N
+    ('\u{0274}', 'n'),
+    // LATIN LETTER SMALL CAPITAL R
+    ('\u{0280}', 'r'),
+    // LATIN LETTER SMALL CAPITAL Y
+    ('\u{028f}', 'y'),
+    // LATIN LETTER SMALL CAPITAL B
+    ('\u{0299}', 'b'),
+    // LATIN LETTER SMALL CAPITAL H
+    ('\u{029c}', 'h'),
+    // LATIN LETTER SMALL CAPITAL L
+    ('\u{029f}', 'l'),
+    // LATIN LETTER SMALL CAPITAL A
+    ('\u{1d00}', 'a'),
+    // LATIN LETTER SMALL CAPITAL C
+    ('\u{1d04}', 'c'),
+    // LATIN LETTER SMALL CAPITAL D
+    ('\u{1d05}', 'd'),
+    // LATIN LETTER SMALL CAPITAL E
+    ('\u{1d07}', 'e'),
+    // LATIN LETTER SMALL CAPITAL J
+    ('\u{1d0a}', 'j'),
+    // LATIN LETTER SMALL CAPITAL K
+    ('\u{1d0b}', 'k'),
+    // LATIN LETTER SMALL CAPITAL M
+    ('\u{1d0d}', 'm'),
+    // LATIN LETTER SMALL CAPITAL O
+    ('\u{1d0f}', 'o'),
+    // LATIN LETTER SMALL CAPITAL P
+    ('\u{1d18}', 'p'),
+    // LATIN LETTER SMALL CAPITAL T
+    ('\u{1d1b}', 't'),
+    // LATIN LETTER SMALL CAPITAL U
+    ('\u{1d1c}', 'u'),
+    // LATIN LETTER SMALL CAPITAL V
+    ('\u{1d20}', 'v'),
+    // LATIN LETTER SMALL CAPITAL W
+    ('\u{1d21}', 'w'),
+    // LATIN LETTER SMALL CAPITAL Z
+    ('\u{1d22}', 'z'),
+    // MODIFIER LETTER SMALL CAPITAL I
+    ('\u{1da6}', 'i'),
+    // MODIFIER LETTER SMALL CAPITAL L
+    ('\u{1dab}', 'l'),
+    // MODIFIER LETTER SMALL CAPITAL N
+    ('\u{1db0}', 'n'),
+    // MODIFIER LETTER SMALL CAPITAL U
+    ('\u{1db8}', 'u'),
+    // LATIN LETTER SMALL CAPITAL F
+    ('\u{a730}', 'f'),
+    // LATIN LETTER SMALL CAPITAL S
+    ('\u{a731}', 's'),
+    // LATIN CAPITAL LETTER SMALL CAPITAL I
+    ('\u{a7ae}', 'i'),
+    // LATIN LETTER SMALL CAPITAL Q
+    ('\u{a7af}', 'q'),
+    // MODIFIER LETTER SMALL CAPITAL B
+    ('\u{10784}', 'b'),
+    // MODIFIER LETTER SMALL CAPITAL G
+    ('\u{10792}', 'g'),
+    // MODIFIER LETTER SMALL CAPITAL H
+    ('\u{10796}', 'h'),
+    // MODIFIER LETTER SMALL CAPITAL R
+    ('\u{107aa}', 'r'),
+    // MODIFIER LETTER SMALL CAPITAL Y
+    ('\u{107b2}', 'y'),
 ];
