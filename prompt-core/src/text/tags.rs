@@ -208,7 +208,10 @@ impl Name {
 /// characters and combining marks inside it are skipped. A `-` of the name
 /// matches any run of hyphens, dashes, `_` and whitespace, or none:
 /// `system_reminder`, `system reminder` and `systemreminder` read as
-/// `system-reminder`.
+/// `system-reminder`. Past [`TAG_LOOKAHEAD`] characters without a decision
+/// the angle is taken as a tag (escaping one `<` too many is harmless;
+/// missing one is not), and so is every angle for an empty name or one
+/// whose reading is over 63 characters.
 ///
 /// ```
 /// use prompt_core::text::starts_tag;
