@@ -12,7 +12,8 @@
 //! | [`codex`] | an instructions file written atomically, and the `-c` override for `codex` | the host's own caching of its `developer` item |
 //!
 //! [`simulation`] prices what the cache saves over a session or for a team,
-//! at the prices in [`cost`].
+//! at the prices in [`cost`]; [`minimums`] holds the shortest prefix each
+//! model caches, each figure with the day it was read and its source.
 //!
 //! The request builders carry the prompt's reminder (its `channel = Reminder`
 //! layers) into the last user message when they are serialized; a request
@@ -52,6 +53,7 @@ pub mod claude_cli;
 pub mod codex;
 pub mod cost;
 pub mod gemini;
+pub mod minimums;
 pub mod openai;
 pub mod simulation;
 
