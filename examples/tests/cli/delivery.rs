@@ -132,8 +132,17 @@ fn openai_format_on_gpt_5_6_breaks_at_the_end_of_the_stable_prefix() {
     assert!(body.get("instructions").is_none(), "{body}");
     let parts = body["input"][0]["content"].as_array().unwrap();
     assert_eq!(body["input"][0]["role"], "developer");
-    assert_eq!(parts[0]["prompt_cache_breakpoint"], json!({"mode": "explicit"}));
-    assert!(parts.last().unwrap().get("prompt_cache_breakpoint").is_none());
+    assert_eq!(
+        parts[0]["prompt_cache_breakpoint"],
+        json!({"mode": "explicit"})
+    );
+    assert!(
+        parts
+            .last()
+            .unwrap()
+            .get("prompt_cache_breakpoint")
+            .is_none()
+    );
     assert_eq!(
         body["prompt_cache_options"],
         json!({"mode": "implicit", "ttl": "30m"})
@@ -141,7 +150,8 @@ fn openai_format_on_gpt_5_6_breaks_at_the_end_of_the_stable_prefix() {
     // The parts joined are what `--format openai` on an older model sends
     // as `instructions`, the model's own fact aside.
     let joined: String = parts.iter().map(|p| p["text"].as_str().unwrap()).collect();
-    let older = json(&Workspace::new().run(&["render", "--format", "openai", "--model", "gpt-5.5"]));
+    let older =
+        json(&Workspace::new().run(&["render", "--format", "openai", "--model", "gpt-5.5"]));
     assert_eq!(
         joined.replace("gpt-5.6", "gpt-5.5"),
         older["instructions"].as_str().unwrap()

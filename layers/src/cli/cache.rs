@@ -88,14 +88,17 @@ struct Output<'a> {
 }
 
 pub(crate) fn run(args: CacheArgs) -> Outcome {
-    if let (Some(_), Some(model)) = (args.ttl, args.workspace.model.as_deref()) {
-        if Multipliers::openai(model).is_some() {
-            return Err(Failure::usage(format!(
-                "--ttl is Anthropic's cache TTL, and {} is an OpenAI model, whose cache keeps a \
-                 prefix as long as the model sets (30m from GPT-5.6 on): leave --ttl out",
-                super::escape(model)
-            )));
-        }
+    let openai_model = args
+        .workspace
+        .model
+        .as_deref()
+        .filter(|model| Multipliers::openai(model).is_some());
+    if let (Some(_), Some(model)) = (args.ttl, openai_model) {
+        return Err(Failure::usage(format!(
+            "--ttl is Anthropic's cache TTL, and {} is an OpenAI model, whose cache keeps a \
+             prefix as long as the model sets (30m from GPT-5.6 on): leave --ttl out",
+            super::escape(model)
+        )));
     }
     if let Some(users) = args.users {
         if let Some(agent) = args.workspace.agent_name() {

@@ -83,9 +83,27 @@ const ANTHROPIC: &[Row] = &[
              Anthropic's page in June 2026 say 2,048)",
         ),
     ),
-    ("Claude Opus 4.6", &["claude-opus-4-6"], 4096, "2026-12-02", ANTHROPIC_PAGE),
-    ("Claude Opus 4.5", &["claude-opus-4-5"], 4096, "2026-12-02", ANTHROPIC_PAGE),
-    ("Claude Opus 4.1", &["claude-opus-4-1"], 1024, "2026-12-02", ANTHROPIC_PAGE),
+    (
+        "Claude Opus 4.6",
+        &["claude-opus-4-6"],
+        4096,
+        "2026-12-02",
+        ANTHROPIC_PAGE,
+    ),
+    (
+        "Claude Opus 4.5",
+        &["claude-opus-4-5"],
+        4096,
+        "2026-12-02",
+        ANTHROPIC_PAGE,
+    ),
+    (
+        "Claude Opus 4.1",
+        &["claude-opus-4-1"],
+        1024,
+        "2026-12-02",
+        ANTHROPIC_PAGE,
+    ),
     (
         "Claude Opus 4",
         &["claude-opus-4", "claude-4-opus"],
@@ -103,7 +121,13 @@ const ANTHROPIC: &[Row] = &[
             documented: 1024,
         },
     ),
-    ("Claude Sonnet 4.5", &["claude-sonnet-4-5"], 1024, "2026-12-02", ANTHROPIC_PAGE),
+    (
+        "Claude Sonnet 4.5",
+        &["claude-sonnet-4-5"],
+        1024,
+        "2026-12-02",
+        ANTHROPIC_PAGE,
+    ),
     (
         "Claude Sonnet 4",
         &["claude-sonnet-4", "claude-4-sonnet"],
@@ -111,9 +135,27 @@ const ANTHROPIC: &[Row] = &[
         "2026-12-02",
         ANTHROPIC_PAGE,
     ),
-    ("Claude Haiku 4.5", &["claude-haiku-4-5"], 4096, "2026-12-02", ANTHROPIC_PAGE),
-    ("Claude Haiku 3.5", &["claude-3-5-haiku"], 2048, "2026-12-02", ANTHROPIC_PAGE),
-    ("Claude Haiku 3", &["claude-3-haiku"], 2048, "2026-12-02", ANTHROPIC_PAGE),
+    (
+        "Claude Haiku 4.5",
+        &["claude-haiku-4-5"],
+        4096,
+        "2026-12-02",
+        ANTHROPIC_PAGE,
+    ),
+    (
+        "Claude Haiku 3.5",
+        &["claude-3-5-haiku"],
+        2048,
+        "2026-12-02",
+        ANTHROPIC_PAGE,
+    ),
+    (
+        "Claude Haiku 3",
+        &["claude-3-haiku"],
+        2048,
+        "2026-12-02",
+        ANTHROPIC_PAGE,
+    ),
 ];
 
 /// OpenAI's: one minimum for every model that caches ("gpt-4o and newer").

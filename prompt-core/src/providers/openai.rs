@@ -119,6 +119,9 @@ pub enum CacheRetention {
 /// with `mode: "explicit"`, the latest 3 beside the implicit one otherwise.
 pub const MAX_BREAKPOINT_WRITES: usize = 4;
 
+// The prompt's breakpoints and OpenAI's implicit one are all written.
+const _: () = assert!(super::anthropic::SYSTEM_BREAKPOINTS < MAX_BREAKPOINT_WRITES);
+
 /// Whether `model` takes `prompt_cache_options` and explicit breakpoints:
 /// GPT-5.6 and later (`gpt-5.6`, `gpt-5.6-mini`, `gpt-5.10`, `gpt-6`). Its
 /// requests get breakpoints by default, and its cache writes cost 1.25x
@@ -306,7 +309,10 @@ fn layout(prompt: &AssembledPrompt, model: &str) -> Vec<usize> {
 /// otherwise.
 fn defaults(layout: &[usize], model: &str) -> (Vec<usize>, Option<PromptCacheOptions>) {
     if takes_prompt_cache_options(model) && !layout.is_empty() {
-        (layout.to_vec(), Some(explicit_options(None, CacheMode::Implicit)))
+        (
+            layout.to_vec(),
+            Some(explicit_options(None, CacheMode::Implicit)),
+        )
     } else {
         (Vec::new(), None)
     }

@@ -362,12 +362,20 @@ fn the_openai_request_breaks_where_the_anthropic_one_does() {
     // No turn facts here, so no dynamic suffix: two parts, both marked.
     assert_eq!(a.dynamic(), "");
     assert_eq!(pa.len(), 2);
-    assert!(pa.iter().all(|p| p["prompt_cache_breakpoint"]["mode"] == "explicit"));
+    assert!(
+        pa.iter()
+            .all(|p| p["prompt_cache_breakpoint"]["mode"] == "explicit")
+    );
     // The Global + Project part is the same for both teammates, byte for byte.
     assert_eq!(pa[0], pb[0]);
     assert_eq!(pa[0]["text"], anthropic.system[0].text);
     assert_ne!(pa[1], pb[1]);
-    assert!(pa[1]["text"].as_str().unwrap().starts_with("# User preferences"));
+    assert!(
+        pa[1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("# User preferences")
+    );
 }
 
 #[test]

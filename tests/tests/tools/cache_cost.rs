@@ -195,8 +195,18 @@ fn openai_models_are_priced_as_openai_bills_them() {
 
     // 2,000 tokens reach OpenAI's minimum of 1,024 (Anthropic's table gave
     // an unknown model 4,096, which they do not); 1,000 do not.
-    assert!(CacheSimulation::new("gpt-5.6", 2_000, [100]).run().unwrap().cached);
-    assert!(!CacheSimulation::new("gpt-5.6", 1_000, [100]).run().unwrap().cached);
+    assert!(
+        CacheSimulation::new("gpt-5.6", 2_000, [100])
+            .run()
+            .unwrap()
+            .cached
+    );
+    assert!(
+        !CacheSimulation::new("gpt-5.6", 1_000, [100])
+            .run()
+            .unwrap()
+            .cached
+    );
     // No multipliers for another OpenAI family or a Claude model.
     assert_eq!(Multipliers::openai("gpt-4o"), None);
     assert_eq!(Multipliers::openai("claude-sonnet-4-5"), None);

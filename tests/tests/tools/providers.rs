@@ -14,8 +14,8 @@ use prompt_core::providers::anthropic::{
 use prompt_core::providers::claude_cli::{ClaudeCli, ClaudeCliError, MAX_ARG_BYTES};
 use prompt_core::providers::gemini::{CreateCachedContent, GeminiError, GenerateContentRequest};
 use prompt_core::providers::openai::{
-    CacheMode, CacheRetention, ChatRequest, InstructionRole, MAX_BREAKPOINT_WRITES,
-    ResponsesRequest, prompt_cache_key, takes_prompt_cache_options,
+    CacheMode, CacheRetention, ChatRequest, InstructionRole, ResponsesRequest, prompt_cache_key,
+    takes_prompt_cache_options,
 };
 use prompt_core::providers::{
     CONTEXT_PREAMBLE, Message, UndeliveredReminder, claude_cli, codex, user_prefix,
@@ -745,10 +745,9 @@ fn gpt_5_6_requests_break_at_the_end_of_the_stable_prefix() {
             "prompt_cache_options": {"mode": "implicit", "ttl": "30m"},
         })
     );
-    let chat = serde_json::to_value(
-        ChatRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")),
-    )
-    .unwrap();
+    let chat =
+        serde_json::to_value(ChatRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")))
+            .unwrap();
     assert_eq!(
         chat,
         json!({
@@ -769,7 +768,13 @@ fn gpt_5_6_requests_break_at_the_end_of_the_stable_prefix() {
 
 #[test]
 fn which_models_take_prompt_cache_options() {
-    for model in ["gpt-5.6", "gpt-5.6-mini", "gpt-5.10", "gpt-6", "azure/gpt-5.7-pro"] {
+    for model in [
+        "gpt-5.6",
+        "gpt-5.6-mini",
+        "gpt-5.10",
+        "gpt-6",
+        "azure/gpt-5.7-pro",
+    ] {
         assert!(takes_prompt_cache_options(model), "{model}");
     }
     for model in [
@@ -796,8 +801,8 @@ fn older_models_keep_one_string_unless_a_caller_asks_for_breakpoints() {
     assert!(body.get("prompt_cache_options").is_none(), "{body}");
 
     // A model id this crate does not know can opt in, in either mode.
-    let asked = serde_json::to_value(plain.clone().explicit_breakpoints(CacheMode::Explicit))
-        .unwrap();
+    let asked =
+        serde_json::to_value(plain.clone().explicit_breakpoints(CacheMode::Explicit)).unwrap();
     assert!(asked.get("instructions").is_none(), "{asked}");
     assert_eq!(
         asked["input"][0]["content"][0]["prompt_cache_breakpoint"],
@@ -843,7 +848,12 @@ fn the_parts_joined_are_the_instructions_and_nothing_uncached_is_marked() {
             .count();
         // Only a part ending where the stable prefix ends is marked here.
         assert!(
-            parts.last().unwrap().get("prompt_cache_breakpoint").is_none() || marked == parts.len()
+            parts
+                .last()
+                .unwrap()
+                .get("prompt_cache_breakpoint")
+                .is_none()
+                || marked == parts.len()
         );
         (text, marked)
     };
@@ -854,10 +864,9 @@ fn the_parts_joined_are_the_instructions_and_nothing_uncached_is_marked() {
         )
         .unwrap();
         assert_eq!(parts_text(&r, "/input/0/content"), (prompt.text(), 1));
-        let c = serde_json::to_value(
-            ChatRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")),
-        )
-        .unwrap();
+        let c =
+            serde_json::to_value(ChatRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")))
+                .unwrap();
         assert_eq!(parts_text(&c, "/messages/0/content"), (prompt.text(), 1));
     }
     // Nothing stable to mark (an empty prefix, the Basic path): one string,
@@ -880,10 +889,8 @@ fn a_breakpoint_request_still_carries_the_reminder_in_the_last_user_message() {
     .unwrap();
     assert_eq!(r["input"][1]["content"], format!("Hi\n\n{TODO_BLOCK}"));
     assert!(!r["input"][0].to_string().contains("Open todos"), "{r}");
-    let c = serde_json::to_value(
-        ChatRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")),
-    )
-    .unwrap();
+    let c = serde_json::to_value(ChatRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")))
+        .unwrap();
     assert_eq!(c["messages"][1]["content"], format!("Hi\n\n{TODO_BLOCK}"));
     // With no user message the request still refuses to drop it.
     assert!(serde_json::to_value(ResponsesRequest::new(&prompt, "gpt-5.6")).is_err());
@@ -900,12 +907,6 @@ fn chat_refuses_a_comparison_response_id_rather_than_drop_it() {
     assert!(error.contains("Responses API feature"), "{error}");
 }
 
-#[test]
-fn openai_writes_stay_within_the_limit() {
-    // Our breakpoints plus OpenAI's implicit one.
-    assert!(prompt_core::providers::anthropic::SYSTEM_BREAKPOINTS < MAX_BREAKPOINT_WRITES);
-}
-
 // ---------------------------------------------------------------------------
 // Anthropic: cache diagnostics and automatic caching
 // ---------------------------------------------------------------------------
@@ -913,8 +914,8 @@ fn openai_writes_stay_within_the_limit() {
 #[test]
 fn diagnostics_name_the_earlier_response_and_return_the_beta_header() {
     let prompt = cached("You are terse.", "");
-    let mut request = MessagesRequest::new(&prompt, "claude-sonnet-4-5", 64)
-        .message(Message::user("Hi"));
+    let mut request =
+        MessagesRequest::new(&prompt, "claude-sonnet-4-5", 64).message(Message::user("Hi"));
     assert!(request.headers().is_empty());
     let body = serde_json::to_value(&request).unwrap();
     assert!(body.get("diagnostics").is_none(), "{body}");
@@ -945,7 +946,10 @@ fn automatic_caching_is_a_top_level_breakpoint_counted_last() {
     let body = serde_json::to_value(&request).unwrap();
     assert_eq!(body["cache_control"], json!({"type": "ephemeral"}));
     // No block of the conversation is marked: the API places it.
-    assert!(!body["messages"].to_string().contains("cache_control"), "{body}");
+    assert!(
+        !body["messages"].to_string().contains("cache_control"),
+        "{body}"
+    );
     let locations: Vec<_> = request.breakpoints().iter().map(|b| b.location).collect();
     assert_eq!(
         locations,
@@ -987,9 +991,14 @@ fn automatic_caching_refuses_a_request_whose_last_block_is_a_reminder() {
     let prompt = with_reminder("You are terse.", "", "Open todos: fix login.");
     let mut request =
         MessagesRequest::new(&prompt, "claude-sonnet-4-5", 64).message(Message::user("Hi"));
-    let error = request.automatic_caching(CacheTtl::FiveMinutes).unwrap_err();
+    let error = request
+        .automatic_caching(CacheTtl::FiveMinutes)
+        .unwrap_err();
     assert_eq!(error, RequestError::AutomaticCachingWithReminder);
-    assert!(error.to_string().contains("cache_last_user_turn"), "{error}");
+    assert!(
+        error.to_string().contains("cache_last_user_turn"),
+        "{error}"
+    );
     assert_eq!(request.cache_control, None);
 
     // A caller's reminder after automatic caching is refused the same way.
@@ -999,7 +1008,12 @@ fn automatic_caching_refuses_a_request_whose_last_block_is_a_reminder() {
         request.with_reminder(Some("Branch: fix/login")),
         Err(RequestError::AutomaticCachingWithReminder)
     );
-    assert!(!serde_json::to_value(&request).unwrap().to_string().contains("Branch"));
+    assert!(
+        !serde_json::to_value(&request)
+            .unwrap()
+            .to_string()
+            .contains("Branch")
+    );
     // One already in the last user turn counts too.
     let mut request = conversation();
     request.with_reminder(Some("Branch: fix/login")).unwrap();

@@ -86,7 +86,11 @@ impl MessagesRequest {
             location: BreakpointLocation::Automatic,
             ttl: c.ttl,
         });
-        tools.chain(system).chain(messages).chain(automatic).collect()
+        tools
+            .chain(system)
+            .chain(messages)
+            .chain(automatic)
+            .collect()
     }
 
     /// Checks the breakpoints as the API would: at most [`MAX_BREAKPOINTS`],

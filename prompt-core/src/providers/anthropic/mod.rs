@@ -81,8 +81,8 @@ mod diagnostics;
 mod scopes;
 
 pub use super::minimums::{
-    BelowCacheMinimum, CacheMinimum, CacheMinimums, MINIMUMS_CHECKED, MinimumSource,
-    ModelFamily, check_cache_minimum,
+    BelowCacheMinimum, CacheMinimum, CacheMinimums, MINIMUMS_CHECKED, MinimumSource, ModelFamily,
+    check_cache_minimum,
 };
 pub use breakpoints::{Breakpoint, BreakpointLocation, MAX_BREAKPOINTS};
 pub use diagnostics::{CACHE_DIAGNOSIS_BETA, Diagnostics, Header};

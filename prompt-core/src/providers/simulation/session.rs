@@ -123,7 +123,11 @@ impl CacheSimulation {
         }
         let (provider, ttl, minimums) = super::pricing(&self.model, self.ttl)?;
         let multipliers = self.multipliers.unwrap_or(provider);
-        let minimum = self.minimums.as_ref().unwrap_or(&minimums).lookup(&self.model);
+        let minimum = self
+            .minimums
+            .as_ref()
+            .unwrap_or(&minimums)
+            .lookup(&self.model);
         let cached = self.stable_tokens > 0 && self.stable_tokens >= minimum.tokens;
         let stable = self.stable_tokens;
 
