@@ -6,7 +6,7 @@
 //! | module | what it builds | where the cache goes |
 //! |---|---|---|
 //! | [`anthropic`] | a Messages request body | a `cache_control` breakpoint on the stable block |
-//! | [`openai`] | a Responses or Chat Completions body | automatic prefix caching, routed by `prompt_cache_key` |
+//! | [`openai`] | a Responses or Chat Completions body | automatic prefix caching, routed by `prompt_cache_key`; for GPT-5.6 and later explicit breakpoints at the end of the stable prefix and its scope boundary |
 //! | [`gemini`] | a `generateContent` body, or a `cachedContents` body plus the request that uses it | implicit, or explicit cached content |
 //! | [`claude_cli`] | arguments for the `claude` CLI | the host's own caching of its system block |
 //! | [`codex`] | an instructions file written atomically, and the `-c` override for `codex` | the host's own caching of its `developer` item |
