@@ -383,6 +383,9 @@ pub struct ResponsesRequest {
     /// The model.
     pub model: String,
     /// The whole system prompt, stable prefix first; left out when empty.
+    /// With [`breakpoints`](Self::breakpoints) it is sent as parts cut at
+    /// those offsets: after changing it, call
+    /// [`without_breakpoints`](Self::without_breakpoints).
     pub instructions: String,
     /// The conversation.
     pub input: Vec<InputMessage>,
