@@ -1,5 +1,6 @@
-//! `prompt cache`: what Anthropic's prompt cache saves over a session of N
-//! calls, from the workspace's own prompt.
+//! `prompt cache`: what a provider's prompt cache (Anthropic's, or OpenAI's
+//! for its GPT-5 line) saves over a session of N calls, from the
+//! workspace's own prompt.
 //!
 //! Each turn is a real render on the Cached path: the stable prefix once
 //! (checked byte-identical on every turn), the dynamic suffix per turn with
@@ -9,6 +10,7 @@
 use std::process::ExitCode;
 
 use prompt_core::providers::anthropic::CacheMinimums;
+use prompt_core::providers::cost::Multipliers;
 use prompt_core::providers::simulation::{CacheReport, CacheSimulation, SimulationError};
 use prompt_core::tokens::TokenCounter;
 use prompt_core::{AssembledPrompt, AssemblyPath, Stability};
@@ -46,9 +48,12 @@ pub(crate) struct CacheArgs {
     /// number, 0 or more).
     #[arg(long, value_name = "USD", default_value_t = prompt_core::providers::cost::DEFAULT_USD_PER_MTOK, value_parser = price, allow_negative_numbers = true, requires = "users")]
     usd_per_mtok: f64,
-    /// The cache TTL: a write costs 1.25x input for 5m, 2x for 1h; a read 0.1x.
-    #[arg(long, value_enum, default_value_t = Ttl::FiveMinutes)]
-    ttl: Ttl,
+    /// Anthropic's cache TTL: a write costs 1.25x input for 5m, 2x for 1h; a
+    /// read 0.1x [default: 5m]. An OpenAI model takes none: from GPT-5.6 on
+    /// its cache keeps 30m and a write costs 1.25x, before it writes at the
+    /// input price.
+    #[arg(long, value_enum)]
+    ttl: Option<Ttl>,
     /// Simulate a change to the first Stable layer at turn K (1-based): the
     /// prefix is written to the cache again there.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..))]
@@ -83,6 +88,18 @@ struct Output<'a> {
 }
 
 pub(crate) fn run(args: CacheArgs) -> Outcome {
+    let openai_model = args
+        .workspace
+        .model
+        .as_deref()
+        .filter(|model| Multipliers::openai(model).is_some());
+    if let (Some(_), Some(model)) = (args.ttl, openai_model) {
+        return Err(Failure::usage(format!(
+            "--ttl is Anthropic's cache TTL, and {} is an OpenAI model, whose cache keeps a \
+             prefix as long as the model sets (30m from GPT-5.6 on): leave --ttl out",
+            super::escape(model)
+        )));
+    }
     if let Some(users) = args.users {
         if let Some(agent) = args.workspace.agent_name() {
             return Err(Failure::usage(format!(
@@ -97,7 +114,7 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
         let text = super::team::run(
             args.workspace,
             usize::from(users),
-            args.ttl.into(),
+            args.ttl.map(Into::into),
             args.usd_per_mtok,
             &*counter,
             args.json,
@@ -162,11 +179,11 @@ pub(crate) struct Simulated {
 
 /// Renders `turns` turns of the workspace's pipeline and prices them on
 /// `--model` (default claude-sonnet-4-5): what `prompt cache` prints and
-/// `prompt size --html` charts.
+/// `prompt size --html` charts. `ttl` is Anthropic's (5 minutes when `None`).
 pub(crate) fn simulate(
     workspace: &WorkspaceArgs,
     turns: usize,
-    ttl: Ttl,
+    ttl: Option<Ttl>,
     bust_at: Option<usize>,
     counter: &dyn TokenCounter,
 ) -> Result<Simulated, Failure> {
@@ -197,7 +214,10 @@ pub(crate) fn simulate(
     let stable_tokens = counter.count(prompts[0].stable());
     let dynamic: Vec<usize> = prompts.iter().map(|p| dynamic_tokens(p, counter)).collect();
 
-    let mut simulation = CacheSimulation::new(model, stable_tokens, dynamic).ttl(ttl.into());
+    let mut simulation = CacheSimulation::new(model, stable_tokens, dynamic);
+    if let Some(ttl) = ttl {
+        simulation = simulation.ttl(ttl.into());
+    }
     if let Some(bust) = bust_at {
         simulation = simulation.bust_at(bust);
     }
@@ -212,18 +232,20 @@ pub(crate) fn simulate(
     })
 }
 
-/// `prompt cache` prices Anthropic's cache: another provider's model (or an
-/// unknown one) is refused, never simulated with Anthropic's prices.
+/// `prompt cache` prices Anthropic's cache and OpenAI's for its GPT-5 line:
+/// another model (or an unknown one) is refused, never simulated with
+/// another provider's prices.
 fn check_model(model: &str) -> Result<(), Failure> {
     let minimums = CacheMinimums::anthropic();
-    if minimums.lookup(model).family.is_some() {
+    if minimums.lookup(model).family.is_some() || Multipliers::openai(model).is_some() {
         return Ok(());
     }
     Err(Failure {
         message: format!(
-            "--model {}: `prompt cache` simulates Anthropic's prompt cache (its prices and \
-             minimum cacheable lengths), and this is not an Anthropic model it knows; pass a \
-             Claude model such as {DEFAULT_ANTHROPIC_MODEL} (known families: {})",
+            "--model {}: `prompt cache` simulates Anthropic's prompt cache and OpenAI's for its \
+             GPT-5 line (their prices and minimum cacheable lengths), and this is not a model it \
+             knows; pass a Claude model such as {DEFAULT_ANTHROPIC_MODEL} (known families: {}) \
+             or an OpenAI one such as gpt-5.6",
             super::escape(model),
             minimums
                 .families()

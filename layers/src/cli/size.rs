@@ -9,7 +9,7 @@ use prompt_core::{AssemblyPath, Stability};
 use std::path::PathBuf;
 
 use super::cache::simulate;
-use super::formats::{Tokenizer, Ttl};
+use super::formats::Tokenizer;
 use super::report;
 
 use super::outcome::Outcome;
@@ -59,7 +59,7 @@ pub(crate) fn run(args: SizeArgs) -> Outcome {
         let simulated = simulate(
             &args.workspace,
             usize::from(args.turns),
-            Ttl::FiveMinutes,
+            None,
             None,
             &*counter,
         );

@@ -15,7 +15,7 @@ use super::workspace::WorkspaceArgs;
 pub(crate) fn run(
     workspace: WorkspaceArgs,
     users: usize,
-    ttl: CacheTtl,
+    ttl: Option<CacheTtl>,
     usd_per_mtok: f64,
     counter: &dyn TokenCounter,
     json: bool,
@@ -33,9 +33,10 @@ pub(crate) fn run(
         .get::<UserPreferences>()
         .map(|p| p.0.path.clone())
         .unwrap_or_else(|| "~/.agent/memory/user.md".into());
-    let simulation = TeamSimulation::new(&model)
-        .ttl(ttl)
-        .usd_per_mtok(usd_per_mtok);
+    let mut simulation = TeamSimulation::new(&model).usd_per_mtok(usd_per_mtok);
+    if let Some(ttl) = ttl {
+        simulation = simulation.ttl(ttl);
+    }
     let mut team: Vec<TeamPrefix> = Vec::with_capacity(users);
     for k in 1..=users {
         let line = format!("I am teammate {k} of {users}.");

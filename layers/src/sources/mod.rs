@@ -51,7 +51,7 @@ pub use project_docs::{PROJECT_DOC_NAMES, ProjectDoc, ProjectDocs, ProjectDocsCo
 pub use scratchpad::Scratchpad;
 pub use skills::{Skill, SkillIndex, SkillLimits};
 pub use templates::{SHARED_PREFIX, TemplateLimits, Templates};
-pub use text::{Cleaned, clean, fence, is_invisible, one_line, visible};
+pub use text::{Cleaned, clean, demote_headings, fence, is_invisible, one_line, visible};
 
 pub(crate) use error::report;
 pub(crate) use fs::is_plain_name;

@@ -111,7 +111,7 @@ pub struct TeammateCost {
 pub struct TeamReport {
     /// The model simulated.
     pub model: String,
-    /// The TTL: `"5m"` or `"1h"`.
+    /// The TTL: `"5m"` or `"1h"` (Anthropic), `"30m"` or `"24h"` (OpenAI).
     pub ttl: &'static str,
     /// The multipliers used.
     pub multipliers: Multipliers,
@@ -181,26 +181,33 @@ pub struct TeamReport {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TeamSimulation {
     model: String,
-    ttl: CacheTtl,
+    ttl: Option<CacheTtl>,
     minimums: CacheMinimums,
     usd_per_mtok: f64,
 }
 
 impl TeamSimulation {
-    /// A team on `model`: 5-minute TTL, Anthropic's minimums and multipliers,
+    /// A team on `model`: the minimums and multipliers of its provider
+    /// (OpenAI's for its GPT-5 line, else Anthropic's with the 5-minute TTL),
     /// [`DEFAULT_USD_PER_MTOK`].
     pub fn new(model: impl Into<String>) -> Self {
+        let model = model.into();
+        let minimums = match Multipliers::openai(&model) {
+            Some(_) => CacheMinimums::openai(),
+            None => CacheMinimums::anthropic(),
+        };
         Self {
-            model: model.into(),
-            ttl: CacheTtl::FiveMinutes,
-            minimums: CacheMinimums::anthropic(),
+            model,
+            ttl: None,
+            minimums,
             usd_per_mtok: DEFAULT_USD_PER_MTOK,
         }
     }
 
-    /// The cache TTL: it sets the write multiplier.
+    /// The cache TTL: it sets Anthropic's write multiplier. An OpenAI model
+    /// takes none ([`run`](Self::run) refuses it).
     pub fn ttl(mut self, ttl: CacheTtl) -> Self {
-        self.ttl = ttl;
+        self.ttl = Some(ttl);
         self
     }
 
@@ -233,7 +240,8 @@ impl TeamSimulation {
     /// # Errors
     /// [`SimulationError::NoUsers`] for an empty team;
     /// [`SimulationError::Price`] for an input price that is `NaN`, infinite
-    /// or negative.
+    /// or negative; [`SimulationError::TtlNotTaken`] for a TTL given with an
+    /// OpenAI model.
     pub fn run(
         &self,
         team: &[TeamPrefix],
@@ -243,7 +251,7 @@ impl TeamSimulation {
         if team.is_empty() {
             return Err(SimulationError::NoUsers);
         }
-        let multipliers = Multipliers::anthropic(self.ttl);
+        let (multipliers, ttl, _) = super::pricing(&self.model, self.ttl)?;
         let minimum = self.minimums.lookup(&self.model).tokens;
         let unscoped_team: Vec<TeamPrefix> = team
             .iter()
@@ -268,7 +276,7 @@ impl TeamSimulation {
         }
         Ok(TeamReport {
             model: self.model.clone(),
-            ttl: self.ttl.as_str(),
+            ttl,
             multipliers,
             minimum_tokens: minimum,
             usd_per_mtok: self.usd_per_mtok,
