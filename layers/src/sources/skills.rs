@@ -55,7 +55,7 @@ pub struct SkillLimits {
     /// A longer description is cut, with `…`. Default 1024 characters.
     pub max_description_chars: usize,
     /// At most this many bytes are read of all SKILL.md files together
-    /// (each file at most [`SKILL_READ_CAP`]); the file that reaches it is
+    /// (each file at most its frontmatter cap, 16 KiB, and 1 KiB more); the file that reaches it is
     /// the last read. Default 4 MiB.
     pub max_total_read: usize,
     /// At most this many bytes of frontmatter are parsed, all skills
