@@ -40,7 +40,7 @@ impl fmt::Display for PipelinesError {
 ///
 /// One `#[test]` per crate that builds an agent:
 ///
-/// ```
+/// ```standalone_crate
 /// use prompt_core::{prompt_layer, testing};
 ///
 /// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "Hi.")]
