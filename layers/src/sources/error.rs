@@ -228,7 +228,8 @@ mod tests {
 
     #[test]
     fn a_malformed_file_keeps_the_parser_s_error_as_its_source() {
-        let parsed = serde_json::from_str::<u8>("[").unwrap_err();
+        let parsed = super::super::parsed::json::<u8>("[", super::super::parsed::Multiline::NONE)
+            .unwrap_err();
         let error = SourceError::Malformed {
             path: "pad.json".into(),
             reason: "expected a number".into(),
