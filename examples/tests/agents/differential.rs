@@ -100,6 +100,7 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
             // The case's home stands for the user's own, as recursive reads it.
             home_is_users: true,
             workspace_dir: None,
+            fixture: None,
         };
         // A case's scratchpad goes where recursive keeps it: under the
         // user's folder, in the folder named by the workspace's hash (the

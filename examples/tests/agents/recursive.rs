@@ -7,7 +7,7 @@ use prompt_examples::agents::recursive::{
 use prompt_examples::agents::{Agent, Layout, unreachable_layers};
 
 fn fixture() -> RecursiveConfig {
-    RecursiveConfig::fixture(&Agent::Recursive.fixture())
+    RecursiveConfig::fixture(&Agent::Recursive.fixture()).unwrap()
 }
 
 fn system(config: &RecursiveConfig, fold: &BaseFold) -> String {
@@ -300,7 +300,7 @@ fn over_cap_user_md(straddler: char) -> (tempfile::TempDir, String) {
     text.push(straddler);
     text.push_str(&"b".repeat(100));
     std::fs::write(home.join(".recursive/memory/user.md"), &text).unwrap();
-    let config = RecursiveConfig::fixture(root.path());
+    let config = RecursiveConfig::fixture(root.path()).unwrap();
     let prompt = system(&config, &BaseFold::default());
     (root, prompt)
 }

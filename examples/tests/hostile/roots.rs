@@ -589,3 +589,92 @@ fn a_derived_root_made_before_its_folder_exists_stays_confined() {
         "shared: resolves outside the workspace (through the symlink shared); not read (make it a regular file inside the workspace)"
     );
 }
+
+/// Round four, issue 38 item 1: `--agent recursive --fixture` over a folder
+/// the user did not write, whose `home` is a symlink to the user's real home
+/// (relative, climbing out, or absolute) holding
+/// `~/.recursive/memory/user.md`, whose `home/.recursive` alone leads there,
+/// or whose `workspace` is a symlink to a folder elsewhere holding an
+/// AGENTS.md. The fixture's folders are derived from the fixture (as
+/// kitsoki's and Aleph's are): every command that reads it fails, naming the
+/// link relative to the fixture, never its target, and reads nothing of it.
+#[test]
+fn a_fixtures_home_or_workspace_linked_out_of_it_is_refused() {
+    let ws = workspace();
+    let memory = ws.home.path().join(".recursive/memory");
+    std::fs::create_dir_all(&memory).unwrap();
+    std::fs::write(memory.join("user.md"), format!("Remember {ENV_MARK}.")).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(
+        elsewhere.path().join("AGENTS.md"),
+        format!("Elsewhere {ENV_MARK}."),
+    )
+    .unwrap();
+    // `home -> ../<the home's folder name>`: both are folders of the temporary folder.
+    let climbing = Path::new("..").join(ws.home.path().file_name().unwrap());
+    let cases: [(&str, &Path, &str); 4] = [
+        ("home", &climbing, "home"),
+        ("home", ws.home.path(), "home"),
+        (
+            "home/.recursive",
+            &ws.home.path().join(".recursive"),
+            "home/.recursive",
+        ),
+        ("workspace", elsewhere.path(), "workspace"),
+    ];
+    for (at, target, named) in cases {
+        let _ = std::fs::remove_dir_all(ws.dir.path().join("home"));
+        let _ = std::fs::remove_file(ws.dir.path().join("home"));
+        let _ = std::fs::remove_file(ws.dir.path().join("workspace"));
+        std::fs::create_dir_all(ws.dir.path().join("home")).unwrap();
+        if at == "home" {
+            std::fs::remove_dir(ws.dir.path().join("home")).unwrap();
+        }
+        if at != "workspace" {
+            ws.write("workspace/AGENTS.md", "Inner workspace.");
+        } else {
+            std::fs::remove_dir_all(ws.dir.path().join("workspace")).unwrap();
+        }
+        link(target, &ws.dir.path().join(at));
+        for command in ["render", "size", "lint"] {
+            let out = run(&ws, &[command, "--agent", "recursive", "--fixture"]);
+            nothing_leaked(&ws, &out);
+            let printed = text(&out.stdout) + &text(&out.stderr);
+            assert!(!printed.contains("Remember"), "{at} {command}: {printed}");
+            assert!(!printed.contains("Elsewhere"), "{at} {command}: {printed}");
+            assert!(
+                !printed.contains(&*elsewhere.path().to_string_lossy()),
+                "{at} {command}: {printed}"
+            );
+            assert!(!out.status.success(), "{at} {command}: {printed}");
+            assert_eq!(
+                text(&out.stderr).trim_end(),
+                format!(
+                    "prompt: {named}: leads outside the fixture through the symlink {named}; a \
+                     folder read with --fixture may not choose where its folders point (make it \
+                     a folder inside the fixture)"
+                ),
+                "{at} {command}"
+            );
+        }
+    }
+}
+
+/// The same fixture with links that stay inside it is read: `home -> me`
+/// and `workspace -> src` are the fixture's own folders.
+#[test]
+fn a_fixtures_links_inside_it_are_followed() {
+    let ws = workspace();
+    ws.write("src/AGENTS.md", "Inner workspace.");
+    ws.write("me/.recursive/memory/user.md", "Answer briefly.");
+    link(Path::new("src"), &ws.dir.path().join("workspace"));
+    link(Path::new("me"), &ws.dir.path().join("home"));
+    let out = run(&ws, &["render", "--agent", "recursive", "--fixture"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Inner workspace."), "{stdout}");
+    assert!(
+        stdout.contains("<file path=\"~/.recursive/memory/user.md\">\nAnswer briefly."),
+        "{stdout}"
+    );
+}

@@ -176,6 +176,46 @@ pub struct RecursiveConfig {
     /// `fixture`: the hash is of the checkout's absolute path, which no
     /// checked-in folder can know.
     pub workspace_dir: Option<String>,
+    /// For a fixture ([`RecursiveConfig::fixture`]): the roots of its
+    /// folders, each derived from the fixture folder, so that none of them
+    /// is read through a symlink out of it. `None`: `workspace` and `home`
+    /// are folders the caller chose, taken as given.
+    pub fixture: Option<FixtureRoots>,
+}
+
+/// The roots of a fixture's folders (`workspace/`, `home/.recursive`,
+/// `home/.claude`), each derived from the fixture folder with
+/// [`Root::within`]: a folder handed over with `--fixture` came with the
+/// repository, and may not point its `home/` at the user's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixtureRoots {
+    workspace: Root,
+    recursive: Root,
+    claude: Root,
+}
+
+impl FixtureRoots {
+    /// The roots of the fixture at `dir`.
+    ///
+    /// # Errors
+    /// [`ChannelError::Fixture`] naming the folder (relative to the fixture)
+    /// that leads out of it, and the symlink it leads out through, never
+    /// where it leads.
+    fn derive(dir: &Path) -> Result<Self, ChannelError> {
+        let fixture = Root::new(dir, "");
+        let within = |path: &str, label: &str| {
+            Root::within(&fixture, path, label).map_err(|e| ChannelError::fixture(path, e))
+        };
+        // `home/` first: a link there is named as itself, not as the
+        // folder below it that the walk would reach through it.
+        let workspace = within("workspace", "")?;
+        within("home", "~")?;
+        Ok(Self {
+            workspace,
+            recursive: within("home/.recursive", "~/.recursive")?,
+            claude: within("home/.claude", "~/.claude")?,
+        })
+    }
 }
 
 impl RecursiveConfig {
@@ -188,32 +228,43 @@ impl RecursiveConfig {
             summary_limit: SUMMARY_LIMIT,
             home_is_users: true,
             workspace_dir: None,
+            fixture: None,
         }
     }
 
     /// The fixture's configuration: `<fixture>/workspace`, home `<fixture>/home`,
-    /// sub-agents on.
-    pub fn fixture(root: &Path) -> Self {
-        Self {
+    /// sub-agents on. The fixture came with the folder it was handed, so
+    /// its folders are derived from it ([`FixtureRoots`]): `workspace/`,
+    /// `home/` and the home's `.recursive` and `.claude` may be symlinks
+    /// inside the fixture, never out of it.
+    ///
+    /// # Errors
+    /// [`ChannelError::Fixture`] for a folder that leads out of the fixture.
+    pub fn fixture(root: &Path) -> Result<Self, ChannelError> {
+        Ok(Self {
             workspace: root.join("workspace"),
             home: Some(root.join("home")),
             sub_agents: true,
             summary_limit: SUMMARY_LIMIT,
             home_is_users: false,
             workspace_dir: Some(FIXTURE_WORKSPACE_DIR.to_owned()),
-        }
+            fixture: Some(FixtureRoots::derive(root)?),
+        })
     }
 
     /// The configuration for `dir` read as `layout` says: a fixture root
     /// ([`RecursiveConfig::fixture`]), or the workspace itself with no home
     /// and sub-agents on. Never chosen by what `dir` holds.
-    pub fn of(dir: &Path, layout: Layout) -> Self {
+    ///
+    /// # Errors
+    /// As [`RecursiveConfig::fixture`], for [`Layout::Fixture`].
+    pub fn of(dir: &Path, layout: Layout) -> Result<Self, ChannelError> {
         match layout {
             Layout::Fixture => Self::fixture(dir),
-            Layout::Workspace => Self {
+            Layout::Workspace => Ok(Self {
                 sub_agents: true,
                 ..Self::new(dir)
-            },
+            }),
         }
     }
 
@@ -252,33 +303,63 @@ impl RecursiveConfig {
             (self.workspace.join(".claude/skills"), workspace),
         ];
         if let Some(home) = &self.home {
-            for app in [".recursive", ".claude"] {
-                let root = self.home_root(home.join(app), format!("~/{app}"));
-                roots.push((home.join(app).join("skills"), root));
+            for app in [HomeApp::Recursive, HomeApp::Claude] {
+                let root = self.home_root(home, app);
+                roots.push((home.join(app.folder()).join("skills"), root));
             }
         }
         roots
     }
 
-    /// The workspace, as the root its files must stay in.
+    /// The workspace, as the root its files must stay in: for a fixture,
+    /// the one derived from it.
     pub fn workspace_root(&self) -> Root {
-        Root::new(&self.workspace, "")
+        match &self.fixture {
+            Some(fixture) => fixture.workspace.clone(),
+            None => Root::new(&self.workspace, ""),
+        }
     }
 
     /// `~/.recursive`, as the root the user's files must stay in.
     fn user_root(&self) -> Option<Root> {
-        self.user_dir()
-            .map(|dir| self.home_root(dir, "~/.recursive".to_owned()))
+        let home = self.home.as_ref()?;
+        Some(self.home_root(home, HomeApp::Recursive))
     }
 
-    /// A folder of the home as a root: hard links read only when the home is
-    /// the user's own ([`RecursiveConfig::home_is_users`]).
-    fn home_root(&self, dir: PathBuf, label: String) -> Root {
-        let root = Root::new(dir, label);
+    /// A folder of the home as a root: for a fixture, the one derived from
+    /// it; else the folder as given, reading hard links only when the home
+    /// is the user's own ([`RecursiveConfig::home_is_users`]).
+    fn home_root(&self, home: &Path, app: HomeApp) -> Root {
+        if let Some(fixture) = &self.fixture {
+            return match app {
+                HomeApp::Recursive => fixture.recursive.clone(),
+                HomeApp::Claude => fixture.claude.clone(),
+            };
+        }
+        let folder = app.folder();
+        let root = Root::new(home.join(folder), format!("~/{folder}"));
         if self.home_is_users {
             root.allow_hard_links()
         } else {
             root
+        }
+    }
+}
+
+/// The folders of a home that recursive reads.
+#[derive(Debug, Clone, Copy)]
+enum HomeApp {
+    /// `~/.recursive`: memory, facts, the scratchpad, sessions, skills.
+    Recursive,
+    /// `~/.claude`: skills.
+    Claude,
+}
+
+impl HomeApp {
+    fn folder(self) -> &'static str {
+        match self {
+            HomeApp::Recursive => ".recursive",
+            HomeApp::Claude => ".claude",
         }
     }
 }
@@ -310,8 +391,8 @@ pub fn session(config: &RecursiveConfig, fold: &BaseFold) -> Context {
     let docs_config = ProjectDocsConfig::default()
         .with_cap_per_file(PROJECT_DOC_CAP)
         .with_nested(false);
-    session.insert(ProjectDocs::load(
-        &config.workspace,
+    session.insert(ProjectDocs::load_in(
+        &config.workspace_root(),
         &config.workspace,
         &docs_config,
     ));
@@ -461,7 +542,7 @@ pub(crate) fn render_with(
     request: &RenderRequest,
     sub_agents: bool,
 ) -> Result<Rendered, AgentError> {
-    let mut config = RecursiveConfig::of(&request.workspace, request.layout);
+    let mut config = RecursiveConfig::of(&request.workspace, request.layout)?;
     config.sub_agents = sub_agents;
     Ok(Rendered::of(
         assemble(&config, &BaseFold::default(), request.path)?.prompt,
