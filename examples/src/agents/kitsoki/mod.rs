@@ -429,7 +429,7 @@ pub fn compose(story: &Story, call: &Call, path: AssemblyPath) -> Result<Invocat
         .agents
         .get(&call.agent)
         .ok_or_else(|| KitsokiError::UnknownAgent {
-            path: story.root.join("app.yaml"),
+            path: story.app_yaml(),
             agent: call.agent.clone(),
             known: story.agents.keys().cloned().collect::<Vec<_>>().join(", "),
         })?;
@@ -507,16 +507,19 @@ pub fn compose(story: &Story, call: &Call, path: AssemblyPath) -> Result<Invocat
 }
 
 /// The story root under a workspace: the workspace itself when it holds
-/// `app.yaml`, else the first (by name) `stories/<name>/` that does.
+/// `app.yaml`, else the first (by name) `stories/<name>/` that does. An
+/// `app.yaml` of any kind counts (a FIFO, a link): reading it then says
+/// what is wrong with it, instead of calling it missing.
 pub fn story_root(workspace: &Path) -> Option<PathBuf> {
-    if workspace.join("app.yaml").is_file() {
+    let holds = |dir: &Path| std::fs::symlink_metadata(dir.join("app.yaml")).is_ok();
+    if holds(workspace) {
         return Some(workspace.to_owned());
     }
     let mut stories: Vec<PathBuf> = std::fs::read_dir(workspace.join("stories"))
         .ok()?
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.join("app.yaml").is_file())
+        .filter(|p| holds(p))
         .collect();
     stories.sort();
     stories.into_iter().next()
@@ -524,7 +527,7 @@ pub fn story_root(workspace: &Path) -> Option<PathBuf> {
 
 fn load(workspace: &Path, prompt_path: &[PathBuf]) -> Result<Story, KitsokiError> {
     let root = story_root(workspace).ok_or_else(|| KitsokiError::AppYaml {
-        path: workspace.join("app.yaml"),
+        path: PathBuf::from("app.yaml"),
         message: "no app.yaml here or in stories/*/; point --workspace at a story folder"
             .to_owned(),
     })?;
