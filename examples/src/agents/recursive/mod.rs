@@ -9,6 +9,7 @@
 //!
 //! | layer | priority | writes |
 //! |---|---|---|
+//! | `quoted_files` | 10 | the framework's rule on `<file>` quotes, [`QUOTED_FILES_RULE`](prompt_layers::QUOTED_FILES_RULE), then a blank line (divergence 10) |
 //! | `project_context` | 50 | `# Project context`, then `## AGENTS.md` and `## CLAUDE.md` (16 KiB each) each with its file, then the rule `---` |
 //! | `persona` | 100 | the built-in working principles, [`PERSONA`] (silent when a caller replaces the base) |
 //! | `system_prompt_override` | 110 | a caller's replacement base (HTTP `system_prompt`, CLI `--system-prompt[-file]`), as written |
@@ -70,6 +71,7 @@
 //! | 7 | `# Episodic recall` lists the newest session folders `~/.recursive/workspaces/<hash>/sessions/<slug>/<id>/` by path (`- id (n msgs, status): goal`, the goal cut at 80 bytes), from each `.meta.json`; a folder that fails to load still counts against the limit; `RECURSIVE_SESSIONS_DIR` overrides the folder, and the workspace's `.recursive/sessions` is read when the user's folder cannot be created | the same lines in the same order (*tested*: byte-identical on a case with a malformed, a newer-schema and an unknown-status session); each `.meta.json` read through the user's `~/.recursive` root, at most 64 KiB, at most 4096 entries per folder looked at; no environment override and never the workspace's folder; a folder name or goal with a newline is folded onto one line (row 4) | a repository cannot plant past sessions through its own `.recursive/sessions`, and a session folder linked elsewhere cannot put another file into the prompt; a home with millions of folders cannot stall the session's start; assembly reads no environment variables, so the same inputs give the same prompt |
 //! | 8 | the skill index is a per-turn `<system-reminder>` (`# Available skills`, a blank line, its line, then `- [mode] name: description (refs, params, …)` per skill, budgeted to 8000 bytes, and a blank line before `</system-reminder>`) | the same reminder, out of the system prompt (*tested*: no case's system prompt has it); each line is `- name: description (path of its SKILL.md)`, no mode tag or suffixes, within the standard index's limits; `</system-reminder>` right after the last line | this reproduction registers no `load_skill` tool, so the model opens a skill's SKILL.md itself and needs its path; recursive's `mode`, `refs` and `params` keys steer that tool, which is not here; the closing tag follows the last line because the framework's reminder block (one for every provider) trims the reminder, and a blank line tells the model nothing |
 //! | 9 | `cli_run` appends, after a blank line, `=== Skill: NAME (auto-loaded) ===` blocks: a `mode: always` skill's body, a triggered skill's `hint` (or `name: description`), each followed by a blank line, 8192 bytes at most (`...` and `[truncated]` past it); skills in the file system's listing order; `triggers` split on commas only | the same blocks, hints and blank lines; a body fenced and cut with the standard marker (row 1), a skill past the cap named in a last line; skills in name order; `triggers` also as a YAML list | the listing order differs between machines and runs, so the same skills could give a different prompt each run and miss the cache; a YAML list (`[release, changelog]`) would otherwise match only a goal containing `[release`; a fenced body cannot pass for the agent's own text, and a cut says what it left out |
+//! | 10 | no rule on how quoted text is read (it quotes nothing: row 1) | the prompt opens with the framework's rule on `<file>` quotes and a blank line, a layer of its own (`quoted_files`) that speaks whatever the base (*tested*) | the model is told what a quote is before it meets one; in the base, the rule would go with a caller's replacement base, which still gets the quoted project context in front of it; the rule is the same for every user, so it leads the cached prefix |
 //!
 //! # Channels
 //!
@@ -112,9 +114,9 @@ pub use layers::{
     AGENT_TOOL, AGENT_TOOL_NOTE, AppendedInstructions, AppendedInstructionsLayer, COORDINATOR_TEXT,
     CallerBase, Coordinator, DOC_MARKER_TAIL, EPISODES_LINE, EpisodicRecall, FACTS_LINE,
     FactsSection, MemoryRule, MemorySection, NOTES_LINE, PERSONA, Persona, ProjectContextSection,
-    ProjectMemorySection, RULE, SCRATCHPAD_LINE, SKILLS_LINE, ScratchpadSection, SkillsSection,
-    SubAgentsEnabled, SystemPromptOverride, UserPreferencesSection, doc_marker, memory_marker,
-    preview,
+    ProjectMemorySection, QuotedFiles, RULE, SCRATCHPAD_LINE, SKILLS_LINE, ScratchpadSection,
+    SkillsSection, SubAgentsEnabled, SystemPromptOverride, UserPreferencesSection, doc_marker,
+    memory_marker, preview,
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
 pub use scratchpad::{RecursiveScratchpad, SCRATCHPAD_FILE_CAP, workspace_hash};
