@@ -70,6 +70,8 @@ impl Fake {
             .env("XDG_CACHE_HOME", self.path("cache"))
             .env("FAKE_OUT", self.path("out"))
             .env("FAKE_ENV", "kept")
+            // `~/.claude` is the test's home, never the machine's.
+            .env_remove("CLAUDE_CONFIG_DIR")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -848,4 +850,76 @@ mod kitsoki_placement {
         );
         assert_eq!(placed.user_prefix, "");
     }
+}
+
+/// Round four, issue 38: a repository's `.claude/settings.json` with
+/// `"disableAllHooks": true` silenced the per-turn hook without a word (on
+/// the wire with Claude Code 2.1.328: the turn arrived with no context; a
+/// `.claude/settings.local.json`, `~/.claude/settings.json` or `--settings`
+/// saying so does the same). `exec` warns, naming each file, and still runs
+/// the client; `false`, or no such key, says nothing.
+#[test]
+fn a_setting_that_disables_every_hook_is_named_in_a_warning() {
+    let fake = Fake::new("claude");
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("AGENTS.md"), "Run the tests.").unwrap();
+    std::fs::create_dir(ws.path().join(".claude")).unwrap();
+    let run = |args: &[&str]| {
+        let mut all = vec!["-p"];
+        all.extend(args);
+        all.push("Hi");
+        fake.run_with(
+            &["--workspace", ".", "--date", "2026-11-29"],
+            &all,
+            None,
+            ws.path(),
+        )
+    };
+    let warning = |file: &str| {
+        format!(
+            "prompt: warning: {file} sets disableAllHooks: Claude Code then runs no hook, so the \
+             per-turn hook that brings each turn the prompt's dynamic part and reminder will not \
+             run, and nothing else says so; remove the setting to get them\n"
+        )
+    };
+
+    std::fs::write(
+        ws.path().join(".claude/settings.json"),
+        r#"{"disableAllHooks": false}"#,
+    )
+    .unwrap();
+    let output = run(&[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+
+    std::fs::write(
+        ws.path().join(".claude/settings.json"),
+        r#"{"permissions": {}, "disableAllHooks": true}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ws.path().join(".claude/settings.local.json"),
+        r#"{"disableAllHooks": true}"#,
+    )
+    .unwrap();
+    std::fs::create_dir(fake.path("home/.claude")).unwrap();
+    std::fs::write(
+        fake.path("home/.claude/settings.json"),
+        r#"{"disableAllHooks": true}"#,
+    )
+    .unwrap();
+    let output = run(&["--settings", r#"{"disableAllHooks": true}"#]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(fake.ran());
+    assert_eq!(
+        stderr(&output),
+        [
+            "your --settings",
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            "~/.claude/settings.json"
+        ]
+        .map(warning)
+        .concat()
+    );
 }
