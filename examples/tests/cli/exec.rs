@@ -923,3 +923,47 @@ fn a_setting_that_disables_every_hook_is_named_in_a_warning() {
         .concat()
     );
 }
+
+/// Round four, issue 38: docs/delivery.md said no part of the prompt is
+/// passed in argv, but for Codex and Gemini CLI the context block rides in
+/// the prompt argument. The docs now say where it travels, and this holds
+/// them to what `exec` does: with a prompt argument the dynamic part is in
+/// the client's argv (where `/proc/PID/cmdline` shows it), with the prompt
+/// on stdin it is on stdin and nowhere in argv.
+#[test]
+fn the_docs_say_where_codex_and_gemini_get_the_context_and_they_get_it_there() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/delivery.md"))
+            .unwrap();
+    assert!(!docs.contains("Nothing of the prompt is passed in argv"));
+    assert!(docs.contains("- **In argv when the prompt is.** A context block joined to a prompt"));
+    let (_, dynamic) = rendered("2026-11-29");
+    for (client, argument) in [
+        ("codex", &["exec", "Fix it."][..]),
+        ("gemini", &["-p", "Fix it."][..]),
+    ] {
+        let fake = Fake::new(client);
+        let output = fake.run("2026-11-29", &[], argument, None);
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(
+            fake.argv()
+                .iter()
+                .any(|a| a.contains(&dynamic) && a.ends_with("Fix it.")),
+            "{client}: {:?}",
+            fake.argv()
+        );
+        let on_stdin: &[&str] = if client == "codex" { &["exec"] } else { &[] };
+        let output = fake.run("2026-11-29", &[], on_stdin, Some("Fix it."));
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(
+            !fake.argv().iter().any(|a| a.contains("<system-reminder>")),
+            "{client}: {:?}",
+            fake.argv()
+        );
+        assert!(
+            fake.stdin().contains(&dynamic) && fake.stdin().ends_with("Fix it."),
+            "{client}: {}",
+            fake.stdin()
+        );
+    }
+}
