@@ -56,6 +56,7 @@
 //! | 4 | `{{ run.turn }}` renders `0`, `{{ world }}` and `{{ state }}` print Go maps | every name renders empty | a static render has no run or story state, and a Go map's print form is not text a model can use |
 //! | 5 | `@shared/` resolves in the folders `prompts.shared` names (none by default) | always the story's own `shared/` folder | a repository may not point includes outside its story (`prompts.shared: [/home/you]` would read any file); stories that name `shared` render the same |
 //! | 6 | a template file of any size | at most 256 KiB read, 1 MiB rendered, else the layer is left out with a note | bounded reads and renders |
+//! | 7 | the folders of the prompt search path (its overlay; `--prompt-path` here) are read as named | a folder inside the workspace may not lead out of it through a symlink: the story fails, naming it; one outside the workspace is read as named | a folder named inside a repository is the repository's to redirect: `prompts -> ~/.ssh` would make a file of the user's the framework text |
 
 mod cli;
 mod story;
