@@ -735,6 +735,21 @@ fn kitsoki_errors_name_the_story_relative_to_the_workspace() {
             assert!(!stderr.contains(path.as_str()), "{yaml}: {stderr}");
         }
     }
+    // A note, too: an inline context that fails to render.
+    ws.write(
+        "stories/trail/app.yaml",
+        "app:\n  id: t\n  context: '{% bogus %}'\nagents:\n  guide:\n    system_prompt: G.\n",
+    );
+    let out = run(&ws, &["render", "--agent", "kitsoki", "--trace"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("- app.context: stories/trail/app.yaml:1: template error:"),
+        "{stderr}"
+    );
+    for path in &absolute {
+        assert!(!stderr.contains(path.as_str()), "{stderr}");
+    }
 }
 
 /// Round four, issue 38: a FIFO `app.yaml` was taken for a missing one (`no

@@ -220,7 +220,7 @@ impl Story {
                 });
             }
             (Some(inline), _) if !inline.trim().is_empty() => rendered(
-                templates.render_str(&app_yaml, inline, &vars),
+                templates.render_str(&app_yaml_shown, inline, &vars),
                 "app.context",
                 &mut notes,
             )
