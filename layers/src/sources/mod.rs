@@ -47,6 +47,8 @@ pub use templates::{SHARED_PREFIX, TemplateLimits, Templates};
 pub use text::{Cleaned, demote_headings, fence, is_invisible, one_line};
 
 pub(crate) use fs::is_plain_name;
+#[cfg(feature = "cli")]
+pub(crate) use fs::{open, read_head};
 pub(crate) use text::visible;
 
 /// Implementation helpers, reachable for this project's tests, benchmarks

@@ -135,9 +135,16 @@ impl ProjectDocs {
     /// kind: one that cannot be read is reported, not passed over) replaces
     /// that directory's `AGENTS.md`.
     pub fn load(root: &Path, cwd: &Path, config: &ProjectDocsConfig) -> Self {
+        Self::load_in(&Root::new(root, ""), cwd, config)
+    }
+
+    /// [`load`](Self::load) through a root the caller already holds (one
+    /// derived from another with [`Root::within`], such as a fixture's
+    /// workspace): no folder is opened by its path again.
+    pub fn load_in(workspace: &Root, cwd: &Path, config: &ProjectDocsConfig) -> Self {
         let mut docs = ProjectDocs::default();
-        let workspace = Root::new(root, "");
-        docs.read_dir(&workspace, root, config.cap_per_file, None);
+        let root = workspace.dir();
+        docs.read_dir(workspace, root, config.cap_per_file, None);
         if config.nested {
             let started = Instant::now();
             let mut budget = config.nested_budget;
@@ -156,7 +163,7 @@ impl ProjectDocs {
                         config.nested_time_budget.as_millis()
                     )
                 } else {
-                    docs.read_dir(&workspace, dir, config.cap_per_file, Some(&mut budget));
+                    docs.read_dir(workspace, dir, config.cap_per_file, Some(&mut budget));
                     continue;
                 };
                 docs.limit_notes.push(format!(
