@@ -35,6 +35,10 @@
 
 /// The base prompt / persona. Global.
 pub const BASE_PROMPT: u32 = 1_000;
+/// The rule on how quoted files (`<file path="…">`) are weighed, right after
+/// the base prompt, so that a replaced base keeps it. Global. Not a multiple
+/// of 1000: it belongs to the base, and the room after it stays the user's.
+pub const QUOTED_FILES: u32 = BASE_PROMPT + 1;
 /// `# Project memory`: `<workspace>/.<app>/memory/project.md`. Project.
 pub const PROJECT_MEMORY: u32 = 2_000;
 /// `# Project context`: AGENTS.md, CLAUDE.md. Project.

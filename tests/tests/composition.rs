@@ -154,6 +154,7 @@ fn a_pipeline_takes_a_standard_set_and_layers_it_did_not_define() {
         [
             "reviewer_persona",
             "base_prompt",
+            "quoted_files",
             "project_memory",
             "project_context",
             "skills_index",

@@ -101,6 +101,7 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
             // The case's home stands for the user's own, as recursive reads it.
             home_is_users: true,
             workspace_dir: None,
+            fixture: None,
         };
         // A case's scratchpad goes where recursive keeps it: under the
         // user's folder, in the folder named by the workspace's hash (the
@@ -167,6 +168,8 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
             }
             expected = fence_file(&expected, &file, name, cap);
         }
+        // Row 10: the framework's rule on quotes opens the prompt.
+        let expected = format!("{}\n\n{expected}", prompt_layers::QUOTED_FILES_RULE);
         if ours != expected {
             failures.push(format!(
                 "{}:\n--- expected\n{expected}\n--- ours\n{ours}\n",

@@ -163,6 +163,16 @@ impl WorkspaceArgs {
         })
     }
 
+    /// The workspace the options read: `--workspace`, else the agent's
+    /// built-in one, else the current directory. A file the command writes
+    /// inside it is repository ground ([`prompt_core::write::replace_file_in`]).
+    pub(crate) fn workspace_dir(&self) -> Result<std::path::PathBuf, Failure> {
+        Ok(self
+            .choose(AssemblyPath::Cached, None, None)?
+            .options
+            .workspace)
+    }
+
     /// `--agent`, as given.
     pub(crate) fn agent_name(&self) -> Option<&str> {
         self.agent.as_deref()

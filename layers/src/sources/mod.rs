@@ -55,6 +55,8 @@ pub use text::{Cleaned, clean, demote_headings, fence, is_invisible, one_line, v
 
 pub(crate) use error::report;
 pub(crate) use fs::is_plain_name;
+#[cfg(feature = "cli")]
+pub(crate) use fs::{open, read_head};
 
 // Without `unstable-internals`, nothing but the hooks below calls these
 // helpers: they stay built (the hooks test what the sources run).

@@ -135,10 +135,9 @@ impl ProjectDocs {
     /// In each directory an `AGENTS.override.md` (if there is one, of any
     /// kind: one that cannot be read is reported, not passed over) replaces
     /// that directory's `AGENTS.md`.
-    pub fn load(root: &Root, cwd: &Path, config: &ProjectDocsConfig) -> Self {
+    pub fn load(workspace: &Root, cwd: &Path, config: &ProjectDocsConfig) -> Self {
         let mut docs = ProjectDocs::default();
-        let workspace = root;
-        let root = root.dir();
+        let root = workspace.dir();
         docs.read_dir(workspace, root, config.cap_per_file, None);
         if config.nested {
             let started = Instant::now();
