@@ -5,13 +5,27 @@ use crate::sources::{CappedText, MemoryFile, UserPreferences};
 use prompt_core::PromptBuilder;
 use prompt_core::providers::anthropic::CacheTtl;
 use prompt_core::providers::simulation::{TeamPrefix, TeamSimulation};
-use prompt_core::tokens::TokenCounter;
+use prompt_core::tokens::{CountStats, Memoized, TokenCounter};
+use serde::Serialize;
 
 use super::formats::DEFAULT_ANTHROPIC_MODEL;
 use super::workspace::WorkspaceArgs;
 
+/// What `--users N --json` prints: the simulation's report, with what
+/// counting cost.
+#[derive(Serialize)]
+struct Output<'a> {
+    #[serde(flatten)]
+    report: &'a prompt_core::providers::simulation::TeamReport,
+    counting: CountStats,
+}
+
 /// The report for `users` teammates who differ only in their one-line
 /// `user.md` (`I am teammate K of N.`), as text or JSON.
+///
+/// The prompts share everything but that line, so one [`Memoized`] counter
+/// serves the whole run: the shared text is counted once, not once per
+/// teammate and prefix.
 pub(crate) fn run(
     workspace: WorkspaceArgs,
     users: usize,
@@ -33,6 +47,7 @@ pub(crate) fn run(
         .get::<UserPreferences>()
         .map(|p| p.0.path.clone())
         .unwrap_or_else(|| "~/.agent/memory/user.md".into());
+    let counter = Memoized::new(counter);
     let simulation = TeamSimulation::new(&model)
         .ttl(ttl)
         .usd_per_mtok(usd_per_mtok);
@@ -51,18 +66,24 @@ pub(crate) fn run(
         let prompt = PromptBuilder::new(&loaded.pipeline)
             .build_cached(&loaded.session, &loaded.turn)
             .map_err(|e| e.to_string())?;
-        team.push(simulation.prefix(format!("teammate {k}"), &prompt, counter));
+        team.push(simulation.prefix(format!("teammate {k}"), &prompt, &counter));
     }
-    let report = simulation.run(&team, counter).map_err(|e| e.to_string())?;
+    let report = simulation.run(&team, &counter).map_err(|e| e.to_string())?;
+    let counting = counter.stats();
     if json {
-        return serde_json::to_string_pretty(&report)
+        let output = Output {
+            report: &report,
+            counting,
+        };
+        return serde_json::to_string_pretty(&output)
             .map(|s| s + "\n")
             .map_err(|e| e.to_string());
     }
     Ok(format!(
-        "pipeline `{}`, {users} teammates who differ only in a one-line {}, tokens counted with {}\n{report}\n",
+        "pipeline `{}`, {users} teammates who differ only in a one-line {}, tokens counted with {}\n{report}\n{}",
         loaded.pipeline.name(),
         path.display(),
-        counter.name()
+        counter.name(),
+        super::cache::estimate_note(&counter),
     ))
 }
