@@ -310,3 +310,28 @@ fn first_stable_layer(prompt: &AssembledPrompt) -> Option<&'static str> {
         .find(|l| l.stability == Stability::Stable && !l.silent)
         .map(|l| l.name)
 }
+
+#[cfg(test)]
+mod tests {
+    use prompt_core::tokens::{ApproxCounter, Memoized, TokenCounter};
+
+    /// A report whose counts are all exact says nothing more; one with
+    /// counts past the budget says which counter, how much was exact and
+    /// how much was estimated.
+    #[test]
+    fn the_note_says_when_counts_are_estimates() {
+        let counter = Memoized::with_budget(ApproxCounter, 64);
+        counter.count("Run the tests.\n");
+        assert_eq!(super::estimate_note(&counter), "");
+        counter.count(&"Then push the branch.\n".repeat(4));
+        let note = super::estimate_note(&counter);
+        assert!(
+            note.starts_with("note: approx counted 15 bytes of distinct text exactly"),
+            "{note}"
+        );
+        assert!(
+            note.contains("the 88 bytes of new text after them are estimated"),
+            "{note}"
+        );
+    }
+}

@@ -87,3 +87,149 @@ pub(crate) fn run(
         super::cache::estimate_note(&counter),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use clap::Parser;
+    use prompt_core::providers::anthropic::CacheTtl;
+    use prompt_core::tokens::{O200kBase, TokenCounter};
+
+    use super::super::workspace::WorkspaceArgs;
+
+    /// `o200k_base`, recording the bytes it is given: the encoder's work.
+    #[derive(Default)]
+    struct Spy {
+        given: AtomicUsize,
+    }
+
+    impl TokenCounter for Spy {
+        fn count(&self, text: &str) -> usize {
+            self.given.fetch_add(text.len(), Ordering::Relaxed);
+            O200kBase.count(text)
+        }
+
+        fn name(&self) -> &'static str {
+            O200kBase.name()
+        }
+
+        fn cuts(&self, text: &str, cuts: &mut Vec<usize>) {
+            O200kBase.cuts(text, cuts);
+        }
+    }
+
+    #[derive(Parser)]
+    struct Args {
+        #[command(flatten)]
+        workspace: WorkspaceArgs,
+    }
+
+    /// `bytes` of short runs of CJK, emoji and accented Latin, mixed within
+    /// and between words, with spaces, commas, ideographic full stops and
+    /// line breaks: the text the issue planted, the same on every run.
+    fn mixed_script(bytes: usize) -> String {
+        const WORDS: [&str; 24] = [
+            "東京",
+            "日本語",
+            "设定",
+            "测试代码",
+            "仓库",
+            "프로젝트",
+            "한국어",
+            "ファイル",
+            "🎉",
+            "🚀",
+            "✅",
+            "👩\u{200d}💻",
+            "🇯🇵",
+            "⚠\u{fe0f}",
+            "📦",
+            "🔥",
+            "café",
+            "naïve",
+            "Ångström",
+            "façade",
+            "résumé",
+            "Zürich",
+            "brûlée",
+            "Kraków",
+        ];
+        const GAPS: [&str; 6] = [" ", " ", " ", ", ", "。", "\n"];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as usize
+        };
+        let mut text = String::new();
+        loop {
+            let mut word = String::new();
+            for _ in 0..1 + next() % 3 {
+                word.push_str(WORDS[next() % WORDS.len()]);
+            }
+            word.push_str(GAPS[next() % GAPS.len()]);
+            if text.len() + word.len() > bytes {
+                return text;
+            }
+            text.push_str(&word);
+        }
+    }
+
+    /// The bytes the encoder is given for a team of `users` over `agents`.
+    fn encoded(agents: &str, users: usize) -> usize {
+        let dir = tempfile::tempdir().unwrap();
+        let (ws, home) = (dir.path().join("ws"), dir.path().join("home"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(ws.join("AGENTS.md"), agents).unwrap();
+        let args = Args::try_parse_from([
+            "prompt".as_ref(),
+            "--workspace".as_ref(),
+            ws.as_os_str(),
+            "--home".as_ref(),
+            home.as_os_str(),
+            "--date".as_ref(),
+            "2026-01-01".as_ref(),
+        ])
+        .unwrap();
+        let spy = Spy::default();
+        let report = super::run(
+            args.workspace,
+            users,
+            CacheTtl::FiveMinutes,
+            3.0,
+            &spy,
+            true,
+        )
+        .unwrap();
+        let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+        assert_eq!(report["users"].as_array().unwrap().len(), users);
+        assert_eq!(
+            report["counting"]["estimated_bytes"], 0,
+            "{}",
+            report["counting"]
+        );
+        spy.given.load(Ordering::Relaxed)
+    }
+
+    /// The issue's exhaustion: 100 teammates over 16 KiB of mixed-script
+    /// text had the encoder count the shared text again for every teammate
+    /// and every prefix. Now the shared text is encoded once: 100 teammates
+    /// cost what one does plus, for each other one, the lines that are
+    /// their own (`I am teammate K of 100.` and what a line cut puts with it).
+    #[test]
+    fn a_hundred_teammates_encode_the_shared_text_once() {
+        let agents = mixed_script(16 * 1024);
+        assert!(agents.len() > 16 * 1024 - 64, "{}", agents.len());
+        let one = encoded(&agents, 1);
+        assert!(one >= agents.len(), "the shared text is encoded: {one}");
+        assert!(one < 2 * agents.len(), "and once for one teammate: {one}");
+        let hundred = encoded(&agents, 100);
+        assert!(
+            hundred <= one + 99 * 128,
+            "{hundred} against {one} for one teammate"
+        );
+    }
+}
