@@ -50,7 +50,9 @@ impl TokenCounter for O200kBase {
         "o200k_base"
     }
 
-    /// Line starts: see [`line_cuts`].
+    /// Line starts: each offset just after a `\n` whose next character is
+    /// neither whitespace nor `/`. No piece the encoder splits text into
+    /// crosses one, so the counts on both sides add up to the whole's.
     fn cuts(&self, text: &str, cuts: &mut Vec<usize>) {
         line_cuts(text, cuts);
     }
@@ -65,7 +67,9 @@ impl TokenCounter for Cl100kBase {
         "cl100k_base"
     }
 
-    /// Line starts: see [`line_cuts`].
+    /// Line starts: each offset just after a `\n` whose next character is
+    /// neither whitespace nor `/`. No piece the encoder splits text into
+    /// crosses one, so the counts on both sides add up to the whole's.
     fn cuts(&self, text: &str, cuts: &mut Vec<usize>) {
         line_cuts(text, cuts);
     }
