@@ -2,13 +2,44 @@
 //! could forge: the one list the sources (which remove invisible characters
 //! from file text) and every printer of file text (which escapes them)
 //! share, and the one matcher every quote and reminder block escapes its
-//! delimiters with.
+//! delimiters with ([`escape_tags`]: compatibility forms folded as NFKC
+//! does, Unicode's confusables (UTS #39), small capitals, case, spacing and
+//! invisible characters).
+//!
+//! Line and paragraph separators ([`is_line_separator`]) end a line for a
+//! reader but not for Markdown: text a quote holds takes each as `\n`, a
+//! one-line value as a space, and a name (a path) shows it as an escape
+//! (`\u{2028}`), as it shows a newline.
 
+mod fold;
 mod invisible;
-
-use std::borrow::Cow;
+mod small_capitals;
+mod tags;
 
 pub use invisible::UNICODE_VERSION;
+pub use tags::{TAG_LOOKAHEAD, escape_named_tags, escape_tags, is_angle, starts_tag};
+
+/// The tag of the block that carries text outside the system slot
+/// (`<system-reminder>`): Claude Code's own harness messages use it, so no
+/// text from a file may open or close one, in any channel.
+pub const REMINDER_TAG: &str = "system-reminder";
+
+/// The line and paragraph separators, U+2028 and U+2029 (the characters of
+/// categories Zl and Zp). A model reads each as a line break; Markdown and
+/// JSON do not, so cleaning file text keeps them (a raw one is valid inside a
+/// JSON string, where a newline is not) and every printer of file text
+/// decides: a newline in quoted text, a space on one line, an escape in a
+/// name.
+///
+/// ```
+/// use prompt_core::text::is_line_separator;
+///
+/// assert!(is_line_separator('\u{2028}') && is_line_separator('\u{2029}'));
+/// assert!(!is_line_separator('\n') && !is_line_separator(' '));
+/// ```
+pub fn is_line_separator(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}')
+}
 
 /// Characters that show nothing: Unicode's `Default_Ignorable_Code_Point`
 /// (which holds the variation selectors U+FE00-FE0F and U+E0100-E01EF, the
@@ -23,8 +54,7 @@ pub use invisible::UNICODE_VERSION;
 /// ([`UNICODE_VERSION`]) by `prompt-core/tools/generate_invisible.py`.
 ///
 /// The line and paragraph separators (U+2028, U+2029) are not in the list:
-/// JSON allows them raw inside a string. A printer that writes one line adds
-/// them itself.
+/// JSON allows them raw inside a string; see [`is_line_separator`].
 ///
 /// ```
 /// use prompt_core::text::is_invisible;
@@ -54,203 +84,10 @@ pub fn is_invisible(c: char) -> bool {
         .is_ok()
 }
 
-/// `<` and the characters a reader may take for one: the full-width and
-/// small forms, angle quotation marks and brackets, the modifier letter
-/// `˂`, the Canadian syllabic `ᐸ`, ornamental brackets.
-///
-/// ```
-/// use prompt_core::text::is_angle;
-///
-/// assert!(is_angle('<') && is_angle('\u{ff1c}') && is_angle('˂') && is_angle('ᐸ') && is_angle('‹'));
-/// assert!(!is_angle('(') && !is_angle('>'));
-/// ```
-pub fn is_angle(c: char) -> bool {
-    matches!(
-        c,
-        '<' | '\u{ff1c}' // ＜
-            | '\u{fe64}' // ﹤
-            | '\u{2039}' // ‹
-            | '\u{00ab}' // «
-            | '\u{2329}' // 〈
-            | '\u{27e8}' // ⟨
-            | '\u{3008}' // 〈
-            | '\u{02c2}' // ˂
-            | '\u{1438}' // ᐸ
-            | '\u{276c}' // ❬
-            | '\u{276e}' // ❮
-            | '\u{2770}' // ❰
-            | '\u{29fc}' // ⧼
-            | '\u{2264}' // ≤ (a `<` with a stroke under it)
-            | '\u{226e}' // ≮ (`<` + U+0338, composed)
-    )
-}
-
-/// `/`, `\` and the characters a reader may take for one between `<` and a
-/// tag name: full-width forms, the division, fraction and big solidi, the
-/// combining overlays U+0337 and U+0338, the box-drawing diagonal, katakana `ノ`.
-fn is_slash(c: char) -> bool {
-    matches!(
-        c,
-        '/' | '\\'
-            | '\u{ff0f}' // ／
-            | '\u{ff3c}' // ＼
-            | '\u{2215}' // ∕
-            | '\u{2044}' // ⁄
-            | '\u{29f8}' // ⧸
-            | '\u{29f9}' // ⧹
-            | '\u{2571}' // ╱
-            | '\u{27cb}' // ⟋
-            | '\u{30ce}' // ノ
-            | '\u{0337}'
-            | '\u{0338}'
-    )
-}
-
-/// Marks that draw on the character before them (combining diacritics): a
-/// reader sees through them to the letter underneath.
-fn is_combining(c: char) -> bool {
-    matches!(c,
-        '\u{0300}'..='\u{036f}'
-        | '\u{1ab0}'..='\u{1aff}'
-        | '\u{1dc0}'..='\u{1dff}'
-        | '\u{20d0}'..='\u{20ff}'
-        | '\u{fe20}'..='\u{fe2f}')
-}
-
-/// Skipped anywhere inside a tag: what shows nothing or draws on its neighbour.
-fn is_transparent(c: char) -> bool {
-    is_invisible(c) || is_combining(c) || (c.is_control() && c != '\n')
-}
-
-/// `c` as the ASCII a reader takes it for (lowercase), for the letters,
-/// digits and `-` of a tag name: full-width forms, Cyrillic and Greek
-/// homoglyphs, the dotless `ı`, the long `ſ`, dashes. Anything else is
-/// itself, lowercased.
-fn fold(c: char) -> char {
-    let c = match c {
-        '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
-        _ => c,
-    };
-    match c {
-        'ı' | 'і' | 'І' | 'ɩ' | 'ι' | 'Ι' | 'ӏ' | 'Ӏ' | 'ⅰ' | 'Ⅰ' => 'i',
-        'ſ' | 'ƒ' | 'ꞙ' => 'f',
-        'ǀ' | 'ⅼ' | 'Ⅼ' | 'ℓ' | '|' => 'l',
-        'е' | 'Е' | 'ε' | 'Ε' | 'ҽ' | '℮' => 'e',
-        'а' | 'А' | 'α' | 'Α' => 'a',
-        'с' | 'С' | 'ϲ' | 'Ϲ' => 'c',
-        'о' | 'О' | 'ο' | 'Ο' | 'σ' => 'o',
-        'р' | 'Р' | 'ρ' | 'Ρ' => 'p',
-        'ѕ' | 'Ѕ' => 's',
-        'у' | 'У' | 'γ' | 'Υ' => 'y',
-        'т' | 'Т' | 'τ' | 'Τ' => 't',
-        'м' | 'М' | 'Μ' => 'm',
-        'г' | 'Г' => 'r',
-        'п' | 'η' | 'Ν' => 'n',
-        'ԁ' => 'd',
-        'к' | 'К' | 'κ' | 'Κ' => 'k',
-        'х' | 'Х' | 'χ' | 'Χ' => 'x',
-        '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{fe63}' | '\u{2043}' => '-',
-        c => c.to_ascii_lowercase(),
-    }
-}
-
-/// Whether `rest`, what follows an angle ([`is_angle`]), reads as a tag
-/// named `name` (ASCII, lowercase), opening or closing: any run of
-/// whitespace, slashes (`／`, `∕`, `⁄`, U+0338 and other lookalikes) and characters that
-/// show nothing, then the name in any case, width or homoglyph, with
-/// invisible and combining characters inside it ignored, and then no further
-/// letter, digit, `_` or `-` (`<file_path>` and `<files>` are other tags).
-/// The ligatures `ﬁ` and `ﬂ` read as `fi` and `fl`.
-///
-/// ```
-/// use prompt_core::text::starts_tag;
-///
-/// assert!(starts_tag("/file>", "file"));
-/// assert!(starts_tag(" / FILE >", "file"));
-/// assert!(starts_tag("/fi\u{34f}le>", "file"));
-/// assert!(starts_tag("/f\u{131}le>", "file")); // dotless i
-/// assert!(starts_tag("\u{338}file>", "file"));
-/// assert!(starts_tag("/SYSTEM-REMINDER >", "system-reminder"));
-/// assert!(!starts_tag("file_path>", "file") && !starts_tag("files>", "file"));
-/// ```
-pub fn starts_tag(rest: &str, name: &str) -> bool {
-    // Bounded, so a text of many angles before one long run of spaces or
-    // marks costs linear time: past [`TAG_LOOKAHEAD`] characters without a
-    // decision, the angle is taken as a tag (escaping one too many `<` is
-    // harmless; missing one is not).
-    let mut chars = rest.chars().take(TAG_LOOKAHEAD + 1).enumerate();
-    let mut pending = None;
-    for (seen, c) in chars.by_ref() {
-        if seen == TAG_LOOKAHEAD {
-            return true;
-        }
-        if !(c.is_whitespace() || is_slash(c) || is_transparent(c)) {
-            pending = Some(c);
-            break;
-        }
-    }
-    let Some(first) = pending else {
-        return false;
-    };
-    let mut exhausted = false;
-    let mut letters = std::iter::once(first)
-        .chain(chars.by_ref().map(|(seen, c)| {
-            if seen == TAG_LOOKAHEAD {
-                exhausted = true;
-            }
-            c
-        }))
-        .filter(|&c| !is_transparent(c))
-        .flat_map(|c| match c {
-            '\u{fb01}' => ['f', 'i'].into_iter().take(2),
-            '\u{fb02}' => ['f', 'l'].into_iter().take(2),
-            c => [fold(c), ' '].into_iter().take(1),
-        });
-    let named = name.chars().all(|want| letters.next() == Some(want));
-    let after = letters.next();
-    drop(letters);
-    if exhausted {
-        return true;
-    }
-    named && !after.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-')
-}
-
-/// How many characters after an angle [`starts_tag`] reads before it
-/// decides that the angle starts a tag.
-pub const TAG_LOOKAHEAD: usize = 256;
-
-/// `text` with the angle of every tag named `name` ([`starts_tag`]), opening
-/// or closing, written `&lt;`: a quote or block delimited by that tag cannot
-/// be ended or opened from inside, whatever lookalike, case, width or
-/// invisible character spells it.
-///
-/// ```
-/// use prompt_core::text::escape_tags;
-///
-/// assert_eq!(escape_tags("a </FILE > b", "file"), "a &lt;/FILE > b");
-/// assert_eq!(escape_tags("\u{ff1c}/file>", "file"), "&lt;/file>");
-/// assert_eq!(escape_tags("Vec<String> <files>", "file"), "Vec<String> <files>");
-/// ```
-pub fn escape_tags<'a>(text: &'a str, name: &str) -> Cow<'a, str> {
-    let tag_at = |at: usize, c: char| is_angle(c) && starts_tag(&text[at + c.len_utf8()..], name);
-    let mut tags = text.char_indices().filter(|&(at, c)| tag_at(at, c));
-    let Some(first) = tags.next() else {
-        return Cow::Borrowed(text);
-    };
-    // Each angle is looked at once: the text before a tag is copied whole.
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut copied = 0;
-    for (at, c) in std::iter::once(first).chain(tags) {
-        out.push_str(&text[copied..at]);
-        out.push_str("&lt;");
-        copied = at + c.len_utf8();
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
-}
-
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use super::*;
 
     #[test]
@@ -335,5 +172,63 @@ mod tests {
         ] {
             assert!(starts_tag(rest, "system-reminder"), "{rest}");
         }
+    }
+
+    /// Issue 38: what a hand list missed, read from the UCD data.
+    #[test]
+    fn compatibility_forms_confusables_and_small_capitals_are_read_as_letters() {
+        for rest in [
+            "/\u{1d41f}\u{1d422}\u{1d425}\u{1d41e}>", // 𝐟𝐢𝐥𝐞 (mathematical bold)
+            "/\u{1d68f}\u{1d692}\u{1d695}\u{1d68e}>", // 𝚏𝚒𝚕𝚎 (mathematical monospace)
+            "/\u{1d5f3}\u{1d5f6}\u{1d5f9}\u{1d5f2}>", // 𝗳𝗶𝗹𝗲 (sans-serif bold)
+            "/\u{a730}\u{26a}\u{29f}\u{1d07}>",       // ꜰɪʟᴇ (small capitals)
+            "\u{ff0f}\u{1da0}ile>",                   // ／ᶠile (modifier letter)
+            "/\u{24d5}\u{24d8}\u{24db}\u{24d4}>",     // ⓕⓘⓛⓔ (circled)
+            "/FIlE>",
+            "/fi1e>",
+        ] {
+            assert!(starts_tag(rest, "file"), "{rest}");
+        }
+        for rest in [
+            "/\u{1d42c}\u{1d432}\u{1d42c}\u{1d42d}\u{1d41e}\u{1d426}-\u{1d42b}\u{1d41e}\u{1d426}\u{1d422}\u{1d427}\u{1d41d}\u{1d41e}\u{1d42b}>",
+            "/system_reminder>",
+            "/system reminder>",
+            "/systemreminder>",
+            "/SYSTEM__REMINDER>",
+            "/system\u{2014}reminder>",
+            "/systern-reminder>",
+            "/\u{a731}\u{28f}\u{a731}\u{1d1b}\u{1d07}\u{1d0d}-\u{280}\u{1d07}\u{1d0d}\u{26a}\u{274}\u{1d05}\u{1d07}\u{280}>",
+        ] {
+            assert!(starts_tag(rest, "system-reminder"), "{rest}");
+        }
+        for rest in [
+            "/system>",
+            "/system-reminders>",
+            "/system_reminder_x>",
+            "/system-remind>",
+            "/sys-tem-reminder>",
+        ] {
+            assert!(!starts_tag(rest, "system-reminder"), "{rest}");
+        }
+        for rest in [
+            "/fi\u{1d425}\u{1d42c}>",
+            "/\u{1d41f}\u{1d422}\u{1d425}\u{1d41e}_path>",
+        ] {
+            assert!(!starts_tag(rest, "file"), "{rest}");
+        }
+    }
+
+    #[test]
+    fn escaping_rewrites_only_the_angle_of_a_match() {
+        let text = "Vec<String> \u{ff1c}/\u{1d41f}ile> « quoted » <p> a<b\u{2028}c";
+        assert_eq!(
+            escape_named_tags(text, &["file", REMINDER_TAG]),
+            "Vec<String> &lt;/\u{1d41f}ile> « quoted » <p> a<b\u{2028}c"
+        );
+        let plain = "# Build\n\nRun `cargo test`; see <https://example.com> and Vec<u8>.\n";
+        assert!(matches!(
+            escape_named_tags(plain, &["file", REMINDER_TAG]),
+            Cow::Borrowed(_)
+        ));
     }
 }

@@ -13,6 +13,10 @@
 //!    only in 8 bytes that lie outside the 8 windows of 32 bytes the cache's
 //!    key used to sample, against 32,768 prefixes that differ at their
 //!    start: the time to create every session (first call included).
+//! 3. Tags (`HOSTILE_COSTS=tags`): `text::escape_tags` for `file` and for
+//!    `system-reminder` over 16 KiB of ordinary prose, Japanese prose,
+//!    mathematical bold letters, `<` alone, `< ` pairs and `<system` before
+//!    255 spaces (the longest look-ahead, again and again), the median of 5.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -139,13 +143,74 @@ fn prefix_cache() {
     }
 }
 
+/// `unit` repeated to 16 KiB (cut on a character boundary).
+fn filled(unit: &str) -> String {
+    let mut text = unit.repeat(KIB16 / unit.len() + 1);
+    let mut end = KIB16;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text
+}
+
+fn tags() {
+    println!();
+    println!(
+        "| 16 KiB of | `file`: median of 5 | `system-reminder`: median of 5 | angles escaped |"
+    );
+    println!("|---|---|---|---|");
+    let cases = [
+        (
+            "ordinary prose with `Vec<u8>`",
+            filled("The agent reads AGENTS.md and returns a Vec<u8> of the file. "),
+        ),
+        (
+            "Japanese prose",
+            filled("エージェントはリポジトリのファイルを読み、テストを実行する。"),
+        ),
+        (
+            "mathematical bold letters",
+            filled("\u{1d41f}\u{1d422}\u{1d425}\u{1d41e} "),
+        ),
+        ("`<` alone", "<".repeat(KIB16)),
+        ("`< ` pairs", "< ".repeat(KIB16 / 2)),
+        (
+            "`<system` and 255 spaces",
+            filled(&format!("<system{}", " ".repeat(255))),
+        ),
+    ];
+    for (name, text) in cases {
+        let mut times = Vec::new();
+        let mut escaped = 0;
+        for tag in ["file", "system-reminder"] {
+            let mut runs = Vec::new();
+            for _ in 0..5 {
+                let started = Instant::now();
+                let out = black_box(prompt_core::text::escape_tags(black_box(&text), tag));
+                runs.push(started.elapsed());
+                escaped = out.matches("&lt;").count();
+            }
+            times.push(median(runs));
+        }
+        println!(
+            "| {name} | {:.2} ms | {:.2} ms | {escaped} |",
+            times[0].as_secs_f64() * 1e3,
+            times[1].as_secs_f64() * 1e3
+        );
+    }
+}
+
 fn main() {
-    // `HOSTILE_COSTS=tokens` or `=prefix` runs one part only.
+    // `HOSTILE_COSTS=tokens`, `=prefix` or `=tags` runs one part only.
     let only = std::env::var("HOSTILE_COSTS").unwrap_or_default();
-    if only != "prefix" {
+    if only.is_empty() || only == "tokens" {
         tokenizing();
     }
-    if only != "tokens" {
+    if only.is_empty() || only == "prefix" {
         prefix_cache();
+    }
+    if only.is_empty() || only == "tags" {
+        tags();
     }
 }

@@ -29,7 +29,19 @@ hardens it before validating anything (and checks that it did, see self_test):
 On top of the types, the Anthropic limits the types cannot express: at most 4
 cache_control breakpoints (tools, system, messages, and the top-level automatic
 one), ttl "5m" or "1h" with no 1h breakpoint after a 5m one (in the order
-tools, system, messages), and no empty text blocks.
+tools, system, messages), and no empty text blocks. For OpenAI, what the API
+does not refuse but silently ignores: more explicit prompt_cache_breakpoints
+than a request writes (4 with prompt_cache_options.mode "explicit", 3 beside
+the implicit one otherwise; OpenAI writes the latest, so an earlier one, the
+stable prefix's, would be lost), and mode "explicit" with no breakpoint at all
+(the request then caches nothing).
+
+The pinned SDKs know every field the builders send: anthropic 2.15.0 and
+later have `diagnostics` and the top-level `cache_control` in
+MessageCreateParams (the anthropic-beta header cache-diagnosis-2026-04-07 is
+a header, not a body field, and no type checks it); openai 3.57.0 has
+`prompt_cache_options` (with `comparison_response_id` in the Responses type
+only) and `prompt_cache_breakpoint` on input_text and Chat text parts.
 
 Every run starts with a self-test: mutated copies of a valid request must be
 rejected, or the script fails (a validator that accepts everything is caught).
@@ -188,6 +200,30 @@ def anthropic_limits(body: dict) -> None:
             raise AssertionError(f"{path}: a 1h breakpoint after the 5m one at {seen_5m}")
 
 
+OPENAI_MAX_WRITES = 4
+
+
+def openai_limits(body: dict, messages_key: str) -> None:
+    """What OpenAI ignores without an error: breakpoints past the write limit,
+    and an explicit mode with nothing to write."""
+    breakpoints: list[str] = []
+    for i, message in enumerate(body.get(messages_key) or []):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            for j, part in enumerate(content):
+                if isinstance(part, dict) and part.get("prompt_cache_breakpoint") is not None:
+                    breakpoints.append(f"$.{messages_key}[{i}].content[{j}]")
+    mode = (body.get("prompt_cache_options") or {}).get("mode", "implicit")
+    writes = OPENAI_MAX_WRITES if mode == "explicit" else OPENAI_MAX_WRITES - 1
+    if len(breakpoints) > writes:
+        raise AssertionError(
+            f"{len(breakpoints)} prompt_cache_breakpoints, and mode {mode!r} writes only the "
+            f"latest {writes}: {', '.join(breakpoints)}"
+        )
+    if mode == "explicit" and not breakpoints:
+        raise AssertionError("prompt_cache_options.mode 'explicit' with no prompt_cache_breakpoint caches nothing")
+
+
 def openai_responses_validator() -> Callable[[dict], None]:
     import openai.types.responses
     import openai.types.responses.response_create_params as params
@@ -196,6 +232,7 @@ def openai_responses_validator() -> Callable[[dict], None]:
 
     def validate(body: dict) -> None:
         strict.validate(body)
+        openai_limits(body, "input")
 
     validate.sdk = strict.name  # type: ignore[attr-defined]
     return validate
@@ -209,6 +246,7 @@ def openai_chat_validator() -> Callable[[dict], None]:
 
     def validate(body: dict) -> None:
         strict.validate(body)
+        openai_limits(body, "messages")
 
     validate.sdk = strict.name  # type: ignore[attr-defined]
     return validate
@@ -357,6 +395,55 @@ def self_test(validators: dict[str, Callable[[dict], None]]) -> list[str]:
         f(body)
         return body
 
+    # What the builders send with the new cache fields: each must pass.
+    # Automatic caching in place of the conversation's breakpoint, and diagnostics.
+    valid_anthropic_new = copy.deepcopy(valid)
+    valid_anthropic_new["messages"][0]["content"][0].pop("cache_control")
+    valid_anthropic_new["cache_control"] = {"type": "ephemeral"}
+    valid_anthropic_new["diagnostics"] = {"previous_message_id": "msg_1"}
+    breakpoint = {"mode": "explicit"}
+    valid_responses = {
+        "model": "gpt-5.6",
+        "input": [
+            {"role": "developer", "content": [
+                {"type": "input_text", "text": "stable", "prompt_cache_breakpoint": dict(breakpoint)},
+                {"type": "input_text", "text": "dynamic"},
+            ]},
+            {"role": "user", "content": "hi"},
+        ],
+        "prompt_cache_key": "default-0123456789abcdef",
+        "prompt_cache_options": {"mode": "implicit", "ttl": "30m", "comparison_response_id": "resp_1"},
+    }
+    valid_chat = {
+        "model": "gpt-5.6",
+        "messages": [
+            {"role": "system", "content": [
+                {"type": "text", "text": "stable", "prompt_cache_breakpoint": dict(breakpoint)},
+                {"type": "text", "text": "dynamic"},
+            ]},
+            {"role": "user", "content": "hi"},
+        ],
+        "prompt_cache_key": "default-0123456789abcdef",
+        "prompt_cache_options": {"mode": "explicit", "ttl": "30m"},
+    }
+
+    def changed(body: dict, f: Callable[[dict], None]) -> dict:
+        body = copy.deepcopy(body)
+        f(body)
+        return body
+
+    def parts(body: dict, key: str) -> list:
+        return body[key][0]["content"]
+
+    def marked(n: int, kind: str) -> Callable[[dict], None]:
+        def f(b: dict) -> None:
+            key = "input" if kind == "input_text" else "messages"
+            b[key][0]["content"] = [
+                {"type": kind, "text": f"part {i}", "prompt_cache_breakpoint": dict(breakpoint)}
+                for i in range(n)
+            ]
+        return f
+
     def five_breakpoints(b: dict) -> None:
         b["system"][1]["cache_control"] = {"type": "ephemeral"}
         b["messages"].append({"role": "assistant", "content": [{"type": "text", "text": "ok"}]})
@@ -389,6 +476,47 @@ def self_test(validators: dict[str, Callable[[dict], None]]) -> list[str]:
         ("anthropic", "message content block of a wrong type",
          mutate(lambda b: b["messages"][0]["content"].__setitem__(0, {"type": "txet", "text": "hi"})),
          "messages.0"),
+        ("anthropic", "diagnostics with an unknown key",
+         changed(valid_anthropic_new, lambda b: b["diagnostics"].__setitem__("compare", True)),
+         "diagnostics.compare: Extra inputs"),
+        ("anthropic", "diagnostics.previous_message_id not a string",
+         changed(valid_anthropic_new, lambda b: b["diagnostics"].__setitem__("previous_message_id", 7)),
+         "previous_message_id"),
+        ("anthropic", "top-level cache_control ttl '30m'",
+         changed(valid_anthropic_new, lambda b: b["cache_control"].__setitem__("ttl", "30m")),
+         "cache_control.ttl"),
+        ("anthropic", "a 1h top-level breakpoint after the 5m system one",
+         changed(valid_anthropic_new, lambda b: (
+             b["tools"][0].pop("cache_control"), b["system"][0].pop("cache_control"),
+             b["system"][1].__setitem__("cache_control", {"type": "ephemeral"}),
+             b["cache_control"].__setitem__("ttl", "1h"))),
+         "1h breakpoint after"),
+        ("openai_responses", "a breakpoint of mode 'implicit'",
+         changed(valid_responses, lambda b: parts(b, "input")[0]["prompt_cache_breakpoint"].__setitem__(
+             "mode", "implicit")),
+         "prompt_cache_breakpoint.mode"),
+        ("openai_responses", "prompt_cache_options.mode 'auto'",
+         changed(valid_responses, lambda b: b["prompt_cache_options"].__setitem__("mode", "auto")),
+         "prompt_cache_options.mode"),
+        ("openai_responses", "unknown key in prompt_cache_options",
+         changed(valid_responses, lambda b: b["prompt_cache_options"].__setitem__("breakpoints", 1)),
+         "prompt_cache_options.breakpoints: Extra inputs"),
+        ("openai_responses", "a breakpoint on a string content",
+         changed(valid_responses, lambda b: b["input"][1].__setitem__("prompt_cache_breakpoint", dict(breakpoint))),
+         "prompt_cache_breakpoint: Extra inputs"),
+        ("openai_responses", "4 breakpoints beside the implicit one",
+         changed(valid_responses, marked(4, "input_text")), "writes only the latest 3"),
+        ("openai_chat", "5 breakpoints in explicit mode",
+         changed(valid_chat, marked(5, "text")), "writes only the latest 4"),
+        ("openai_chat", "explicit mode with no breakpoint",
+         changed(valid_chat, lambda b: parts(b, "messages")[0].pop("prompt_cache_breakpoint")),
+         "caches nothing"),
+        ("openai_chat", "comparison_response_id (a Responses field)",
+         changed(valid_chat, lambda b: b["prompt_cache_options"].__setitem__("comparison_response_id", "resp_1")),
+         "comparison_response_id: Extra inputs"),
+        ("openai_chat", "prompt_cache_options.ttl '12h' (Responses only)",
+         changed(valid_chat, lambda b: b["prompt_cache_options"].__setitem__("ttl", "12h")),
+         "prompt_cache_options.ttl"),
         ("openai_responses", "unknown key in an input message",
          {"model": "gpt-5", "input": [{"role": "user", "content": "hi", "cache": True}]}, "cache: Extra inputs"),
         ("openai_responses", "prompt_cache_retention '1h'",
@@ -405,8 +533,11 @@ def self_test(validators: dict[str, Callable[[dict], None]]) -> list[str]:
         ("gemini_cache", "ttl as a number", {"model": "models/gemini-2.5-pro", "ttl": 3600}, "ttl"),
     ]
     results = []
-    # The valid body must pass, or every rejection below proves nothing.
+    # The valid bodies must pass, or every rejection below proves nothing.
     validators["anthropic"](copy.deepcopy(valid))
+    validators["anthropic"](copy.deepcopy(valid_anthropic_new))
+    validators["openai_responses"](copy.deepcopy(valid_responses))
+    validators["openai_chat"](copy.deepcopy(valid_chat))
     for kind, what, body, expected in cases:
         try:
             validators[kind](body)

@@ -6,7 +6,7 @@ use std::process::Output;
 use crate::common;
 use common::command;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// This file's workspace: `contract.rs` seeds the shared one differently in
 /// the same binary, so the seeding here is on a type of its own.
@@ -120,6 +120,43 @@ fn openai_format_is_a_responses_request_routed_by_prompt_cache_key() {
             .unwrap()
             .starts_with("default-")
     );
+    insta::assert_snapshot!(stdout(&output));
+}
+
+/// GPT-5.6 and later: the prompt as a `developer` message of parts, a
+/// breakpoint at the end of the stable prefix, `prompt_cache_options`.
+#[test]
+fn openai_format_on_gpt_5_6_breaks_at_the_end_of_the_stable_prefix() {
+    let output = Workspace::new().run(&["render", "--format", "openai", "--model", "gpt-5.6"]);
+    let body = json(&output);
+    assert!(body.get("instructions").is_none(), "{body}");
+    let parts = body["input"][0]["content"].as_array().unwrap();
+    assert_eq!(body["input"][0]["role"], "developer");
+    assert_eq!(
+        parts[0]["prompt_cache_breakpoint"],
+        json!({"mode": "explicit"})
+    );
+    assert!(
+        parts
+            .last()
+            .unwrap()
+            .get("prompt_cache_breakpoint")
+            .is_none()
+    );
+    assert_eq!(
+        body["prompt_cache_options"],
+        json!({"mode": "implicit", "ttl": "30m"})
+    );
+    // The parts joined are what `--format openai` on an older model sends
+    // as `instructions`, the model's own fact aside.
+    let joined: String = parts.iter().map(|p| p["text"].as_str().unwrap()).collect();
+    let older =
+        json(&Workspace::new().run(&["render", "--format", "openai", "--model", "gpt-5.5"]));
+    assert_eq!(
+        joined.replace("gpt-5.6", "gpt-5.5"),
+        older["instructions"].as_str().unwrap()
+    );
+    assert!(older.get("prompt_cache_options").is_none(), "{older}");
     insta::assert_snapshot!(stdout(&output));
 }
 
@@ -340,6 +377,48 @@ fn cache_json_is_the_report_with_what_was_measured() {
     // The measured figures the README quotes.
     assert_eq!((stable, dynamic), (997, 4360));
     insta::assert_snapshot!(serde_json::to_string_pretty(&report).unwrap());
+}
+
+/// `prompt cache` on GPT-5.6 prices OpenAI's cache: a write 1.25x input,
+/// a read 0.1x, OpenAI's minimum; Anthropic's `--ttl` is refused with it.
+#[test]
+fn cache_on_an_openai_model_prices_openai_writes() {
+    let args = [
+        "cache",
+        "--agent",
+        "aleph",
+        "--workspace",
+        "fixtures/aleph",
+        "--date",
+        "2026-11-29",
+        "--model",
+        "gpt-5.6",
+        "--turns",
+        "10",
+        "--json",
+    ];
+    let report = json(&run_here(&args));
+    let stable = report["stable_tokens"].as_u64().unwrap();
+    assert_eq!(report["multipliers"]["cache_write"], 1.25);
+    assert_eq!(report["multipliers"]["cache_read"], 0.1);
+    assert_eq!(report["minimum_tokens"], 1024);
+    assert_eq!(report["ttl"], "30m");
+    // Aleph's 997 tokens are below OpenAI's 1,024: nothing is cached.
+    assert_eq!(stable, 997);
+    assert_eq!(report["cached"], false);
+    assert_eq!(report["relative_cost"], 1.0);
+
+    let mut with_ttl = args.to_vec();
+    with_ttl.extend(["--ttl", "1h"]);
+    let output = run_here(&with_ttl);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("leave --ttl out"), "{stderr}");
+
+    let output = run_here(&["cache", "--turns", "1", "--model", "gpt-4o"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("such as gpt-5.6"), "{stderr}");
 }
 
 #[test]

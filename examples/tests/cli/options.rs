@@ -112,7 +112,9 @@ fn kitsoki_renders_a_story_that_has_only_app_yaml_for_a_chosen_verb_and_agent() 
 #[test]
 fn cache_refuses_a_model_whose_prices_it_does_not_know_and_says_its_unit() {
     let ws = Workspace::empty(&[]);
-    for model in ["gpt-5", "gemini-2.5-pro"] {
+    // OpenAI's GPT-5 line is priced (OpenAI's multipliers); its older
+    // families and other providers are not.
+    for model in ["gpt-4o", "gemini-2.5-pro"] {
         let output = ws.run(&["cache", "--turns", "2", "--model", model]);
         assert_eq!(output.status.code(), Some(2), "{model}");
         let err = stderr(&output);
@@ -123,8 +125,15 @@ fn cache_refuses_a_model_whose_prices_it_does_not_know_and_says_its_unit() {
             "{err}"
         );
         assert!(err.contains("Claude Sonnet 4.5"), "{err}");
+        assert!(err.contains("such as gpt-5.6"), "{err}");
         assert!(output.stdout.is_empty());
     }
+    let gpt = stdout(&ws.run(&["cache", "--turns", "2", "--model", "gpt-5"]));
+    assert!(
+        gpt.contains("model gpt-5 (OpenAI GPT-4o and later), TTL 24h"),
+        "{gpt}"
+    );
+    assert!(gpt.contains("cache write 1.00x, cache read 0.10x"), "{gpt}");
     let text = stdout(&ws.run(&["cache", "--turns", "2"]));
     assert!(text.contains("model claude-sonnet-4-5"), "{text}");
     assert!(text.contains("cost (tok-eq)"), "{text}");

@@ -1,5 +1,6 @@
-//! `prompt cache`: what Anthropic's prompt cache saves over a session of N
-//! calls, from the workspace's own prompt.
+//! `prompt cache`: what a provider's prompt cache (Anthropic's, or OpenAI's
+//! for its GPT-5 line) saves over a session of N calls, from the
+//! workspace's own prompt.
 //!
 //! Each turn is a real render on the Cached path: the stable prefix once
 //! (checked byte-identical on every turn), the dynamic suffix per turn with
@@ -9,8 +10,9 @@
 use std::process::ExitCode;
 
 use prompt_core::providers::anthropic::CacheMinimums;
+use prompt_core::providers::cost::Multipliers;
 use prompt_core::providers::simulation::{CacheReport, CacheSimulation, SimulationError};
-use prompt_core::tokens::TokenCounter;
+use prompt_core::tokens::{CountStats, Memoized, TokenCounter};
 use prompt_core::{AssembledPrompt, AssemblyPath, Stability};
 use serde::Serialize;
 
@@ -46,9 +48,12 @@ pub(crate) struct CacheArgs {
     /// number, 0 or more).
     #[arg(long, value_name = "USD", default_value_t = prompt_core::providers::cost::DEFAULT_USD_PER_MTOK, value_parser = price, allow_negative_numbers = true, requires = "users")]
     usd_per_mtok: f64,
-    /// The cache TTL: a write costs 1.25x input for 5m, 2x for 1h; a read 0.1x.
-    #[arg(long, value_enum, default_value_t = Ttl::FiveMinutes)]
-    ttl: Ttl,
+    /// Anthropic's cache TTL: a write costs 1.25x input for 5m, 2x for 1h; a
+    /// read 0.1x [default: 5m]. An OpenAI model takes none: from GPT-5.6 on
+    /// its cache keeps 30m and a write costs 1.25x, before it writes at the
+    /// input price.
+    #[arg(long, value_enum)]
+    ttl: Option<Ttl>,
     /// Simulate a change to the first Stable layer at turn K (1-based): the
     /// prefix is written to the cache again there.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..))]
@@ -68,7 +73,7 @@ fn price(value: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| "not a number: give the price in US dollars, such as 3 or 0.25".to_owned())?;
-    prompt_core::providers::cost::usd_per_mtok(usd).map_err(|e| e.to_string())
+    prompt_core::providers::cost::usd_per_mtok(usd).map_err(|e| crate::sources::report(&e))
 }
 
 /// The report `--json` prints: the simulation's, with what was measured.
@@ -80,9 +85,41 @@ struct Output<'a> {
     bust_layer: Option<&'static str>,
     #[serde(flatten)]
     report: &'a CacheReport,
+    /// What counting cost, and what of it was estimated.
+    counting: CountStats,
+}
+
+/// The line a report ends with when the counter's budget ran out: which
+/// counts are estimates and how they were made. Nothing when none is.
+pub(crate) fn estimate_note<C: TokenCounter>(counter: &Memoized<C>) -> String {
+    let counting = counter.stats();
+    if counting.estimated_bytes == 0 {
+        return String::new();
+    }
+    format!(
+        "note: {} counted {} bytes of distinct text exactly, its budget for one run ({} KiB); \
+         the {} bytes of new text after them are estimated (the approximate count, scaled \
+         to the exact ones), and so are the token figures that include them\n",
+        counter.name(),
+        counting.counted_bytes,
+        counter.budget() / 1024,
+        counting.estimated_bytes,
+    )
 }
 
 pub(crate) fn run(args: CacheArgs) -> Outcome {
+    let openai_model = args
+        .workspace
+        .model
+        .as_deref()
+        .filter(|model| Multipliers::openai(model).is_some());
+    if let (Some(_), Some(model)) = (args.ttl, openai_model) {
+        return Err(Failure::usage(format!(
+            "--ttl is Anthropic's cache TTL, and {} is an OpenAI model, whose cache keeps a \
+             prefix as long as the model sets (30m from GPT-5.6 on): leave --ttl out",
+            super::escape(model)
+        )));
+    }
     if let Some(users) = args.users {
         if let Some(agent) = args.workspace.agent_name() {
             return Err(Failure::usage(format!(
@@ -97,7 +134,7 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
         let text = super::team::run(
             args.workspace,
             usize::from(users),
-            args.ttl.into(),
+            args.ttl.map(Into::into),
             args.usd_per_mtok,
             &*counter,
             args.json,
@@ -121,6 +158,8 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
         pipeline,
         base_date,
         first,
+        counting,
+        note,
     } = simulate(&args.workspace, turns, args.ttl, bust_at, &*counter)?;
     let first = &first;
     let bust_layer = bust_at.and(first_stable_layer(first));
@@ -131,8 +170,9 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
             tokenizer: counter.name(),
             bust_layer,
             report: &report,
+            counting,
         };
-        serde_json::to_string_pretty(&output).map_err(|e| e.to_string())? + "\n"
+        serde_json::to_string_pretty(&output).map_err(|e| crate::sources::report(&e))? + "\n"
     } else {
         let mut text = format!(
             "pipeline `{pipeline}`, {turns} turn{}, tokens counted with {}; turn K states the \
@@ -145,28 +185,31 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
                 "turn {bust}: Stable layer `{layer}` changed (simulated): the prefix is written again\n"
             ));
         }
-        text + &report.to_string() + "\n"
+        text + &report.to_string() + "\n" + &note
     };
     print(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// A simulated session: the report, the pipeline's name, the date turn 1
-/// states, and turn 1's prompt.
+/// states, turn 1's prompt, what counting cost and the report's note on
+/// estimates (see [`estimate_note`]).
 pub(crate) struct Simulated {
     pub(crate) report: CacheReport,
     pub(crate) pipeline: String,
     pub(crate) base_date: String,
     pub(crate) first: AssembledPrompt,
+    pub(crate) counting: CountStats,
+    pub(crate) note: String,
 }
 
 /// Renders `turns` turns of the workspace's pipeline and prices them on
 /// `--model` (default claude-sonnet-4-5): what `prompt cache` prints and
-/// `prompt size --html` charts.
+/// `prompt size --html` charts. `ttl` is Anthropic's (5 minutes when `None`).
 pub(crate) fn simulate(
     workspace: &WorkspaceArgs,
     turns: usize,
-    ttl: Ttl,
+    ttl: Option<Ttl>,
     bust_at: Option<usize>,
     counter: &dyn TokenCounter,
 ) -> Result<Simulated, Failure> {
@@ -194,10 +237,18 @@ pub(crate) fn simulate(
         )
         .into());
     }
+    // The turns share all but a line or two: each distinct piece is counted once.
+    let counter = Memoized::new(counter);
     let stable_tokens = counter.count(prompts[0].stable());
-    let dynamic: Vec<usize> = prompts.iter().map(|p| dynamic_tokens(p, counter)).collect();
+    let dynamic: Vec<usize> = prompts
+        .iter()
+        .map(|p| dynamic_tokens(p, &counter))
+        .collect();
 
-    let mut simulation = CacheSimulation::new(model, stable_tokens, dynamic).ttl(ttl.into());
+    let mut simulation = CacheSimulation::new(model, stable_tokens, dynamic);
+    if let Some(ttl) = ttl {
+        simulation = simulation.ttl(ttl.into());
+    }
     if let Some(bust) = bust_at {
         simulation = simulation.bust_at(bust);
     }
@@ -209,21 +260,25 @@ pub(crate) fn simulate(
         pipeline,
         base_date,
         first: prompts.swap_remove(0),
+        counting: counter.stats(),
+        note: estimate_note(&counter),
     })
 }
 
-/// `prompt cache` prices Anthropic's cache: another provider's model (or an
-/// unknown one) is refused, never simulated with Anthropic's prices.
+/// `prompt cache` prices Anthropic's cache and OpenAI's for its GPT-5 line:
+/// another model (or an unknown one) is refused, never simulated with
+/// another provider's prices.
 fn check_model(model: &str) -> Result<(), Failure> {
     let minimums = CacheMinimums::anthropic();
-    if minimums.lookup(model).family.is_some() {
+    if minimums.lookup(model).family.is_some() || Multipliers::openai(model).is_some() {
         return Ok(());
     }
     Err(Failure {
         message: format!(
-            "--model {}: `prompt cache` simulates Anthropic's prompt cache (its prices and \
-             minimum cacheable lengths), and this is not an Anthropic model it knows; pass a \
-             Claude model such as {DEFAULT_ANTHROPIC_MODEL} (known families: {})",
+            "--model {}: `prompt cache` simulates Anthropic's prompt cache and OpenAI's for its \
+             GPT-5 line (their prices and minimum cacheable lengths), and this is not a model it \
+             knows; pass a Claude model such as {DEFAULT_ANTHROPIC_MODEL} (known families: {}) \
+             or an OpenAI one such as gpt-5.6",
             super::escape(model),
             minimums
                 .families()
@@ -276,4 +331,29 @@ fn first_stable_layer(prompt: &AssembledPrompt) -> Option<&'static str> {
         .iter()
         .find(|l| l.stability == Stability::Stable && !l.silent)
         .map(|l| l.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use prompt_core::tokens::{ApproxCounter, Memoized, TokenCounter};
+
+    /// A report whose counts are all exact says nothing more; one with
+    /// counts past the budget says which counter, how much was exact and
+    /// how much was estimated.
+    #[test]
+    fn the_note_says_when_counts_are_estimates() {
+        let counter = Memoized::with_budget(ApproxCounter, 64);
+        counter.count("Run the tests.\n");
+        assert_eq!(super::estimate_note(&counter), "");
+        counter.count(&"Then push the branch.\n".repeat(4));
+        let note = super::estimate_note(&counter);
+        assert!(
+            note.starts_with("note: approx counted 15 bytes of distinct text exactly"),
+            "{note}"
+        );
+        assert!(
+            note.contains("the 88 bytes of new text after them are estimated"),
+            "{note}"
+        );
+    }
 }

@@ -111,7 +111,10 @@ pub(crate) fn run(args: ExplainArgs) -> Outcome {
             summary: &summary,
             notes: &notes,
         });
-        report::write_atomically(&file, &page)?;
+        // A path inside the current folder may not leave it through a symlinked folder.
+        let here =
+            std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?;
+        report::write_atomically(&here, &file, &page)?;
     }
     Ok(ExitCode::SUCCESS)
 }

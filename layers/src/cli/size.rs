@@ -9,7 +9,7 @@ use prompt_core::{AssemblyPath, Stability};
 use std::path::PathBuf;
 
 use super::cache::simulate;
-use super::formats::{Tokenizer, Ttl};
+use super::formats::Tokenizer;
 use super::report;
 
 use super::outcome::Outcome;
@@ -59,7 +59,7 @@ pub(crate) fn run(args: SizeArgs) -> Outcome {
         let simulated = simulate(
             &args.workspace,
             usize::from(args.turns),
-            Ttl::FiveMinutes,
+            None,
             None,
             &*counter,
         );
@@ -74,10 +74,10 @@ pub(crate) fn run(args: SizeArgs) -> Outcome {
             cache,
             cache_note,
         });
-        report::write_atomically(file, &page)?;
+        report::write_atomically(&args.workspace.workspace_dir()?, file, &page)?;
     }
     let text = if args.json {
-        serde_json::to_string_pretty(&sizes).map_err(|e| e.to_string())? + "\n"
+        serde_json::to_string_pretty(&sizes).map_err(|e| crate::sources::report(&e))? + "\n"
     } else {
         table(&sizes)
     };

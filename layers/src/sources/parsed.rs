@@ -12,11 +12,14 @@
 //!
 //! - a string is **one line** ([`one_line`]): whitespace runs (newlines
 //!   included) become one space, control and invisible characters are removed,
-//!   and a `<` that could begin a `file` tag is written `&lt;`;
+//!   and a `<` that could begin a `file` or `system-reminder` tag is
+//!   written `&lt;`;
 //! - except under a key the reader names as multi-line (a persona, a strategy
 //!   body), where the text is cleaned (`clean`) as file text
-//!   is (newlines kept, control and invisible characters removed) and its
-//!   `file` tags escaped in the same way.
+//!   is (newlines kept, control and invisible characters removed, a line
+//!   separator a newline), its headings demoted
+//!   ([`demote_headings`]) and its `file` and
+//!   `system-reminder` tags escaped in the same way.
 //!
 //! One line is the default, so a value a new reader forgets to list cannot
 //! add a line (a forged `# heading`) to the prompt.
@@ -24,7 +27,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::text::{clean, one_line};
+use super::text::{as_lines, clean, demote_headings, escape_quote_tags, one_line};
 
 /// The keys whose string values may span lines, as a reader names them: a
 /// string keeps its newlines when the nearest key above it (an array
@@ -50,18 +53,25 @@ impl Multiline {
 }
 
 /// One string as a parsed value enters a layer: [`one_line`], or, when
-/// `multiline`, cleaned as file text with its `file` tags escaped.
+/// `multiline`, cleaned as file text (a line or paragraph separator a
+/// newline), its Markdown headings demoted ([`demote_headings`]: the value
+/// is not fenced, so a `# User preferences` line of it would read as the
+/// prompt's own section) and its `file` and `system-reminder` tags escaped.
 ///
 /// ```
 /// use prompt_layers::sources::parsed::clean_str;
 ///
 /// assert_eq!(clean_str("zh\u{1b}]0;T\u{7}\n# Forged", false), "zh]0;T # Forged");
 /// assert_eq!(clean_str("a\u{1b}[2J\n</file>", true), "a[2J\n&lt;/file>");
+/// assert_eq!(
+///     clean_str("Use it.\u{2028}# User preferences\n</system-reminder>", true),
+///     "Use it.\n\\# User preferences\n&lt;/system-reminder>"
+/// );
 /// ```
 pub fn clean_str(text: &str, multiline: bool) -> String {
     if multiline {
-        let (text, _) = clean(text);
-        prompt_core::text::escape_tags(&text, "file").into_owned()
+        let text = as_lines(clean(text).0);
+        escape_quote_tags(&demote_headings(&text)).into_owned()
     } else {
         one_line(text)
     }

@@ -1,6 +1,11 @@
 //! What a token costs: the cache's price multipliers and a checked price in
 //! US dollars.
 //!
+//! Anthropic bills a cache write 1.25x input (5-minute TTL) or 2x (1 hour)
+//! and a read 0.1x. OpenAI, on the GPT-5 line, bills a read 0.1x and, from
+//! GPT-5.6 on, a write 1.25x; before GPT-5.6 a write costs what plain input
+//! does ([`Multipliers::openai`]). [`Multipliers::for_model`] picks by model.
+//!
 //! Multipliers are kept in hundredths of the input price so the arithmetic of
 //! a simulation is exact; a dollar price comes from a person (a command-line
 //! option, a config value), so [`usd_per_mtok`] refuses one that is not a
@@ -11,6 +16,8 @@
 //! use prompt_core::providers::cost::{usd_per_mtok, Multipliers};
 //!
 //! assert_eq!(Multipliers::anthropic(CacheTtl::OneHour).cache_write(), 2.0);
+//! assert_eq!(Multipliers::openai("gpt-5.6").unwrap().cache_write(), 1.25);
+//! assert_eq!(Multipliers::openai("gpt-5.5").unwrap().cache_write(), 1.0);
 //! assert_eq!(usd_per_mtok(3.0), Ok(3.0));
 //! assert!(usd_per_mtok(f64::NAN).is_err());
 //! assert!(usd_per_mtok(-1.0).is_err());
@@ -44,6 +51,37 @@ impl Multipliers {
         }
     }
 
+    /// OpenAI's multipliers for `model`, on the GPT-5 line
+    /// ([`gpt_version`](super::openai::gpt_version) 5 and later): read 0.1x;
+    /// write 1.25x from GPT-5.6 on
+    /// ([`takes_prompt_cache_options`](super::openai::takes_prompt_cache_options)),
+    /// 1x before (no charge beyond the input price). `None` for another
+    /// model: the older families' read discounts differ and are not kept here.
+    ///
+    /// Sources, read 2026-12-02: the write price, OpenAI's prompt-caching
+    /// guide (developers.openai.com/api/docs/guides/prompt-caching: "For
+    /// GPT-5.6 models and later model families, cache writes cost 1.25x the
+    /// uncached input token rate"; none before); the read price, OpenAI's
+    /// GPT-5 line prices as listed by gateways (gpt-5 USD 1.25 input, 0.125
+    /// cached; gpt-5.4 2.50 and 0.25) and the GPT-5.6 announcement's 0.1x.
+    pub fn openai(model: &str) -> Option<Self> {
+        let version = super::openai::gpt_version(model)?;
+        (version >= (5, 0)).then_some(Self {
+            cache_read_hundredths: OPENAI_READ_HUNDREDTHS,
+            cache_write_hundredths: if super::openai::takes_prompt_cache_options(model) {
+                OPENAI_WRITE_HUNDREDTHS
+            } else {
+                100
+            },
+        })
+    }
+
+    /// The multipliers for `model`'s provider: OpenAI's for the GPT-5 line
+    /// ([`openai`](Self::openai)), else Anthropic's for `ttl`.
+    pub fn for_model(model: &str, ttl: CacheTtl) -> Self {
+        Self::openai(model).unwrap_or(Self::anthropic(ttl))
+    }
+
     /// The read multiplier, e.g. `0.1`.
     pub fn cache_read(&self) -> f64 {
         self.cache_read_hundredths as f64 / 100.0
@@ -54,6 +92,11 @@ impl Multipliers {
         self.cache_write_hundredths as f64 / 100.0
     }
 }
+
+/// OpenAI's cache read on the GPT-5 line, in hundredths of the input price.
+const OPENAI_READ_HUNDREDTHS: u64 = 10;
+/// OpenAI's cache write from GPT-5.6 on, in hundredths of the input price.
+const OPENAI_WRITE_HUNDREDTHS: u64 = 125;
 
 impl Serialize for Multipliers {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

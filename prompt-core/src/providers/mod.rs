@@ -6,13 +6,14 @@
 //! | module | what it builds | where the cache goes |
 //! |---|---|---|
 //! | [`anthropic`] | a Messages request body | a `cache_control` breakpoint on the stable block |
-//! | [`openai`] | a Responses or Chat Completions body | automatic prefix caching, routed by `prompt_cache_key` |
+//! | [`openai`] | a Responses or Chat Completions body | automatic prefix caching, routed by `prompt_cache_key`; for GPT-5.6 and later explicit breakpoints at the end of the stable prefix and its scope boundary |
 //! | [`gemini`] | a `generateContent` body, or a `cachedContents` body plus the request that uses it | implicit, or explicit cached content |
 //! | [`claude_cli`] | arguments for the `claude` CLI | the host's own caching of its system block |
 //! | [`codex`] | an instructions file written atomically, and the `-c` override for `codex` | the host's own caching of its `developer` item |
 //!
 //! [`simulation`] prices what the cache saves over a session or for a team,
-//! at the prices in [`cost`].
+//! at the prices in [`cost`]; [`minimums`] holds the shortest prefix each
+//! model caches, each figure with the day it was read and its source.
 //!
 //! The request builders carry the prompt's reminder (its `channel = Reminder`
 //! layers) into the last user message when they are serialized; a request
@@ -52,6 +53,7 @@ pub mod claude_cli;
 pub mod codex;
 pub mod cost;
 pub mod gemini;
+pub mod minimums;
 pub mod openai;
 pub mod simulation;
 
@@ -59,6 +61,8 @@ mod conversation;
 mod message;
 mod placement;
 
+/// Why a prompt file ([`InstructionsFile::write`], Codex's instructions) was not written.
+pub use crate::write::WriteError;
 pub use conversation::UndeliveredReminder;
 pub use message::{Message, Role};
 pub use placement::{

@@ -154,7 +154,9 @@ pub fn reminder_block(reminder: &str) -> Option<String> {
     (!reminder.is_empty()).then(|| format!("{CONTEXT_OPEN}\n{}\n{CONTEXT_CLOSE}", defuse(reminder)))
 }
 
-/// `text` with every `system-reminder` tag's angle written `&lt;`.
+/// `text` with every `system-reminder` tag's angle written `&lt;`, in any
+/// spelling a reader takes for one ([`crate::text::starts_tag`]): what follows
+/// a forged close (a `Human:` turn, a new instruction) stays inside the block.
 fn defuse(text: &str) -> String {
-    crate::text::escape_tags(text, "system-reminder").into_owned()
+    crate::text::escape_tags(text, crate::text::REMINDER_TAG).into_owned()
 }

@@ -327,6 +327,57 @@ fn the_anthropic_request_breaks_at_the_end_of_the_project_part_so_teammates_read
     assert_eq!(small.system.len(), 1);
 }
 
+/// OpenAI's explicit breakpoints (GPT-5.6 and later) fall where the
+/// Anthropic request's do: one placement rule for both.
+#[test]
+fn the_openai_request_breaks_where_the_anthropic_one_does() {
+    use prompt_core::providers::Message;
+    use prompt_core::providers::anthropic::MessagesRequest;
+    use prompt_core::providers::openai::{ChatRequest, MAX_BREAKPOINT_WRITES, ResponsesRequest};
+
+    let ws = sentry_workspace();
+    let (alice, bob) = (home("Answer in English."), home("Answer in German."));
+    let pipeline = Pipeline::collect().unwrap();
+    let a = render(&pipeline, ws.path(), alice.path());
+    let b = render(&pipeline, ws.path(), bob.path());
+    let anthropic = MessagesRequest::new(&a, "claude-sonnet-4-5", 1024);
+    let cut = anthropic.system[0].text.len();
+    let responses = |prompt: &AssembledPrompt| {
+        ResponsesRequest::new(prompt, "gpt-5.6").message(Message::user("Fix the failing test."))
+    };
+    let (ra, rb) = (responses(&a), responses(&b));
+    assert_eq!(ra.breakpoints(), [cut, a.stable().len()]);
+    assert_eq!(
+        ChatRequest::new(&a, "gpt-5.6").breakpoints(),
+        ra.breakpoints()
+    );
+    // Two explicit writes and OpenAI's implicit one: within the limit.
+    assert!(ra.breakpoints().len() < MAX_BREAKPOINT_WRITES);
+    let (ja, jb) = (
+        serde_json::to_value(&ra).unwrap(),
+        serde_json::to_value(&rb).unwrap(),
+    );
+    let parts = |body: &serde_json::Value| body["input"][0]["content"].as_array().unwrap().clone();
+    let (pa, pb) = (parts(&ja), parts(&jb));
+    // No turn facts here, so no dynamic suffix: two parts, both marked.
+    assert_eq!(a.dynamic(), "");
+    assert_eq!(pa.len(), 2);
+    assert!(
+        pa.iter()
+            .all(|p| p["prompt_cache_breakpoint"]["mode"] == "explicit")
+    );
+    // The Global + Project part is the same for both teammates, byte for byte.
+    assert_eq!(pa[0], pb[0]);
+    assert_eq!(pa[0]["text"], anthropic.system[0].text);
+    assert_ne!(pa[1], pb[1]);
+    assert!(
+        pa[1]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("# User preferences")
+    );
+}
+
 #[test]
 fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
     use prompt_core::providers::openai::prompt_cache_key;

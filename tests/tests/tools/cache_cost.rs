@@ -167,3 +167,99 @@ fn a_price_must_be_finite_and_not_negative() {
         "{error:?}"
     );
 }
+
+/// OpenAI from GPT-5.6 on: a write costs 1.25x input, a read 0.1x, with
+/// OpenAI's minimum and its 30-minute cache; the earlier GPT-5 models write
+/// at the input price.
+#[test]
+fn openai_models_are_priced_as_openai_bills_them() {
+    let report = CacheSimulation::new("gpt-5.6", 10_000, [500, 600, 700])
+        .run()
+        .unwrap();
+    assert_eq!(report.multipliers, Multipliers::openai("gpt-5.6").unwrap());
+    assert_eq!(report.multipliers.cache_write(), 1.25);
+    assert_eq!(report.multipliers.cache_read(), 0.1);
+    assert_eq!(report.turns[0], turn(1, 10_000, 0, 500, 13_000.0)); // 10,000 x 1.25 + 500
+    assert_eq!(report.total, turn(0, 10_000, 20_000, 1_800, 16_300.0));
+    assert_eq!((report.ttl, report.minimum_tokens), ("30m", 1024));
+    assert_eq!(report.family.as_deref(), Some("OpenAI GPT-4o and later"));
+
+    // Before GPT-5.6 the first call's prefix costs what plain input does.
+    let older = CacheSimulation::new("gpt-5.5", 10_000, [500, 600, 700])
+        .run()
+        .unwrap();
+    assert_eq!(older.multipliers.cache_write(), 1.0);
+    assert_eq!(older.turns[0], turn(1, 10_000, 0, 500, 10_500.0));
+    assert_eq!(older.total.cost, 13_800.0);
+    assert_eq!(older.ttl, "24h");
+
+    // 2,000 tokens reach OpenAI's minimum of 1,024 (Anthropic's table gave
+    // an unknown model 4,096, which they do not); 1,000 do not.
+    assert!(
+        CacheSimulation::new("gpt-5.6", 2_000, [100])
+            .run()
+            .unwrap()
+            .cached
+    );
+    assert!(
+        !CacheSimulation::new("gpt-5.6", 1_000, [100])
+            .run()
+            .unwrap()
+            .cached
+    );
+    // No multipliers for another OpenAI family or a Claude model.
+    assert_eq!(Multipliers::openai("gpt-4o"), None);
+    assert_eq!(Multipliers::openai("claude-sonnet-4-5"), None);
+    assert_eq!(
+        Multipliers::for_model("claude-sonnet-4-5", CacheTtl::OneHour),
+        Multipliers::anthropic(CacheTtl::OneHour)
+    );
+}
+
+/// Anthropic's TTL given with an OpenAI model is refused, never ignored.
+#[test]
+fn an_anthropic_ttl_with_an_openai_model_is_refused() {
+    let error = CacheSimulation::new("gpt-5.6", 10_000, [1])
+        .ttl(CacheTtl::FiveMinutes)
+        .run()
+        .unwrap_err();
+    assert_eq!(
+        error,
+        SimulationError::TtlNotTaken {
+            model: "gpt-5.6".into(),
+            ttl: "30m"
+        }
+    );
+    assert!(error.to_string().contains("leave the TTL out"), "{error}");
+}
+
+/// A team on GPT-5.6 pays OpenAI's write price and breaks where the
+/// Anthropic request would, with OpenAI's minimum.
+#[test]
+fn a_team_on_gpt_5_6_is_priced_at_openai_s_write_price() {
+    use prompt_core::providers::simulation::TeamSimulation;
+    use prompt_core::tokens::ApproxCounter;
+
+    let simulation = TeamSimulation::new("gpt-5.6");
+    let prompt = prompt_tests::fixed(&[(
+        "persona",
+        100,
+        prompt_core::Stability::Stable,
+        &"word ".repeat(1000),
+    )]);
+    let prompt = prompt_core::PromptBuilder::new(&prompt)
+        .build_cached(&prompt_core::Context::new(), &prompt_core::Context::new())
+        .unwrap();
+    let team = [simulation.prefix("ada", &prompt, &ApproxCounter)];
+    let report = simulation.run(&team, &ApproxCounter).unwrap();
+    assert_eq!(report.multipliers.cache_write(), 1.25);
+    assert_eq!((report.ttl, report.minimum_tokens), ("30m", 1024));
+    assert_eq!(report.users[0].scoped.tokens_written, 1250);
+    assert_eq!(report.users[0].scoped.cost, 1562.5);
+    assert!(matches!(
+        TeamSimulation::new("gpt-5.6")
+            .ttl(CacheTtl::OneHour)
+            .run(&team, &ApproxCounter),
+        Err(SimulationError::TtlNotTaken { .. })
+    ));
+}

@@ -8,13 +8,14 @@ use std::time::Duration;
 use common::full_config;
 use prompt_core::pipeline::LayerEntry;
 use prompt_core::providers::anthropic::{
-    BreakpointLocation, CacheMinimums, CacheTtl, MessagesRequest, RequestError,
-    check_cache_minimum, system_blocks,
+    BreakpointLocation, CACHE_DIAGNOSIS_BETA, CacheMinimums, CacheTtl, Header, MessagesRequest,
+    MinimumSource, RequestError, check_cache_minimum, system_blocks,
 };
 use prompt_core::providers::claude_cli::{ClaudeCli, ClaudeCliError, MAX_ARG_BYTES};
 use prompt_core::providers::gemini::{CreateCachedContent, GeminiError, GenerateContentRequest};
 use prompt_core::providers::openai::{
-    CacheRetention, ChatRequest, InstructionRole, ResponsesRequest, prompt_cache_key,
+    CacheMode, CacheRetention, ChatRequest, InstructionRole, ResponsesRequest, prompt_cache_key,
+    takes_prompt_cache_options,
 };
 use prompt_core::providers::{
     CONTEXT_PREAMBLE, Message, UndeliveredReminder, claude_cli, codex, user_prefix,
@@ -126,6 +127,44 @@ fn openai_requests_for_the_standard_pipeline() {
         .max_completion_tokens(4096)
         .message(Message::user("Why does the login test fail?"));
     insta::assert_snapshot!("openai_chat", pretty!(chat));
+}
+
+/// GPT-5.6 and later: the prompt as parts, a breakpoint at the end of the
+/// stable prefix, `prompt_cache_options`; the Responses request also asks
+/// for diagnostics against an earlier response, the Chat one writes only
+/// its own breakpoints.
+#[test]
+fn openai_requests_with_explicit_breakpoints_for_the_standard_pipeline() {
+    let Standard { prompt, .. } = standard();
+    let responses = ResponsesRequest::new(&prompt, "gpt-5.6")
+        .max_output_tokens(4096)
+        .comparison_response_id("resp_0a1b2c3d4e5f")
+        .message(Message::user("Why does the login test fail?"));
+    // The fixture's stable prefix has no scope boundary past OpenAI's
+    // 1,024-token minimum: one breakpoint, at its end.
+    assert_eq!(responses.breakpoints(), [prompt.stable().len()]);
+    insta::assert_snapshot!("openai_responses_explicit_breakpoints", pretty!(responses));
+    let chat = ChatRequest::new(&prompt, "gpt-5.6")
+        .instruction_role(InstructionRole::Developer)
+        .explicit_breakpoints(CacheMode::Explicit)
+        .max_completion_tokens(4096)
+        .message(Message::user("Why does the login test fail?"));
+    insta::assert_snapshot!("openai_chat_explicit_breakpoints", pretty!(chat));
+}
+
+/// Anthropic's cache diagnostics against an earlier response, and
+/// automatic caching in place of the conversation's own breakpoint.
+#[test]
+fn anthropic_request_with_diagnostics_and_automatic_caching() {
+    let Standard { prompt, tools } = standard();
+    let mut request = MessagesRequest::new(&prompt, "claude-sonnet-4-5", 4096)
+        .tools(tools)
+        .message(Message::user("Why does the login test fail?"));
+    request.automatic_caching(CacheTtl::FiveMinutes).unwrap();
+    let header = request.diagnostics(Some("msg_01XFDUDYJgAACzvnptvVoYEL"));
+    assert_eq!(header, Header::CACHE_DIAGNOSIS);
+    assert_eq!(request.headers(), [Header::CACHE_DIAGNOSIS]);
+    insta::assert_snapshot!(pretty!(request));
 }
 
 #[test]
@@ -460,7 +499,7 @@ fn an_unknown_model_gets_the_most_conservative_minimum_and_the_warning_says_so()
     assert_eq!(warning.family, None);
     let text = warning.to_string();
     assert!(
-        text.contains("`claude-mystery-9` is not in the minimum table checked 2026-11"),
+        text.contains("`claude-mystery-9` is not in the minimum table checked 2026-12-02"),
         "{text}"
     );
     assert!(text.contains("CacheMinimums::set"), "{text}");
@@ -504,11 +543,12 @@ fn the_minimum_table_matches_model_ids_by_family() {
             4096,
         ),
         ("claude-opus-4-6", Some("Claude Opus 4.6"), 4096),
-        ("claude-opus-4-7", Some("Claude Opus 4.7"), 2048),
+        ("claude-opus-4-7", Some("Claude Opus 4.7"), 4096),
+        ("claude-opus-4-8", Some("Claude Opus 4.8"), 1024),
         ("claude-opus-5", Some("Claude Opus 5"), 512),
         ("claude-opus-4-20250514", Some("Claude Opus 4"), 1024),
         ("claude-opus-4-1-20250805", Some("Claude Opus 4.1"), 1024),
-        ("claude-sonnet-4-6", Some("Claude Sonnet 4.6"), 1024),
+        ("claude-sonnet-4-6", Some("Claude Sonnet 4.6"), 2048),
         (
             "claude-sonnet-4-5@20250929",
             Some("Claude Sonnet 4.5"),
@@ -524,16 +564,80 @@ fn the_minimum_table_matches_model_ids_by_family() {
         assert_eq!(family(model).as_deref(), expected, "{model}");
         assert_eq!(table.lookup(model).tokens, tokens, "{model}");
     }
-    assert_eq!(table.checked(), "2026-11");
+    assert_eq!(table.checked(), "2026-12-02");
     // An override of a listed family wins over the table's entry.
     assert_eq!(
         table
             .clone()
-            .set("claude-opus-4-7", 4096)
+            .set("claude-opus-4-7", 2048)
             .lookup("claude-opus-4-7")
             .tokens,
-        4096
+        2048
     );
+}
+
+#[test]
+fn every_minimum_has_the_day_it_was_read_and_its_source() {
+    for table in [CacheMinimums::anthropic(), CacheMinimums::openai()] {
+        for family in table.families() {
+            let date = &family.read;
+            assert!(
+                date.len() == 10 && date.as_str() <= table.checked(),
+                "{}: read {date:?}, table checked {}",
+                family.name,
+                table.checked()
+            );
+            match &family.source {
+                MinimumSource::Documented { page } => assert!(page.contains('.'), "{page}"),
+                MinimumSource::Observed { report, documented } => {
+                    assert!(!report.is_empty());
+                    assert_ne!(*documented, family.min_tokens, "{}", family.name);
+                }
+                other => panic!("{}: a built-in row from {other:?}", family.name),
+            }
+        }
+    }
+    // Sonnet 4.6 is documented at 1,024 and caches from 2,048: the check
+    // uses what the API does and keeps what the page says.
+    let table = CacheMinimums::anthropic();
+    let sonnet = &table.families()[table.family_index("claude-sonnet-4-6").unwrap()];
+    assert_eq!(sonnet.min_tokens, 2048);
+    assert!(
+        matches!(&sonnet.source, MinimumSource::Observed { report, documented: 1024 } if report.contains("#1194")),
+        "{:?}",
+        sonnet.source
+    );
+    // What the caller sets says so.
+    let mine = table.set("claude-mystery-9", 100);
+    assert_eq!(mine.families()[0].source, MinimumSource::Caller);
+    assert_eq!(mine.families()[0].read, "");
+}
+
+#[test]
+fn openai_minimums_take_every_version_of_a_line() {
+    let table = CacheMinimums::openai();
+    for model in [
+        "gpt-5",
+        "gpt-5-mini",
+        "gpt-5.6",
+        "gpt-5.6-pro-2026-06-27",
+        "openai/gpt-5.5",
+        "gpt-4o",
+        "gpt-4.1-mini",
+        "o3",
+        "o4-mini",
+    ] {
+        let found = table.lookup(model);
+        assert_eq!(
+            (found.tokens, found.family.as_deref()),
+            (1024, Some("OpenAI GPT-4o and later")),
+            "{model}"
+        );
+    }
+    // A wildcard takes a further version, not more of the same word.
+    for model in ["gpt-50", "gpt-5o", "gpt-4", "claude-sonnet-4-5"] {
+        assert_eq!(table.lookup(model).family, None, "{model}");
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -611,6 +715,312 @@ fn an_empty_prompt_sends_no_instructions() {
     assert_eq!(chat.messages[0].role, "user");
     let responses = serde_json::to_value(ResponsesRequest::new(&prompt, "gpt-5")).unwrap();
     assert!(responses.get("instructions").is_none());
+}
+
+// ---------------------------------------------------------------------------
+// OpenAI: explicit breakpoints and prompt_cache_options (GPT-5.6 and later)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn gpt_5_6_requests_break_at_the_end_of_the_stable_prefix() {
+    let prompt = cached("You are terse.", "Date: 2026-11-29");
+    let key = prompt_cache_key(&prompt);
+    let responses = serde_json::to_value(
+        ResponsesRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")),
+    )
+    .unwrap();
+    assert_eq!(
+        responses,
+        json!({
+            "model": "gpt-5.6",
+            "input": [
+                {"role": "developer", "content": [
+                    {"type": "input_text", "text": "You are terse.",
+                     "prompt_cache_breakpoint": {"mode": "explicit"}},
+                    {"type": "input_text", "text": "\n\nDate: 2026-11-29"}
+                ]},
+                {"role": "user", "content": "Hi"}
+            ],
+            "prompt_cache_key": key,
+            "prompt_cache_options": {"mode": "implicit", "ttl": "30m"},
+        })
+    );
+    let chat =
+        serde_json::to_value(ChatRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")))
+            .unwrap();
+    assert_eq!(
+        chat,
+        json!({
+            "model": "gpt-5.6",
+            "messages": [
+                {"role": "system", "content": [
+                    {"type": "text", "text": "You are terse.",
+                     "prompt_cache_breakpoint": {"mode": "explicit"}},
+                    {"type": "text", "text": "\n\nDate: 2026-11-29"}
+                ]},
+                {"role": "user", "content": "Hi"}
+            ],
+            "prompt_cache_key": key,
+            "prompt_cache_options": {"mode": "implicit", "ttl": "30m"},
+        })
+    );
+}
+
+#[test]
+fn which_models_take_prompt_cache_options() {
+    for model in [
+        "gpt-5.6",
+        "gpt-5.6-mini",
+        "gpt-5.10",
+        "gpt-6",
+        "azure/gpt-5.7-pro",
+    ] {
+        assert!(takes_prompt_cache_options(model), "{model}");
+    }
+    for model in [
+        "gpt-5",
+        "gpt-5.5",
+        "gpt-5-2025-08-07",
+        "gpt-4o",
+        "o3",
+        "chatgpt-4o-latest",
+        "claude-sonnet-4-5",
+        "xgpt-6",
+    ] {
+        assert!(!takes_prompt_cache_options(model), "{model}");
+    }
+}
+
+#[test]
+fn older_models_keep_one_string_unless_a_caller_asks_for_breakpoints() {
+    let prompt = cached("You are terse.", "Date: 2026-11-29");
+    let plain = ResponsesRequest::new(&prompt, "gpt-5").message(Message::user("Hi"));
+    assert!(plain.breakpoints().is_empty());
+    let body = serde_json::to_value(&plain).unwrap();
+    assert_eq!(body["instructions"], prompt.text());
+    assert!(body.get("prompt_cache_options").is_none(), "{body}");
+
+    // A model id this crate does not know can opt in, in either mode.
+    let asked =
+        serde_json::to_value(plain.clone().explicit_breakpoints(CacheMode::Explicit)).unwrap();
+    assert!(asked.get("instructions").is_none(), "{asked}");
+    assert_eq!(
+        asked["input"][0]["content"][0]["prompt_cache_breakpoint"],
+        json!({"mode": "explicit"})
+    );
+    assert_eq!(
+        asked["prompt_cache_options"],
+        json!({"mode": "explicit", "ttl": "30m"})
+    );
+
+    // And a GPT-5.6 request can go back to one string; a comparison stays.
+    let back = serde_json::to_value(
+        ResponsesRequest::new(&prompt, "gpt-5.6")
+            .comparison_response_id("resp_1")
+            .without_breakpoints()
+            .message(Message::user("Hi")),
+    )
+    .unwrap();
+    assert_eq!(back["instructions"], prompt.text());
+    assert_eq!(back["input"], json!([{"role": "user", "content": "Hi"}]));
+    assert_eq!(
+        back["prompt_cache_options"],
+        json!({"comparison_response_id": "resp_1"})
+    );
+    let chat = serde_json::to_value(
+        ChatRequest::new(&prompt, "gpt-5.6")
+            .without_breakpoints()
+            .message(Message::user("Hi")),
+    )
+    .unwrap();
+    assert_eq!(chat["messages"][0]["content"], prompt.text());
+    assert!(chat.get("prompt_cache_options").is_none(), "{chat}");
+}
+
+#[test]
+fn the_parts_joined_are_the_instructions_and_nothing_uncached_is_marked() {
+    let parts_text = |body: &Value, at: &str| -> (String, usize) {
+        let parts = body.pointer(at).unwrap().as_array().unwrap();
+        let text = parts.iter().map(|p| p["text"].as_str().unwrap()).collect();
+        let marked = parts
+            .iter()
+            .filter(|p| p.get("prompt_cache_breakpoint").is_some())
+            .count();
+        // Only a part ending where the stable prefix ends is marked here.
+        assert!(
+            parts
+                .last()
+                .unwrap()
+                .get("prompt_cache_breakpoint")
+                .is_none()
+                || marked == parts.len()
+        );
+        (text, marked)
+    };
+    for (stable, dynamic) in [("You are terse.", "Date: 1"), ("You are ünïcödé.", "")] {
+        let prompt = cached(stable, dynamic);
+        let r = serde_json::to_value(
+            ResponsesRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")),
+        )
+        .unwrap();
+        assert_eq!(parts_text(&r, "/input/0/content"), (prompt.text(), 1));
+        let c =
+            serde_json::to_value(ChatRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")))
+                .unwrap();
+        assert_eq!(parts_text(&c, "/messages/0/content"), (prompt.text(), 1));
+    }
+    // Nothing stable to mark (an empty prefix, the Basic path): one string,
+    // no options.
+    for prompt in [cached("", "Date: 1"), basic("You are terse.")] {
+        let request = ResponsesRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi"));
+        assert!(request.breakpoints().is_empty());
+        let body = serde_json::to_value(&request).unwrap();
+        assert_eq!(body["instructions"], prompt.text());
+        assert!(body.get("prompt_cache_options").is_none(), "{body}");
+    }
+}
+
+#[test]
+fn a_breakpoint_request_still_carries_the_reminder_in_the_last_user_message() {
+    let prompt = with_reminder("You are terse.", "Date: 1", "Open todos: fix login.");
+    let r = serde_json::to_value(
+        ResponsesRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")),
+    )
+    .unwrap();
+    assert_eq!(r["input"][1]["content"], format!("Hi\n\n{TODO_BLOCK}"));
+    assert!(!r["input"][0].to_string().contains("Open todos"), "{r}");
+    let c = serde_json::to_value(ChatRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi")))
+        .unwrap();
+    assert_eq!(c["messages"][1]["content"], format!("Hi\n\n{TODO_BLOCK}"));
+    // With no user message the request still refuses to drop it.
+    assert!(serde_json::to_value(ResponsesRequest::new(&prompt, "gpt-5.6")).is_err());
+}
+
+#[test]
+fn chat_refuses_a_comparison_response_id_rather_than_drop_it() {
+    let prompt = cached("You are terse.", "");
+    let mut chat = ChatRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi"));
+    let mut options = chat.prompt_cache_options.clone().unwrap();
+    options.comparison_response_id = Some("resp_1".into());
+    chat.prompt_cache_options = Some(options);
+    let error = serde_json::to_value(&chat).unwrap_err().to_string();
+    assert!(error.contains("Responses API feature"), "{error}");
+}
+
+// ---------------------------------------------------------------------------
+// Anthropic: cache diagnostics and automatic caching
+// ---------------------------------------------------------------------------
+
+#[test]
+fn diagnostics_name_the_earlier_response_and_return_the_beta_header() {
+    let prompt = cached("You are terse.", "");
+    let mut request =
+        MessagesRequest::new(&prompt, "claude-sonnet-4-5", 64).message(Message::user("Hi"));
+    assert!(request.headers().is_empty());
+    let body = serde_json::to_value(&request).unwrap();
+    assert!(body.get("diagnostics").is_none(), "{body}");
+
+    let header = request.diagnostics(None);
+    assert_eq!(
+        (header.name, header.value),
+        ("anthropic-beta", CACHE_DIAGNOSIS_BETA)
+    );
+    assert_eq!(CACHE_DIAGNOSIS_BETA, "cache-diagnosis-2026-04-07");
+    // The first call opts in with nothing to compare: an explicit null.
+    assert_eq!(
+        serde_json::to_value(&request).unwrap()["diagnostics"],
+        json!({"previous_message_id": null})
+    );
+    request.diagnostics(Some("msg_2"));
+    assert_eq!(
+        serde_json::to_value(&request).unwrap()["diagnostics"],
+        json!({"previous_message_id": "msg_2"})
+    );
+    assert_eq!(request.headers(), [header]);
+}
+
+#[test]
+fn automatic_caching_is_a_top_level_breakpoint_counted_last() {
+    let mut request = conversation();
+    request.automatic_caching(CacheTtl::FiveMinutes).unwrap();
+    let body = serde_json::to_value(&request).unwrap();
+    assert_eq!(body["cache_control"], json!({"type": "ephemeral"}));
+    // No block of the conversation is marked: the API places it.
+    assert!(
+        !body["messages"].to_string().contains("cache_control"),
+        "{body}"
+    );
+    let locations: Vec<_> = request.breakpoints().iter().map(|b| b.location).collect();
+    assert_eq!(
+        locations,
+        [
+            BreakpointLocation::System { index: 0 },
+            BreakpointLocation::Automatic
+        ]
+    );
+
+    // It comes last in the TTL order: a 1-hour one after the 5-minute
+    // system breakpoint is refused, and the request left as it was.
+    let mut request = conversation();
+    let error = request.automatic_caching(CacheTtl::OneHour).unwrap_err();
+    assert_eq!(
+        error,
+        RequestError::TtlOrder {
+            five_minutes: BreakpointLocation::System { index: 0 },
+            one_hour: BreakpointLocation::Automatic,
+        }
+    );
+    assert_eq!(request.cache_control, None);
+
+    // And it counts among the four.
+    let mut full = conversation();
+    full.tools[0]["cache_control"] = json!({"type": "ephemeral"});
+    full.tools[1]["cache_control"] = json!({"type": "ephemeral"});
+    full.cache_last_user_turn(CacheTtl::FiveMinutes).unwrap();
+    assert_eq!(
+        full.automatic_caching(CacheTtl::FiveMinutes),
+        Err(RequestError::TooManyBreakpoints {
+            at: BreakpointLocation::Automatic,
+            count: 5
+        })
+    );
+}
+
+#[test]
+fn automatic_caching_refuses_a_request_whose_last_block_is_a_reminder() {
+    let prompt = with_reminder("You are terse.", "", "Open todos: fix login.");
+    let mut request =
+        MessagesRequest::new(&prompt, "claude-sonnet-4-5", 64).message(Message::user("Hi"));
+    let error = request
+        .automatic_caching(CacheTtl::FiveMinutes)
+        .unwrap_err();
+    assert_eq!(error, RequestError::AutomaticCachingWithReminder);
+    assert!(
+        error.to_string().contains("cache_last_user_turn"),
+        "{error}"
+    );
+    assert_eq!(request.cache_control, None);
+
+    // A caller's reminder after automatic caching is refused the same way.
+    let mut request = conversation();
+    request.automatic_caching(CacheTtl::FiveMinutes).unwrap();
+    assert_eq!(
+        request.with_reminder(Some("Branch: fix/login")),
+        Err(RequestError::AutomaticCachingWithReminder)
+    );
+    assert!(
+        !serde_json::to_value(&request)
+            .unwrap()
+            .to_string()
+            .contains("Branch")
+    );
+    // One already in the last user turn counts too.
+    let mut request = conversation();
+    request.with_reminder(Some("Branch: fix/login")).unwrap();
+    assert_eq!(
+        request.automatic_caching(CacheTtl::FiveMinutes),
+        Err(RequestError::AutomaticCachingWithReminder)
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -33,6 +33,9 @@ pub enum BreakpointLocation {
         /// Index in that message's content.
         block: usize,
     },
+    /// The top-level `cache_control` of automatic caching: the API puts it
+    /// on the last cacheable block, so it comes last.
+    Automatic,
 }
 
 impl fmt::Display for BreakpointLocation {
@@ -41,6 +44,7 @@ impl fmt::Display for BreakpointLocation {
             Self::Tool { index } => write!(f, "tool {index}"),
             Self::System { index } => write!(f, "system block {index}"),
             Self::Message { message, block } => write!(f, "message {message} block {block}"),
+            Self::Automatic => f.write_str("the request's last block (automatic caching)"),
         }
     }
 }
@@ -56,7 +60,7 @@ pub struct Breakpoint {
 
 impl MessagesRequest {
     /// Every breakpoint in the request, in the API's order: tools, system,
-    /// messages.
+    /// messages, then automatic caching's.
     pub fn breakpoints(&self) -> Vec<Breakpoint> {
         let tools = self.tools.iter().enumerate().filter_map(|(index, tool)| {
             tool_ttl(tool).map(|ttl| Breakpoint {
@@ -78,7 +82,15 @@ impl MessagesRequest {
                 })
             })
         });
-        tools.chain(system).chain(messages).collect()
+        let automatic = self.cache_control.map(|c| Breakpoint {
+            location: BreakpointLocation::Automatic,
+            ttl: c.ttl,
+        });
+        tools
+            .chain(system)
+            .chain(messages)
+            .chain(automatic)
+            .collect()
     }
 
     /// Checks the breakpoints as the API would: at most [`MAX_BREAKPOINTS`],
@@ -169,6 +181,35 @@ impl MessagesRequest {
             .replace(CacheControl::new(ttl));
         self.check_breakpoints().inspect_err(|_| {
             self.messages[message].content[block].cache_control = previous;
+        })
+    }
+
+    /// Automatic caching: a top-level `cache_control` of `ttl`, which the API
+    /// puts on the last cacheable block and moves forward as the conversation
+    /// grows. The alternative to [`cache_last_user_turn`](Self::cache_last_user_turn);
+    /// the system prompt keeps its own breakpoints, and this one counts
+    /// among the [`MAX_BREAKPOINTS`], last in the TTL order.
+    ///
+    /// # Errors
+    /// [`RequestError::AutomaticCachingWithReminder`] when the request
+    /// carries a reminder (its last block would be cached), or what
+    /// [`check_breakpoints`](Self::check_breakpoints) refuses; on error the
+    /// request is unchanged.
+    pub fn automatic_caching(&mut self, ttl: CacheTtl) -> Result<(), RequestError> {
+        let carries_reminder = self.reminder.text().is_some()
+            || self
+                .messages
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::User)
+                .and_then(|m| m.content.last())
+                .is_some_and(|b| b.text.starts_with(REMINDER_OPEN));
+        if carries_reminder {
+            return Err(RequestError::AutomaticCachingWithReminder);
+        }
+        let previous = self.cache_control.replace(CacheControl::new(ttl));
+        self.check_breakpoints().inspect_err(|_| {
+            self.cache_control = previous;
         })
     }
 }

@@ -19,6 +19,11 @@
 //! [`MessagesRequest::cache_tools`] and [`MessagesRequest::cache_last_user_turn`]
 //! place the remaining breakpoints and refuse what the API would reject: more
 //! than 4, or a 1-hour breakpoint after a 5-minute one.
+//! [`MessagesRequest::automatic_caching`] is the alternative to the last one:
+//! a top-level `cache_control` the API moves to the last block as the
+//! conversation grows (refused with a reminder, which that block would be).
+//! [`MessagesRequest::diagnostics`] asks the API why this request missed the
+//! cache of an earlier response, and returns the beta header to send with it.
 //! The prompt's reminder (the `channel = Reminder` layers) travels as a
 //! trailing `<system-reminder>` block of the last user turn, added when the
 //! request is serialized; a request with no user turn to carry it fails to
@@ -72,14 +77,15 @@
 //! [`AssembledPrompt`]: crate::AssembledPrompt
 
 mod breakpoints;
-mod minimums;
+mod diagnostics;
 mod scopes;
 
-pub use breakpoints::{Breakpoint, BreakpointLocation, MAX_BREAKPOINTS};
-pub use minimums::{
-    BelowCacheMinimum, CacheMinimum, CacheMinimums, MINIMUMS_CHECKED, ModelFamily,
+pub use super::minimums::{
+    BelowCacheMinimum, CacheMinimum, CacheMinimums, MINIMUMS_CHECKED, MinimumSource, ModelFamily,
     check_cache_minimum,
 };
+pub use breakpoints::{Breakpoint, BreakpointLocation, MAX_BREAKPOINTS};
+pub use diagnostics::{CACHE_DIAGNOSIS_BETA, Diagnostics, Header};
 pub use scopes::{SYSTEM_BREAKPOINTS, scope_cuts, scoped_system_blocks};
 
 use std::borrow::Cow;
@@ -256,6 +262,12 @@ pub struct MessagesRequest {
     pub messages: Vec<MessageParam>,
     /// Tool definitions, as the caller wrote them (JSON objects).
     pub tools: Vec<Value>,
+    /// Automatic caching: a top-level `cache_control` the API puts on the
+    /// last cacheable block ([`automatic_caching`](Self::automatic_caching)).
+    pub cache_control: Option<CacheControl>,
+    /// Cache diagnostics against an earlier response
+    /// ([`diagnostics`](Self::diagnostics)).
+    pub diagnostics: Option<Diagnostics>,
     /// The prompt's reminder, placed when serialized.
     reminder: Reminder,
 }
@@ -270,6 +282,10 @@ struct MessagesBody<'a> {
     messages: Cow<'a, [MessageParam]>,
     #[serde(skip_serializing_if = "<[Value]>::is_empty")]
     tools: &'a [Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diagnostics: Option<&'a Diagnostics>,
 }
 
 impl Serialize for MessagesRequest {
@@ -284,6 +300,8 @@ impl Serialize for MessagesRequest {
             system: &self.system,
             messages,
             tools: &self.tools,
+            cache_control: self.cache_control,
+            diagnostics: self.diagnostics.as_ref(),
         }
         .serialize(serializer)
     }
@@ -315,6 +333,8 @@ impl MessagesRequest {
             system: scoped_system_blocks(prompt, CacheTtl::FiveMinutes, &cuts),
             messages: Vec::new(),
             tools: Vec::new(),
+            cache_control: None,
+            diagnostics: None,
             reminder: Reminder::of(prompt, "Anthropic Messages request"),
         }
     }
@@ -386,12 +406,17 @@ impl MessagesRequest {
     /// [`MessagesRequest`]): passing it again adds no second block.
     ///
     /// # Errors
-    /// [`RequestError::NoUserTurn`] when the request has no user message yet.
+    /// [`RequestError::NoUserTurn`] when the request has no user message yet;
+    /// [`RequestError::AutomaticCachingWithReminder`] when it has automatic
+    /// caching, which would cache the reminder.
     pub fn with_reminder(&mut self, reminder: Option<&str>) -> Result<(), RequestError> {
         let Some(reminder) = reminder.map(str::trim).filter(|r| !r.is_empty()) else {
             return Ok(());
         };
         let own = self.reminder.text() == Some(reminder);
+        if !own && self.cache_control.is_some() {
+            return Err(RequestError::AutomaticCachingWithReminder);
+        }
         let turn = self
             .last_user_turn()
             .ok_or(RequestError::NoUserTurn { what: "a reminder" })?;
@@ -454,6 +479,15 @@ pub enum RequestError {
         /// Its index in `tools`.
         index: usize,
     },
+    /// Automatic caching on a request whose last block is a reminder: the
+    /// API would cache the reminder, which changes every call, and no later
+    /// call would read that entry.
+    #[error(
+        "automatic caching marks the last block of the request, which here is the reminder (per-call \
+         text): every call would write a cache entry no later call reads; use \
+         `cache_last_user_turn`, which marks the user's own words before the reminder"
+    )]
+    AutomaticCachingWithReminder,
     /// No user message to attach to.
     #[error("the request has no user message to carry {what}: add the user's turn first")]
     NoUserTurn {

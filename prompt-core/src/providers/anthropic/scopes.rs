@@ -1,5 +1,9 @@
 //! Breakpoints at scope boundaries: the stable prefix cut where a wider
 //! scope's text ends, so a teammate's first call reads what the team shares.
+//!
+//! The one placement rule: OpenAI's explicit breakpoints (GPT-5.6 and later)
+//! fall at the same cuts, with OpenAI's minimum
+//! ([`openai`](crate::providers::openai)).
 
 use super::{CacheControl, CacheMinimums, CacheTtl, MAX_BREAKPOINTS, TextBlock};
 use crate::AssembledPrompt;

@@ -1,6 +1,11 @@
-//! What Anthropic's prompt cache saves, simulated from token counts alone:
+//! What a provider's prompt cache saves, simulated from token counts alone:
 //! one session's turns ([`CacheSimulation`], `session.rs`) or a team's first
 //! calls through one shared cache ([`TeamSimulation`], `team.rs`).
+//!
+//! The model picks the prices: OpenAI's GPT-5 line at OpenAI's (a write
+//! 1.25x input from GPT-5.6 on, plain input before; a read 0.1x) with its
+//! minimum, every other model at Anthropic's for the TTL
+//! ([`Multipliers::for_model`](super::cost::Multipliers::for_model)).
 //!
 //! A simulation prices what a request would be billed; it keeps no prefixes
 //! of its own (that is [`PrefixCache`](crate::assembly::PrefixCache), which
@@ -13,7 +18,8 @@ mod team;
 pub use session::{CacheReport, CacheSimulation, TurnCost};
 pub use team::{FirstCall, TeamPrefix, TeamReport, TeamSimulation, TeammateCost};
 
-use super::cost::PriceError;
+use super::anthropic::{CacheMinimums, CacheTtl};
+use super::cost::{Multipliers, PriceError};
 
 /// Why a simulation cannot run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -28,6 +34,17 @@ pub enum SimulationError {
     /// An input price that is not a price.
     #[error(transparent)]
     Price(#[from] PriceError),
+    /// A TTL given for a model whose provider does not take one.
+    #[error(
+        "`{model}` is an OpenAI model: its cache keeps a prefix for the time the model sets \
+         ({ttl}), and the 5m/1h TTL is Anthropic's; leave the TTL out"
+    )]
+    TtlNotTaken {
+        /// The model.
+        model: String,
+        /// The retention its provider gives it.
+        ttl: &'static str,
+    },
     /// A bust outside the session.
     #[error(
         "the bust is at turn {bust}, but the session has turns 1 to {turns}: pick a turn in that range"
@@ -38,4 +55,38 @@ pub enum SimulationError {
         /// The session's length.
         turns: usize,
     },
+}
+
+/// The multipliers, the TTL as reported, and the default minimums for
+/// `model`: OpenAI's for the GPT-5 line (no TTL of the caller's: `30m` from
+/// GPT-5.6 on, `24h` before, OpenAI's default retention for those models),
+/// else Anthropic's for `ttl` (5 minutes unless given).
+fn pricing(
+    model: &str,
+    ttl: Option<CacheTtl>,
+) -> Result<(Multipliers, &'static str, CacheMinimums), SimulationError> {
+    match Multipliers::openai(model) {
+        Some(multipliers) => {
+            let retention = if super::openai::takes_prompt_cache_options(model) {
+                "30m"
+            } else {
+                "24h"
+            };
+            if ttl.is_some() {
+                return Err(SimulationError::TtlNotTaken {
+                    model: model.to_owned(),
+                    ttl: retention,
+                });
+            }
+            Ok((multipliers, retention, CacheMinimums::openai()))
+        }
+        None => {
+            let ttl = ttl.unwrap_or_default();
+            Ok((
+                Multipliers::anthropic(ttl),
+                ttl.as_str(),
+                CacheMinimums::anthropic(),
+            ))
+        }
+    }
 }

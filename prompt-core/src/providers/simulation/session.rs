@@ -1,11 +1,13 @@
-//! One session's cost with Anthropic's prompt cache: N calls, priced turn by
-//! turn from token counts alone.
+//! One session's cost with a provider's prompt cache (Anthropic's, or
+//! OpenAI's for its GPT-5 line): N calls, priced turn by turn from token
+//! counts alone.
 //!
 //! A session is N calls. The stable prefix is the same on every call; the
 //! dynamic suffix changes per turn. With Anthropic's cache:
 //!
 //! - turn 1 writes the prefix to the cache (billed at the write multiplier:
-//!   1.25x input for the 5-minute TTL, 2x for 1 hour);
+//!   1.25x input for the 5-minute TTL, 2x for 1 hour; on OpenAI's GPT-5.6
+//!   and later 1.25x, on its earlier GPT-5 models 1x);
 //! - later turns read it (0.1x);
 //! - the dynamic suffix is always uncached input (1x);
 //! - a *bust* at turn K (one stable layer changed) writes the prefix again;
@@ -29,6 +31,11 @@
 //! assert_eq!(report.uncached_cost, 31_500);
 //! assert_eq!(format!("{:.3}", report.relative_cost), "0.508");
 //! println!("{report}"); // a table per turn
+//!
+//! // OpenAI from GPT-5.6 on: the write costs 1.25x too, with OpenAI's minimum.
+//! let openai = CacheSimulation::new("gpt-5.6", 10_000, [500, 500, 500]).run()?;
+//! assert_eq!((openai.ttl, openai.minimum_tokens), ("30m", 1024));
+//! assert_eq!(openai.total.cost, 16_000.0);
 //! # Ok::<(), prompt_core::providers::simulation::SimulationError>(())
 //! ```
 
@@ -47,16 +54,17 @@ pub struct CacheSimulation {
     model: String,
     stable_tokens: usize,
     dynamic_tokens: Vec<usize>,
-    ttl: CacheTtl,
+    ttl: Option<CacheTtl>,
     bust_at: Option<usize>,
-    minimums: CacheMinimums,
+    minimums: Option<CacheMinimums>,
     multipliers: Option<Multipliers>,
 }
 
 impl CacheSimulation {
     /// A session on `model`: a stable prefix of `stable_tokens`, then one call
-    /// per entry of `dynamic_tokens` (that turn's dynamic suffix). 5-minute
-    /// TTL, no bust, Anthropic's minimums and multipliers.
+    /// per entry of `dynamic_tokens` (that turn's dynamic suffix). No bust;
+    /// the minimums and multipliers of `model`'s provider (OpenAI's for its
+    /// GPT-5 line, else Anthropic's with the 5-minute TTL).
     pub fn new(
         model: impl Into<String>,
         stable_tokens: usize,
@@ -66,16 +74,17 @@ impl CacheSimulation {
             model: model.into(),
             stable_tokens,
             dynamic_tokens: dynamic_tokens.into_iter().collect(),
-            ttl: CacheTtl::FiveMinutes,
+            ttl: None,
             bust_at: None,
-            minimums: CacheMinimums::anthropic(),
+            minimums: None,
             multipliers: None,
         }
     }
 
-    /// The cache TTL: it sets the write multiplier.
+    /// The cache TTL: it sets Anthropic's write multiplier. An OpenAI model
+    /// takes none ([`run`](Self::run) refuses it).
     pub fn ttl(mut self, ttl: CacheTtl) -> Self {
-        self.ttl = ttl;
+        self.ttl = Some(ttl);
         self
     }
 
@@ -88,11 +97,11 @@ impl CacheSimulation {
 
     /// The minimum table (to override a model's minimum).
     pub fn minimums(mut self, minimums: CacheMinimums) -> Self {
-        self.minimums = minimums;
+        self.minimums = Some(minimums);
         self
     }
 
-    /// Other multipliers than Anthropic's for the TTL.
+    /// Other multipliers than the provider's.
     pub fn multipliers(mut self, multipliers: Multipliers) -> Self {
         self.multipliers = Some(multipliers);
         self
@@ -102,7 +111,8 @@ impl CacheSimulation {
     ///
     /// # Errors
     /// [`SimulationError::NoTurns`] for an empty session;
-    /// [`SimulationError::BustOutOfRange`] for a bust turn outside `1..=N`.
+    /// [`SimulationError::BustOutOfRange`] for a bust turn outside `1..=N`;
+    /// [`SimulationError::TtlNotTaken`] for a TTL given with an OpenAI model.
     pub fn run(&self) -> Result<CacheReport, SimulationError> {
         let turns = self.dynamic_tokens.len();
         if turns == 0 {
@@ -111,8 +121,13 @@ impl CacheSimulation {
         if let Some(bust) = self.bust_at.filter(|k| !(1..=turns).contains(k)) {
             return Err(SimulationError::BustOutOfRange { bust, turns });
         }
-        let multipliers = self.multipliers.unwrap_or(Multipliers::anthropic(self.ttl));
-        let minimum = self.minimums.lookup(&self.model);
+        let (provider, ttl, minimums) = super::pricing(&self.model, self.ttl)?;
+        let multipliers = self.multipliers.unwrap_or(provider);
+        let minimum = self
+            .minimums
+            .as_ref()
+            .unwrap_or(&minimums)
+            .lookup(&self.model);
         let cached = self.stable_tokens > 0 && self.stable_tokens >= minimum.tokens;
         let stable = self.stable_tokens;
 
@@ -142,7 +157,7 @@ impl CacheSimulation {
         Ok(CacheReport {
             model: self.model.clone(),
             family: minimum.family,
-            ttl: self.ttl.as_str(),
+            ttl,
             multipliers,
             stable_tokens: stable,
             minimum_tokens: minimum.tokens,
@@ -211,7 +226,7 @@ pub struct CacheReport {
     /// Its family in the minimum table; `None` when unknown (the most
     /// conservative minimum applied).
     pub family: Option<String>,
-    /// The TTL: `"5m"` or `"1h"`.
+    /// The TTL: `"5m"` or `"1h"` (Anthropic), `"30m"` or `"24h"` (OpenAI).
     pub ttl: &'static str,
     /// The multipliers used.
     pub multipliers: Multipliers,

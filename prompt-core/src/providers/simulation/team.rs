@@ -111,7 +111,7 @@ pub struct TeammateCost {
 pub struct TeamReport {
     /// The model simulated.
     pub model: String,
-    /// The TTL: `"5m"` or `"1h"`.
+    /// The TTL: `"5m"` or `"1h"` (Anthropic), `"30m"` or `"24h"` (OpenAI).
     pub ttl: &'static str,
     /// The multipliers used.
     pub multipliers: Multipliers,
@@ -181,26 +181,33 @@ pub struct TeamReport {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TeamSimulation {
     model: String,
-    ttl: CacheTtl,
+    ttl: Option<CacheTtl>,
     minimums: CacheMinimums,
     usd_per_mtok: f64,
 }
 
 impl TeamSimulation {
-    /// A team on `model`: 5-minute TTL, Anthropic's minimums and multipliers,
+    /// A team on `model`: the minimums and multipliers of its provider
+    /// (OpenAI's for its GPT-5 line, else Anthropic's with the 5-minute TTL),
     /// [`DEFAULT_USD_PER_MTOK`].
     pub fn new(model: impl Into<String>) -> Self {
+        let model = model.into();
+        let minimums = match Multipliers::openai(&model) {
+            Some(_) => CacheMinimums::openai(),
+            None => CacheMinimums::anthropic(),
+        };
         Self {
-            model: model.into(),
-            ttl: CacheTtl::FiveMinutes,
-            minimums: CacheMinimums::anthropic(),
+            model,
+            ttl: None,
+            minimums,
             usd_per_mtok: DEFAULT_USD_PER_MTOK,
         }
     }
 
-    /// The cache TTL: it sets the write multiplier.
+    /// The cache TTL: it sets Anthropic's write multiplier. An OpenAI model
+    /// takes none ([`run`](Self::run) refuses it).
     pub fn ttl(mut self, ttl: CacheTtl) -> Self {
-        self.ttl = ttl;
+        self.ttl = Some(ttl);
         self
     }
 
@@ -233,7 +240,8 @@ impl TeamSimulation {
     /// # Errors
     /// [`SimulationError::NoUsers`] for an empty team;
     /// [`SimulationError::Price`] for an input price that is `NaN`, infinite
-    /// or negative.
+    /// or negative; [`SimulationError::TtlNotTaken`] for a TTL given with an
+    /// OpenAI model.
     pub fn run(
         &self,
         team: &[TeamPrefix],
@@ -243,18 +251,24 @@ impl TeamSimulation {
         if team.is_empty() {
             return Err(SimulationError::NoUsers);
         }
-        let multipliers = Multipliers::anthropic(self.ttl);
+        let (multipliers, ttl, _) = super::pricing(&self.model, self.ttl)?;
         let minimum = self.minimums.lookup(&self.model).tokens;
-        let unscoped_team: Vec<TeamPrefix> = team
-            .iter()
-            .map(|p| TeamPrefix {
-                label: p.label.clone(),
-                text: p.text.clone(),
-                breakpoints: vec![p.text.len()],
-            })
-            .collect();
-        let scoped = self.calls(team, counter, minimum, multipliers);
-        let unscoped = self.calls(&unscoped_team, counter, minimum, multipliers);
+        // Each prefix is counted once, for both orders.
+        let counted: Vec<Counted> = team.iter().map(|p| Counted::of(p, counter)).collect();
+        let scoped = self.calls(
+            team.iter()
+                .zip(&counted)
+                .map(|(p, c)| (p.text.as_str(), &c.ends[..], c.total)),
+            minimum,
+            multipliers,
+        );
+        let unscoped = self.calls(
+            team.iter()
+                .zip(&counted)
+                .map(|(p, c)| (p.text.as_str(), &c.whole[..], c.total)),
+            minimum,
+            multipliers,
+        );
         let mut users = Vec::with_capacity(team.len());
         let (mut scoped_total, mut unscoped_total) = (FirstCall::default(), FirstCall::default());
         for ((prefix, s), u) in team.iter().zip(scoped).zip(unscoped) {
@@ -268,7 +282,7 @@ impl TeamSimulation {
         }
         Ok(TeamReport {
             model: self.model.clone(),
-            ttl: self.ttl.as_str(),
+            ttl,
             multipliers,
             minimum_tokens: minimum,
             usd_per_mtok: self.usd_per_mtok,
@@ -280,58 +294,88 @@ impl TeamSimulation {
         })
     }
 
-    /// Each teammate's first call through one shared cache of prefixes.
-    fn calls(
+    /// Each teammate's first call through one shared cache of prefixes:
+    /// each given as its text, its breakpoints with the tokens before each,
+    /// and its tokens in all.
+    fn calls<'a>(
         &self,
-        team: &[TeamPrefix],
-        counter: &dyn TokenCounter,
+        team: impl Iterator<Item = (&'a str, &'a [(usize, usize)], usize)>,
         minimum: usize,
         multipliers: Multipliers,
     ) -> Vec<FirstCall> {
         let mut cache: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-        team.iter()
-            .map(|prefix| {
-                let text = prefix.text.as_str();
-                let cacheable: Vec<(usize, usize)> = prefix
-                    .breakpoints
-                    .iter()
-                    .filter(|&&end| end > 0 && end <= text.len() && text.is_char_boundary(end))
-                    .map(|&end| (end, counter.count(&text[..end])))
-                    .filter(|&(_, tokens)| tokens >= minimum.max(1))
-                    .collect();
-                let total_tokens = counter.count(text);
-                let mut call = FirstCall::default();
-                match cacheable.last() {
-                    None => {
-                        call.bytes_uncached = text.len();
-                        call.tokens_uncached = total_tokens;
-                    }
-                    Some(&(last, last_tokens)) => {
-                        let (read, read_tokens) = cacheable
-                            .iter()
-                            .rev()
-                            .find(|(end, _)| cache.contains(&text[..*end]))
-                            .copied()
-                            .unwrap_or((0, 0));
-                        call.bytes_read = read;
-                        call.tokens_read = read_tokens;
-                        call.bytes_written = last - read;
-                        call.tokens_written = last_tokens - read_tokens;
-                        call.bytes_uncached = text.len() - last;
-                        call.tokens_uncached = total_tokens.saturating_sub(last_tokens);
-                        for &(end, _) in &cacheable {
-                            cache.insert(&text[..end]);
-                        }
+        team.map(|(text, ends, total_tokens)| {
+            let cacheable: Vec<(usize, usize)> = ends
+                .iter()
+                .copied()
+                .filter(|&(_, tokens)| tokens >= minimum.max(1))
+                .collect();
+            let mut call = FirstCall::default();
+            match cacheable.last() {
+                None => {
+                    call.bytes_uncached = text.len();
+                    call.tokens_uncached = total_tokens;
+                }
+                Some(&(last, last_tokens)) => {
+                    let (read, read_tokens) = cacheable
+                        .iter()
+                        .rev()
+                        .find(|(end, _)| cache.contains(&text[..*end]))
+                        .copied()
+                        .unwrap_or((0, 0));
+                    call.bytes_read = read;
+                    call.tokens_read = read_tokens;
+                    call.bytes_written = last - read;
+                    call.tokens_written = last_tokens.saturating_sub(read_tokens);
+                    call.bytes_uncached = text.len() - last;
+                    call.tokens_uncached = total_tokens.saturating_sub(last_tokens);
+                    for &(end, _) in &cacheable {
+                        cache.insert(&text[..end]);
                     }
                 }
-                let hundredths = call.tokens_written as u64 * multipliers.cache_write_hundredths
-                    + call.tokens_read as u64 * multipliers.cache_read_hundredths
-                    + call.tokens_uncached as u64 * 100;
-                call.cost = hundredths as f64 / 100.0;
-                call.usd = call.cost * self.usd_per_mtok / 1_000_000.0;
-                call
-            })
-            .collect()
+            }
+            let hundredths = call.tokens_written as u64 * multipliers.cache_write_hundredths
+                + call.tokens_read as u64 * multipliers.cache_read_hundredths
+                + call.tokens_uncached as u64 * 100;
+            call.cost = hundredths as f64 / 100.0;
+            call.usd = call.cost * self.usd_per_mtok / 1_000_000.0;
+            call
+        })
+        .collect()
+    }
+}
+
+/// A teammate's prefix counted once: the tokens before each of its
+/// breakpoints (`ends`), before the end alone (`whole`), and in all.
+struct Counted {
+    ends: Vec<(usize, usize)>,
+    whole: Vec<(usize, usize)>,
+    total: usize,
+}
+
+impl Counted {
+    fn of(prefix: &TeamPrefix, counter: &dyn TokenCounter) -> Self {
+        let text = prefix.text.as_str();
+        let total = counter.count(text);
+        let at = |end: usize| {
+            if end == text.len() {
+                total
+            } else {
+                counter.count(&text[..end])
+            }
+        };
+        let ends = prefix
+            .breakpoints
+            .iter()
+            .copied()
+            .filter(|&end| end > 0 && end <= text.len() && text.is_char_boundary(end))
+            .map(|end| (end, at(end)))
+            .collect();
+        let whole = (!text.is_empty())
+            .then_some((text.len(), total))
+            .into_iter()
+            .collect();
+        Self { ends, whole, total }
     }
 }
 
