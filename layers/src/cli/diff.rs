@@ -55,22 +55,33 @@ fn read(path: &Path) -> Result<StablePrefix, Failure> {
 /// FIFO, socket, device or directory is refused without waiting on it, a
 /// larger file is refused whole (never cut), and so is text that is not UTF-8.
 pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
-    let name = path.display();
+    read_capped_as(
+        path,
+        cap,
+        "prompt diff",
+        "pass the file `prompt render --format json` wrote",
+    )
+}
+
+/// [`read_capped`] for `command`, whose errors end with `hint`.
+pub(crate) fn read_capped_as(
+    path: &Path,
+    cap: u64,
+    command: &str,
+    hint: &str,
+) -> Result<String, String> {
+    let name = super::escape(&path.display().to_string());
     let file = open_nonblocking(path).map_err(|e| format!("cannot read `{name}`: {e}"))?;
     let metadata = file
         .metadata()
         .map_err(|e| format!("cannot read `{name}`: {e}"))?;
     if !metadata.is_file() {
         return Err(format!(
-            "`{name}` is not a regular file (a directory, FIFO, socket or device): \
-             pass the file `prompt render --format json` wrote"
+            "`{name}` is not a regular file (a directory, FIFO, socket or device): {hint}"
         ));
     }
     let too_big = |size: String| {
-        format!(
-            "`{name}` is {size} bytes, over the {cap}-byte cap of `prompt diff`: \
-             pass the file `prompt render --format json` wrote"
-        )
+        format!("`{name}` is {size} bytes, over the {cap}-byte cap of `{command}`: {hint}")
     };
     if metadata.len() > cap {
         return Err(too_big(metadata.len().to_string()));
@@ -85,7 +96,7 @@ pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
     }
     String::from_utf8(bytes).map_err(|e| {
         format!(
-            "`{name}` is not UTF-8 (byte {}): pass the file `prompt render --format json` wrote",
+            "`{name}` is not UTF-8 (byte {}): {hint}",
             e.utf8_error().valid_up_to()
         )
     })

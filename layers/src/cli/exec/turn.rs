@@ -120,20 +120,8 @@ pub(crate) fn run(args: TurnArgs) -> Outcome {
             recorded.cwd.display()
         )
     })?;
-    let options = Options::try_parse_from(
-        std::iter::once("prompt exec".to_owned()).chain(recorded.options.iter().cloned()),
-    )
-    .map_err(|e| format!("the options in {} do not parse: {e}", args.from.display()))?;
+    let (options, rendered) = assemble_recorded(&recorded, &args.from)?;
     let render = &options.render;
-    // Hook failures are not usage errors: exit 2 would block the user's
-    // prompt, so every failure but a found secret (below) exits 1.
-    let rendered = crate::cli::assemble(
-        &render.workspace,
-        render.path,
-        render.mode,
-        &render.delivery,
-    )
-    .map_err(|failure| Failure::from(failure.message))?;
     let context = context_text(&rendered.prompt);
     if context.is_empty() {
         return Ok(ExitCode::SUCCESS);
@@ -169,6 +157,47 @@ pub(crate) fn run(args: TurnArgs) -> Outcome {
     });
     crate::cli::print(&format!("{output}\n"))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The options `recorded` holds, parsed as `exec` parsed them, and what
+/// they render in the current folder. Hook failures are not usage errors:
+/// exit 2 would block the user's prompt, so every failure exits 1.
+fn assemble_recorded(
+    recorded: &Recorded,
+    from: &Path,
+) -> Result<(Options, crate::cli::Rendered), Failure> {
+    let options = Options::try_parse_from(
+        std::iter::once("prompt exec".to_owned()).chain(recorded.options.iter().cloned()),
+    )
+    .map_err(|e| format!("the options in {} do not parse: {e}", from.display()))?;
+    let render = &options.render;
+    let rendered = crate::cli::assemble(
+        &render.workspace,
+        render.path,
+        render.mode,
+        &render.delivery,
+    )
+    .map_err(|failure| Failure::from(failure.message))?;
+    Ok((options, rendered))
+}
+
+/// What the turn file `path` renders now, in the folder `prompt exec` ran
+/// in (the current folder is restored after): `prompt explain --claude`
+/// reads the layers' boundaries from it.
+pub(crate) fn render_recorded(path: &Path) -> Result<crate::cli::Rendered, Failure> {
+    let recorded = read_recorded(path)?;
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    std::env::set_current_dir(&recorded.cwd).map_err(|e| {
+        format!(
+            "cannot enter {}, where prompt exec ran: {e}",
+            recorded.cwd.display()
+        )
+    })?;
+    let rendered = assemble_recorded(&recorded, path);
+    std::env::set_current_dir(&here)
+        .map_err(|e| format!("cannot return to {}: {e}", here.display()))?;
+    Ok(rendered?.1)
 }
 
 /// The turn file: a regular file of at most [`MAX_INPUT`] bytes holding a
