@@ -19,12 +19,12 @@
 //! use prompt_core::observe::CacheLedger;
 //! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 //! # #[prompt_core::prompt_pipeline(paths = [Cached])]
-//! # struct Doc;
-//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = Doc)]
+//! # struct DocAsyncOpenai;
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocAsyncOpenai)]
 //! # struct Persona;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! # let pipeline = Pipeline::of::<Doc>()?;
+//! # let pipeline = Pipeline::of::<DocAsyncOpenai>()?;
 //! # let session = PromptBuilder::new(&pipeline).session(Context::new());
 //! const MODEL: &str = "gpt-5.6";
 //! let client = async_openai::Client::new();
@@ -64,9 +64,9 @@ use async_openai::types::responses::{
 use prompt_core::AssembledPrompt;
 use prompt_core::observe::{CacheUsage, Provider};
 
+use crate::Placed;
 use crate::placement::{Placement, PlacementError, SystemBlock, SystemSlot};
 use crate::usage::{UsageError, count, within};
-use crate::Placed;
 
 const CLIENT: &str = "async-openai";
 
@@ -97,10 +97,13 @@ pub fn chat_request(
     let first_turn = messages.len();
     messages.extend(history);
     if let Some(tail) = placement.user_tail() {
-        let latest = messages[first_turn..].iter_mut().rev().find_map(|m| match m {
-            ChatCompletionRequestMessage::User(user) => Some(&mut user.content),
-            _ => None,
-        });
+        let latest = messages[first_turn..]
+            .iter_mut()
+            .rev()
+            .find_map(|m| match m {
+                ChatCompletionRequestMessage::User(user) => Some(&mut user.content),
+                _ => None,
+            });
         match latest {
             Some(ChatCompletionRequestUserMessageContent::Text(text)) => append(text, tail),
             Some(ChatCompletionRequestUserMessageContent::Array(parts)) => {
@@ -119,7 +122,7 @@ pub fn chat_request(
         messages,
         model: model.to_owned(),
         prompt_cache_key: placement.prompt_cache_key().map(str::to_owned),
-        prompt_cache_options: (!breakpoints.is_empty()).then(|| PromptCacheOptionsParam {
+        prompt_cache_options: (!breakpoints.is_empty()).then_some(PromptCacheOptionsParam {
             ttl: Some(PromptCacheTTLEnum::Value30m),
             mode: Some(PromptCacheModeEnum::Implicit),
         }),

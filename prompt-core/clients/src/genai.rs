@@ -15,15 +15,15 @@
 //! use genai::chat::ChatMessage;
 //! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 //! # #[prompt_core::prompt_pipeline(paths = [Cached])]
-//! # struct Doc;
-//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = Doc)]
+//! # struct DocGenai;
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocGenai)]
 //! # struct Persona;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! # let pipeline = Pipeline::of::<Doc>()?;
+//! # let pipeline = Pipeline::of::<DocGenai>()?;
 //! # let session = PromptBuilder::new(&pipeline).session(Context::new());
 //! const MODEL: &str = "claude-sonnet-4-5";
-//! let client = genai::Client::default();
+//! let client = genai::Client::new()?;
 //! let mut ledger = CacheLedger::new();
 //!
 //! let prompt = session.build_cached(&Context::new())?;
@@ -57,13 +57,15 @@
 //! [`PlacementError::UnsupportedProvider`].
 
 use genai::adapter::AdapterKind;
-use genai::chat::{CacheControl, ChatMessage, ChatOptions, ChatRequest, ChatRole, ContentPart, Usage};
+use genai::chat::{
+    CacheControl, ChatMessage, ChatOptions, ChatRequest, ChatRole, ContentPart, Usage,
+};
 use prompt_core::AssembledPrompt;
 use prompt_core::observe::{CacheUsage, Provider};
 
+use crate::Placed;
 use crate::placement::{Placement, PlacementError, SystemSlot};
 use crate::usage::{UsageError, count, within};
-use crate::Placed;
 
 const CLIENT: &str = "genai";
 
@@ -128,7 +130,8 @@ pub fn chat_request(
 /// The options to send [`chat_request`]'s request with: `prompt_cache_key`
 /// (OpenAI's adapters send it; Anthropic's ignores it).
 pub fn chat_options(prompt: &AssembledPrompt) -> ChatOptions {
-    ChatOptions::default().with_prompt_cache_key(prompt_core::providers::openai::prompt_cache_key(prompt))
+    ChatOptions::default()
+        .with_prompt_cache_key(prompt_core::providers::openai::prompt_cache_key(prompt))
 }
 
 /// The provider genai sends `model` to.
@@ -174,7 +177,11 @@ pub fn cache_usage(usage: &Usage) -> Result<CacheUsage, UsageError> {
     let read = details.and_then(|d| d.cached_tokens).unwrap_or(0);
     let read = count(CLIENT, "PromptTokensDetails::cached_tokens", read.into())?;
     let written = details.and_then(|d| d.cache_creation_tokens).unwrap_or(0);
-    let written = count(CLIENT, "PromptTokensDetails::cache_creation_tokens", written.into())?;
+    let written = count(
+        CLIENT,
+        "PromptTokensDetails::cache_creation_tokens",
+        written.into(),
+    )?;
     let out = within(CLIENT, input, read, written)?;
     Ok(match usage.completion_tokens {
         Some(output) => out.with_output(count(CLIENT, "Usage::completion_tokens", output.into())?),

@@ -49,12 +49,12 @@ pub struct SystemBlock {
 /// use prompt_core::observe::Provider;
 /// # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 /// # #[prompt_core::prompt_pipeline(paths = [Cached])]
-/// # struct Doc;
-/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = Doc)]
+/// # struct DocPlacement;
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocPlacement)]
 /// # struct Persona;
-/// # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Date: 2026-12-01", pipeline = Doc)]
+/// # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Date: 2026-12-01", pipeline = DocPlacement)]
 /// # struct Today;
-/// # let pipeline = Pipeline::of::<Doc>()?;
+/// # let pipeline = Pipeline::of::<DocPlacement>()?;
 /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
 ///
 /// let blocks = Placement::new(&prompt, Provider::Anthropic, "claude-sonnet-4-5", SystemSlot::Blocks);
@@ -88,7 +88,12 @@ impl Placement {
     /// gets the stable prefix alone in its system block, whatever the
     /// provider. Gemini is treated as OpenAI is (an implicit prefix cache, no
     /// breakpoint): no client module here sends to it.
-    pub fn new(prompt: &AssembledPrompt, provider: Provider, model: &str, slot: SystemSlot) -> Self {
+    pub fn new(
+        prompt: &AssembledPrompt,
+        provider: Provider,
+        model: &str,
+        slot: SystemSlot,
+    ) -> Self {
         let openai = provider != Provider::Anthropic;
         let prompt_cache_key = openai.then(|| openai::prompt_cache_key(prompt));
         let cached = prompt.path() == AssemblyPath::Cached && !prompt.stable().is_empty();
@@ -101,7 +106,11 @@ impl Placement {
                     system: non_empty(slot, cached).into_iter().collect(),
                     user_head: (!head.is_empty()).then_some(head),
                     user_tail: None,
-                    breakpoints: if cached { vec![prompt.stable().len()] } else { Vec::new() },
+                    breakpoints: if cached {
+                        vec![prompt.stable().len()]
+                    } else {
+                        Vec::new()
+                    },
                     prompt_cache_key,
                 }
             }

@@ -18,12 +18,12 @@
 //! use rig_core::providers::anthropic::{self, completion::CacheTtl};
 //! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 //! # #[prompt_core::prompt_pipeline(paths = [Cached])]
-//! # struct Doc;
-//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = Doc)]
+//! # struct DocRig;
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocRig)]
 //! # struct Persona;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! # let pipeline = Pipeline::of::<Doc>()?;
+//! # let pipeline = Pipeline::of::<DocRig>()?;
 //! # let session = PromptBuilder::new(&pipeline).session(Context::new());
 //! const MODEL: &str = anthropic::CLAUDE_SONNET_4_6;
 //! let model = cache_prefix(anthropic::Anthropic::from_env()?.completion(MODEL), CacheTtl::FiveMinutes);
@@ -63,9 +63,9 @@ use rig_core::message::{Message, UserContent};
 use rig_core::providers::anthropic::Messages;
 use rig_core::providers::anthropic::completion::CacheTtl;
 
+use crate::Placed;
 use crate::placement::{Placement, PlacementError, SystemSlot};
 use crate::usage::{UsageError, within};
-use crate::Placed;
 
 const CLIENT: &str = "rig";
 
@@ -100,7 +100,9 @@ pub fn completion_request(
         });
     }
     place_head(&mut history, &placement)?;
-    let last = history.pop().ok_or(PlacementError::EmptyConversation { client: CLIENT })?;
+    let last = history
+        .pop()
+        .ok_or(PlacementError::EmptyConversation { client: CLIENT })?;
     let mut request = CompletionRequest::new(last).messages(history);
     if let Some(block) = placement.system().first() {
         request = request.preamble(block.text.clone());

@@ -70,8 +70,15 @@ pub(crate) fn within(
 }
 
 /// `value` as a count, for clients whose counters are signed.
-#[cfg_attr(not(any(feature = "genai", feature = "async-openai")), allow(dead_code))]
-pub(crate) fn count(client: &'static str, field: &'static str, value: i64) -> Result<u64, UsageError> {
+#[cfg_attr(
+    not(any(feature = "genai", feature = "async-openai")),
+    allow(dead_code)
+)]
+pub(crate) fn count(
+    client: &'static str,
+    field: &'static str,
+    value: i64,
+) -> Result<u64, UsageError> {
     u64::try_from(value).map_err(|_| UsageError::Negative {
         client,
         field,

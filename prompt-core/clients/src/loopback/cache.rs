@@ -9,15 +9,17 @@
 //! OpenAI's own implicit one at the end of the input unless
 //! `prompt_cache_options.mode` is `explicit`. A prefix is the units up to a
 //! boundary; OpenAI's are keyed by `prompt_cache_key` too, as OpenAI routes
-//! by it.
+//! by it. Before GPT-5.6, OpenAI caches any prefix on its own: such a
+//! request reads the longest prefix of its text it shares with an earlier
+//! one of its key, in steps of 128 tokens, and is billed no write.
 //!
 //! - **Read**: the longest prefix, ending at any unit boundary up to the
 //!   last breakpoint, that an earlier request wrote.
 //! - **Write**: every breakpoint's prefix that is longer than what was read
 //!   and at least the model's minimum ([`CacheMinimums`]); the tokens
 //!   written are the last such prefix's, minus the read. OpenAI reports
-//!   writes only for a request with `prompt_cache_options` (GPT-5.6 and
-//!   later); before, its automatic cache still remembers the prefix.
+//!   writes for GPT-5.6 and later only; before, its automatic cache
+//!   remembers the prefix for free.
 //! - **Tokens** are [`ApproxCounter`]'s count of each unit's text.
 //!
 //! It does not expire entries, and it caches what the real API might not
@@ -25,10 +27,11 @@
 //! "did the bytes at the breakpoints repeat", which is what a wire test
 //! asks.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hasher};
 
 use prompt_core::providers::minimums::CacheMinimums;
+use prompt_core::providers::openai;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
 use serde_json::{Value, json};
 
@@ -58,12 +61,22 @@ pub struct Served {
 #[derive(Debug, Default)]
 pub struct Cache {
     written: BTreeSet<u64>,
+    /// Earlier requests' texts by `prompt_cache_key`, for OpenAI's models
+    /// before GPT-5.6 (the latest [`AUTOMATIC_KEPT`] of each key).
+    automatic: BTreeMap<String, Vec<String>>,
 }
+
+/// How many requests of one key the automatic cache compares with.
+const AUTOMATIC_KEPT: usize = 64;
+/// OpenAI's automatic cache reads in steps of this many tokens.
+const AUTOMATIC_STEP: u64 = 128;
 
 /// One unit of a request's prefix.
 struct Unit {
-    /// What identifies it (its text, or its JSON without breakpoints).
+    /// What identifies it (its role and JSON without breakpoints).
     bytes: String,
+    /// Its role and text, as a prefix cache without breakpoints compares it.
+    text: String,
     tokens: u64,
     breakpoint: bool,
 }
@@ -72,7 +85,10 @@ impl Cache {
     /// What the provider would read and write for `body`, a request to
     /// `api`; the prefixes it writes are remembered.
     pub fn serve(&mut self, api: Api, body: &Value) -> Served {
-        let model = body.get("model").and_then(Value::as_str).unwrap_or_default();
+        let model = body
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let (units, seed, minimum, reports_writes) = match api {
             Api::Messages => (
                 anthropic_units(body),
@@ -88,11 +104,14 @@ impl Cache {
                         .unwrap_or_default()
                         .as_bytes(),
                 );
+                if !openai::takes_prompt_cache_options(model) {
+                    return self.automatic(body, &openai_units(api, body), model);
+                }
                 (
                     openai_units(api, body),
                     seed.finish(),
                     CacheMinimums::openai().lookup(model).tokens,
-                    body.get("prompt_cache_options").is_some(),
+                    true,
                 )
             }
         };
@@ -129,6 +148,42 @@ impl Cache {
             uncached: total - read - written,
             read,
             written,
+        }
+    }
+
+    /// OpenAI's cache before GPT-5.6: the longest prefix this request shares
+    /// with an earlier one of its `prompt_cache_key`, in steps of 128 tokens
+    /// from the model's minimum on; no write is billed.
+    fn automatic(&mut self, body: &Value, units: &[Unit], model: &str) -> Served {
+        let key = body
+            .get("prompt_cache_key")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let text: String = units.iter().map(|u| u.text.as_str()).collect();
+        let total: u64 = units.iter().map(|u| u.tokens).sum();
+        let earlier = self.automatic.entry(key).or_default();
+        let shared = earlier
+            .iter()
+            .map(|other| common_prefix(&text, other))
+            .max()
+            .unwrap_or(0);
+        let minimum =
+            u64::try_from(CacheMinimums::openai().lookup(model).tokens).unwrap_or(u64::MAX);
+        let shared = tokens(&text[..shared]).min(total);
+        let read = if shared >= minimum {
+            shared - shared % AUTOMATIC_STEP
+        } else {
+            0
+        };
+        if earlier.len() == AUTOMATIC_KEPT {
+            earlier.remove(0);
+        }
+        earlier.push(text);
+        Served {
+            uncached: total - read,
+            read,
+            written: 0,
         }
     }
 
@@ -206,6 +261,15 @@ impl Cache {
     }
 }
 
+/// The length of the longest common prefix of `a` and `b`, on a character
+/// boundary of both.
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.char_indices()
+        .zip(b.chars())
+        .find(|((_, x), y)| x != y)
+        .map_or(a.len().min(b.len()), |((i, _), _)| i)
+}
+
 /// `text`'s tokens.
 fn tokens(text: &str) -> u64 {
     u64::try_from(ApproxCounter.count(text)).unwrap_or(u64::MAX)
@@ -232,14 +296,20 @@ fn block(role: &str, content: &Value) -> Unit {
     Unit {
         bytes: format!("{role}\u{0}{}", without_breakpoints(content)),
         tokens: tokens(&text),
+        text: format!("{role}\u{0}{text}\u{0}"),
         breakpoint: content.get("cache_control").is_some_and(|c| !c.is_null())
-            || content.get("prompt_cache_breakpoint").is_some_and(|c| !c.is_null()),
+            || content
+                .get("prompt_cache_breakpoint")
+                .is_some_and(|c| !c.is_null()),
     }
 }
 
 /// A message's units: its string content, or each of its parts.
 fn message_units(message: &Value, units: &mut Vec<Unit>) {
-    let role = message.get("role").and_then(Value::as_str).unwrap_or_default();
+    let role = message
+        .get("role")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     match message.get("content") {
         Some(Value::Array(parts)) => units.extend(parts.iter().map(|part| block(role, part))),
         Some(content) => units.push(block(role, content)),
@@ -249,7 +319,12 @@ fn message_units(message: &Value, units: &mut Vec<Unit>) {
 
 fn anthropic_units(body: &Value) -> Vec<Unit> {
     let mut units = Vec::new();
-    for tool in body.get("tools").and_then(Value::as_array).into_iter().flatten() {
+    for tool in body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         units.push(block("tool", tool));
     }
     match body.get("system") {
@@ -257,14 +332,19 @@ fn anthropic_units(body: &Value) -> Vec<Unit> {
         Some(Value::String(text)) => units.push(block("system", &Value::String(text.clone()))),
         _ => {}
     }
-    for message in body.get("messages").and_then(Value::as_array).into_iter().flatten() {
+    for message in body
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         message_units(message, &mut units);
     }
     // Automatic caching: a top-level `cache_control` marks the last block.
-    if body.get("cache_control").is_some_and(|c| !c.is_null()) {
-        if let Some(last) = units.last_mut() {
-            last.breakpoint = true;
-        }
+    if body.get("cache_control").is_some_and(|c| !c.is_null())
+        && let Some(last) = units.last_mut()
+    {
+        last.breakpoint = true;
     }
     units
 }
@@ -291,10 +371,8 @@ fn openai_units(api: Api, body: &Value) -> Vec<Unit> {
         .pointer("/prompt_cache_options/mode")
         .and_then(Value::as_str)
         == Some("explicit");
-    if !explicit {
-        if let Some(last) = units.last_mut() {
-            last.breakpoint = true;
-        }
+    if !explicit && let Some(last) = units.last_mut() {
+        last.breakpoint = true;
     }
     units
 }
@@ -315,9 +393,23 @@ mod tests {
         let long = "x".repeat(4 * 1100);
         let mut cache = Cache::default();
         let first = cache.serve(Api::Messages, &messages(&long, "one"));
-        assert_eq!(first, Served { uncached: 1, read: 0, written: 1100 });
+        assert_eq!(
+            first,
+            Served {
+                uncached: 1,
+                read: 0,
+                written: 1100
+            }
+        );
         let second = cache.serve(Api::Messages, &messages(&long, "two"));
-        assert_eq!(second, Served { uncached: 1, read: 1100, written: 0 });
+        assert_eq!(
+            second,
+            Served {
+                uncached: 1,
+                read: 1100,
+                written: 0
+            }
+        );
         let moved = cache.serve(Api::Messages, &messages(&format!("{long}y"), "two"));
         assert_eq!((moved.read, moved.written), (0, 1101));
     }
@@ -331,15 +423,58 @@ mod tests {
     }
 
     #[test]
-    fn openai_routes_by_key_and_reports_writes_only_with_options() {
+    fn gpt_5_6_caches_only_at_its_breakpoints() {
         let long = "x".repeat(4 * 1100);
-        let chat = |key: &str| {
-            json!({"model": "gpt-5", "prompt_cache_key": key,
-                   "messages": [{"role": "system", "content": long}, {"role": "user", "content": "hi"}]})
+        let chat = |suffix: &str, breakpoint: bool| {
+            let mut part = json!({"type": "text", "text": long});
+            if breakpoint {
+                part["prompt_cache_breakpoint"] = json!({"mode": "explicit"});
+            }
+            json!({"model": "gpt-5.6", "prompt_cache_key": "k",
+                   "messages": [{"role": "system", "content": [part]},
+                                {"role": "system", "content": suffix},
+                                {"role": "user", "content": "hi"}]})
         };
         let mut cache = Cache::default();
-        assert_eq!(cache.serve(Api::ChatCompletions, &chat("a")).written, 0);
-        assert_eq!(cache.serve(Api::ChatCompletions, &chat("a")).read, 1101);
-        assert_eq!(cache.serve(Api::ChatCompletions, &chat("b")).read, 0);
+        // The implicit breakpoint alone is past the suffix: nothing repeats.
+        assert_eq!(
+            cache.serve(Api::ChatCompletions, &chat("a", false)).written,
+            1102
+        );
+        assert_eq!(cache.serve(Api::ChatCompletions, &chat("b", false)).read, 0);
+        // One at the end of the stable part is read on the next turn.
+        assert_eq!(cache.serve(Api::ChatCompletions, &chat("c", true)).read, 0);
+        let next = cache.serve(Api::ChatCompletions, &chat("d", true));
+        assert_eq!((next.read, next.written), (1100, 2));
+    }
+
+    #[test]
+    fn before_gpt_5_6_openai_reads_the_shared_prefix_by_key_in_steps() {
+        let long = "x".repeat(4 * 1100);
+        let chat = |key: &str, suffix: &str| {
+            json!({"model": "gpt-5", "prompt_cache_key": key,
+                   "messages": [{"role": "system", "content": format!("{long}{suffix}")},
+                                {"role": "user", "content": "hi"}]})
+        };
+        let mut cache = Cache::default();
+        assert_eq!(
+            cache.serve(Api::ChatCompletions, &chat("a", "one")),
+            Served {
+                uncached: 1102,
+                read: 0,
+                written: 0
+            }
+        );
+        let second = cache.serve(Api::ChatCompletions, &chat("a", "two"));
+        assert_eq!(
+            (second.read, second.written),
+            (1024, 0),
+            "1,102 shared tokens, read in steps of 128"
+        );
+        assert_eq!(
+            cache.serve(Api::ChatCompletions, &chat("b", "two")).read,
+            0,
+            "another key, another cache"
+        );
     }
 }

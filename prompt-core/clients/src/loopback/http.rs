@@ -57,7 +57,8 @@ pub(super) fn error_json(message: &str) -> Value {
 pub(super) fn read_request(stream: &mut TcpStream) -> Result<Captured, BadRequest> {
     stream.set_read_timeout(Some(TIMEOUT))?;
     stream.set_write_timeout(Some(TIMEOUT))?;
-    let mut reader = BufReader::new(stream.take(u64::try_from(MAX_HEAD + MAX_BODY + 64).unwrap_or(u64::MAX)));
+    let mut reader =
+        BufReader::new(stream.take(u64::try_from(MAX_HEAD + MAX_BODY + 64).unwrap_or(u64::MAX)));
     let mut head_bytes = 0;
     let mut line = String::new();
     let mut read_line = |reader: &mut BufReader<_>, line: &mut String| -> Result<(), BadRequest> {
@@ -79,7 +80,9 @@ pub(super) fn read_request(stream: &mut TcpStream) -> Result<Captured, BadReques
     let mut words = line.split_ascii_whitespace();
     let (Some(method), Some(path), Some(_version)) = (words.next(), words.next(), words.next())
     else {
-        return Err(BadRequest::Malformed("the request line is not `METHOD PATH HTTP/1.1`"));
+        return Err(BadRequest::Malformed(
+            "the request line is not `METHOD PATH HTTP/1.1`",
+        ));
     };
     let (method, path) = (method.to_owned(), path.to_owned());
     let mut headers = Vec::new();
@@ -94,7 +97,12 @@ pub(super) fn read_request(stream: &mut TcpStream) -> Result<Captured, BadReques
             .ok_or(BadRequest::Malformed("a header line has no `:`"))?;
         headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
     }
-    let find = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+    let find = |name: &str| {
+        headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
     let chunked = find("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
     let body = if chunked {
         read_chunked(&mut reader)?

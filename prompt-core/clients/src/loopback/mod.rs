@@ -94,7 +94,9 @@ pub struct Loopback {
 
 impl std::fmt::Debug for Loopback {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Loopback").field("addr", &self.addr).finish_non_exhaustive()
+        f.debug_struct("Loopback")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
     }
 }
 
@@ -196,7 +198,10 @@ fn answer(request: &Captured, shared: &Shared) -> (u16, Value) {
     } else if path.ends_with("/responses") {
         cache::Api::Responses
     } else {
-        return (404, http::error_json("no such endpoint: /messages, /chat/completions, /responses"));
+        return (
+            404,
+            http::error_json("no such endpoint: /messages, /chat/completions, /responses"),
+        );
     };
     let mut cache = lock(&shared.cache);
     let seq = lock(&shared.requests).len() + 1;

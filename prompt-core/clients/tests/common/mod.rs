@@ -91,7 +91,9 @@ impl Render for BranchLayer {
 /// The rules of a repository, about 2.4 KB.
 pub fn rules() -> String {
     (1..=30)
-        .map(|n| format!("Rule {n:02}: run `make check` before every commit; keep changes small.\n"))
+        .map(|n| {
+            format!("Rule {n:02}: run `make check` before every commit; keep changes small.\n")
+        })
         .collect()
 }
 
@@ -140,17 +142,58 @@ pub fn at(n: usize) -> jiff::Timestamp {
 /// Checks the verdicts of the two turns: the first wrote `prefix` tokens
 /// from a cold cache, the second read them and is a hit.
 pub fn assert_written_then_read(verdicts: &[CacheVerdict], usages: &[CacheUsage], prefix: u64) {
-    assert_eq!(usages[0].cache_write, prefix, "turn 1 writes the cached blocks: {:?}", usages[0]);
+    assert_eq!(
+        usages[0].cache_write, prefix,
+        "turn 1 writes the cached blocks: {:?}",
+        usages[0]
+    );
     assert_eq!(usages[0].cache_read, 0);
     assert!(
         matches!(verdicts[0].cause, Some(MissCause::ColdStart { .. })),
         "turn 1 is a cold start: {}",
         verdicts[0]
     );
-    assert_eq!(usages[1].cache_read, prefix, "turn 2 reads them: {:?}", usages[1]);
+    assert_eq!(
+        usages[1].cache_read, prefix,
+        "turn 2 reads them: {:?}",
+        usages[1]
+    );
     assert_eq!(usages[1].cache_write, 0);
     assert!(verdicts[1].is_hit(), "turn 2 is a hit: {}", verdicts[1]);
     assert_eq!(verdicts[1].read, prefix);
+}
+
+/// Checks the verdicts of two turns of an OpenAI request in implicit mode
+/// (GPT-5.6's default): OpenAI's own breakpoint at the newest message makes
+/// turn 1 write all of its input; turn 2 reads `prefix`, what the explicit
+/// breakpoints closed, and writes its own tail.
+pub fn assert_implicit_written_then_read(
+    verdicts: &[CacheVerdict],
+    usages: &[CacheUsage],
+    prefix: u64,
+) {
+    assert_eq!(
+        usages[0].cache_write,
+        usages[0].input_tokens(),
+        "turn 1 writes it all: {:?}",
+        usages[0]
+    );
+    assert!(
+        matches!(verdicts[0].cause, Some(MissCause::ColdStart { .. })),
+        "{}",
+        verdicts[0]
+    );
+    assert_eq!(
+        usages[1].cache_read, prefix,
+        "turn 2 reads the stable prefix: {:?}",
+        usages[1]
+    );
+    assert_eq!(usages[1].cache_write, usages[1].input_tokens() - prefix);
+    assert_eq!(
+        verdicts[1].read, prefix,
+        "the usage reaches the verdict: {}",
+        verdicts[1]
+    );
 }
 
 /// A ledger for the tests.
