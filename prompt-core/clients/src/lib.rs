@@ -79,3 +79,9 @@ pub mod rig;
 pub use placed::Placed;
 pub use placement::{Placement, PlacementError, SystemBlock, SystemSlot};
 pub use usage::UsageError;
+
+/// This package's crates.io README, run as a doctest (against the loopback
+/// server) so it cannot drift from the code.
+#[cfg(all(doctest, feature = "rig", feature = "loopback"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
