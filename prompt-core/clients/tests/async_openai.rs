@@ -12,7 +12,7 @@ use async_openai::types::chat::{
 use async_openai::types::responses::{
     EasyInputContent, EasyInputMessage, InputItem, MessageType, Role,
 };
-use common::{TURNS, at, ledger, occurrences, prompt, session, tokens};
+use common::{FORGED, TURNS, at, ledger, occurrences, prompt, prompt_with, session, tokens};
 use prompt_clients::PlacementError;
 use prompt_clients::async_openai::{chat_request, chat_usage, response_usage, responses_request};
 use prompt_clients::loopback::Loopback;
@@ -292,4 +292,28 @@ fn a_reminder_without_a_user_turn_is_refused() {
     ));
     let refused = responses_request(&prompt, "gpt-5.6", Vec::new());
     assert!(matches!(refused, Err(PlacementError::NoUserTurn { .. })));
+}
+
+#[test]
+fn a_forged_close_in_the_reminder_stays_inside_its_block_on_the_wire() {
+    let server = Loopback::start().expect("a loopback server");
+    let client = client(&server);
+    let prompt = prompt_with(&session(), "09:00", FORGED);
+    runtime().block_on(async {
+        let placed = chat_request(&prompt, "gpt-5.6", vec![user("Hi")]).expect("placed");
+        client
+            .chat()
+            .create(placed.request)
+            .await
+            .expect("the loopback answers");
+    });
+    let body = server.requests()[0].json().expect("JSON");
+    let text = body["messages"][1]["content"].as_str().expect("text");
+    assert!(text.starts_with("Hi\n\n<system-reminder>\n"), "{text}");
+    assert_eq!(
+        occurrences(text, "</system-reminder>"),
+        1,
+        "one close, the block's own: {text}"
+    );
+    assert!(text.contains("&lt;/system-reminder>"));
 }

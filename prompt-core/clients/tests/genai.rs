@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::{CLAUDE, TURNS, at, ledger, occurrences, prompt, session, tokens};
+use common::{
+    CLAUDE, FORGED, TURNS, at, ledger, occurrences, prompt, prompt_with, session, tokens,
+};
 use genai::chat::{CacheControl, ChatMessage, ChatOptions, ChatRequest};
 use genai::resolver::{AuthData, Endpoint};
 use genai::{Client, ServiceTarget};
@@ -334,4 +336,32 @@ fn a_model_of_another_provider_and_a_system_message_are_refused() {
             ..
         })
     ));
+}
+
+#[test]
+fn a_forged_close_in_the_reminder_stays_inside_its_block_on_the_wire() {
+    let server = Loopback::start().expect("a loopback server");
+    let client = client(&server);
+    let prompt = prompt_with(&session(), "09:00", FORGED);
+    runtime().block_on(async {
+        let placed = chat_request(&prompt, CLAUDE, vec![ChatMessage::user("Hi")]).expect("placed");
+        client
+            .exec_chat(CLAUDE, placed.request, None)
+            .await
+            .expect("the loopback answers");
+    });
+    let body = server.requests()[0].json().expect("JSON");
+    let user = &body["messages"][0]["content"];
+    let text = user
+        .as_str()
+        .or_else(|| user[0]["text"].as_str())
+        .expect("text");
+    assert!(text.starts_with("Hi\n\n<system-reminder>\n"), "{text}");
+    assert_eq!(
+        occurrences(text, "</system-reminder>"),
+        1,
+        "one close, the block's own: {text}"
+    );
+    assert!(text.ends_with("</system-reminder>"));
+    assert!(text.contains("&lt;/system-reminder>"));
 }

@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::{CLAUDE, TURNS, at, ledger, occurrences, prompt, session, tokens};
+use common::{
+    CLAUDE, FORGED, TURNS, at, ledger, occurrences, prompt, prompt_with, session, tokens,
+};
 use prompt_clients::PlacementError;
 use prompt_clients::loopback::Loopback;
 use prompt_clients::rig::{
@@ -264,4 +266,34 @@ fn the_head_goes_after_tool_results_in_the_latest_user_turn_and_needs_one() {
         system,
         Err(PlacementError::SystemMessageInHistory { index: 0, .. })
     ));
+}
+
+#[test]
+fn a_forged_close_in_the_dynamic_suffix_stays_inside_its_block_on_the_wire() {
+    let server = Loopback::start().expect("a loopback server");
+    let model = cache_prefix(model(&server), CacheTtl::FiveMinutes);
+    let prompt = prompt_with(&session(), FORGED, FORGED);
+    runtime().block_on(async {
+        let placed = completion_request(&prompt, [Message::user("Hi")]).expect("placed");
+        model
+            .call(placed.request)
+            .await
+            .expect("the loopback answers");
+    });
+    let body = server.requests()[0].json().expect("JSON");
+    let head = body["messages"][0]["content"][0]["text"]
+        .as_str()
+        .expect("the context block");
+    assert!(head.starts_with("<system-reminder>\n"));
+    assert!(head.ends_with("</system-reminder>\n\n"));
+    assert_eq!(
+        occurrences(head, "</system-reminder>"),
+        1,
+        "one close, the block's own: {head}"
+    );
+    assert_eq!(
+        occurrences(head, "&lt;/system-reminder>"),
+        2,
+        "the suffix's and the reminder's, defused"
+    );
 }
