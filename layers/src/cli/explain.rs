@@ -111,7 +111,10 @@ pub(crate) fn run(args: ExplainArgs) -> Outcome {
             summary: &summary,
             notes: &notes,
         });
-        report::write_atomically(&file, &page)?;
+        // A path inside the current folder may not leave it through a symlinked folder.
+        let here =
+            std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?;
+        report::write_atomically(&here, &file, &page)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -155,7 +158,7 @@ pub(crate) fn text(verdicts: &[CacheVerdict], summary: &Summary, notes: &[String
             escape(&verdict.to_string()),
         );
         if let Some(prompt_core::observe::Agreement::Differs { theirs, note, .. }) =
-            &verdict.agreement
+            verdict.agreement.as_deref()
         {
             let _ = writeln!(
                 out,

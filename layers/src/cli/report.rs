@@ -25,7 +25,7 @@ use std::path::Path;
 use prompt_core::contract::{Scenario, Sizes};
 use prompt_core::observe::{CacheVerdict, Summary};
 use prompt_core::providers::simulation::CacheReport;
-use prompt_core::write::{Access, replace_file};
+use prompt_core::write::{Access, replace_file_in};
 use prompt_core::{AssemblyPath, Pipeline, PromptBuilder};
 
 /// Why a layer was silent on one path and mode.
@@ -589,11 +589,17 @@ fn timeline_chart(out: &mut String, verdicts: &[CacheVerdict]) {
     out.push_str("</svg>\n");
 }
 
-/// Writes `contents` to `path` through [`replace_file`]: atomically (a
+/// Writes `contents` to `path` through [`replace_file_in`]: atomically (a
 /// temporary file beside it, synced, renamed over it; on failure `path` is
-/// untouched and no temporary is left), and never over a target that is not
-/// a regular file (a device, a FIFO, a socket, a folder, a link).
-pub(crate) fn write_atomically(path: &Path, contents: &str) -> Result<(), String> {
+/// untouched and no temporary is left), never over a target that is not a
+/// regular file (a device, a FIFO, a socket, a folder, a link), and, for a
+/// path inside `workspace`, never through a folder of it that is a symlink
+/// out of it.
+pub(crate) fn write_atomically(
+    workspace: &Path,
+    path: &Path,
+    contents: &str,
+) -> Result<(), String> {
     let shown = super::escape(&path.display().to_string());
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() && !parent.is_dir() => {
@@ -603,8 +609,14 @@ pub(crate) fn write_atomically(path: &Path, contents: &str) -> Result<(), String
         }
         _ => {}
     }
-    replace_file(path, contents.as_bytes(), Access::Default)
-        .map_err(|e| super::escape(&e.to_string()))
+    replace_file_in(
+        workspace,
+        "the workspace",
+        path,
+        contents.as_bytes(),
+        Access::Default,
+    )
+    .map_err(|e| super::escape(&e.to_string()))
 }
 
 #[cfg(test)]
@@ -624,7 +636,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("report.html");
         std::fs::write(&path, "old").unwrap();
-        write_atomically(&path, "new page").unwrap();
+        write_atomically(dir.path(), &path, "new page").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new page");
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
@@ -640,7 +652,7 @@ mod tests {
         let path = dir.path().join("report.html");
         std::fs::create_dir(&path).unwrap();
         std::fs::write(path.join("keep"), "x").unwrap();
-        let error = write_atomically(&path, "new").unwrap_err();
+        let error = write_atomically(dir.path(), &path, "new").unwrap_err();
         assert!(
             error.starts_with("cannot write ")
                 && error.contains("it is a folder, not a regular file"),
@@ -652,7 +664,8 @@ mod tests {
             .collect();
         assert_eq!(names, ["report.html"]);
         assert!(path.join("keep").is_file());
-        let missing = write_atomically(&dir.path().join("no/such/r.html"), "x").unwrap_err();
+        let missing =
+            write_atomically(dir.path(), &dir.path().join("no/such/r.html"), "x").unwrap_err();
         assert!(missing.contains("its folder does not exist"), "{missing}");
     }
 }

@@ -62,7 +62,7 @@
 //!     panic!("{verdict}")
 //! };
 //! assert_eq!((layer.as_str(), *scope), ("project_rules", Some(Scope::Project)));
-//! assert_eq!(*offset, "You are a careful coding agent.\n\nRun make t".len());
+//! assert_eq!(*offset, "You are a careful coding agent.\n\nRun make ".len());
 //! assert!(verdict.to_string().starts_with("layer `project_rules` (Project) changed at byte 42"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -45,7 +45,7 @@ pub enum MissCause {
         kept_bytes: usize,
         /// The layer's first differing line, before and after.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        line: Option<LineChange>,
+        line: Option<Box<LineChange>>,
         /// What the layer noted as it rendered (the files it read, what it cut).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         reads: Vec<String>,
@@ -289,12 +289,13 @@ pub struct CacheVerdict {
     /// `None` on a hit; else why it missed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<MissCause>,
-    /// The provider's own diagnosis, when the response had one.
+    /// The provider's own diagnosis, when the response had one (boxed: most
+    /// responses have none, and a verdict moves often).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub diagnosis: Option<ProviderDiagnosis>,
+    pub diagnosis: Option<Box<ProviderDiagnosis>>,
     /// How the verdict compares with it, when the request asked for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agreement: Option<Agreement>,
+    pub agreement: Option<Box<Agreement>>,
 }
 
 fn empty() -> Arc<str> {

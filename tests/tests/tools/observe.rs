@@ -947,7 +947,7 @@ fn the_verdict_agrees_with_the_providers_diagnosis_or_says_where_they_differ() {
         verdict.cause,
         Some(MissCause::LayerChanged { .. })
     ));
-    assert_eq!(verdict.agreement, Some(Agreement::Agrees {}));
+    assert_eq!(verdict.agreement.as_deref(), Some(&Agreement::Agrees {}));
 
     // The provider saw the system change, the ledger's prefix did not move:
     // a block outside the assembled prompt changed.
@@ -959,7 +959,7 @@ fn the_verdict_agrees_with_the_providers_diagnosis_or_says_where_they_differ() {
         verdict.cause,
         Some(MissCause::ProviderSide { .. })
     ));
-    let Some(Agreement::Differs { ours, theirs, note }) = &verdict.agreement else {
+    let Some(Agreement::Differs { ours, theirs, note }) = verdict.agreement.as_deref() else {
         panic!("{:?}", verdict.agreement)
     };
     assert_eq!(
@@ -973,7 +973,7 @@ fn the_verdict_agrees_with_the_providers_diagnosis_or_says_where_they_differ() {
         &second,
         diagnosed(json!({"type": "tools_changed", "cache_missed_input_tokens": 4100})),
     );
-    let Some(Agreement::Differs { note, .. }) = &verdict.agreement else {
+    let Some(Agreement::Differs { note, .. }) = verdict.agreement.as_deref() else {
         panic!("{:?}", verdict.agreement)
     };
     assert!(note.starts_with("the provider says the tools changed; the ledger saw layer `session_notes` (Session) changed"), "{note}");
@@ -981,7 +981,7 @@ fn the_verdict_agrees_with_the_providers_diagnosis_or_says_where_they_differ() {
     // Still running: nothing to compare.
     let verdict = judge(&second, diagnosed(Value::Null));
     assert!(matches!(
-        verdict.agreement,
+        verdict.agreement.as_deref(),
         Some(Agreement::NotComparable { .. })
     ));
 
@@ -990,7 +990,7 @@ fn the_verdict_agrees_with_the_providers_diagnosis_or_says_where_they_differ() {
     warm(&mut ledger, &first);
     let id = ledger.sent(&first, anthropic(90).previous_response("msg_a"));
     let verdict = ledger.received(id, &anthropic_usage(25, 4100, 0)).unwrap();
-    assert_eq!(verdict.agreement, Some(Agreement::Agrees {}));
+    assert_eq!(verdict.agreement.as_deref(), Some(&Agreement::Agrees {}));
     // Not asked for: no agreement at all.
     let id = ledger.sent(&first, anthropic(100));
     assert_eq!(
@@ -1017,7 +1017,7 @@ fn the_verdict_agrees_with_the_providers_diagnosis_or_says_where_they_differ() {
     let verdict = ledger
         .received(id, &usage_of(Provider::OpenAi, &body))
         .unwrap();
-    let Some(Agreement::Differs { theirs, note, .. }) = &verdict.agreement else {
+    let Some(Agreement::Differs { theirs, note, .. }) = verdict.agreement.as_deref() else {
         panic!("{verdict:?}")
     };
     assert_eq!(theirs, "cache_hit");
@@ -1034,7 +1034,7 @@ fn the_verdict_agrees_with_the_providers_diagnosis_or_says_where_they_differ() {
         matches!(verdict.cause, Some(MissCause::LayerChanged { .. })),
         "{verdict}"
     );
-    assert_eq!(verdict.agreement, Some(Agreement::Agrees {}));
+    assert_eq!(verdict.agreement.as_deref(), Some(&Agreement::Agrees {}));
 }
 
 // --- the ledger itself -------------------------------------------------------

@@ -80,7 +80,7 @@ pub(crate) fn record(
         cwd,
         options,
     };
-    let json = serde_json::to_string_pretty(&recorded).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(&recorded).map_err(|e| crate::sources::report(&e))?;
     let name = format!(
         "turn-{}.json",
         prompt_core::fingerprint::Fingerprint::of(&json)

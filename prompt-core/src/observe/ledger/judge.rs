@@ -34,7 +34,8 @@ pub(super) fn moved(
         previous_seq: previous.seq,
         held_estimate: previous.held_estimate,
         idle,
-        model: (*previous.model != *sent.model)
+        // The model's name is shared with the previous request's when the same.
+        model: (!Arc::ptr_eq(&previous.model, model))
             .then(|| (Arc::clone(&previous.model), Arc::clone(model))),
         tools: matches!((previous.tools, sent.tools), (Some(a), Some(b)) if a != b),
         layer: (!previous.prefix.same(prefix)).then(|| {
@@ -45,14 +46,9 @@ pub(super) fn moved(
             ))
         }),
         messages: match (&previous.messages, &sent.messages) {
-            (Some(before), Some(now)) => {
-                now.rewritten_since(before)
-                    .map(|at| MissCause::MessagesRewritten {
-                        at,
-                        before: before.len(),
-                        now: now.len(),
-                    })
-            }
+            (Some(before), Some(now)) => now
+                .rewritten_since(before)
+                .map(|at| (at, before.len(), now.len())),
             _ => None,
         },
     }
@@ -63,7 +59,7 @@ pub(super) fn moved(
 pub(super) fn verdict(
     id: SentId,
     conversation: &Arc<str>,
-    pending: Pending,
+    pending: &Pending,
     previous: Option<(u64, u64)>,
     usage: &CacheUsage,
     pricing: Option<Pricing>,
@@ -95,8 +91,9 @@ pub(super) fn verdict(
     } else {
         0
     };
-    let short = read.saturating_add(tolerance) < expected;
-    let cause = match (below, pending.moved) {
+    // Nothing read is never a hit when something was held, however small.
+    let short = read == 0 || read.saturating_add(tolerance) < expected;
+    let cause = match (below, &pending.moved) {
         (Some(below), _) => Some(below),
         (None, None) => (read == 0).then(MissCause::cold_start),
         (None, Some(_)) if expected == 0 => (read == 0).then(MissCause::cold_start),
@@ -123,10 +120,10 @@ pub(super) fn verdict(
         conversation: Arc::clone(conversation),
         at: pending.at,
         provider: pending.provider,
-        model: pending.model,
+        model: Arc::clone(&pending.model),
         response_id: usage.response_id.clone(),
-        prompt_name: pending.prompt_name,
-        prompt_version: pending.prompt_version,
+        prompt_name: pending.prompt_name.clone(),
+        prompt_version: pending.prompt_version.clone(),
         stable_fingerprint: pending.stable_fingerprint,
         read,
         written,
@@ -139,15 +136,15 @@ pub(super) fn verdict(
         lost_usd,
         ttl: pending.ttl,
         cause,
-        diagnosis: usage.diagnosis.clone(),
-        agreement,
+        diagnosis: usage.diagnosis.clone().map(Box::new),
+        agreement: agreement.map(Box::new),
     }
 }
 
 /// The first thing that moved, in the order the cache reads a request:
 /// the model, the entry's age, the tools, the system prompt, the messages.
-fn first_cause(moved: Moved, ttl: Duration) -> MissCause {
-    if let Some((from, to)) = moved.model {
+fn first_cause(moved: &Moved, ttl: Duration) -> MissCause {
+    if let Some((from, to)) = &moved.model {
         return MissCause::ModelChanged {
             from: from.to_string(),
             to: to.to_string(),
@@ -162,8 +159,11 @@ fn first_cause(moved: Moved, ttl: Duration) -> MissCause {
     if moved.tools {
         return MissCause::tools_changed();
     }
-    if let Some(layer) = moved.layer {
-        return *layer;
+    if let Some(layer) = &moved.layer {
+        return MissCause::clone(layer);
     }
-    moved.messages.unwrap_or_else(MissCause::provider_side)
+    match moved.messages {
+        Some((at, before, now)) => MissCause::MessagesRewritten { at, before, now },
+        None => MissCause::provider_side(),
+    }
 }

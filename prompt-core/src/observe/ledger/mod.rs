@@ -89,7 +89,8 @@ pub struct CacheLedger {
     /// hashes nothing.
     last_key: Option<u64>,
     keys: HashMap<Box<str>, u64>,
-    conversations: HashMap<u64, Conversation, BuildHasherDefault<Identity>>,
+    /// Boxed: a table's empty slots then cost a pointer, not a conversation.
+    conversations: HashMap<u64, Box<Conversation>, BuildHasherDefault<Identity>>,
     next_conversation: u64,
     tick: u64,
     log: Option<Box<dyn Write + Send + Sync>>,
@@ -110,13 +111,16 @@ struct Conversation {
 
 /// How many received requests' usage a conversation keeps for the ones in
 /// flight after them.
-const RECEIVED_KEPT: usize = 8;
+const RECEIVED_KEPT: usize = 4;
 
 /// What a request carried that the next one is compared with.
 struct Record {
     seq: u64,
     at: Timestamp,
+    provider: Provider,
     model: Arc<str>,
+    /// The crate's table's minimum for the model (Anthropic's).
+    table_minimum: Option<u64>,
     tools: Option<Fingerprint>,
     prefix: Prefix,
     breakpoints: Breakpoints,
@@ -157,7 +161,8 @@ struct Moved {
     model: Option<(Arc<str>, Arc<str>)>,
     tools: bool,
     layer: Option<Box<MissCause>>,
-    messages: Option<MissCause>,
+    /// The history rewritten: the first changed message, the counts before and now.
+    messages: Option<(Option<usize>, usize, usize)>,
 }
 
 /// Why [`CacheLedger::received`] has no verdict, or could not log it.
@@ -262,22 +267,19 @@ impl CacheLedger {
     /// Records `prompt` as sent with `sent`'s details, and compares it with
     /// the conversation's previous request. Returns the id to pass to
     /// [`received`](Self::received) with the response's usage.
-    pub fn sent(&mut self, prompt: &AssembledPrompt, sent: Sent<'_>) -> SentId {
+    pub fn sent(&mut self, prompt: &AssembledPrompt, mut sent: Sent<'_>) -> SentId {
         let prefix = match prompt.path() {
             AssemblyPath::Basic => Prefix::Empty,
-            AssemblyPath::Cached => Prefix::Assembled {
-                stable: Arc::clone(prompt.trace().shared_stable()),
-                separator: std::borrow::Cow::Owned(prompt.separator().to_owned()),
-            },
+            AssemblyPath::Cached => Prefix::Assembled(Arc::clone(prompt.trace().shared_stable())),
         };
-        self.record(prefix, sent)
+        self.record(prefix, &mut sent)
     }
 
     /// Records a stable prefix the ledger did not see assembled (a recorded
     /// transcript's, another process's `prompt render --format json`), as
     /// [`sent`](Self::sent) does. Its text is copied once.
-    pub fn sent_prefix(&mut self, prefix: &StablePrefix, sent: Sent<'_>) -> SentId {
-        self.record(Prefix::given(prefix), sent)
+    pub fn sent_prefix(&mut self, prefix: &StablePrefix, mut sent: Sent<'_>) -> SentId {
+        self.record(Prefix::given(prefix), &mut sent)
     }
 
     /// The verdict on the response to request `id`, from its `usage`;
@@ -305,10 +307,12 @@ impl CacheLedger {
             .iter()
             .position(|p| p.seq == id.seq)
             .ok_or(LedgerError::NotInFlight { seq: id.seq })?;
-        let pending = conversation
-            .pending
-            .remove(index)
-            .ok_or(LedgerError::NotInFlight { seq: id.seq })?;
+        // Usually the oldest, often the only one.
+        let pending = match index {
+            0 => conversation.pending.pop_front(),
+            _ => conversation.pending.remove(index),
+        }
+        .ok_or(LedgerError::NotInFlight { seq: id.seq })?;
         let previous = pending.moved.as_ref().and_then(|m| {
             conversation
                 .received
@@ -317,7 +321,7 @@ impl CacheLedger {
                 .map(|&(_, read, written)| (read, written))
         });
         let pricing = pending.pricing.or(self.pricing);
-        let verdict = judge::verdict(id, &conversation.key, pending, previous, usage, pricing);
+        let verdict = judge::verdict(id, &conversation.key, &pending, previous, usage, pricing);
         if conversation.received.len() == RECEIVED_KEPT {
             conversation.received.pop_front();
         }
@@ -334,14 +338,11 @@ impl CacheLedger {
         Ok(verdict)
     }
 
-    fn record(&mut self, prefix: Prefix, sent: Sent<'_>) -> SentId {
+    fn record(&mut self, prefix: Prefix, sent: &mut Sent<'_>) -> SentId {
         self.tick += 1;
         let tick = self.tick;
         let number = self.conversation_number(sent.conversation);
-        let minimum = sent.minimum.or_else(|| match sent.provider {
-            Provider::Anthropic => Some(self.minimums.lookup(sent.model).tokens as u64),
-            _ => None,
-        });
+        let minimums = &self.minimums;
         let conversation = self
             .conversations
             .get_mut(&number)
@@ -350,11 +351,21 @@ impl CacheLedger {
         conversation.next_seq += 1;
         let seq = conversation.next_seq;
         let previous = conversation.last.as_ref();
-        // The model's name, shared with the previous request's when the same.
-        let model: Arc<str> = match previous {
-            Some(p) if &*p.model == sent.model => Arc::clone(&p.model),
-            _ => Arc::from(sent.model),
+        // The model's name and its minimum, the previous request's when the
+        // same model (the table's lookup allocates).
+        let (model, table_minimum): (Arc<str>, Option<u64>) = match previous {
+            Some(p) if &*p.model == sent.model && p.provider == sent.provider => {
+                (Arc::clone(&p.model), p.table_minimum)
+            }
+            _ => (
+                Arc::from(sent.model),
+                match sent.provider {
+                    Provider::Anthropic => Some(minimums.lookup(sent.model).tokens as u64),
+                    _ => None,
+                },
+            ),
         };
+        let minimum = sent.minimum.or(table_minimum);
         let breakpoints: Breakpoints = match sent.breakpoints {
             Some(offsets) => offsets
                 .iter()
@@ -380,7 +391,7 @@ impl CacheLedger {
                     _ => (Arc::from(name), Arc::from(version)),
                 },
             );
-        let moved = previous.map(|p| judge::moved(p, &prefix, &sent, &model));
+        let moved = previous.map(|p| judge::moved(p, &prefix, sent, &model));
         let stable_fingerprint = prefix.fingerprint();
         let pending = Pending {
             seq,
@@ -404,11 +415,13 @@ impl CacheLedger {
         conversation.last = Some(Record {
             seq,
             at: sent.at,
+            provider: sent.provider,
             model,
+            table_minimum,
             tools: sent.tools,
             prefix,
             breakpoints,
-            messages: sent.messages,
+            messages: sent.messages.take(),
             prompt,
             held_estimate,
         });
@@ -440,14 +453,16 @@ impl CacheLedger {
                 self.keys.insert(Box::from(key), number);
                 self.conversations.insert(
                     number,
-                    Conversation {
+                    Box::new(Conversation {
                         key: Arc::from(key),
                         used: self.tick,
                         next_seq: 0,
                         last: None,
-                        pending: VecDeque::new(),
-                        received: VecDeque::new(),
-                    },
+                        // Room for one in flight: most conversations wait
+                        // for each response before the next request.
+                        pending: VecDeque::with_capacity(1),
+                        received: VecDeque::with_capacity(RECEIVED_KEPT),
+                    }),
                 );
                 number
             }

@@ -1,7 +1,6 @@
 //! The stable prefix a request carried, held by reference, and what
 //! changed between two of them.
 
-use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -18,10 +17,7 @@ pub(crate) enum Prefix {
     /// Nothing cached: a Basic prompt.
     Empty,
     /// An assembly's: the session's record, shared.
-    Assembled {
-        stable: Arc<StableTrace>,
-        separator: Cow<'static, str>,
-    },
+    Assembled(Arc<StableTrace>),
     /// A prefix given as layers of text.
     Given(Arc<Given>),
 }
@@ -69,7 +65,7 @@ impl Prefix {
     pub(crate) fn text(&self) -> &str {
         match self {
             Self::Empty => "",
-            Self::Assembled { stable, .. } => &stable.text,
+            Self::Assembled(stable) => &stable.text,
             Self::Given(given) => &given.text,
         }
     }
@@ -82,7 +78,7 @@ impl Prefix {
     pub(crate) fn fingerprint(&self) -> Fingerprint {
         match self {
             Self::Empty => Fingerprint::of(""),
-            Self::Assembled { stable, .. } => stable.fingerprint(),
+            Self::Assembled(stable) => stable.fingerprint(),
             Self::Given(given) => given.fingerprint,
         }
     }
@@ -92,11 +88,7 @@ impl Prefix {
     pub(crate) fn same(&self, other: &Prefix) -> bool {
         match (self, other) {
             (Self::Empty, Self::Empty) => true,
-            (Self::Assembled { stable: a, .. }, Self::Assembled { stable: b, .. })
-                if Arc::ptr_eq(a, b) =>
-            {
-                true
-            }
+            (Self::Assembled(a), Self::Assembled(b)) if Arc::ptr_eq(a, b) => true,
             (Self::Given(a), Self::Given(b)) if Arc::ptr_eq(a, b) => true,
             _ => self.fingerprint() == other.fingerprint(),
         }
@@ -106,7 +98,7 @@ impl Prefix {
     /// it had a counter, else 4 bytes a token.
     pub(crate) fn tokens_of(&self, bytes: usize) -> u64 {
         let counted = match self {
-            Self::Assembled { stable, .. } => stable.tokens,
+            Self::Assembled(stable) => stable.tokens,
             _ => None,
         };
         let len = self.len();
@@ -122,7 +114,7 @@ impl Prefix {
     pub(crate) fn slots(&self) -> Vec<Slot<'_>> {
         match self {
             Self::Empty => Vec::new(),
-            Self::Assembled { stable, .. } => stable
+            Self::Assembled(stable) => stable
                 .layers
                 .iter()
                 .filter_map(|l| {
@@ -148,11 +140,18 @@ impl Prefix {
         }
     }
 
+    /// What joins two layers' texts: the bytes between the first two that
+    /// wrote any (none with fewer than two).
     fn separator(&self) -> &str {
         match self {
-            Self::Empty => "",
-            Self::Assembled { separator, .. } => separator,
             Self::Given(given) => &given.separator,
+            _ => {
+                let slots = self.slots();
+                match slots.get(..2) {
+                    Some([a, b]) => self.text().get(a.range.end..b.range.start).unwrap_or(""),
+                    _ => "",
+                }
+            }
         }
     }
 
@@ -210,7 +209,7 @@ pub(crate) fn layer_change(before: &Prefix, after: &Prefix, breakpoints: &[usize
         kind,
         tokens_after: after.tokens_of(after.len().saturating_sub(offset)),
         kept_bytes,
-        line,
+        line: line.map(Box::new),
         reads,
     }
 }
