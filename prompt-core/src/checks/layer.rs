@@ -9,7 +9,7 @@ use crate::spec::{
 
 /// What is wrong with `spec`'s priority, if it lies outside its stability's
 /// band. The bands are [`Stability::band`]'s: defined once, here in prompt-core;
-/// the rule and its words are [`rules::BAND`]'s, as at run time.
+/// the rule and its words are `checks::rules`'s, as at run time.
 pub const fn band_problem(spec: &LayerSpec) -> Msg {
     if spec.stub || rules::in_band(spec.stability, spec.priority) {
         return Msg::NONE;
