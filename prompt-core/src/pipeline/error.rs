@@ -371,10 +371,8 @@ fn scope_order_message(
         flag: ahead,
         ..Facts::about(layer.who())
     };
-    let fix = Said(
-        &[rules::scope_fix(scope, ahead), rules::SCOPE_RELAXED],
-        facts,
-    );
+    let templates = [rules::scope_fix(scope, ahead), rules::SCOPE_RELAXED];
+    let fix = Said(&templates, facts);
     format!(
         "layer {layer} ({}{default}, priority {priority}) comes {} {}, but {}: {fix}",
         scope.ident(),
