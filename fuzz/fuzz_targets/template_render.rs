@@ -78,8 +78,19 @@ fn compiles(source: &str) -> bool {
 /// API alone: in a template it compiles, a `$` put before such a character
 /// stays text in text, comments, `raw` blocks and strings, and is a lexing
 /// error in a tag. Left out: the characters a `$` would split from a
-/// delimiter (the second `{` of `{{`, a `+` of `{%+` or `+%}`).
+/// delimiter (the second `{` of `{{`, a `+` of `{%+` or `+%}`) or from a
+/// number (the `+` of `1e+5`).
 fn builds(source: &str) -> bool {
+    // An exponent's sign: `e` or `E` ending a run of word characters and
+    // dots that starts with a digit.
+    let exponent = |head: &[u8]| {
+        let word = head
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+            .count();
+        matches!(head.last(), Some(b'e' | b'E')) && head[head.len() - word].is_ascii_digit()
+    };
     let bytes = source.as_bytes();
     compiles(source)
         && bytes.iter().enumerate().any(|(at, &b)| {
@@ -88,7 +99,12 @@ fn builds(source: &str) -> bool {
             let delimiter = match b {
                 b'{' => before(b"{"),
                 b'+' => {
-                    before(b"{{") || before(b"{%") || before(b"{#") || after(b"}}") || after(b"%}")
+                    before(b"{{")
+                        || before(b"{%")
+                        || before(b"{#")
+                        || after(b"}}")
+                        || after(b"%}")
+                        || exponent(&bytes[..at])
                 }
                 b'~' | b'*' | b'[' => false,
                 _ => return false,
@@ -104,7 +120,10 @@ fuzz_target!(|source: &str| {
         assert!(checked.is_err(), "a builder passed the check: {source:?}");
     }
     if !compiles(source) {
-        assert!(checked.is_err(), "minijinja refuses it, the check passed it: {source:?}");
+        assert!(
+            checked.is_err(),
+            "minijinja refuses it, the check passed it: {source:?}"
+        );
     }
     if let Err((line, message)) = &checked {
         assert!(!message.is_empty());
@@ -113,7 +132,10 @@ fuzz_target!(|source: &str| {
     let templates = Templates::new(Some(fixture.shared.clone())).with_limits(LIMITS);
     let rendered = templates.render_str("base.md".as_ref(), source, &fixture.vars);
     if let Ok(text) = rendered {
-        assert!(checked.is_ok(), "rendered but refused by the check: {source:?}");
+        assert!(
+            checked.is_ok(),
+            "rendered but refused by the check: {source:?}"
+        );
         assert!(text.len() <= LIMITS.max_output);
         assert!(
             !text

@@ -389,8 +389,19 @@ fn compiles(source: &str) -> bool {
 /// public API alone: in a template it compiles, a `$` put before such a
 /// character stays text in text, comments, `raw` blocks and strings, and
 /// is a lexing error in a tag. Left out: the characters a `$` would split
-/// from a delimiter (the second `{` of `{{`, a `+` of `{%+` or `+%}`).
+/// from a delimiter (the second `{` of `{{`, a `+` of `{%+` or `+%}`) or
+/// from a number (the `+` of `1e+5`).
 fn builds(source: &str) -> bool {
+    // An exponent's sign: `e` or `E` ending a run of word characters and
+    // dots that starts with a digit.
+    let exponent = |head: &[u8]| {
+        let word = head
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+            .count();
+        matches!(head.last(), Some(b'e' | b'E')) && head[head.len() - word].is_ascii_digit()
+    };
     let bytes = source.as_bytes();
     compiles(source)
         && bytes.iter().enumerate().any(|(at, &b)| {
@@ -399,7 +410,12 @@ fn builds(source: &str) -> bool {
             let delimiter = match b {
                 b'{' => before(b"{"),
                 b'+' => {
-                    before(b"{{") || before(b"{%") || before(b"{#") || after(b"}}") || after(b"%}")
+                    before(b"{{")
+                        || before(b"{%")
+                        || before(b"{#")
+                        || after(b"}}")
+                        || after(b"%}")
+                        || exponent(&bytes[..at])
                 }
                 b'~' | b'*' | b'[' => false,
                 _ => return false,
