@@ -392,15 +392,17 @@ fn compiles(source: &str) -> bool {
 /// from a delimiter (the second `{` of `{{`, a `+` of `{%+` or `+%}`) or
 /// from a number (the `+` of `1e+5`).
 fn builds(source: &str) -> bool {
-    // An exponent's sign: `e` or `E` ending a run of word characters and
-    // dots that starts with a digit.
+    // An exponent's sign: `e` or `E` (then any `_`, which a number may
+    // hold anywhere) ending a run of word characters and dots that starts
+    // with a digit.
     let exponent = |head: &[u8]| {
         let word = head
             .iter()
             .rev()
             .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
             .count();
-        matches!(head.last(), Some(b'e' | b'E')) && head[head.len() - word].is_ascii_digit()
+        let mark = head.iter().rev().find(|&&b| b != b'_');
+        matches!(mark, Some(b'e' | b'E')) && head[head.len() - word].is_ascii_digit()
     };
     let bytes = source.as_bytes();
     compiles(source)
