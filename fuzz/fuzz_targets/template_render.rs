@@ -1,8 +1,8 @@
 //! Template checking and rendering under limits: any template renders or
 //! fails with an error, within the fuel, the output limit and the filter
-//! budget, without panicking; and the subset check, which reads minijinja's
-//! own parse tree, refuses every operator or literal that builds strings or
-//! collections wherever minijinja's own tokenizer finds one in a tag, and is
+//! budget, without panicking; and the subset check refuses every template
+//! minijinja does not compile and every operator or literal that builds
+//! strings or collections wherever minijinja lexes one in a tag, and is
 //! enforced by the render (RELIABILITY.md, R5: a second lexer once
 //! disagreed with minijinja about where a raw block ends).
 //!
@@ -15,8 +15,6 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use minijinja::machinery::{Token, WhitespaceConfig, tokenize};
-use minijinja::syntax::SyntaxConfig;
 use prompt_layers::sources::__private::check_syntax;
 use prompt_layers::sources::{TemplateLimits, Templates};
 
@@ -67,28 +65,53 @@ const LIMITS: TemplateLimits = TemplateLimits::DEFAULT
     .with_max_include_depth(8)
     .with_max_variable(16 * 1024);
 
-/// Whether minijinja's tokenizer finds, in a tag, a token that builds a
-/// string or collection: `~`, `+`, `*`, `**`, `[` or `{`.
-// `SyntaxConfig` is a unit struct without minijinja's `custom_syntax` feature.
-#[allow(clippy::default_constructed_unit_structs)]
+/// Whether minijinja, with the settings the engine renders with, compiles
+/// `source`.
+fn compiles(source: &str) -> bool {
+    let mut env = minijinja::Environment::empty();
+    env.set_keep_trailing_newline(true);
+    env.template_from_str(source).is_ok()
+}
+
+/// Whether minijinja lexes, in a tag, a token that builds a string or
+/// collection (`~`, `+`, `*`, `**`, `[` or `{`), found through its public
+/// API alone: in a template it compiles, a `$` put before such a character
+/// stays text in text, comments, `raw` blocks and strings, and is a lexing
+/// error in a tag. Left out: the characters a `$` would split from a
+/// delimiter (the second `{` of `{{`, a `+` of `{%+` or `+%}`) or from a
+/// number (the `+` of `1e+5`).
 fn builds(source: &str) -> bool {
-    let whitespace = WhitespaceConfig {
-        keep_trailing_newline: true,
-        ..WhitespaceConfig::default()
+    // An exponent's sign: `e` or `E` (then any `_`, which a number may
+    // hold anywhere) ending a run of word characters and dots that starts
+    // with a digit.
+    let exponent = |head: &[u8]| {
+        let word = head
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+            .count();
+        let mark = head.iter().rev().find(|&&b| b != b'_');
+        matches!(mark, Some(b'e' | b'E')) && head[head.len() - word].is_ascii_digit()
     };
-    // The tokenizer repeats a lexing error forever: stop at the first.
-    tokenize(source, false, SyntaxConfig::default(), whitespace)
-        .map_while(Result::ok)
-        .any(|(token, _)| {
-            matches!(
-                token,
-                Token::Tilde
-                    | Token::Plus
-                    | Token::Mul
-                    | Token::Pow
-                    | Token::BracketOpen
-                    | Token::BraceOpen
-            )
+    let bytes = source.as_bytes();
+    compiles(source)
+        && bytes.iter().enumerate().any(|(at, &b)| {
+            let before = |s: &[u8]| at >= s.len() && &bytes[at - s.len()..at] == s;
+            let after = |s: &[u8]| bytes[at + 1..].starts_with(s);
+            let delimiter = match b {
+                b'{' => before(b"{"),
+                b'+' => {
+                    before(b"{{")
+                        || before(b"{%")
+                        || before(b"{#")
+                        || after(b"}}")
+                        || after(b"%}")
+                        || exponent(&bytes[..at])
+                }
+                b'~' | b'*' | b'[' => false,
+                _ => return false,
+            };
+            !delimiter && !compiles(&format!("{}${}", &source[..at], &source[at..]))
         })
 }
 
@@ -98,6 +121,12 @@ fuzz_target!(|source: &str| {
     if builds(source) {
         assert!(checked.is_err(), "a builder passed the check: {source:?}");
     }
+    if !compiles(source) {
+        assert!(
+            checked.is_err(),
+            "minijinja refuses it, the check passed it: {source:?}"
+        );
+    }
     if let Err((line, message)) = &checked {
         assert!(!message.is_empty());
         assert!(*line <= source.lines().count().max(1) + 1, "line {line}");
@@ -105,7 +134,10 @@ fuzz_target!(|source: &str| {
     let templates = Templates::new(Some(fixture.shared.clone())).with_limits(LIMITS);
     let rendered = templates.render_str("base.md".as_ref(), source, &fixture.vars);
     if let Ok(text) = rendered {
-        assert!(checked.is_ok(), "rendered but refused by the check: {source:?}");
+        assert!(
+            checked.is_ok(),
+            "rendered but refused by the check: {source:?}"
+        );
         assert!(text.len() <= LIMITS.max_output);
         assert!(
             !text

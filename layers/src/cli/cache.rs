@@ -59,7 +59,7 @@ pub(crate) struct CacheArgs {
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..))]
     bust_at: Option<u16>,
     /// How tokens are counted [default: approx].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = Tokenizer::parser())]
     tokenizer: Option<Tokenizer>,
     /// Print the report as JSON.
     #[arg(long)]

@@ -14,7 +14,9 @@ use prompt_core::providers::anthropic::{
 };
 use prompt_core::providers::claude_cli;
 use prompt_core::providers::{Message, gemini, openai};
-use prompt_core::tokens::{ApproxCounter, Cl100kBase, O200kBase, TokenCounter};
+use prompt_core::tokens::{ApproxCounter, TokenCounter};
+#[cfg(feature = "tiktoken")]
+use prompt_core::tokens::{Cl100kBase, O200kBase};
 use prompt_core::{AssembledPrompt, AssemblyPath};
 use serde::Serialize;
 
@@ -98,23 +100,61 @@ pub fn render_formats() -> Vec<(String, FormatKind)> {
         .collect()
 }
 
-/// How tokens are counted.
+/// How tokens are counted, as `--tokenizer` names it: every name is listed
+/// in `--help`, whether this build counts with it or not.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Tokenizer {
+pub(crate) enum TokenizerName {
     /// About 4 characters a token (CJK: ¾ token a character); no tables.
     Approx,
-    /// OpenAI's `o200k_base` (GPT-4o, GPT-5), exact.
+    /// OpenAI's `o200k_base` (GPT-4o, GPT-5), exact (feature `tiktoken`).
     O200k,
-    /// OpenAI's `cl100k_base` (GPT-4, GPT-3.5), exact.
+    /// OpenAI's `cl100k_base` (GPT-4, GPT-3.5), exact (feature `tiktoken`).
+    Cl100k,
+}
+
+/// A counter this build has: the exact ones only with prompt-layers'
+/// `tiktoken` feature, whose tables weigh several MB.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tokenizer {
+    Approx,
+    #[cfg(feature = "tiktoken")]
+    O200k,
+    #[cfg(feature = "tiktoken")]
     Cl100k,
 }
 
 impl Tokenizer {
+    /// The `--tokenizer` parser: a name, refused with the feature to turn on
+    /// when this build leaves its tables out.
+    pub(crate) fn parser() -> impl clap::builder::TypedValueParser<Value = Self> {
+        use clap::builder::TypedValueParser;
+        clap::builder::EnumValueParser::<TokenizerName>::new().try_map(Self::from_name)
+    }
+
+    fn from_name(name: TokenizerName) -> Result<Self, String> {
+        match name {
+            TokenizerName::Approx => Ok(Tokenizer::Approx),
+            #[cfg(feature = "tiktoken")]
+            TokenizerName::O200k => Ok(Tokenizer::O200k),
+            #[cfg(feature = "tiktoken")]
+            TokenizerName::Cl100k => Ok(Tokenizer::Cl100k),
+            #[cfg(not(feature = "tiktoken"))]
+            TokenizerName::O200k | TokenizerName::Cl100k => Err(
+                "this `prompt` counts exact OpenAI tokens only when built with prompt-layers' \
+                 `tiktoken` feature (`prompt-layers = { features = [\"cli\", \"tiktoken\"] }`); \
+                 use `--tokenizer approx`, or turn the feature on"
+                    .to_owned(),
+            ),
+        }
+    }
+
     /// The counter, shareable between the builder and the reports.
     pub(crate) fn counter(self) -> Arc<dyn TokenCounter> {
         match self {
             Tokenizer::Approx => Arc::new(ApproxCounter),
+            #[cfg(feature = "tiktoken")]
             Tokenizer::O200k => Arc::new(O200kBase),
+            #[cfg(feature = "tiktoken")]
             Tokenizer::Cl100k => Arc::new(Cl100kBase),
         }
     }
@@ -155,7 +195,7 @@ pub(crate) struct DeliveryArgs {
     /// How tokens are counted for --budget-tokens, the trace and the cache
     /// warning [default: approx]. Given, the trace and `--format json` also
     /// report tokens per layer.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = Tokenizer::parser())]
     tokenizer: Option<Tokenizer>,
     /// `max_tokens` of an anthropic request, `max_output_tokens` of openai
     /// and gemini ones.

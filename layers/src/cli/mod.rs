@@ -1,6 +1,8 @@
 //! The `prompt` CLI as a library: render a pipeline for a workspace,
 //! measure it, lint it, simulate its cache, explain a cache miss (between
-//! two renders, or across a production log), or print its manifest. Feature `cli`.
+//! two renders, or across a production log), or print its manifest. Feature
+//! `cli`; the exact `--tokenizer o200k|cl100k` also needs feature `tiktoken`
+//! (tiktoken's tables weigh several MB).
 //!
 //! Registration is link-time, so the tool must be linked into the binary
 //! whose layers it describes. A user's own `prompt` is a few lines; it sees

@@ -26,7 +26,7 @@ pub(crate) struct SizeArgs {
     json: bool,
     /// Also count tokens, with this tokenizer (bytes only without it; the
     /// HTML report counts with approx by default).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = Tokenizer::parser())]
     tokenizer: Option<Tokenizer>,
     /// Also write a self-contained HTML report to FILE: per path and mode
     /// each layer's bytes and tokens as bars, its scope, every cache

@@ -1,16 +1,8 @@
 //! Scope order and priority clashes between the layers a pipeline includes and the ones that join it, where the `#[prompt_pipeline]` and `#[prompt_layer]` expansions see both sides.
 
 use super::msg::Msg;
-use crate::spec::{LayerSpec, PipelineSpec, Scope, ScopeOrder, Stability};
-
-/// Whether `a`, rendered before `b` (a lower priority), breaks the scope
-/// order: both Stable, and `b` wider-scoped than `a`.
-const fn out_of_scope_order(a: &LayerSpec, b: &LayerSpec) -> bool {
-    matches!(a.stability, Stability::Stable)
-        && matches!(b.stability, Stability::Stable)
-        && a.priority < b.priority
-        && b.scope.is_wider_than(a.scope)
-}
+use super::rules::{self, Facts, Who};
+use crate::spec::{LayerSpec, PipelineSpec, Scope, ScopeOrder};
 
 /// The clashing layer whose scope `me` would need to stay where it is, given
 /// one more clashing layer `other` (of include entry `j`): the widest of
@@ -96,9 +88,8 @@ const fn who(msg: Msg, spec: &LayerSpec) -> Msg {
 /// the other side: `ahead` (me is narrower and before wider layers) or not
 /// (me is wider and after narrower ones). `target` is the scope that would
 /// fit where `me` is (the widest of those after it, or the narrowest of
-/// those before it); `bound` is the priority to move past. An unscoped
-/// layer (`Session`, the default) first hears about `scope`, since the usual
-/// mistake is a shared text that never said so.
+/// those before it); `farthest` the layer to move past. The words are
+/// [`rules::scope_fix`]'s, as at run time.
 const fn scope_fix(
     msg: Msg,
     me: &LayerSpec,
@@ -107,42 +98,19 @@ const fn scope_fix(
     farthest: &LayerSpec,
     shown: &LayerSpec,
 ) -> Msg {
-    let bound = farthest.priority;
-    let msg = msg.s(": ");
-    if matches!(me.scope, Scope::Session) && ahead {
-        let msg = msg
-            .s("give `")
-            .s(me.name)
-            .s("` the scope its text has (`scope = ")
-            .s(target.ident())
-            .s("` if it is the same for ")
-            .s(target.audience())
-            .s("), or move its priority above ")
-            .n(bound);
-        return past(msg, farthest, shown).s(" if it really is per session");
-    }
-    let msg = msg
-        .s("move `")
-        .s(me.name)
-        .s("`'s priority ")
-        .s(if ahead { "above " } else { "below " })
-        .n(bound);
-    past(msg, farthest, shown)
-        .s(", or give it `scope = ")
-        .s(target.ident())
-        .s("` if its text is ")
-        .s(if ahead { "the same for " } else { "only for " })
-        .s(target.audience())
-}
-
-/// `` (past `name`) `` when the layer to move past is not the one the
-/// message names.
-const fn past(msg: Msg, farthest: &LayerSpec, shown: &LayerSpec) -> Msg {
-    if farthest.same_layer(shown) {
-        msg
-    } else {
-        msg.s(" (past `").s(farthest.name).s("`)")
-    }
+    let facts = Facts {
+        target,
+        bound: farthest.priority,
+        // The layer to move past, when it is not the one the message names.
+        past: if farthest.same_layer(shown) {
+            None
+        } else {
+            Some(farthest.name)
+        },
+        flag: ahead,
+        ..Facts::about(Who::Name(me.name))
+    };
+    rules::write(msg.s(": "), rules::scope_fix(me.scope, ahead), &facts)
 }
 
 /// What is wrong with layer `me` joining `pipelines` (written `written`)
@@ -198,8 +166,8 @@ pub const fn included_clash_problem(
                             .s(me.name)
                             .s("` another priority");
                     }
-                    let ahead = out_of_scope_order(me, &other);
-                    if strict && (ahead || out_of_scope_order(&other, me)) {
+                    let ahead = rules::out_of_scope_order(me, &other);
+                    if strict && (ahead || rules::out_of_scope_order(&other, me)) {
                         shown = fitting(shown, other, j, ahead);
                         scope_clash = farthest(scope_clash, other, j, ahead);
                     }
@@ -255,8 +223,10 @@ pub(crate) const fn include_scope_problem(pipeline: &PipelineSpec, index: usize)
                     let mut m = 0;
                     while m < other_inc.layers.len() {
                         if let Some(other) = other_inc.member(m, pipeline) {
-                            let ahead = out_of_scope_order(&me, &other);
-                            if !me.stub && !other.stub && (ahead || out_of_scope_order(&other, &me))
+                            let ahead = rules::out_of_scope_order(&me, &other);
+                            if !me.stub
+                                && !other.stub
+                                && (ahead || rules::out_of_scope_order(&other, &me))
                             {
                                 shown = fitting(shown, other, j, ahead);
                                 clash = farthest(clash, other, j, ahead);

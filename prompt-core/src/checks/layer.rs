@@ -1,32 +1,25 @@
 //! A layer's own compile-time checks: its band, its `after`/`before` relations, and where it renders in the pipelines it joins.
 
 use super::msg::{Msg, mode_ident, modes_text, path_ident, paths_text};
+use super::rules::{self, Facts, Who};
 use crate::spec::{
     AssemblyPath, LayerSpec, PipelineSpec, PromptMode, Scope, ScopeOrder, Stability, mode_mask,
     modes_of, path_mask, paths_of, str_eq,
 };
 
 /// What is wrong with `spec`'s priority, if it lies outside its stability's
-/// band. The bands are [`Stability::band`]'s: defined once, here in prompt-core.
+/// band. The bands are [`Stability::band`]'s: defined once, here in prompt-core;
+/// the rule and its words are `checks::rules`'s, as at run time.
 pub const fn band_problem(spec: &LayerSpec) -> Msg {
-    if spec.stub || spec.stability.admits(spec.priority) {
+    if spec.stub || rules::in_band(spec.stability, spec.priority) {
         return Msg::NONE;
     }
-    let other = spec.stability.other();
-    Msg::NONE
-        .s("layer `")
-        .s(spec.name)
-        .s("` is ")
-        .s(spec.stability.ident())
-        .s(", so its priority must be in ")
-        .band(spec.stability)
-        .s(", but it is ")
-        .n(spec.priority)
-        .s(": change `priority`, or make the layer ")
-        .s(other.ident())
-        .s(" (band ")
-        .band(other)
-        .s(") if that is what it is")
+    let facts = Facts {
+        priority: spec.priority,
+        stability: spec.stability,
+        ..Facts::about(Who::Name(spec.name))
+    };
+    rules::write(Msg::NONE, rules::BAND, &facts)
 }
 
 const fn share_a_pipeline(a: &LayerSpec, b: &LayerSpec) -> bool {
@@ -81,72 +74,35 @@ pub const fn relation_problem(
     if me.stub || other.stub {
         return Msg::NONE;
     }
-    let key = if after { "after" } else { "before" };
-    let head = Msg::NONE
-        .s("layer `")
-        .s(me.name)
-        .s("` declares `")
-        .s(key)
-        .s(" = [")
-        .s(written)
-        .s("]`, but ");
+    let facts = Facts {
+        other: Who::Name(other.name),
+        other_krate: other.krate,
+        written,
+        priority: me.priority,
+        other_priority: other.priority,
+        flag: after,
+        pipelines: me.pipelines,
+        other_pipelines: other.pipelines,
+        ..Facts::about(Who::Name(me.name))
+    };
     // An include-only layer (`pipeline = []`) shares the pipelines that
     // include it; those check the order where they take it.
     let include_only = me.pipelines.is_empty() || other.pipelines.is_empty();
     if !include_only && !share_a_pipeline(me, other) && !included_by_any(other, pipelines) {
-        return head
-            .s("`")
-            .s(written)
-            .s("` is in pipeline ")
-            .names(other.pipelines)
-            .s(" and `")
-            .s(me.name)
-            .s("` in ")
-            .names(me.pipelines)
-            .s("; relative order only holds within one pipeline: drop the relation or move one of the layers");
+        let head = rules::write(Msg::NONE, rules::ORDER, &facts);
+        return rules::write(head, rules::ORDER_APART, &facts);
     }
-    let holds = if after {
-        other.priority < me.priority
-    } else {
-        me.priority < other.priority
-    };
-    if holds {
+    if rules::order_holds(after, me.priority, other.priority) {
         return Msg::NONE;
     }
-    let (mine, theirs) = if after {
-        ("above", "below")
+    let head = rules::write(Msg::NONE, rules::ORDER, &facts);
+    let msg = rules::write(head, rules::ORDER_MOVE, &facts);
+    let tail = if str_eq(me.krate, other.krate) {
+        rules::ORDER_MOVE_EITHER
     } else {
-        ("below", "above")
+        rules::ORDER_MOVE_MINE
     };
-    let msg = head
-        .s("`")
-        .s(other.name)
-        .s("` has priority ")
-        .n(other.priority)
-        .s(" and `")
-        .s(me.name)
-        .s("` has ")
-        .n(me.priority)
-        .s(": move `")
-        .s(me.name)
-        .s("`'s priority ")
-        .s(mine)
-        .s(" ")
-        .n(other.priority);
-    if str_eq(me.krate, other.krate) {
-        msg.s(", or `")
-            .s(other.name)
-            .s("`'s ")
-            .s(theirs)
-            .s(" ")
-            .n(me.priority)
-    } else {
-        msg.s(" (`")
-            .s(other.name)
-            .s("` is defined in `")
-            .s(other.krate)
-            .s("`)")
-    }
+    rules::write(msg, tail, &facts)
 }
 
 /// Whether every pipeline of `orders` relaxes the scope order (an empty

@@ -4,12 +4,16 @@
 //! else the message the build fails with (generated code panics with it in a
 //! `const` item, at the user's span). They read nothing but spec types, so
 //! the rules can be unit-tested here and the generated code's seam
-//! (`__private_v1`) stays a list of re-exports.
+//! (`__private_v1`) stays a list of re-exports. The rules the pipeline's
+//! run-time validation holds layers to as well (band, order, scope order)
+//! are written once, in [`rules`]: what each requires and its words, which
+//! both the checks here and the pipeline's `Problem`s fill in.
 
 mod include;
 mod included;
 mod layer;
 mod msg;
+pub(crate) mod rules;
 
 pub use include::include_problem;
 pub use included::included_clash_problem;

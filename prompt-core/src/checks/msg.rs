@@ -1,6 +1,6 @@
 //! The message builder of the compile-time checks: text, numbers and names written into a buffer a `const` panic can print.
 
-use crate::spec::{AssemblyPath, PromptMode, Stability};
+use crate::spec::{AssemblyPath, PromptMode};
 
 /// A message built at compile time, for the generated `const` checks: a
 /// `const` panic can only print a `&str`, so numbers and names are written
@@ -63,10 +63,6 @@ impl Msg {
             }
         }
         self
-    }
-
-    pub(crate) const fn band(self, stability: Stability) -> Self {
-        self.s(stability.band_text())
     }
 
     pub(crate) const fn names(mut self, names: &[&str]) -> Self {

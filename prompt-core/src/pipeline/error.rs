@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::checks::rules::{self, Facts, Said, Who};
 use crate::spec::{LayerSpec, Scope, Stability};
 
 /// A pipeline that failed validation, with every problem found.
@@ -50,16 +51,6 @@ pub enum Relation {
     Before,
 }
 
-impl Relation {
-    /// How the declaring layer's priority must compare: `higher` or `lower`.
-    fn must_be(self) -> &'static str {
-        match self {
-            Relation::After => "higher",
-            Relation::Before => "lower",
-        }
-    }
-}
-
 impl fmt::Display for Relation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -102,6 +93,17 @@ impl From<&LayerSpec> for LayerRef {
             name: spec.name,
             type_name: spec.type_name,
             location: spec.location(),
+        }
+    }
+}
+
+impl LayerRef {
+    /// How the rules' messages name this layer: with its type and site.
+    fn who(&self) -> Who<'_> {
+        Who::Site {
+            name: self.name,
+            type_name: self.type_name,
+            location: &self.location,
         }
     }
 }
@@ -179,11 +181,7 @@ pub enum Problem {
         name: String,
     },
     /// An `after`/`before` relation the priorities contradict.
-    #[error(
-        "layer {layer} declares `{relation} = [{}]`, but its priority {priority} is not {} than {other}'s {other_priority}; \
-         move one of the priorities",
-        .other.type_name, .relation.must_be()
-    )]
+    #[error("{}", order_message(layer, *priority, *relation, other, *other_priority))]
     Order {
         /// The layer that declares the relation.
         layer: LayerRef,
@@ -223,10 +221,7 @@ pub enum Problem {
         bound: u32,
     },
     /// Priority outside the stability's band.
-    #[error(
-        "layer {layer} is {}, so its priority must be in {}, but it is {priority}: change `priority`, or make the layer {} (band {}) if that is what it is",
-        .stability.ident(), .stability.band_text(), .stability.other().ident(), .stability.other().band_text()
-    )]
+    #[error("{}", band_message(layer, *priority, *stability))]
     OutOfBand {
         /// The layer.
         layer: LayerRef,
@@ -329,9 +324,37 @@ pub enum Problem {
     },
 }
 
-/// The words of [`Problem::ScopeOrder`]: an unscoped layer (`Session`, the
-/// default) ahead of wider ones first hears about `scope`, since the usual
-/// mistake is a shared text that never said so.
+/// The words of [`Problem::OutOfBand`]: the rule's, as at compile time.
+fn band_message(layer: &LayerRef, priority: u32, stability: Stability) -> Said<'_> {
+    let facts = Facts {
+        priority,
+        stability,
+        ..Facts::about(layer.who())
+    };
+    Said(&[rules::BAND], facts)
+}
+
+/// The words of [`Problem::Order`]: the rule's, with both priorities.
+fn order_message<'a>(
+    layer: &'a LayerRef,
+    priority: u32,
+    relation: Relation,
+    other: &'a LayerRef,
+    other_priority: u32,
+) -> Said<'a> {
+    let facts = Facts {
+        other: other.who(),
+        written: other.type_name,
+        priority,
+        other_priority,
+        flag: relation == Relation::After,
+        ..Facts::about(layer.who())
+    };
+    Said(&[rules::ORDER, rules::ORDER_PRIORITIES], facts)
+}
+
+/// The words of [`Problem::ScopeOrder`]: every layer on the wrong side,
+/// then the rule's fix, as at compile time.
 fn scope_order_message(
     layer: &LayerRef,
     scope: Scope,
@@ -350,31 +373,19 @@ fn scope_order_message(
     } else {
         ""
     };
-    let name = layer.name;
-    let head = format!(
-        "layer {layer} ({}{default}, priority {priority}) comes {} {}, but {}: ",
+    let facts = Facts {
+        target,
+        bound,
+        flag: ahead,
+        ..Facts::about(layer.who())
+    };
+    let templates = [rules::scope_fix(scope, ahead), rules::SCOPE_RELAXED];
+    let fix = Said(&templates, facts);
+    format!(
+        "layer {layer} ({}{default}, priority {priority}) comes {} {}, but {}: {fix}",
         scope.ident(),
         if ahead { "before" } else { "after" },
         listed.join(", "),
         Scope::ORDER_TEXT,
-    );
-    let fix = if ahead && scope == Scope::Session {
-        format!(
-            "give `{name}` the scope its text has (`scope = {}` if it is the same for {}), \
-             or move its priority above {bound} if it really is per session",
-            target.ident(),
-            target.audience()
-        )
-    } else {
-        format!(
-            "move `{name}`'s priority {} {bound}, or give it `scope = {}` if its text is {} {}",
-            if ahead { "above" } else { "below" },
-            target.ident(),
-            if ahead { "the same for" } else { "only for" },
-            target.audience()
-        )
-    };
-    format!(
-        "{head}{fix}; or set `#[prompt_pipeline(scope_order = Relaxed)]` if the pipeline's order is fixed from outside"
     )
 }

@@ -1,9 +1,10 @@
-//! The runtime second net: the structural rules the attribute also checks at compile time.
+//! The runtime second net: the structural rules the attribute also checks at compile time (band, order and scope order through `checks::rules`, as the attribute's checks do).
 
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
 use super::error::{LayerRef, Problem, Relation};
+use crate::checks::rules;
 use crate::spec::{LayerSpec, PipelineSpec, ScopeOrder, Stability};
 
 /// Whether `name` is snake_case: `[a-z][a-z0-9_]*`.
@@ -54,7 +55,7 @@ pub(crate) fn problems(pipeline: &PipelineSpec, specs: &[&LayerSpec]) -> Vec<Pro
         if !is_snake_case(spec.name) {
             problems.push(Problem::BadName { layer: layer() });
         }
-        if !spec.stability.admits(spec.priority) {
+        if !rules::in_band(spec.stability, spec.priority) {
             problems.push(Problem::OutOfBand {
                 layer: layer(),
                 priority: spec.priority,
@@ -110,7 +111,7 @@ fn scope_problems(specs: &[&LayerSpec]) -> Vec<Problem> {
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     for (j, wider) in stable.iter().enumerate() {
         for (i, earlier) in stable[..j].iter().enumerate() {
-            if wider.scope.is_wider_than(earlier.scope) && earlier.priority < wider.priority {
+            if rules::out_of_scope_order(earlier, wider) {
                 pairs.push((i, j));
             }
         }
@@ -207,11 +208,8 @@ fn relation_problems(specs: &[&LayerSpec]) -> Vec<Problem> {
             }) else {
                 continue;
             };
-            let holds = match relation {
-                Relation::After => other.priority < spec.priority,
-                Relation::Before => spec.priority < other.priority,
-            };
-            if !holds {
+            let after = relation == Relation::After;
+            if !rules::order_holds(after, spec.priority, other.priority) {
                 problems.push(Problem::Order {
                     layer: spec.into(),
                     priority: spec.priority,

@@ -193,6 +193,23 @@ fn the_readme_s_own_prompt_binary_runs_every_subcommand_on_its_pipeline() {
         String::from_utf8(unknown.stderr).unwrap(),
         "prompt: unknown pipeline `nope`; this binary has: default, ferris, unfinished\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
     );
+    // The README's binary turns on `cli` alone: no exact tokenizer, and
+    // asking for one names the feature that brings it.
+    let exact = run.prompt(&["render", "--pipeline", "ferris", "--tokenizer", "o200k"]);
+    assert_eq!(exact.status.code(), Some(2));
+    let stderr = String::from_utf8(exact.stderr).unwrap();
+    assert!(
+        stderr.contains(
+            "invalid value 'o200k' for '--tokenizer <TOKENIZER>': this `prompt` counts exact \
+             OpenAI tokens only when built with prompt-layers' `tiktoken` feature"
+        ),
+        "{stderr}"
+    );
+    let approx = on(
+        "render",
+        &["--tokenizer", "approx", "--budget-tokens", "100"],
+    );
+    assert!(approx.starts_with("You are Ferris"), "{approx}");
     // A multi-line error prints as lines, never a literal `\n`.
     let unfinished = run.prompt(&["render", "--pipeline", "unfinished"]);
     assert_eq!(unfinished.status.code(), Some(1));

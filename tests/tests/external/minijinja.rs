@@ -1,7 +1,7 @@
 //! A user's crate (`tests/external-minijinja`) that already uses minijinja 2
 //! with its default features, and minijinja 3 beside it: Cargo turns on
 //! minijinja's `macros` feature for prompt-layers too, which adds statements
-//! to the parse tree the template check walks. prompt-layers must build
+//! minijinja parses. prompt-layers must build
 //! there, render the standard pipeline, and still refuse what its subset
 //! leaves out.
 

@@ -1,12 +1,10 @@
 //! Hostile templates (RELIABILITY.md, R5 and R6): a template is text from a
-//! repository, checked over minijinja's own parse tree and rendered with
-//! filters that pay for what they read.
+//! repository, checked against the subset where minijinja finds its tags and
+//! rendered with filters that pay for what they read.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use minijinja::machinery::{Token, WhitespaceConfig, tokenize};
-use minijinja::syntax::SyntaxConfig;
 use prompt_layers::sources::__private::check_syntax;
 use prompt_layers::sources::{
     BasePromptConfig, PromptOrigin, Root, SourceError, TemplateLimits, Templates,
@@ -44,8 +42,9 @@ fn limit(error: &SourceError) -> String {
 
 /// Row 5, as filed: `{% raw %}{%{% endraw %}` made the old scanner's idea of
 /// where the raw block ends differ from minijinja's, so the string bomb after
-/// it went unchecked (2 GB, then abort). The check now reads minijinja's own
-/// tree: the bomb is refused at its line, before anything renders.
+/// it went unchecked (2 GB, then abort). The check now ends a raw block
+/// where minijinja ends it: the bomb is refused at its line, before anything
+/// renders.
 #[test]
 fn row5_a_raw_block_cannot_hide_a_string_bomb() {
     let mut source = String::from("{% raw %}{%{% endraw %}\n{% set s = \"x\" * 99999999 %}\n");
@@ -394,28 +393,53 @@ fn limits_still_apply_after_the_check() {
     assert_eq!(limit(&error), "fuel of 1000 instructions spent");
 }
 
-/// Operators and literals that build strings or collections, as minijinja's
-/// own tokenizer sees them inside a tag.
-// `SyntaxConfig` is a unit struct without minijinja's `custom_syntax` feature.
-#[allow(clippy::default_constructed_unit_structs)]
+/// Whether minijinja, with the settings the engine renders with, compiles
+/// `source`.
+fn compiles(source: &str) -> bool {
+    let mut env = minijinja::Environment::empty();
+    env.set_keep_trailing_newline(true);
+    env.template_from_str(source).is_ok()
+}
+
+/// Operators and literals that build strings or collections (`~`, `+`, `*`,
+/// `**`, `[`, `{`) where minijinja lexes them in a tag, found through its
+/// public API alone: in a template it compiles, a `$` put before such a
+/// character stays text in text, comments, `raw` blocks and strings, and
+/// is a lexing error in a tag. Left out: the characters a `$` would split
+/// from a delimiter (the second `{` of `{{`, a `+` of `{%+` or `+%}`) or
+/// from a number (the `+` of `1e+5`).
 fn builds(source: &str) -> bool {
-    let whitespace = WhitespaceConfig {
-        keep_trailing_newline: true,
-        ..WhitespaceConfig::default()
+    // An exponent's sign: `e` or `E` (then any `_`, which a number may
+    // hold anywhere) ending a run of word characters and dots that starts
+    // with a digit.
+    let exponent = |head: &[u8]| {
+        let word = head
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+            .count();
+        let mark = head.iter().rev().find(|&&b| b != b'_');
+        matches!(mark, Some(b'e' | b'E')) && head[head.len() - word].is_ascii_digit()
     };
-    // The tokenizer repeats a lexing error forever: stop at the first.
-    tokenize(source, false, SyntaxConfig::default(), whitespace)
-        .map_while(Result::ok)
-        .any(|(token, _)| {
-            matches!(
-                token,
-                Token::Tilde
-                    | Token::Plus
-                    | Token::Mul
-                    | Token::Pow
-                    | Token::BracketOpen
-                    | Token::BraceOpen
-            )
+    let bytes = source.as_bytes();
+    compiles(source)
+        && bytes.iter().enumerate().any(|(at, &b)| {
+            let before = |s: &[u8]| at >= s.len() && &bytes[at - s.len()..at] == s;
+            let after = |s: &[u8]| bytes[at + 1..].starts_with(s);
+            let delimiter = match b {
+                b'{' => before(b"{"),
+                b'+' => {
+                    before(b"{{")
+                        || before(b"{%")
+                        || before(b"{#")
+                        || after(b"}}")
+                        || after(b"%}")
+                        || exponent(&bytes[..at])
+                }
+                b'~' | b'*' | b'[' => false,
+                _ => return false,
+            };
+            !delimiter && !compiles(&format!("{}${}", &source[..at], &source[at..]))
         })
 }
 
@@ -424,8 +448,9 @@ proptest! {
 
     /// Row 5's invariant: whatever the raw, comment and string delimiters
     /// around it, a building operator that minijinja lexes in a tag is
-    /// refused, and a template that passes the check renders or fails
-    /// within its limits, never over the output limit.
+    /// refused (and so is a template minijinja cannot compile), and a
+    /// template that passes the check renders or fails within its limits,
+    /// never over the output limit.
     #[test]
     fn the_check_refuses_every_builder_the_engine_would_run(
         parts in prop::collection::vec(
@@ -442,6 +467,9 @@ proptest! {
         let checked = check_syntax(&source);
         if builds(&source) {
             prop_assert!(checked.is_err(), "{:?} passed the check", source);
+        }
+        if !compiles(&source) {
+            prop_assert!(checked.is_err(), "{:?} does not compile but passed the check", source);
         }
         let templates = Templates::new(None).with_limits(TemplateLimits::DEFAULT.with_max_output(4096));
         match render_with(&templates, &source, &[("app", "agent")]) {

@@ -3,24 +3,24 @@
 //! the filters [`filters`] charges for.
 //!
 //! A template is a small, bounded subset of minijinja, with includes
-//! confined to one shared folder.
-//! The subset is checked over minijinja's own parse tree
-//! (`minijinja::machinery`), parsed with the settings the engine uses: there
-//! is no second lexer whose idea of where a tag, a comment or a `raw` block
-//! ends could differ from the engine's. That tree changes with minijinja's
-//! features (a user's graph may turn on `macros` or `loop_controls`), so the
-//! check refuses any statement or expression it does not know.
+//! confined to one shared folder. The check uses minijinja's public API
+//! only (its parser reports syntax errors; nothing of its internals, which
+//! carry no semver promise): the subset is read by a scanner of its own
+//! ([`lex`]) that follows minijinja's lexer rule for rule, so a tag, a
+//! comment or a `raw` block ends where the engine ends it. minijinja's
+//! features change what it parses (a user's graph may turn on `macros` or
+//! `loop_controls`), so the check allows the statements it names and refuses
+//! any other.
 
 mod check;
 mod filters;
+mod lex;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use minijinja::machinery::WhitespaceConfig;
-use minijinja::syntax::SyntaxConfig;
 use minijinja::{Environment, ErrorKind, UndefinedBehavior};
 
 pub use self::check::check_syntax;
@@ -141,9 +141,10 @@ impl Default for TemplateLimits {
 /// `+`, `*`, `**`, list, tuple and map literals), subscripts, calls, and
 /// tags that capture output or reach other templates (`macro`, `call`,
 /// `filter`, block `set`, `with`, `block`, `extends`, `import`) are refused
-/// before rendering, with the file and line. The check reads minijinja's own
-/// parse tree, so text in a comment or a `raw` block is text to it exactly
-/// as to the engine: a commented-out `{% include %}` is not an include.
+/// before rendering, with the file and line. The check finds tags, comments
+/// and `raw` blocks by minijinja's own rules, so text in a comment or a `raw`
+/// block is text to it exactly as to the engine: a commented-out
+/// `{% include %}` is not an include.
 ///
 /// What one render may cost is bounded: [`TemplateLimits`] bounds the
 /// instructions run (fuel), the output and the include depth; a string
@@ -283,7 +284,7 @@ impl Templates {
         } else {
             UndefinedBehavior::Strict
         });
-        // As `whitespace()`: the check parses as the engine does.
+        // As the check's own parse (`check::parse`).
         env.set_keep_trailing_newline(true);
         env.set_fuel(Some(self.limits.fuel));
         let budget = Arc::new(FilterBudget::default());
@@ -367,7 +368,7 @@ impl Templates {
     }
 
     /// Follows `includes`, the literal includes of the template at `path`
-    /// (from its parse tree), depth first, rejecting any
+    /// (string constants its check found), depth first, rejecting any
     /// that leave the shared folder, any cycle and any chain deeper than the
     /// limit. Each file is checked once (`checked`), so a template that
     /// includes one file many times costs one read.
@@ -561,21 +562,4 @@ pub fn resolve_shared(
         ));
     }
     Ok(candidate)
-}
-
-/// The whitespace settings the engine parses with (see [`Templates::render_str`]):
-/// the check parses with the same ones, so it sees the tree that runs.
-pub(super) fn whitespace() -> WhitespaceConfig {
-    WhitespaceConfig {
-        keep_trailing_newline: true,
-        ..WhitespaceConfig::default()
-    }
-}
-
-/// The syntax the engine parses with: minijinja's default delimiters.
-// A unit struct without minijinja's `custom_syntax` feature, a real one
-// with it: `default()` is right either way.
-#[allow(clippy::default_constructed_unit_structs)]
-pub(super) fn syntax() -> SyntaxConfig {
-    SyntaxConfig::default()
 }
