@@ -194,9 +194,15 @@ impl Plan<'_> {
             };
             notes.set_layer(index);
             entry.render(&mut LayerWriter::new(joined, self.separator), input);
-            ends.push(joined.len());
+            // Cut past 4 GiB; checked once the texts are whole.
+            ends.push(joined.len() as u32);
             index = index.saturating_add(1);
         })?;
+        if u32::try_from(system.len().max(reminder.len())).is_err() {
+            // An end past 4 GiB is not in the record: each layer again, into its own text.
+            let outputs = self.render_each(call, entries)?;
+            return Ok(self.join_outputs(outputs, stable, None));
+        }
         let notes = notes.into_indexed();
         let layers = match self.counter {
             Some(counter) => {
@@ -234,41 +240,61 @@ impl Plan<'_> {
         stable: &StablePrefix,
         budget: TokenBudget,
     ) -> Result<DynamicOutput, AssemblyError> {
-        let mut dynamic = Vec::with_capacity(entries.len());
+        let mut outputs = self.render_each(call, entries)?;
+        let trace = self.fit(budget, stable, &mut outputs)?;
+        Ok(self.join_outputs(outputs, stable, Some(trace)))
+    }
+
+    /// Runs `entries`, each into its own `String`.
+    fn render_each(
+        &self,
+        call: Call<'_>,
+        entries: &[&LayerEntry],
+    ) -> Result<Vec<LayerOutput>, AssemblyError> {
+        let mut outputs = Vec::with_capacity(entries.len());
         let notes = Notes::new();
         self.run(call, entries.iter().copied(), &notes, |entry, input| {
             let mut text = String::new();
             entry.render(&mut LayerWriter::new(&mut text, ""), input);
-            dynamic.push(LayerOutput {
+            outputs.push(LayerOutput {
                 spec: *entry.spec(),
                 text,
                 notes: notes.take(),
             });
         })?;
-        let trace = self.fit(budget, stable, &mut dynamic)?;
-        let mut system = self.join(dynamic.iter().filter(|o| o.spec.channel == Channel::System));
+        Ok(outputs)
+    }
+
+    /// `outputs` joined per channel, with their traces; the budget's notice,
+    /// when it left one, closes the system text.
+    fn join_outputs(
+        &self,
+        outputs: Vec<LayerOutput>,
+        stable: &StablePrefix,
+        budget: Option<budget::BudgetTrace>,
+    ) -> DynamicOutput {
+        let mut system = self.join(outputs.iter().filter(|o| o.spec.channel == Channel::System));
         let reminder = self.join(
-            dynamic
+            outputs
                 .iter()
                 .filter(|o| o.spec.channel == Channel::Reminder),
         );
-        if let Some(notice) = trace.notice.as_deref() {
+        if let Some(notice) = budget.as_ref().and_then(|b| b.notice.as_deref()) {
             if !system.is_empty() {
                 system.push_str(self.separator);
             }
             system.push_str(notice);
         }
-        let layers = dynamic
+        let layers = outputs
             .into_iter()
             .map(|o| layer_trace(&o.spec, &o.text, o.notes, self.counter))
             .collect();
-        let layers = LayerTraces::new(Arc::clone(stable), layers);
-        Ok(DynamicOutput {
+        DynamicOutput {
             system,
             reminder,
-            layers,
-            budget: Some(trace),
-        })
+            layers: LayerTraces::new(Arc::clone(stable), layers),
+            budget,
+        }
     }
 
     /// Fits `dynamic` into `budget`: sheds and cuts Dynamic layers in place,
@@ -465,5 +491,92 @@ fn layer_trace(
         channel: spec.channel,
         fingerprint: LazyFingerprint::None,
         tokens: counter.map(|c| c.count(text)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Call, dynamic_entries};
+    use crate::pipeline::LayerEntry;
+    use crate::spec::{AssemblyPath, Channel, LayerSpec, PipelineSpec, PromptMode, Stability};
+    use crate::tokens::ApproxCounter;
+    use crate::{Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render};
+
+    /// Writes `text` (nothing when empty) after noting each of `notes`.
+    struct Says(&'static str, &'static [&'static str]);
+
+    impl Render for Says {
+        fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
+            for note in self.1 {
+                input.note(*note);
+            }
+            out.push_str(self.0);
+        }
+    }
+
+    /// Texts past 4 GiB are traced from each layer's own text: that path
+    /// gives the texts and traces (bytes, silence, notes, channels, tokens)
+    /// the recorded ends give.
+    #[test]
+    fn each_layer_into_its_own_text_gives_what_the_recorded_ends_give() {
+        let dynamic = |name, priority| LayerSpec::new(name, priority, Stability::Dynamic);
+        let pipeline = Pipeline::from_layers(
+            PipelineSpec::new("default"),
+            [
+                LayerEntry::new(LayerSpec::new("s", 100, Stability::Stable), Says("S", &[])),
+                LayerEntry::new(dynamic("a", 10_000), Says("Alpha", &["a1", "a2"])),
+                LayerEntry::new(dynamic("b", 10_010), Says("", &["b"])),
+                LayerEntry::new(
+                    dynamic("r", 10_020).with_channel(Channel::Reminder),
+                    Says("Remind", &["r"]),
+                ),
+                LayerEntry::new(dynamic("d", 10_030), Says("Delta", &[])),
+                LayerEntry::new(
+                    dynamic("q", 10_040).with_channel(Channel::Reminder),
+                    Says("Quiet", &[]),
+                ),
+            ],
+        )
+        .unwrap();
+        let (session, turn) = (Context::new(), Context::new());
+        let call = Call {
+            path: AssemblyPath::Cached,
+            session: &session,
+            turn: &turn,
+        };
+        let entries = dynamic_entries(&pipeline, AssemblyPath::Cached, PromptMode::Full);
+        for builder in [
+            PromptBuilder::new(&pipeline),
+            PromptBuilder::new(&pipeline).counter(ApproxCounter),
+        ] {
+            let plan = builder.plan();
+            let stable = plan.stable_prefix(call, &entries).unwrap();
+            let recorded = plan.render_dynamic(call, &entries, &stable, 0).unwrap();
+            let each = plan.join_outputs(plan.render_each(call, &entries).unwrap(), &stable, None);
+            assert_eq!(recorded.system, "Alpha\n\nDelta");
+            assert_eq!(recorded.reminder, "Remind\n\nQuiet");
+            assert_eq!(
+                (&each.system, &each.reminder),
+                (&recorded.system, &recorded.reminder)
+            );
+            assert_eq!(each.layers, recorded.layers);
+            let traced: Vec<_> = recorded
+                .layers
+                .dynamic()
+                .iter()
+                .map(|l| (l.name, l.bytes, l.silent, l.notes.len(), l.tokens.is_some()))
+                .collect();
+            let counted = plan.counter.is_some();
+            assert_eq!(
+                traced,
+                [
+                    ("a", 5, false, 2, counted),
+                    ("b", 0, true, 1, counted),
+                    ("r", 6, false, 1, counted),
+                    ("d", 5, false, 0, counted),
+                    ("q", 5, false, 0, counted),
+                ]
+            );
+        }
     }
 }

@@ -227,8 +227,9 @@ impl DynamicSpec {
 
 /// Where each Dynamic layer's text ends in its channel's joined text, in
 /// render order. The first 16 are held in place: a warm call of up to 16
-/// Dynamic layers allocates nothing for its traces.
-pub(crate) type Ends = SmallVec<[usize; 16]>;
+/// Dynamic layers allocates nothing for its traces. A `u32` each: texts past
+/// 4 GiB are traced from each layer's own text instead (`render.rs`).
+pub(crate) type Ends = SmallVec<[u32; 16]>;
 
 /// Each Dynamic layer of `stable` with the range of its text in its
 /// channel's joined text, from where each one's text ends: a layer whose
@@ -246,7 +247,7 @@ pub(crate) fn dynamic_ranges<'s>(
     stable
         .dynamic
         .iter()
-        .zip(ends.iter().copied())
+        .zip(ends.iter().map(|&end| end as usize))
         .map(move |(spec, end)| {
             let joined = match spec.channel {
                 Channel::System => &mut system,
@@ -571,4 +572,3 @@ impl AssemblyTrace {
         }
     }
 }
-
