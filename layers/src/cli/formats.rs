@@ -16,7 +16,7 @@ use prompt_core::providers::claude_cli;
 use prompt_core::providers::{Message, gemini, openai};
 use prompt_core::tokens::{ApproxCounter, Cl100kBase, O200kBase, TokenCounter};
 use prompt_core::{AssembledPrompt, AssemblyPath};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The model of an Anthropic request (and of `prompt cache`) without `--model`.
 pub(crate) const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
@@ -99,7 +99,8 @@ pub fn render_formats() -> Vec<(String, FormatKind)> {
 }
 
 /// How tokens are counted.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub(crate) enum Tokenizer {
     /// About 4 characters a token (CJK: ¾ token a character); no tables.
     Approx,
@@ -121,13 +122,15 @@ impl Tokenizer {
 }
 
 /// The lifetime of Anthropic's cache entry.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 pub(crate) enum Ttl {
     /// 5 minutes: a write costs 1.25x input.
     #[value(name = "5m")]
+    #[serde(rename = "5m")]
     FiveMinutes,
     /// 1 hour: a write costs 2x input.
     #[value(name = "1h")]
+    #[serde(rename = "1h")]
     OneHour,
 }
 
@@ -142,7 +145,8 @@ impl From<Ttl> for CacheTtl {
 
 /// The options of `prompt render` beyond the workspace's: budget, counter and
 /// the request fields of the provider formats.
-#[derive(clap::Args)]
+#[derive(clap::Args, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct DeliveryArgs {
     /// Fit the prompt into N characters, trimming only the dynamic suffix; a
     /// stable prefix over N is an error naming its largest layers.
