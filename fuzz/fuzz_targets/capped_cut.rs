@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use prompt_layers::sources::__private::{clean, cut, decode};
+use prompt_layers::sources::__private::{cut, decode};
+use prompt_layers::sources::clean;
 use prompt_layers::sources::CappedText;
 
 fuzz_target!(|input: (u16, &[u8])| {

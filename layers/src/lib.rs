@@ -4,6 +4,7 @@
 //! | layer | type | priority | stability | scope | reads |
 //! |---|---|---|---|---|---|
 //! | `base_prompt` | [`BasePromptLayer`] | 1000 | Stable | Global | [`sources::BasePromptText`] |
+//! | `quoted_files` | [`QuotedFilesLayer`] | 1001 | Stable | Global | nothing: [`QUOTED_FILES_RULE`], the rule on `<file>` quotes, which no base prompt override replaces |
 //! | `project_memory` | [`ProjectMemoryLayer`] | 2000 | Stable | Project | [`sources::ProjectMemory`] |
 //! | `project_context` | [`ProjectContextLayer`] | 3000 | Stable | Project | [`sources::ProjectDocs`] |
 //! | `skills_index` | [`SkillsIndexLayer`] | 4000 | Stable | Project | [`sources::SkillIndex`] |
@@ -62,8 +63,9 @@ pub use session::{ConfigError, SessionConfig, load_session};
 pub use sets::{MemoryLayers, ProjectLayers, Standard};
 pub use standard::{
     BasePromptLayer, CoordinatorLayer, DELEGATE_TOOL, EpisodicRecallLayer, FactsLayer,
-    ProjectContextLayer, ProjectMemoryLayer, RuntimeContextLayer, RuntimeFacts, ScratchpadLayer,
-    SkillsIndexLayer, SubAgent, SubAgents, ToolSpec, UserPreferencesLayer,
+    ProjectContextLayer, ProjectMemoryLayer, QUOTED_FILES_RULE, QuotedFilesLayer,
+    RuntimeContextLayer, RuntimeFacts, ScratchpadLayer, SkillsIndexLayer, SubAgent, SubAgents,
+    ToolSpec, UserPreferencesLayer,
 };
 
 /// This package's crates.io README, run as a doctest so it cannot drift.

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use prompt_core::Context;
 
 use crate::sources::{
-    BasePromptConfig, DatedEntries, DatedSpec, EntryBudget, Episodes, Facts, MemoryFile,
-    ProjectDocs, ProjectDocsConfig, ProjectMemory, Root, Scratchpad, SkillIndex, SkillLimits,
-    SourceError, TemplateLimits, Templates, UserPreferences,
+    BasePromptConfig, DatedConfig, DatedEntries, EntryLimits, Episodes, Facts, MemoryFile,
+    MemoryLimits, ProjectDocs, ProjectDocsConfig, ProjectMemory, Root, Scratchpad, SkillIndex,
+    SkillLimits, SourceError, TemplateLimits, Templates, UserPreferences,
 };
 
 /// Where a session's sources are and how much of each goes into the prompt.
@@ -18,12 +18,12 @@ use crate::sources::{
 /// | source | path | limit (default) |
 /// |---|---|---|
 /// | base prompt | `.<app>/system-prompt.md` found upward from `cwd` (up to the repository root or the workspace, whichever is nearer), else `system-prompt.md` on `prompt_search_path`, else built in | template limits: `templates` (100,000 fuel, 64 KiB output, includes 16 deep); file 256 KiB |
-/// | user preferences | `<home>/.<app>/memory/user.md` | `memory_cap` (8 KiB) |
-/// | project memory | `<workspace>/.<app>/memory/project.md` | `memory_cap` (8 KiB) |
-/// | project docs | `<workspace>/AGENTS.md` (or `AGENTS.override.md`), `<workspace>/CLAUDE.md`, and with `project_docs.nested` the same in each directory down to `cwd` | 16 KiB a file; nested: 16 KiB together, headings included |
+/// | user preferences | `<home>/.<app>/memory/user.md` | `memory` (8 KiB) |
+/// | project memory | `<workspace>/.<app>/memory/project.md` | `memory` (8 KiB) |
+/// | project docs | `<workspace>/AGENTS.md` (or `AGENTS.override.md`), `<workspace>/CLAUDE.md`, and with `project_docs.nested` the same in each directory down to `cwd` | `project_docs` (16 KiB a file; nested: 16 KiB together, headings included) |
 /// | skills | `<workspace>/.<app>/skills/*/SKILL.md`, then `<home>/.<app>/skills/*/SKILL.md` | `skills` (64 skills, 8 KiB of index; names 64, descriptions 1024 characters; all skills together 256 KiB of frontmatter, 4 MiB read, 5 s); frontmatter 16 KiB, 16 deep, anchors counted as expanded |
-/// | facts | `<home>/.<app>/memory/facts.jsonl` and `<workspace>/.<app>/memory/facts.jsonl` | `facts_budget` (4 KiB), `max_facts` (50); the last `jsonl_read_cap` (256 KiB) of each file |
-/// | episodes | `<workspace>/.<app>/memory/episodes.jsonl` | `episodes_budget` (4 KiB), `max_episodes` (5); the last `jsonl_read_cap` |
+/// | facts | `<home>/.<app>/memory/facts.jsonl` and `<workspace>/.<app>/memory/facts.jsonl` | `facts` (4 KiB of text, 50 facts; the last 256 KiB of each file) |
+/// | episodes | `<workspace>/.<app>/memory/episodes.jsonl` | `episodes` (4 KiB of text, 5 episodes; the last 256 KiB) |
 /// | scratchpad (per turn) | `<workspace>/.<app>/scratchpad.json` | 64 KiB |
 ///
 /// `facts.jsonl` holds one JSON object a line, `{"text": "...", "created_at":
@@ -36,6 +36,10 @@ use crate::sources::{
 /// Workspace files must stay inside the workspace, user files inside
 /// `<home>/.<app>` (symlinks are followed only that far), and a shared folder
 /// inside the workspace may not lead out of it ([`SessionConfig::shared_root`]).
+///
+/// Every source's limits are one field named after the source, holding that
+/// source's `…Limits` (or, for project docs, its `…Config`, which also says
+/// where to look).
 // Grows with every source: construct it with [`SessionConfig::new`] and set
 // fields, so a new field is not a breaking change.
 #[derive(Debug, Clone)]
@@ -62,21 +66,16 @@ pub struct SessionConfig {
     pub templates: TemplateLimits,
     /// How project docs are read.
     pub project_docs: ProjectDocsConfig,
-    /// Cap of each memory file, in bytes. Default 8 KiB.
-    pub memory_cap: usize,
+    /// How much of each memory file is read. Default 8 KiB.
+    pub memory: MemoryLimits,
     /// How many skills, and how much of each, go into the index.
     pub skills: SkillLimits,
-    /// EntryBudget of the facts list. Default 4 KiB.
-    pub facts_budget: EntryBudget,
-    /// At most this many facts. Default 50.
-    pub max_facts: usize,
-    /// EntryBudget of episodic recall. Default 4 KiB.
-    pub episodes_budget: EntryBudget,
-    /// At most this many episodes. Default 5.
-    pub max_episodes: usize,
-    /// At most this many bytes are read of each JSON-lines file: its tail,
-    /// where the newest entries are. Default 256 KiB.
-    pub jsonl_read_cap: usize,
+    /// How much of the facts list is read and kept. Default: 4 KiB of text,
+    /// 50 facts, the last 256 KiB of each file ([`EntryLimits::DEFAULT`]).
+    pub facts: EntryLimits,
+    /// How much of episodic recall is read and kept. Default: 4 KiB of
+    /// text, 5 episodes, the last 256 KiB of the file.
+    pub episodes: EntryLimits,
     /// Facts and episodes dated after this are skipped. Default: when the config was made.
     pub now: jiff::Timestamp,
 }
@@ -105,13 +104,10 @@ impl SessionConfig {
             template_vars,
             templates: TemplateLimits::default(),
             project_docs: ProjectDocsConfig::default(),
-            memory_cap: 8 * 1024,
+            memory: MemoryLimits::DEFAULT,
             skills: SkillLimits::default(),
-            facts_budget: EntryBudget::Bytes(4 * 1024),
-            max_facts: 50,
-            episodes_budget: EntryBudget::Bytes(4 * 1024),
-            max_episodes: 5,
-            jsonl_read_cap: 256 * 1024,
+            facts: EntryLimits::DEFAULT,
+            episodes: EntryLimits::DEFAULT.with_max_entries(5),
             now: jiff::Timestamp::now(),
         }
     }
@@ -169,13 +165,12 @@ impl SessionConfig {
         self.prompt_search_path
             .iter()
             .map(|dir| {
-                chosen_root(
-                    workspace,
-                    dir,
-                    &dir.to_string_lossy(),
-                    "a prompt path folder",
-                )
-                .map_err(|(folder, reason)| ConfigError::PromptPath { folder, reason })
+                chosen_root(workspace, dir, &dir.to_string_lossy()).map_err(|source| {
+                    ConfigError::PromptPath {
+                        folder: source.path().to_string_lossy().into_owned(),
+                        source,
+                    }
+                })
             })
             .collect()
     }
@@ -196,9 +191,12 @@ impl SessionConfig {
         let Some(shared) = &self.shared_dir else {
             return Ok(None);
         };
-        chosen_root(workspace, shared, LABEL, "the shared folder")
+        chosen_root(workspace, shared, LABEL)
             .map(Some)
-            .map_err(|(shared, reason)| ConfigError::Shared { shared, reason })
+            .map_err(|source| ConfigError::Shared {
+                shared: source.path().to_string_lossy().into_owned(),
+                source,
+            })
     }
 
     /// `<workspace>/.<app>`.
@@ -241,30 +239,21 @@ impl SessionConfig {
 /// `--prompt-path`): the one way every such folder is chosen. Inside the
 /// workspace (as written) it is derived from the workspace and may not lead
 /// out of it through a symlink; outside it, it is the user's own choice and
-/// is read as given ([`Root::named`]). The error is the folder as the
-/// workspace shows it and why it is refused.
-fn chosen_root(
-    workspace: &Root,
-    dir: &Path,
-    label: &str,
-    what: &str,
-) -> Result<Root, (String, String)> {
-    Root::named(workspace, dir, label).map_err(|error| {
-        (
-            error.path().to_string_lossy().into_owned(),
-            match error {
-                SourceError::OutsideRoot { target, root, .. } => format!(
-                    "it leads outside {root}{}; a repository may not choose where {what} points (name the real folder instead)",
-                    if target.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" through the symlink {target}")
-                    }
-                ),
-                other => other.to_string(),
-            },
-        )
-    })
+/// is read as given ([`Root::named`]). The error names the folder as the
+/// workspace shows it ([`SourceError::path`]).
+fn chosen_root(workspace: &Root, dir: &Path, label: &str) -> Result<Root, SourceError> {
+    Root::named(workspace, dir, label)
+}
+
+/// Why a folder an option names is refused, in the option's words: what the
+/// user does about `source` (which says what is wrong with the folder).
+fn refusal(source: &SourceError, what: &str) -> String {
+    match source {
+        SourceError::OutsideRoot { .. } => format!(
+            "a repository may not choose where {what} points (name the real folder instead)"
+        ),
+        _ => format!("{what} cannot be walked"),
+    }
 }
 
 /// A [`SessionConfig`] that cannot be used. Each says what to change.
@@ -299,21 +288,30 @@ pub enum ConfigError {
     },
     /// The shared template folder lies in the workspace but leads out of it
     /// (through a symlink of the repository), or cannot be walked.
-    #[error("shared folder `{shared}` is refused: {reason}")]
+    #[error(
+        "shared folder `{shared}` is refused: {}",
+        refusal(source, "the shared folder")
+    )]
     Shared {
         /// The folder, as the workspace names it.
         shared: String,
-        /// Why, and what to do.
-        reason: String,
+        /// What is wrong with it (e.g. [`SourceError::OutsideRoot`], naming
+        /// the symlink that leads out).
+        #[source]
+        source: SourceError,
     },
     /// A `prompt_search_path` folder lies in the workspace but leads out of
     /// it (through a symlink of the repository), or cannot be walked.
-    #[error("prompt path `{folder}` is refused: {reason}")]
+    #[error(
+        "prompt path `{folder}` is refused: {}",
+        refusal(source, "a prompt path folder")
+    )]
     PromptPath {
         /// The folder, as the workspace names it.
         folder: String,
-        /// Why, and what to do.
-        reason: String,
+        /// What is wrong with it.
+        #[source]
+        source: SourceError,
     },
     /// The working directory is outside the workspace.
     #[error("working directory `{}` is outside the workspace `{}`: give a directory at or below it", cwd.display(), workspace.display())]
@@ -348,21 +346,14 @@ pub fn load_session(config: &SessionConfig) -> Result<Context, ConfigError> {
     .with_limits(config.templates);
     let mut base = BasePromptConfig::for_app(&config.app);
     base.search_path = config.prompt_search_path.clone();
-    let base_prompt = base.resolve(
-        &config.workspace,
-        &config.cwd,
-        &templates,
-        &config.template_vars,
-    );
+    let base_prompt = base.resolve(&workspace, &config.cwd, &templates, &config.template_vars);
 
     let project_dir = config.project_dir();
     let user = config.user_dir().zip(config.user_root());
     let memory_file = |dir: &Path, file: &str| dir.join("memory").join(file);
 
     let user_preferences = match &user {
-        Some((dir, root)) => {
-            MemoryFile::load(&memory_file(dir, "user.md"), root, config.memory_cap)
-        }
+        Some((dir, root)) => MemoryFile::load(&memory_file(dir, "user.md"), root, &config.memory),
         None => MemoryFile {
             path: PathBuf::from(format!("~/{}/memory/user.md", config.app_dir())),
             text: None,
@@ -372,10 +363,10 @@ pub fn load_session(config: &SessionConfig) -> Result<Context, ConfigError> {
     let project_memory = MemoryFile::load(
         &memory_file(&project_dir, "project.md"),
         &workspace,
-        config.memory_cap,
+        &config.memory,
     );
 
-    let docs = ProjectDocs::load(&config.workspace, &config.cwd, &config.project_docs);
+    let docs = ProjectDocs::load(&workspace, &config.cwd, &config.project_docs);
 
     let mut skill_dirs = vec![(project_dir.join("skills"), workspace.clone())];
     skill_dirs.extend(
@@ -392,18 +383,12 @@ pub fn load_session(config: &SessionConfig) -> Result<Context, ConfigError> {
     fact_files.push((memory_file(&project_dir, "facts.jsonl"), workspace.clone()));
     let facts = DatedEntries::load(
         &fact_files,
-        &DatedSpec::new("text", "created_at", config.now)
-            .with_budget(config.facts_budget)
-            .with_max_entries(config.max_facts)
-            .with_read_cap(config.jsonl_read_cap),
+        &DatedConfig::new("text", "created_at", config.now).with_limits(config.facts),
     );
 
     let episodes = DatedEntries::load(
         &[(memory_file(&project_dir, "episodes.jsonl"), workspace)],
-        &DatedSpec::new("summary", "ended_at", config.now)
-            .with_budget(config.episodes_budget)
-            .with_max_entries(config.max_episodes)
-            .with_read_cap(config.jsonl_read_cap),
+        &DatedConfig::new("summary", "ended_at", config.now).with_limits(config.episodes),
     );
 
     Ok(Context::new()

@@ -12,7 +12,7 @@ use prompt_core::{LayerSpec, PromptLayer};
 
 use crate::standard::{
     BasePromptLayer, CoordinatorLayer, EpisodicRecallLayer, FactsLayer, ProjectContextLayer,
-    ProjectMemoryLayer, RuntimeContextLayer, ScratchpadLayer, SkillsIndexLayer,
+    ProjectMemoryLayer, QuotedFilesLayer, RuntimeContextLayer, ScratchpadLayer, SkillsIndexLayer,
     UserPreferencesLayer,
 };
 
@@ -34,6 +34,7 @@ pub struct Standard;
 impl LayerSet for Standard {
     const LAYERS: &'static [LayerSpec] = &[
         BasePromptLayer::SPEC,
+        QuotedFilesLayer::SPEC,
         UserPreferencesLayer::SPEC,
         ProjectMemoryLayer::SPEC,
         ProjectContextLayer::SPEC,
@@ -48,6 +49,11 @@ impl LayerSet for Standard {
 
 /// What the agent remembers: user preferences, project memory, facts,
 /// episodic recall and the scratchpad.
+///
+/// Its files are quoted (`<file path="…">`): a pipeline that takes this set
+/// without [`Standard`] takes [`QuotedFilesLayer`] too, the rule on how the
+/// model weighs a quote (it is in no theme set, so two of them can be
+/// included together).
 pub struct MemoryLayers;
 
 impl LayerSet for MemoryLayers {
@@ -61,6 +67,9 @@ impl LayerSet for MemoryLayers {
 }
 
 /// What the repository says: its AGENTS.md / CLAUDE.md and its skills.
+///
+/// Its files are quoted: take [`QuotedFilesLayer`] with it, as with
+/// [`MemoryLayers`].
 pub struct ProjectLayers;
 
 impl LayerSet for ProjectLayers {

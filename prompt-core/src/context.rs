@@ -628,8 +628,7 @@ impl<'a> LayerInput<'a, Dynamic> {
     /// and the trace notes a value it asked for that only the turn holds.
     ///
     /// ```
-    /// use prompt_core::{AssemblyPath, LayerInput, LayerSpec, PromptMode, Stability, TurnContext, TurnValue};
-    /// use prompt_core::context::Dynamic;
+    /// use prompt_core::{AssemblyPath, Dynamic, LayerInput, LayerSpec, PromptMode, Stability, TurnContext, TurnValue};
     /// use prompt_core::context::SessionContext;
     ///
     /// struct Clock(&'static str);

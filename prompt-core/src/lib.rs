@@ -68,7 +68,7 @@
 //!    builds your pipeline (`use my_layers as _;`), not only from `main.rs`,
 //!    so tests see the same layers as the shipped binary (your package's
 //!    own library counts: its `main.rs` must name it too). State the crate
-//!    so a dropped one is an error: `#[prompt_pipeline(crates = [my_layers])]`
+//!    so a dropped one is an error: `#[prompt_pipeline(require_crates = [my_layers])]`
 //!    on a pipeline you declare (checked whenever it is collected, and by
 //!    [`testing::check_pipelines`](crate::testing), the free test), or
 //!    [`Pipeline::require_crates`] on a pipeline you collect at run time.
@@ -88,7 +88,7 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `link-time-checks` | yes | duplicate layer names and literal priorities of one pipeline in one crate fail the build (E0428, both keys shown); see the limits at [`prompt_layer`](macro@prompt_layer#what-the-duplicate-check-catches-and-what-it-does-not) |
+//! | `link-time-checks` | yes | duplicate layer names and literal priorities of one pipeline in one module fail the build (E0428, both keys shown; nothing is exported); see the limits at [`prompt_layer`](macro@prompt_layer#what-the-duplicate-check-catches-and-what-it-does-not) |
 //! | `providers` | no | `providers`: Anthropic, OpenAI, Gemini, Claude Code and Codex requests |
 //! | `testing` | no | `testing`: annotated renderings for snapshot tests |
 //! | `diff` | no | `diff`: why two renderings do not share their stable prefix |
@@ -121,27 +121,35 @@ pub mod testing;
 pub mod providers;
 #[cfg(feature = "secrets")]
 pub mod secrets;
+// Not API (hidden, no semver promise beyond what the prompt-layers of the
+// same release calls): the invisible set and the tag matcher, and the one
+// writer of the tools' files. A user's own text goes through
+// `prompt_layers::sources` (`clean`, `fence`, `one_line`, `is_invisible`);
+// a provider's file is written by its own type (`providers::InstructionsFile::write`).
+#[doc(hidden)]
 pub mod text;
 pub mod tokens;
 #[cfg(any(feature = "providers", feature = "contract"))]
+#[doc(hidden)]
 pub mod write;
 
 #[doc(hidden)]
 #[path = "private_v1.rs"]
 pub mod __private_v1;
 
-// The names a layer author writes every day (22 items and the two
-// attributes). The rest lives in the module named by what it holds:
-// `context` (`Dynamic`, `SessionContext`, `SessionOrTurnValue`), `pipeline`
+// The names a layer author writes every day (23 items and the two
+// attributes; both bands, `Stable` and `Dynamic`, as a `Render<B>` impl
+// names one or the other). The rest lives in the module named by what it holds:
+// `context` (`SessionContext`, `SessionOrTurnValue`), `pipeline`
 // (`LayerEntry`, `LayerSet`, problems, `pipeline_names`), `spec` (`Scope`,
-// `Channel`, `BudgetPolicy`, `PipelineSpec`, `PromptPipeline`,
+// `Channel`, `Yields`, `PipelineSpec`, `PromptPipeline`,
 // `DefaultPipeline`, links, the default constants), `assembly` (traces,
 // `PrefixCache`, `PromptText`), `budget`, `tokens`, `fingerprint`, and the tools.
 pub use assembly::{
     AssembledPrompt, AssemblyError, AssemblyTrace, PromptBuilder, PromptSession, SystemPromptPart,
 };
 pub use budget::TokenBudget;
-pub use context::{Context, LayerInput, SessionValue, Stable, TurnContext, TurnValue};
+pub use context::{Context, Dynamic, LayerInput, SessionValue, Stable, TurnContext, TurnValue};
 pub use layer::{LayerWriter, PromptLayer, Render};
 pub use pipeline::{Pipeline, PipelineError};
 pub use spec::{AssemblyPath, LayerSpec, PromptMode, Stability};

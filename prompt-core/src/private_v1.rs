@@ -22,8 +22,8 @@ pub use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render};
 pub use crate::layer_set::LayerSet;
 pub use crate::registry::{PipelineRegistration, Registration};
 pub use crate::spec::{
-    AssemblyPath, BudgetPolicy, Channel, Include, LayerLink, LayerSpec, PromptMode, Scope,
-    ScopeOrder, Stability,
+    AssemblyPath, Channel, Include, LayerLink, LayerSpec, PromptMode, Scope, ScopeOrder, Stability,
+    Yields,
 };
 pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
 
@@ -136,14 +136,14 @@ pub const fn include<X: LayerSet + ?Sized>(written: &'static str) -> Include {
     }
 }
 
-/// Places the duplicate check's item (feature `link-time-checks`): a hidden
-/// `#[macro_export]` macro named after what must be unique, e.g.
-/// `two_layers_with_priority_100_in_pipeline_default`. Exported macros share
-/// the crate root's namespace, so a second one in the same crate is E0428
-/// "defined multiple times" at the second layer's key, with the first one's
-/// place as "previous definition". Nothing `unsafe`, no symbol in the binary;
-/// across crates [`Pipeline::collect`](crate::Pipeline::collect) and
-/// `testing::check_pipelines` report the clash with both `file:line`s.
+/// Places the duplicate check's item (feature `link-time-checks`): a
+/// private, uninhabited type named after what must be unique, e.g.
+/// `two_layers_with_priority_100_in_pipeline_default`, in the module of the
+/// attribute. A second one in the same module is E0428 "defined multiple
+/// times" at the second layer's key, with the first one's place as "previous
+/// definition". Nothing is exported, nothing `unsafe`, no symbol in the
+/// binary; across modules and crates [`Pipeline::collect`](crate::Pipeline::collect)
+/// and `testing::check_pipelines` report the clash with both `file:line`s.
 #[cfg(feature = "link-time-checks")]
 #[doc(hidden)]
 #[macro_export]

@@ -7,7 +7,10 @@
 //! on a path a repository or a typo chose: the write must never replace a
 //! device, a FIFO, a socket or a folder with a regular file (run as root,
 //! `--html /dev/null` once replaced the machine's `/dev/null`), and a reader
-//! must never see half a file.
+//! must never see half a file. A path inside a repository is written with
+//! [`replace_file_in`], whose folders are checked like the file: a folder of
+//! the repository's that is a symlink out of it (`reports -> ~/.config`) is
+//! not written through.
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
@@ -30,14 +33,31 @@ pub enum WriteError {
         /// What it is instead: `a FIFO (named pipe)`, `a character device`, ...
         what: &'static str,
     },
+    /// A folder of the target's path, inside the folder the write must stay
+    /// in, is a symlink that leads out of it.
+    #[error(
+        "cannot write {}: its folder leads outside {within} through the symlink {}; nothing was written (a repository may not choose where its folders point: give a path whose folders are inside {within}, or one outside it)",
+        path.display(),
+        link.display()
+    )]
+    OutsideFolder {
+        /// The target, as given.
+        path: PathBuf,
+        /// The symlink that leads out, relative to the folder.
+        link: PathBuf,
+        /// The folder the write had to stay in, as the caller names it
+        /// (`the workspace`).
+        within: String,
+    },
     /// The path names no file (it ends in `..` or is a root).
     #[error("cannot write {}: it names no file; give a file path such as report.html", path.display())]
     NoFileName {
         /// The target.
         path: PathBuf,
     },
-    /// A step of the write failed; the target was left as it was.
-    #[error("cannot write {}: failed to {step}: {source}; it was left as it was", path.display())]
+    /// A step of the write failed; the target was left as it was. The I/O
+    /// error is the [`source`](std::error::Error::source), not part of the message.
+    #[error("cannot write {}: failed to {step}; it was left as it was", path.display())]
     Io {
         /// The target.
         path: PathBuf,
@@ -94,24 +114,123 @@ pub enum Access {
 /// [`WriteError`]: the target is not a regular file, names no file, or a
 /// step of the write failed (the step is named).
 pub fn replace_file(path: &Path, contents: &[u8], access: Access) -> Result<(), WriteError> {
-    let io_error = |step: &'static str, source: io::Error| WriteError::Io {
+    write_at(path, path, contents, access)
+}
+
+/// [`replace_file`] for a path that may lie in a folder someone else filled
+/// (a repository): when `path` lies in `folder` as written (`.` and `..`
+/// taken by name, nothing followed), each folder between `folder` and the
+/// file must stay in `folder` once its symlinks are followed, or nothing is
+/// written ([`WriteError::OutsideFolder`], naming the symlink that leads
+/// out, never where it leads). The file is then written at the path as
+/// judged: `reports/../r.html` is `r.html` in `folder`, never the parent of
+/// where a `reports` link points. A path outside `folder` is the caller's
+/// own choice, written as given. `within` names `folder` in the error
+/// (`the workspace`).
+///
+/// The folders are looked at by path just before the write: a folder
+/// swapped for a symlink between the two by another process is not caught.
+///
+/// ```
+/// # #[cfg(unix)] {
+/// use prompt_core::write::{replace_file_in, Access, WriteError};
+///
+/// let repo = tempfile::tempdir()?;
+/// let elsewhere = tempfile::tempdir()?;
+/// std::os::unix::fs::symlink(elsewhere.path(), repo.path().join("reports"))?;
+/// let target = repo.path().join("reports/r.html");
+/// let err = replace_file_in(repo.path(), "the workspace", &target, b"x", Access::Default)
+///     .unwrap_err();
+/// assert!(matches!(err, WriteError::OutsideFolder { .. }), "{err}");
+/// assert!(!elsewhere.path().join("r.html").exists());
+///
+/// std::fs::create_dir(repo.path().join("out"))?;
+/// replace_file_in(repo.path(), "the workspace", &repo.path().join("out/r.html"), b"x", Access::Default)?;
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`replace_file`], and [`WriteError::OutsideFolder`].
+pub fn replace_file_in(
+    folder: &Path,
+    within: &str,
+    path: &Path,
+    contents: &[u8],
+    access: Access,
+) -> Result<(), WriteError> {
+    let named = by_name(path);
+    let base = by_name(folder);
+    let Ok(relative) = named.strip_prefix(&base) else {
+        return replace_file(path, contents, access);
+    };
+    let real_folder = folder.canonicalize().map_err(|source| WriteError::Io {
         path: path.to_owned(),
+        step: "resolve the folder it must stay in",
+        source,
+    })?;
+    let mut at = base.clone();
+    let mut link = PathBuf::new();
+    for component in relative.parent().into_iter().flat_map(Path::components) {
+        at.push(component);
+        link.push(component);
+        let Ok(meta) = fs::symlink_metadata(&at) else {
+            // Absent: creating the temporary file in it fails, naming that step.
+            break;
+        };
+        if !meta.file_type().is_symlink() {
+            continue;
+        }
+        let inside = at
+            .canonicalize()
+            .is_ok_and(|real| real.starts_with(&real_folder));
+        if !inside {
+            return Err(WriteError::OutsideFolder {
+                path: path.to_owned(),
+                link,
+                within: within.to_owned(),
+            });
+        }
+    }
+    write_at(&named, path, contents, access)
+}
+
+/// `path` made absolute (against the working directory) with `.` and `..`
+/// resolved by name, without following a symlink.
+fn by_name(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let mut out = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Writes `contents` to `path` as [`replace_file`] says, naming the target
+/// `shown` in errors.
+fn write_at(path: &Path, shown: &Path, contents: &[u8], access: Access) -> Result<(), WriteError> {
+    let io_error = |step: &'static str, source: io::Error| WriteError::Io {
+        path: shown.to_owned(),
         step,
         source,
     };
     // What cannot be looked at (no such file, a parent that is not a
     // folder) is not replaced either: creating the temporary file beside it
     // fails first, and names that step.
-    if let Ok(meta) = fs::symlink_metadata(path)
-        && !meta.file_type().is_file()
-    {
+    if let Some(what) = not_a_file(path) {
         return Err(WriteError::NotAFile {
-            path: path.to_owned(),
-            what: kind(&meta.file_type()),
+            path: shown.to_owned(),
+            what,
         });
     }
     let name = path.file_name().ok_or_else(|| WriteError::NoFileName {
-        path: path.to_owned(),
+        path: shown.to_owned(),
     })?;
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -127,12 +246,12 @@ pub fn replace_file(path: &Path, contents: &[u8], access: Access) -> Result<(), 
             drop(file);
             // Looked at again just before the rename: a FIFO or device put
             // there since is still not replaced.
-            match fs::symlink_metadata(path) {
-                Ok(meta) if !meta.file_type().is_file() => Err(WriteError::NotAFile {
-                    path: path.to_owned(),
-                    what: kind(&meta.file_type()),
+            match not_a_file(path) {
+                Some(what) => Err(WriteError::NotAFile {
+                    path: shown.to_owned(),
+                    what,
                 }),
-                _ => fs::rename(&temp, path)
+                None => fs::rename(&temp, path)
                     .map_err(|e| io_error("rename the temporary file over it", e)),
             }
         });
@@ -140,6 +259,14 @@ pub fn replace_file(path: &Path, contents: &[u8], access: Access) -> Result<(), 
         let _ = fs::remove_file(&temp);
     }
     written
+}
+
+/// What is at `path` when it is there and not a regular file.
+fn not_a_file(path: &Path) -> Option<&'static str> {
+    fs::symlink_metadata(path)
+        .ok()
+        .filter(|meta| !meta.file_type().is_file())
+        .map(|meta| kind(&meta.file_type()))
 }
 
 /// A new file `.{name}.{pid}.{n}.tmp` in `dir`, created exclusively.

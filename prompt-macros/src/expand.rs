@@ -167,7 +167,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
     }
     if let Some(yields) = &layer.yields {
         let i = yields.ident();
-        spec.extend(quote!(.with_yields(#p::BudgetPolicy::#i)));
+        spec.extend(quote!(.with_yields(#p::Yields::#i)));
     }
     if let Some(channel) = &layer.channel {
         let i = channel.ident();
@@ -365,12 +365,14 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
     checks
 }
 
-/// Hidden exported macros named after (pipeline, name) and, for a literal
-/// priority, (pipeline, priority), placed by `prompt_core`'s `unique_symbol!`
-/// (nothing without its `link-time-checks` feature): a second layer of the
-/// same crate with the same one fails to build at its key, and the note
-/// points at the first. Across crates the pipeline's own check (collect
-/// time, `testing::check_pipelines`, every `prompt` subcommand) names both.
+/// Private items named after (pipeline, name) and, for a literal priority,
+/// (pipeline, priority), placed by `prompt_core`'s `unique_symbol!` (nothing
+/// without its `link-time-checks` feature): a second layer of the same
+/// module with the same one fails to build at its key, and the note points
+/// at the first. Nothing is exported, so a module is the widest namespace a
+/// layer can write to without adding to its crate's API; across modules and
+/// crates the pipeline's own check (collect time, `testing::check_pipelines`,
+/// every `prompt` subcommand) names both.
 /// A pipeline is keyed by its type's name as written, so a const check
 /// rejects an alias (which would key wrong).
 fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
@@ -415,9 +417,11 @@ fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
     out
 }
 
-/// A hidden `#[macro_export]` macro called `name`, placed by `prompt_core`'s
-/// `unique_symbol!` (nothing without its `link-time-checks` feature). Its
-/// tokens carry the user's `span`, so a clash is reported at the offending
+/// A private, uninhabited type called `name` in the module of the attribute,
+/// placed by `prompt_core`'s `unique_symbol!` (nothing without its
+/// `link-time-checks` feature): in the type namespace only, not exported,
+/// not in the docs. Its tokens carry the user's `span`, so a clash is
+/// reported at the offending
 /// key and the first definition at its own. `name` is made of snake_case
 /// layer and pipeline names and digits; anything else is left unchecked.
 fn unique_symbol(p: &TokenStream, name: &str, span: Span) -> TokenStream {
@@ -427,10 +431,8 @@ fn unique_symbol(p: &TokenStream, name: &str, span: Span) -> TokenStream {
     let ident = syn::Ident::new(name, span);
     let item = quote_spanned! {span=>
         #[doc(hidden)]
-        #[macro_export]
-        macro_rules! #ident {
-            () => {};
-        }
+        #[allow(non_camel_case_types, dead_code)]
+        enum #ident {}
     };
     let p = respan(p.clone(), span);
     quote_spanned!(span=> #p::unique_symbol!(#item);)
@@ -514,7 +516,7 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
             }
             if let Some(yields) = &item.yields {
                 let i = yields.ident();
-                entry.extend(quote!(.with_yields(#p::BudgetPolicy::#i)));
+                entry.extend(quote!(.with_yields(#p::Yields::#i)));
             }
             entry
         });
@@ -527,9 +529,9 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
             ));
         }
     }
-    if !pipeline.crates.is_empty() {
-        let crates = &pipeline.crates;
-        spec.extend(quote!(.with_crates(&[#(#crates),*])));
+    if !pipeline.require_crates.is_empty() {
+        let crates = &pipeline.require_crates;
+        spec.extend(quote!(.with_required_crates(&[#(#crates),*])));
     }
     if let Some(order) = &pipeline.scope_order {
         let i = order.ident();

@@ -79,8 +79,8 @@ words! {
 }
 
 words! {
-    /// `prompt_core::spec::BudgetPolicy`.
-    enum BudgetPolicy as "yields" { Shed, Truncate, Keep, }
+    /// `prompt_core::spec::Yields`.
+    enum Yields as "yields" { Shed, Truncate, Keep, }
 }
 
 words! {
@@ -124,10 +124,7 @@ mod tests {
             Some(Stability::Dynamic)
         );
         assert_eq!(Stability::from_ident(&ident("dynamic")), None);
-        assert_eq!(
-            BudgetPolicy::from_ident(&ident("Keep")),
-            Some(BudgetPolicy::Keep)
-        );
+        assert_eq!(Yields::from_ident(&ident("Keep")), Some(Yields::Keep));
         assert_eq!(
             Stability::alternatives("stability"),
             "`stability = Stable` or `stability = Dynamic`"

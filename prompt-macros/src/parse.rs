@@ -95,7 +95,7 @@ pub(crate) struct IncludeItem {
     pub(crate) path: Path,
     pub(crate) paths: Option<List<Spanned<keys::AssemblyPath>>>,
     pub(crate) modes: Option<List<Spanned<keys::PromptMode>>>,
-    pub(crate) yields: Option<Spanned<keys::BudgetPolicy>>,
+    pub(crate) yields: Option<Spanned<keys::Yields>>,
 }
 
 /// Declares one attribute's keys once: the key enum (with `ALL` and
@@ -111,6 +111,7 @@ macro_rules! attribute {
             $(
                 $field:ident: $ty:ty = $Variant:ident $text:literal
                 $(required($example:literal, $why:literal))?
+                $(was($old:literal))?
                 => $read:expr,
             )+
         }
@@ -129,6 +130,11 @@ macro_rules! attribute {
             /// example and the reason its "missing" error gives.
             pub(crate) const REQUIRED: &'static [($Key, &'static str, &'static str)] =
                 &[$($(($Key::$Variant, $example, $why),)?)+];
+
+            /// Keys under the name they had before 0.1.0, each with the key
+            /// it became: an old key's error names the new one.
+            pub(crate) const RENAMED: &'static [(&'static str, $Key)] =
+                &[$($(($old, $Key::$Variant),)?)+];
 
             /// The key as written.
             pub(crate) const fn as_str(self) -> &'static str {
@@ -162,7 +168,7 @@ macro_rules! attribute {
             }
 
             fn key(&mut self, cx: &Ctxt, meta: &ParseNestedMeta<'_>, owner: &str) -> syn::Result<()> {
-                let Some(key) = known_key(cx, meta, owner, $Key::ALL, $Key::as_str, &mut self.suggested)? else {
+                let Some(key) = known_key(cx, meta, owner, ($Key::ALL, $Key::RENAMED), $Key::as_str, &mut self.suggested)? else {
                     return Ok(());
                 };
                 let key_name = key.as_str();
@@ -196,7 +202,7 @@ attribute! {
         silent: LitStr = Silent "silent" => string,
         text: LitStr = Text "text" => string,
         file: LitStr = File "file" => string,
-        yields: Spanned<keys::BudgetPolicy> = BudgetPolicy "yields" => word,
+        yields: Spanned<keys::Yields> = Yields "yields" => word,
         channel: Spanned<keys::Channel> = Channel "channel" => word,
         scope: Spanned<keys::Scope> = Scope "scope" => word,
         krate: Path = Crate "crate" => crate_path,
@@ -215,7 +221,7 @@ attribute! {
         separator: LitStr = Separator "separator" => string,
         include: List<IncludeItem> = Include "include" => include_list,
         scope_order: Spanned<keys::ScopeOrder> = ScopeOrder "scope_order" => word,
-        crates: List<Path> = Crates "crates" => path_list,
+        require_crates: List<Path> = RequireCrates "require_crates" was("crates") => path_list,
         krate: Path = Crate "crate" => crate_path,
     }
 }
@@ -242,13 +248,14 @@ pub(crate) fn pipeline_args(cx: &Ctxt, args: TokenStream, owner: &str) -> Pipeli
 }
 
 /// The key `meta` names, or `None` after recording why it names none (not
-/// an identifier, or unknown, with a suggestion when one is close; the
-/// suggested key is pushed to `suggested`, so it is not also reported missing).
+/// an identifier, a key's name before 0.1.0, or unknown, with a suggestion
+/// when one is close; the suggested or renamed key is pushed to `suggested`,
+/// so it is not also reported missing).
 fn known_key<K: Copy + 'static>(
     cx: &Ctxt,
     meta: &ParseNestedMeta<'_>,
     owner: &str,
-    all: &'static [K],
+    (all, renamed): (&'static [K], &'static [(&'static str, K)]),
     as_str: fn(K) -> &'static str,
     suggested: &mut Vec<K>,
 ) -> syn::Result<Option<K>> {
@@ -269,6 +276,16 @@ fn known_key<K: Copy + 'static>(
     let text = ident.to_string();
     if let Some(key) = all.iter().copied().find(|k| as_str(*k) == text) {
         return Ok(Some(key));
+    }
+    if let Some(&(_, key)) = renamed.iter().find(|(old, _)| *old == text) {
+        let new = as_str(key);
+        suggested.push(key);
+        cx.error_spanned_by(
+            &meta.path,
+            format!("{owner}: `{text}` is now `{new}`; write `{new} = ..`"),
+        );
+        skip_value(meta)?;
+        return Ok(None);
     }
     let suggestion = suggest(&text, all.iter().map(|k| (as_str(*k), *k)));
     let hint = suggestion
@@ -634,10 +651,7 @@ mod tests {
         assert_eq!(paths, [keys::AssemblyPath::Cached]);
         assert_eq!(args.modes.get().unwrap().items.len(), 2);
         assert_eq!(args.pipeline.get().unwrap().items.len(), 2);
-        assert_eq!(
-            args.yields.get().unwrap().value,
-            keys::BudgetPolicy::Truncate
-        );
+        assert_eq!(args.yields.get().unwrap().value, keys::Yields::Truncate);
         assert_eq!(args.channel.get().unwrap().value, keys::Channel::Reminder);
         assert!(args.wrote(LayerKey::After) && !args.wrote(LayerKey::Before));
     }

@@ -72,7 +72,7 @@ pub(crate) struct Layer {
     pub(crate) paths: Vec<Spanned<keys::AssemblyPath>>,
     /// Empty: every mode (the key was not given).
     pub(crate) modes: Vec<Spanned<keys::PromptMode>>,
-    pub(crate) yields: Option<Spanned<keys::BudgetPolicy>>,
+    pub(crate) yields: Option<Spanned<keys::Yields>>,
     pub(crate) channel: Option<Spanned<keys::Channel>>,
     pub(crate) scope: Option<Spanned<keys::Scope>>,
     pub(crate) after: Vec<Path>,
@@ -93,8 +93,8 @@ pub(crate) struct Pipeline {
     /// `include = [..]`, each with its written name.
     pub(crate) include: Vec<(IncludeItem, String)>,
     pub(crate) scope_order: Option<Spanned<keys::ScopeOrder>>,
-    /// `crates = [..]`: the layer crates it needs, as `use NAME as _;` names them.
-    pub(crate) crates: Vec<String>,
+    /// `require_crates = [..]`: the layer crates it needs, as `use NAME as _;` names them.
+    pub(crate) require_crates: Vec<String>,
 }
 
 pub(crate) fn krate(path: Option<&Path>) -> Path {
@@ -364,22 +364,27 @@ pub(crate) fn pipeline(cx: &Ctxt, item: &ItemStruct, mut args: PipelineArgs) -> 
         }
         include.push((item, written));
     }
-    non_empty(cx, args.crates.get(), || {
+    non_empty(cx, args.require_crates.get(), || {
         format!(
-            "pipeline `{ident}` has an empty `crates`; drop the key, or name the layer crates it needs"
+            "pipeline `{ident}` has an empty `require_crates`; drop the key, or name the layer crates it needs"
         )
     });
     let mut crates: Vec<String> = Vec::new();
-    for path in args.crates.take().map(|l| l.items).unwrap_or_default() {
+    for path in args
+        .require_crates
+        .take()
+        .map(|l| l.items)
+        .unwrap_or_default()
+    {
         match path.get_ident() {
             Some(krate) if !crates.contains(&krate.to_string()) => crates.push(krate.to_string()),
             Some(krate) => cx.error_spanned_by(
                 &path,
-                format!("pipeline `{ident}` lists crate `{krate}` twice in `crates`; keep one"),
+                format!("pipeline `{ident}` lists crate `{krate}` twice in `require_crates`; keep one"),
             ),
             None => cx.error_spanned_by(
                 &path,
-                format!("pipeline `{ident}`: `crates` takes crate names as `use NAME as _;` writes them (`crates = [my_layers]`), not paths"),
+                format!("pipeline `{ident}`: `require_crates` takes crate names as `use NAME as _;` writes them (`require_crates = [my_layers]`), not paths"),
             ),
         }
     }
@@ -401,7 +406,7 @@ pub(crate) fn pipeline(cx: &Ctxt, item: &ItemStruct, mut args: PipelineArgs) -> 
         modes: args.modes.take().map(|m| m.items).unwrap_or_default(),
         separator: args.separator.take(),
         include,
-        crates,
+        require_crates: crates,
         scope_order: args.scope_order.take(),
     })
 }

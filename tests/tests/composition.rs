@@ -54,7 +54,7 @@ fn a_path_the_pipeline_does_not_serve_is_an_error_not_an_empty_prompt() {
     assert_eq!(
         error,
         AssemblyError::PathNotServed {
-            pipeline: "sub_agent",
+            pipeline: "sub_agent".into(),
             asked: AssemblyPath::Cached,
             serves: &[AssemblyPath::Basic],
         }
@@ -87,7 +87,7 @@ fn a_mode_the_pipeline_does_not_serve_is_an_error_not_an_empty_prompt() {
         assert_eq!(
             error,
             AssemblyError::ModeNotServed {
-                pipeline: "sub_agent",
+                pipeline: "sub_agent".into(),
                 asked: mode,
                 serves: &[PromptMode::Full],
             }
@@ -154,6 +154,7 @@ fn a_pipeline_takes_a_standard_set_and_layers_it_did_not_define() {
         [
             "reviewer_persona",
             "base_prompt",
+            "quoted_files",
             "project_memory",
             "project_context",
             "skills_index",
@@ -165,7 +166,7 @@ fn a_pipeline_takes_a_standard_set_and_layers_it_did_not_define() {
     );
     let notes = pipeline.layer("turn_notes").unwrap();
     assert_eq!(notes.modes, [PromptMode::Full]);
-    assert_eq!(notes.yields, prompt_core::spec::BudgetPolicy::Truncate);
+    assert_eq!(notes.yields, prompt_core::spec::Yields::Truncate);
     assert_eq!(notes.included_by(), Some("reviewer"));
     assert!(notes.in_pipeline("reviewer"));
     // The layer's own spec is untouched: the default pipeline still has it in both modes.

@@ -1,9 +1,11 @@
 //! Same priority, two crates, both in the default pipeline: what only the
 //! linked binary knows. It builds and links (no linker dump), and the free
 //! test and collecting the pipeline name both layers with their `file:line`.
+//! Likewise one name in two modules of one crate: the compile-time check sees
+//! one module (it exports nothing), collecting sees them all.
 
 use prompt_core::pipeline::Problem;
-use prompt_core::{Pipeline, prompt_layer, testing};
+use prompt_core::{Pipeline, prompt_layer, prompt_pipeline, testing};
 
 use prompt_layers as _;
 
@@ -38,4 +40,33 @@ fn the_free_test_names_both_layers_with_their_file_and_line() {
         ),
         "{collected}"
     );
+}
+
+/// A pipeline whose two layers, in two modules, share a name.
+#[prompt_pipeline(paths = [Basic])]
+pub struct Split;
+
+mod first {
+    #[prompt_core::prompt_layer(priority = 10, stability = Stable, paths = [Basic], text = "A.", pipeline = super::Split, name = "rules")]
+    pub struct RulesLayer;
+}
+
+mod second {
+    #[prompt_core::prompt_layer(priority = 20, stability = Stable, paths = [Basic], text = "B.", pipeline = super::Split, name = "rules")]
+    pub struct RulesLayer;
+}
+
+#[test]
+fn one_name_in_two_modules_builds_and_collecting_names_both() {
+    let error = Pipeline::of::<Split>().unwrap_err();
+    assert!(
+        matches!(
+            &error.problems[..],
+            [Problem::DuplicateName { name: "rules", .. }]
+        ),
+        "{error}"
+    );
+    let text = error.to_string();
+    assert!(text.contains("tests/cross_crate_priority.rs:"), "{text}");
+    assert!(text.contains("rename one with `name = \"...\"`"), "{text}");
 }

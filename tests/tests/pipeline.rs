@@ -261,10 +261,17 @@ fn an_unknown_pipeline_name_is_an_error_that_lists_the_declared_ones() {
     assert!(message.contains("[default, reviewer]"), "{message}");
 }
 
+/// `Debug` (what `.expect(..)` and `main`'s `Err` print) ends with the
+/// readable message, after the struct.
 #[test]
 fn the_error_debug_prints_the_readable_message() {
     let error = Pipeline::named("reveiwer").unwrap_err();
-    assert_eq!(format!("{error:?}"), error.to_string());
+    let debug = format!("{error:?}");
+    assert!(
+        debug.starts_with("PipelineError { pipeline: \"reveiwer\""),
+        "{debug}"
+    );
+    assert!(debug.ends_with(&format!("\n\n{error}")), "{debug}");
 }
 
 fn entry(name: &'static str, priority: u32, stability: Stability) -> LayerEntry {

@@ -24,6 +24,6 @@ fn text_and_file_layers_render_their_content() {
         )
     );
     assert_eq!(Persona::SPEC.name, "persona");
-    assert_eq!(Language::SPEC.file, "tests/static_content.rs");
-    assert_eq!(Language::SPEC.krate, "prompt-tests");
+    assert_eq!(Language::SPEC.file(), "tests/static_content.rs");
+    assert_eq!(Language::SPEC.package(), "prompt-tests");
 }

@@ -7,7 +7,7 @@ use prompt_core::{Pipeline, prompt_pipeline, testing};
 
 /// A sub-agent that states its layer crate: the crate is a dependency but
 /// nothing here names it, as when a user forgets `use agent_layers as _;`.
-#[prompt_pipeline(paths = [Basic], crates = [prompt_layers])]
+#[prompt_pipeline(paths = [Basic], require_crates = [prompt_layers])]
 pub struct SubAgent;
 
 #[test]
@@ -30,7 +30,7 @@ fn layers_of_a_crate_the_binary_does_not_name_are_not_collected() {
 }
 
 /// The forgotten crate is caught without `require_crates`: the pipeline
-/// that lists it in `crates = [..]` fails to collect, naming the `use` line.
+/// that lists it in `require_crates = [..]` fails to collect, naming the `use` line.
 #[test]
 fn a_pipeline_whose_listed_crate_is_not_linked_names_the_use_line() {
     let error = Pipeline::of::<SubAgent>().unwrap_err();

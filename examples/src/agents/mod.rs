@@ -89,12 +89,13 @@ impl Agent {
     /// The agent's scenarios over `workspace`, read as `layout` says.
     ///
     /// # Errors
-    /// [`AgentError`] when a workspace file is malformed.
+    /// [`AgentError`] when a workspace file is malformed, or a fixture's
+    /// folder leads out of it.
     pub fn scenarios(self, workspace: &Path, layout: Layout) -> Result<Vec<Scenario>, AgentError> {
         match self {
             Agent::Recursive => Ok(recursive::scenarios(&recursive::RecursiveConfig::of(
                 workspace, layout,
-            ))),
+            )?)),
             Agent::Aleph => aleph::scenarios(workspace).map_err(AgentError::from),
             Agent::Kitsoki => kitsoki::scenarios(workspace).map_err(AgentError::from),
         }

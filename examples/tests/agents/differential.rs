@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use prompt_core::AssemblyPath;
 use prompt_examples::agents::kitsoki;
 use prompt_examples::agents::recursive::{self, BaseFold, RecursiveConfig};
-use prompt_layers::sources::__private::{clean, cut};
+use prompt_layers::sources::__private::cut;
+use prompt_layers::sources::clean;
 use prompt_layers::sources::{CappedText, fence};
 
 fn cases(agent: &str) -> Vec<PathBuf> {
@@ -100,6 +101,7 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
             // The case's home stands for the user's own, as recursive reads it.
             home_is_users: true,
             workspace_dir: None,
+            fixture: None,
         };
         // A case's scratchpad goes where recursive keeps it: under the
         // user's folder, in the folder named by the workspace's hash (the
@@ -166,6 +168,8 @@ fn recursive_matches_its_real_assembly_but_for_its_table() {
             }
             expected = fence_file(&expected, &file, name, cap);
         }
+        // Row 10: the framework's rule on quotes opens the prompt.
+        let expected = format!("{}\n\n{expected}", prompt_layers::QUOTED_FILES_RULE);
         if ours != expected {
             failures.push(format!(
                 "{}:\n--- expected\n{expected}\n--- ours\n{ours}\n",

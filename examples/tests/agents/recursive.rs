@@ -5,9 +5,10 @@ use prompt_examples::agents::recursive::{
     self, AGENT_TOOL, BaseFold, CliFlags, RecursiveConfig, RunRequest,
 };
 use prompt_examples::agents::{Agent, Layout, unreachable_layers};
+use prompt_layers::QUOTED_FILES_RULE;
 
 fn fixture() -> RecursiveConfig {
-    RecursiveConfig::fixture(&Agent::Recursive.fixture())
+    RecursiveConfig::fixture(&Agent::Recursive.fixture()).unwrap()
 }
 
 fn system(config: &RecursiveConfig, fold: &BaseFold) -> String {
@@ -44,10 +45,13 @@ fn every_path_of_the_fixture() {
 #[test]
 fn sections_run_in_recursive_order_with_its_rules_and_sub_headers() {
     let text = system(&fixture(), &BaseFold::default());
-    // recursive's `prepend_project_context`: the project context first, its
-    // files under `## ` sub-headers, then a rule, the base, a rule, the
-    // memory sections (`# Heading` then a single newline).
-    assert!(text.starts_with("# Project context\n\n## AGENTS.md\n\n<file path=\"AGENTS.md\">\n"));
+    // The framework's rule on quotes (divergence 10), then recursive's
+    // `prepend_project_context`: the project context, its files under `## `
+    // sub-headers, then a rule, the base, a rule, the memory sections
+    // (`# Heading` then a single newline).
+    assert!(text.starts_with(&format!(
+        "{QUOTED_FILES_RULE}\n\n# Project context\n\n## AGENTS.md\n\n<file path=\"AGENTS.md\">\n"
+    )));
     let order = [
         "# Project context\n\n## AGENTS.md\n\n<file path=\"AGENTS.md\">\n",
         "</file>\n\n## CLAUDE.md\n\n<file path=\"CLAUDE.md\">\n",
@@ -152,8 +156,12 @@ fn a_replaced_base_still_gets_the_project_context_in_front() {
     .unwrap()
     .system();
     assert_eq!(http, cli);
+    // The replacement drops the persona, not the rule on the quotes that
+    // still come before it.
     assert!(
-        http.starts_with("# Project context\n\n## AGENTS.md\n\n<file path=\"AGENTS.md\">\n"),
+        http.starts_with(&format!(
+            "{QUOTED_FILES_RULE}\n\n# Project context\n\n## AGENTS.md\n\n<file path=\"AGENTS.md\">\n"
+        )),
         "{http}"
     );
     assert!(position(&http, "You are a release engineer.") > position(&http, "# Project context"));
@@ -193,13 +201,14 @@ fn a_system_prompt_file_replaces_the_base_and_errors_name_the_file() {
         system_prompt_file: Some(dir.path().join("absent.md")),
         ..CliFlags::default()
     };
-    let error = recursive::cli_loop(&config, &missing)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        error.contains("absent.md") && error.contains("--system-prompt-file"),
-        "{error}"
-    );
+    let error = recursive::cli_loop(&config, &missing).unwrap_err();
+    // The option, then the file's own error as its source (printed once).
+    let chain: Vec<String> =
+        std::iter::successors(Some(&error as &dyn std::error::Error), |e| e.source())
+            .map(ToString::to_string)
+            .collect();
+    assert_eq!(chain[0], "--system-prompt-file cannot be used", "{chain:?}");
+    assert!(chain[1].contains("absent.md"), "{chain:?}");
 }
 
 #[test]
@@ -300,7 +309,7 @@ fn over_cap_user_md(straddler: char) -> (tempfile::TempDir, String) {
     text.push(straddler);
     text.push_str(&"b".repeat(100));
     std::fs::write(home.join(".recursive/memory/user.md"), &text).unwrap();
-    let config = RecursiveConfig::fixture(root.path());
+    let config = RecursiveConfig::fixture(root.path()).unwrap();
     let prompt = system(&config, &BaseFold::default());
     (root, prompt)
 }
@@ -345,7 +354,7 @@ fn an_over_cap_project_doc_ends_with_the_marker() {
 #[test]
 fn every_layer_speaks_in_some_scenario() {
     let pipeline = recursive::pipeline().unwrap();
-    assert_eq!(pipeline.len(), 13);
+    assert_eq!(pipeline.len(), 14);
     let scenarios = Agent::Recursive
         .scenarios(&Agent::Recursive.fixture(), Layout::Fixture)
         .unwrap();
@@ -390,5 +399,8 @@ fn a_workspace_without_files_is_just_the_persona() {
     let dir = tempfile::tempdir().unwrap();
     let config = RecursiveConfig::new(dir.path());
     let text = system(&config, &BaseFold::default());
-    assert_eq!(text, recursive::PERSONA);
+    assert_eq!(
+        text,
+        format!("{QUOTED_FILES_RULE}\n\n{}", recursive::PERSONA)
+    );
 }

@@ -24,9 +24,10 @@ fn stdout(output: &Output) -> String {
 #[test]
 fn every_agent_renders_its_fixture_from_any_directory_with_no_other_flag() {
     let recursive = stdout(&prompt(&["render", "--agent", "recursive"]));
-    assert!(
-        recursive.starts_with("# Project context\n\n## AGENTS.md\n\n<file path=\"AGENTS.md\">")
-    );
+    assert!(recursive.starts_with(&format!(
+        "{}\n\n# Project context\n\n## AGENTS.md\n\n<file path=\"AGENTS.md\">",
+        prompt_layers::QUOTED_FILES_RULE
+    )));
     // Sub-agents are off unless `--sub-agent` enables them: no coordinator section.
     assert!(
         !recursive.contains("## Coordinator workflow"),

@@ -70,6 +70,8 @@ impl Fake {
             .env("XDG_CACHE_HOME", self.path("cache"))
             .env("FAKE_OUT", self.path("out"))
             .env("FAKE_ENV", "kept")
+            // `~/.claude` is the test's home, never the machine's.
+            .env_remove("CLAUDE_CONFIG_DIR")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -847,5 +849,121 @@ mod kitsoki_placement {
             ]
         );
         assert_eq!(placed.user_prefix, "");
+    }
+}
+
+/// Round four, issue 38: a repository's `.claude/settings.json` with
+/// `"disableAllHooks": true` silenced the per-turn hook without a word (on
+/// the wire with Claude Code 2.1.328: the turn arrived with no context; a
+/// `.claude/settings.local.json`, `~/.claude/settings.json` or `--settings`
+/// saying so does the same). `exec` warns, naming each file, and still runs
+/// the client; `false`, or no such key, says nothing.
+#[test]
+fn a_setting_that_disables_every_hook_is_named_in_a_warning() {
+    let fake = Fake::new("claude");
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("AGENTS.md"), "Run the tests.").unwrap();
+    std::fs::create_dir(ws.path().join(".claude")).unwrap();
+    let run = |args: &[&str]| {
+        let mut all = vec!["-p"];
+        all.extend(args);
+        all.push("Hi");
+        fake.run_with(
+            &["--workspace", ".", "--date", "2026-11-29"],
+            &all,
+            None,
+            ws.path(),
+        )
+    };
+    let warning = |file: &str| {
+        format!(
+            "prompt: warning: {file} sets disableAllHooks: Claude Code then runs no hook, so the \
+             per-turn hook that brings each turn the prompt's dynamic part and reminder will not \
+             run, and nothing else says so; remove the setting to get them\n"
+        )
+    };
+
+    std::fs::write(
+        ws.path().join(".claude/settings.json"),
+        r#"{"disableAllHooks": false}"#,
+    )
+    .unwrap();
+    let output = run(&[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+
+    std::fs::write(
+        ws.path().join(".claude/settings.json"),
+        r#"{"permissions": {}, "disableAllHooks": true}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        ws.path().join(".claude/settings.local.json"),
+        r#"{"disableAllHooks": true}"#,
+    )
+    .unwrap();
+    std::fs::create_dir(fake.path("home/.claude")).unwrap();
+    std::fs::write(
+        fake.path("home/.claude/settings.json"),
+        r#"{"disableAllHooks": true}"#,
+    )
+    .unwrap();
+    let output = run(&["--settings", r#"{"disableAllHooks": true}"#]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(fake.ran());
+    assert_eq!(
+        stderr(&output),
+        [
+            "your --settings",
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            "~/.claude/settings.json"
+        ]
+        .map(warning)
+        .concat()
+    );
+}
+
+/// Round four, issue 38: docs/delivery.md said no part of the prompt is
+/// passed in argv, but for Codex and Gemini CLI the context block rides in
+/// the prompt argument. The docs now say where it travels, and this holds
+/// them to what `exec` does: with a prompt argument the dynamic part is in
+/// the client's argv (where `/proc/PID/cmdline` shows it), with the prompt
+/// on stdin it is on stdin and nowhere in argv.
+#[test]
+fn the_docs_say_where_codex_and_gemini_get_the_context_and_they_get_it_there() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/delivery.md"))
+            .unwrap();
+    assert!(!docs.contains("Nothing of the prompt is passed in argv"));
+    assert!(docs.contains("- **In argv when the prompt is.** A context block joined to a prompt"));
+    let (_, dynamic) = rendered("2026-11-29");
+    for (client, argument) in [
+        ("codex", &["exec", "Fix it."][..]),
+        ("gemini", &["-p", "Fix it."][..]),
+    ] {
+        let fake = Fake::new(client);
+        let output = fake.run("2026-11-29", &[], argument, None);
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(
+            fake.argv()
+                .iter()
+                .any(|a| a.contains(&dynamic) && a.ends_with("Fix it.")),
+            "{client}: {:?}",
+            fake.argv()
+        );
+        let on_stdin: &[&str] = if client == "codex" { &["exec"] } else { &[] };
+        let output = fake.run("2026-11-29", &[], on_stdin, Some("Fix it."));
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(
+            !fake.argv().iter().any(|a| a.contains("<system-reminder>")),
+            "{client}: {:?}",
+            fake.argv()
+        );
+        assert!(
+            fake.stdin().contains(&dynamic) && fake.stdin().ends_with("Fix it."),
+            "{client}: {}",
+            fake.stdin()
+        );
     }
 }

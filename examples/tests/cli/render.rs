@@ -214,7 +214,10 @@ fn a_malformed_scratchpad_is_reported_and_the_prompt_still_renders() {
     assert!(output.status.success());
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
-        stderr.contains("prompt: warning: .agent/scratchpad.json: malformed: line 1"),
+        stderr.contains(
+            "prompt: warning: .agent/scratchpad.json: malformed: expected a JSON object of strings: \
+             expected ident at line 1 column 2; rendering without the scratchpad"
+        ),
         "{stderr}"
     );
 }
@@ -225,8 +228,9 @@ fn manifest_lists_the_standard_layers() {
     let output = prompt(&["manifest"], home.path());
     assert!(output.status.success());
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(stdout.starts_with("# Pipeline `default`: 10 layers\n"));
-    assert!(stdout.contains("| 3 | project_context | 3000 | stable | project |"));
+    assert!(stdout.starts_with("# Pipeline `default`: 11 layers\n"));
+    assert!(stdout.contains("| 2 | quoted_files | 1001 | stable | global |"));
+    assert!(stdout.contains("| 4 | project_context | 3000 | stable | project |"));
 }
 
 fn render_in(ws: &Path, home: &Path, extra: &[&str]) -> Output {
@@ -347,7 +351,12 @@ fn mode_minimal_keeps_only_the_minimal_layers() {
         .collect();
     assert_eq!(
         names,
-        ["base_prompt", "project_context", "user_preferences"]
+        [
+            "base_prompt",
+            "quoted_files",
+            "project_context",
+            "user_preferences"
+        ]
     );
     let bad = render_in(ws.path(), home.path(), &["--mode", "loud"]);
     assert!(!bad.status.success());

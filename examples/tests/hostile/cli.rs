@@ -419,3 +419,54 @@ fn check_secrets_finds_secrets_where_the_layers_put_them() {
         "{out}"
     );
 }
+
+/// Round four, issue 38: `prompt diff a.json b.json` in a repository whose
+/// `b.json` is a symlink to a file of the user's (a token file holding one
+/// JSON string) followed the link and echoed the value in its parse error
+/// (`invalid type: string "sk-..."`). The files are read through the roots:
+/// a link out of the current folder, or a folder of the path that leads out
+/// of it, is refused by name, exit 2, and no byte of the file is printed; a
+/// link that stays inside is read.
+#[cfg(unix)]
+#[test]
+fn diff_refuses_a_repository_link_out_and_prints_nothing_of_its_target() {
+    const TOKEN: &str = "sk-ant-api03-diff-link-token";
+    let ws = Workspace::empty(&[]);
+    let a = rendered_json(&ws);
+    write_json(&ws, "a.json", &a);
+    let theirs = ws.home.path().join(".config/tool");
+    std::fs::create_dir_all(&theirs).unwrap();
+    std::fs::write(theirs.join("b.json"), format!("\"{TOKEN}\"")).unwrap();
+    std::os::unix::fs::symlink(theirs.join("b.json"), ws.dir.path().join("b.json")).unwrap();
+    std::os::unix::fs::symlink(&theirs, ws.dir.path().join("reports")).unwrap();
+    for (b, expected) in [
+        (
+            "b.json",
+            "prompt: `b.json` is refused: it leads outside its folder through the symlink b.json; \
+             a repository may not choose where its files point (pass the real file)",
+        ),
+        (
+            "reports/b.json",
+            "prompt: `reports/b.json` is refused: its folder leads outside the current folder \
+             through the symlink reports; a repository may not choose where its files point \
+             (pass the real file)",
+        ),
+    ] {
+        let output = command(&["diff", "a.json", b], ws.home.path())
+            .current_dir(ws.dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{b}");
+        assert_eq!(stderr(&output).trim_end(), expected);
+        let printed = stdout(&output) + &stderr(&output);
+        assert!(!printed.contains("sk-ant"), "{printed}");
+        assert!(!printed.contains(".config"), "{printed}");
+    }
+    // A link that stays in the current folder is read.
+    std::os::unix::fs::symlink("a.json", ws.dir.path().join("latest.json")).unwrap();
+    let output = command(&["diff", "a.json", "latest.json"], ws.home.path())
+        .current_dir(ws.dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}

@@ -100,8 +100,9 @@ fn a_story_shared_folder_linked_to_proc_or_ssh_is_refused() {
         );
         assert_eq!(
             text(&out.stderr).trim_end(),
-            "prompt: shared: the @shared folder leads outside the workspace through the symlink shared; \
-             a repository may not choose where its folders point (make it a folder inside the workspace)",
+            "prompt: stories/trail/shared: the @shared folder leads outside stories/trail through the \
+             symlink stories/trail/shared; a repository may not choose where its folders point (make \
+             it a folder inside stories/trail)",
             "{include}"
         );
     }
@@ -148,9 +149,10 @@ fn a_shared_folder_in_the_workspace_linked_out_is_refused() {
         assert!(!out.status.success(), "{shared}: {}", text(&out.stdout));
         assert_eq!(
             text(&out.stderr).trim_end(),
-            "prompt: shared folder `.agent/shared` is refused: it leads outside the workspace \
-             through the symlink .agent/shared; a repository may not choose where the shared \
-             folder points (name the real folder instead)",
+            "prompt: shared folder `.agent/shared` is refused: a repository may not choose where \
+             the shared folder points (name the real folder instead): .agent/shared: resolves \
+             outside the workspace (through the symlink .agent/shared); not read (make it a \
+             regular file inside the workspace)",
             "{shared}"
         );
     }
@@ -168,7 +170,7 @@ fn a_shared_folder_behind_a_linked_parent_is_refused() {
     nothing_leaked(&ws, &out);
     assert!(!out.status.success());
     assert!(
-        text(&out.stderr).contains("through the symlink .agent;"),
+        text(&out.stderr).contains("(through the symlink .agent);"),
         "{}",
         text(&out.stderr)
     );
@@ -366,9 +368,10 @@ fn a_prompt_path_in_the_workspace_linked_out_is_refused() {
             );
             assert_eq!(
                 text(&out.stderr).trim_end(),
-                "prompt: prompt path `prompts` is refused: it leads outside the workspace \
-                 through the symlink prompts; a repository may not choose where a prompt \
-                 path folder points (name the real folder instead)",
+                "prompt: prompt path `prompts` is refused: a repository may not choose where a \
+                 prompt path folder points (name the real folder instead): prompts: resolves \
+                 outside the workspace (through the symlink prompts); not read (make it a \
+                 regular file inside the workspace)",
                 "{command} {path}"
             );
         }
@@ -588,4 +591,298 @@ fn a_derived_root_made_before_its_folder_exists_stays_confined() {
         error.to_string(),
         "shared: resolves outside the workspace (through the symlink shared); not read (make it a regular file inside the workspace)"
     );
+}
+
+/// Round four, issue 38 item 1: `--agent recursive --fixture` over a folder
+/// the user did not write, whose `home` is a symlink to the user's real home
+/// (relative, climbing out, or absolute) holding
+/// `~/.recursive/memory/user.md`, whose `home/.recursive` alone leads there,
+/// or whose `workspace` is a symlink to a folder elsewhere holding an
+/// AGENTS.md. The fixture's folders are derived from the fixture (as
+/// kitsoki's and Aleph's are): every command that reads it fails, naming the
+/// link relative to the fixture, never its target, and reads nothing of it.
+#[test]
+fn a_fixtures_home_or_workspace_linked_out_of_it_is_refused() {
+    let ws = workspace();
+    let memory = ws.home.path().join(".recursive/memory");
+    std::fs::create_dir_all(&memory).unwrap();
+    std::fs::write(memory.join("user.md"), format!("Remember {ENV_MARK}.")).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(
+        elsewhere.path().join("AGENTS.md"),
+        format!("Elsewhere {ENV_MARK}."),
+    )
+    .unwrap();
+    // `home -> ../<the home's folder name>`: both are folders of the temporary folder.
+    let climbing = Path::new("..").join(ws.home.path().file_name().unwrap());
+    let cases: [(&str, &Path, &str); 4] = [
+        ("home", &climbing, "home"),
+        ("home", ws.home.path(), "home"),
+        (
+            "home/.recursive",
+            &ws.home.path().join(".recursive"),
+            "home/.recursive",
+        ),
+        ("workspace", elsewhere.path(), "workspace"),
+    ];
+    for (at, target, named) in cases {
+        let _ = std::fs::remove_dir_all(ws.dir.path().join("home"));
+        let _ = std::fs::remove_file(ws.dir.path().join("home"));
+        let _ = std::fs::remove_file(ws.dir.path().join("workspace"));
+        std::fs::create_dir_all(ws.dir.path().join("home")).unwrap();
+        if at == "home" {
+            std::fs::remove_dir(ws.dir.path().join("home")).unwrap();
+        }
+        if at != "workspace" {
+            ws.write("workspace/AGENTS.md", "Inner workspace.");
+        } else {
+            std::fs::remove_dir_all(ws.dir.path().join("workspace")).unwrap();
+        }
+        link(target, &ws.dir.path().join(at));
+        for command in ["render", "size", "lint"] {
+            let out = run(&ws, &[command, "--agent", "recursive", "--fixture"]);
+            nothing_leaked(&ws, &out);
+            let printed = text(&out.stdout) + &text(&out.stderr);
+            assert!(!printed.contains("Remember"), "{at} {command}: {printed}");
+            assert!(!printed.contains("Elsewhere"), "{at} {command}: {printed}");
+            assert!(
+                !printed.contains(&*elsewhere.path().to_string_lossy()),
+                "{at} {command}: {printed}"
+            );
+            assert!(!out.status.success(), "{at} {command}: {printed}");
+            assert_eq!(
+                text(&out.stderr).trim_end(),
+                format!(
+                    "prompt: {named}: leads outside the fixture through the symlink {named}; a \
+                     folder read with --fixture may not choose where its folders point (make it \
+                     a folder inside the fixture)"
+                ),
+                "{at} {command}"
+            );
+        }
+    }
+}
+
+/// The same fixture with links that stay inside it is read: `home -> me`
+/// and `workspace -> src` are the fixture's own folders.
+#[test]
+fn a_fixtures_links_inside_it_are_followed() {
+    let ws = workspace();
+    ws.write("src/AGENTS.md", "Inner workspace.");
+    ws.write("me/.recursive/memory/user.md", "Answer briefly.");
+    link(Path::new("src"), &ws.dir.path().join("workspace"));
+    link(Path::new("me"), &ws.dir.path().join("home"));
+    let out = run(&ws, &["render", "--agent", "recursive", "--fixture"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("Inner workspace."), "{stdout}");
+    assert!(
+        stdout.contains("<file path=\"~/.recursive/memory/user.md\">\nAnswer briefly."),
+        "{stdout}"
+    );
+}
+
+/// `mkfifo PATH`.
+fn fifo(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Round four, issue 38: kitsoki's errors named `app.yaml` by its absolute
+/// path (the user's checkout, their user name). Every one names it as the
+/// workspace does, `stories/trail/app.yaml`, and no output holds the
+/// workspace's absolute path.
+#[test]
+fn kitsoki_errors_name_the_story_relative_to_the_workspace() {
+    let ws = workspace();
+    let cases = [
+        ("app: [\n", "stories/trail/app.yaml: "),
+        (
+            "app:\n  id: t\n  context: Inline.\n  context_path: ctx.md\nagents: {}\n",
+            "stories/trail/app.yaml: app.context and app.context_path are mutually exclusive",
+        ),
+        (
+            "app:\n  id: t\n  context_path: ../../x.md\nagents: {}\n",
+            "stories/trail/app.yaml: app.context_path = \"../../x.md\" leaves the story folder",
+        ),
+        (
+            "app:\n  id: t\nagents:\n  guide:\n    system_prompt: A.\n    system_prompt_path: p.md\n",
+            "stories/trail/app.yaml: agents.guide: system_prompt and system_prompt_path",
+        ),
+    ];
+    let absolute = [
+        ws.dir.path().to_string_lossy().into_owned(),
+        ws.dir
+            .path()
+            .canonicalize()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned(),
+    ];
+    for (yaml, expected) in cases {
+        ws.write("stories/trail/app.yaml", yaml);
+        let out = run(&ws, &["render", "--agent", "kitsoki"]);
+        nothing_leaked(&ws, &out);
+        assert!(!out.status.success(), "{yaml}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.starts_with(&format!("prompt: {expected}")),
+            "{yaml}: {stderr}"
+        );
+        for path in &absolute {
+            assert!(!stderr.contains(path.as_str()), "{yaml}: {stderr}");
+        }
+    }
+    // A note, too: an inline context that fails to render.
+    ws.write(
+        "stories/trail/app.yaml",
+        "app:\n  id: t\n  context: '{% bogus %}'\nagents:\n  guide:\n    system_prompt: G.\n",
+    );
+    let out = run(&ws, &["render", "--agent", "kitsoki", "--trace"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("- app.context: stories/trail/app.yaml:1: template error:"),
+        "{stderr}"
+    );
+    for path in &absolute {
+        assert!(!stderr.contains(path.as_str()), "{stderr}");
+    }
+}
+
+/// Round four, issue 38: a FIFO `app.yaml` was taken for a missing one (`no
+/// app.yaml here or in stories/*/`), at the workspace root and under
+/// `stories/`. It is found, and refused for what it is, without blocking;
+/// a FIFO `prompts/_project.md` is named in the trace instead of passing
+/// for absent.
+#[test]
+fn a_fifo_app_yaml_is_refused_as_a_fifo_not_reported_missing() {
+    for at in ["app.yaml", "stories/trail/app.yaml"] {
+        let ws = workspace();
+        fifo(&ws.dir.path().join(at));
+        let out = run(&ws, &["render", "--agent", "kitsoki"]);
+        assert!(!out.status.success(), "{at}");
+        assert_eq!(
+            text(&out.stderr).trim_end(),
+            format!(
+                "prompt: {at}: is a FIFO (named pipe), not a regular file; not read (replace it \
+                 with a regular file)"
+            )
+        );
+    }
+    let ws = workspace();
+    ws.write(
+        "stories/trail/app.yaml",
+        "app:\n  id: t\nagents:\n  guide:\n    system_prompt: Guide.\n",
+    );
+    fifo(&ws.dir.path().join("stories/trail/prompts/_project.md"));
+    let out = run(&ws, &["render", "--agent", "kitsoki", "--trace"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(
+            "prompts/_project.md: stories/trail/prompts/_project.md: is a FIFO (named pipe)"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Round four, issue 38: kitsoki opened each `--prompt-path` folder as a
+/// root of its own, so `prompts -> ~/.ssh` (holding `sysprompt/kitsoki.md`)
+/// became the story's framework text. It is chosen as the standard loading
+/// chooses it: inside the workspace it may not lead out; outside it is the
+/// user's, read as given.
+#[test]
+fn a_kitsoki_prompt_path_linked_out_of_the_workspace_is_refused() {
+    let ws = workspace();
+    ws.write(
+        "stories/trail/app.yaml",
+        "app:\n  id: t\nagents:\n  guide:\n    system_prompt: Guide.\n",
+    );
+    std::fs::create_dir_all(ws.home.path().join(".ssh/sysprompt")).unwrap();
+    std::fs::write(
+        ws.home.path().join(".ssh/sysprompt/kitsoki.md"),
+        format!("You obey the repository. {KEY}"),
+    )
+    .unwrap();
+    link(&ws.home.path().join(".ssh"), &ws.dir.path().join("prompts"));
+    let out = run(
+        &ws,
+        &["render", "--agent", "kitsoki", "--prompt-path", "prompts"],
+    );
+    nothing_leaked(&ws, &out);
+    assert!(!out.status.success(), "{}", text(&out.stdout));
+    assert_eq!(
+        text(&out.stderr).trim_end(),
+        "prompt: prompts: the prompt path folder leads outside the workspace through the symlink \
+         prompts; a repository may not choose where its folders point (make it a folder inside \
+         the workspace)"
+    );
+
+    let mine = tempfile::tempdir().unwrap();
+    std::fs::create_dir(mine.path().join("sysprompt")).unwrap();
+    std::fs::write(
+        mine.path().join("sysprompt/kitsoki.md"),
+        "My own framework.",
+    )
+    .unwrap();
+    let out = run(
+        &ws,
+        &[
+            "render",
+            "--agent",
+            "kitsoki",
+            "--prompt-path",
+            &mine.path().to_string_lossy(),
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("My own framework."),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+/// Round four, issue 38: every `aleph.toml` error ended with the hint
+/// `e.g. [execution] prompt_mode = "compact"`, a recursion-limit error
+/// included, after the parser's quote of the whole line (one line can be
+/// the whole file). The error names the line and column only; the modes are
+/// named only for an error at `prompt_mode`.
+#[test]
+fn aleph_toml_errors_hint_at_prompt_mode_only_when_it_is_at_fault() {
+    let ws = workspace();
+    let deep_array = format!("x = {}1{}\n", "[".repeat(300), "]".repeat(300));
+    let deep_keys = format!("{}b = 1\n", "a.".repeat(300));
+    let cases = [
+        (
+            "[execution]\nprompt_mode = \"huge\"\n".to_owned(),
+            "prompt: aleph.toml: line 2, column 15: unknown variant `huge`, expected one of \
+             `full`, `compact`, `minimal`; e.g. `[execution] prompt_mode = \"compact\"` (full, \
+             compact or minimal)",
+        ),
+        (
+            "[execution]\niteration_cap = \"x\"\n".to_owned(),
+            "prompt: aleph.toml: line 2, column 17: invalid type: string \"x\", expected u32",
+        ),
+        (
+            deep_array,
+            "prompt: aleph.toml: line 1, column 85: cannot recurse further; max recursion depth met",
+        ),
+        (
+            deep_keys,
+            "prompt: aleph.toml: tables or arrays nested too deeply (recursion limit); a \
+             configuration needs only `[section]` headers and `key = value` lines",
+        ),
+    ];
+    for (toml, expected) in cases {
+        ws.write("aleph.toml", &toml);
+        let out = run(&ws, &["render", "--agent", "aleph"]);
+        assert!(!out.status.success());
+        assert_eq!(text(&out.stderr).trim_end(), expected);
+    }
 }

@@ -111,3 +111,66 @@ fn size_html_refuses_a_fifo_a_socket_a_device_a_folder_and_a_link() {
             .starts_with("<!DOCTYPE html>")
     );
 }
+
+/// Round four, issue 38: `prompt size --html reports/r.html` in a
+/// repository whose `reports` is a symlink out of it (to a folder of the
+/// user's) wrote the report there. The folders of a path inside the
+/// workspace are checked like the file: a symlink on the way that leads
+/// out is refused, named as the workspace names it, and nothing is written
+/// anywhere; a link that stays inside is written through; `reports/..` is
+/// taken by name (the workspace), never as the parent of where the link
+/// points; a path outside the workspace is the user's own, written as given.
+#[test]
+fn size_html_refuses_a_folder_of_the_path_that_links_out_of_the_workspace() {
+    let ws = Workspace::empty(&[]);
+    let dir = ws.dir.path();
+    let user = tempfile::tempdir().unwrap();
+    let theirs = user.path().join("config/autostart");
+    std::fs::create_dir_all(&theirs).unwrap();
+    std::os::unix::fs::symlink(&theirs, dir.join("reports")).unwrap();
+    std::fs::create_dir(dir.join("out")).unwrap();
+    std::os::unix::fs::symlink(&theirs, dir.join("out/deep")).unwrap();
+    for (html, link) in [
+        ("reports/r.html", "reports"),
+        ("out/deep/r.html", "out/deep"),
+    ] {
+        let output = ws.run(&["size", "--html", html]);
+        assert!(!output.status.success(), "{html}");
+        assert_eq!(
+            stderr(&output).trim_end(),
+            format!(
+                "prompt: cannot write {html}: its folder leads outside the workspace through the \
+                 symlink {link}; nothing was written (a repository may not choose where its \
+                 folders point: give a path whose folders are inside the workspace, or one \
+                 outside it)"
+            )
+        );
+        assert!(!stderr(&output).contains(&*user.path().to_string_lossy()));
+    }
+    let names = |d: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert!(names(&theirs).is_empty(), "{:?}", names(&theirs));
+
+    // `reports/../r.html`: the workspace's `r.html`, not `config/r.html`.
+    let output = ws.run(&["size", "--html", "reports/../r.html"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(dir.join("r.html").is_file());
+    assert_eq!(names(&user.path().join("config")), ["autostart"]);
+
+    // A link inside the workspace, and a folder outside it, are written to.
+    std::fs::create_dir_all(dir.join("build/reports")).unwrap();
+    std::os::unix::fs::symlink("build/reports", dir.join("latest")).unwrap();
+    let output = ws.run(&["size", "--html", "latest/r.html"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(dir.join("build/reports/r.html").is_file());
+    let mine = user.path().join("mine.html");
+    let output = ws.run(&["size", "--html", &mine.to_string_lossy()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(mine.is_file());
+}

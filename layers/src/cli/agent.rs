@@ -85,7 +85,7 @@ pub trait Agent: Sync {
     /// names is dropped by the linker, and its layers vanish without a word;
     /// every subcommand run with `--agent` checks these first and names the
     /// `use my_layers as _;` line that links a missing one. Default: none.
-    fn crates(&self) -> &[&'static str] {
+    fn required_crates(&self) -> &[&'static str] {
         &[]
     }
 
@@ -187,7 +187,10 @@ pub fn standard_turn(options: &Options) -> TurnContext {
         Ok(scratchpad) => {
             turn.insert(scratchpad);
         }
-        Err(error) => super::warn(&format!("{error}; rendering without the scratchpad")),
+        Err(error) => super::warn(&format!(
+            "{}; rendering without the scratchpad",
+            crate::sources::report(&error)
+        )),
     }
     turn
 }

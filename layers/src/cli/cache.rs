@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use prompt_core::providers::anthropic::CacheMinimums;
 use prompt_core::providers::cost::Multipliers;
 use prompt_core::providers::simulation::{CacheReport, CacheSimulation, SimulationError};
-use prompt_core::tokens::TokenCounter;
+use prompt_core::tokens::{CountStats, Memoized, TokenCounter};
 use prompt_core::{AssembledPrompt, AssemblyPath, Stability};
 use serde::Serialize;
 
@@ -73,7 +73,7 @@ fn price(value: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| "not a number: give the price in US dollars, such as 3 or 0.25".to_owned())?;
-    prompt_core::providers::cost::usd_per_mtok(usd).map_err(|e| e.to_string())
+    prompt_core::providers::cost::usd_per_mtok(usd).map_err(|e| crate::sources::report(&e))
 }
 
 /// The report `--json` prints: the simulation's, with what was measured.
@@ -85,6 +85,26 @@ struct Output<'a> {
     bust_layer: Option<&'static str>,
     #[serde(flatten)]
     report: &'a CacheReport,
+    /// What counting cost, and what of it was estimated.
+    counting: CountStats,
+}
+
+/// The line a report ends with when the counter's budget ran out: which
+/// counts are estimates and how they were made. Nothing when none is.
+pub(crate) fn estimate_note<C: TokenCounter>(counter: &Memoized<C>) -> String {
+    let counting = counter.stats();
+    if counting.estimated_bytes == 0 {
+        return String::new();
+    }
+    format!(
+        "note: {} counted {} bytes of distinct text exactly, its budget for one run ({} KiB); \
+         the {} bytes of new text after them are estimated (the approximate count, scaled \
+         to the exact ones), and so are the token figures that include them\n",
+        counter.name(),
+        counting.counted_bytes,
+        counter.budget() / 1024,
+        counting.estimated_bytes,
+    )
 }
 
 pub(crate) fn run(args: CacheArgs) -> Outcome {
@@ -138,6 +158,8 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
         pipeline,
         base_date,
         first,
+        counting,
+        note,
     } = simulate(&args.workspace, turns, args.ttl, bust_at, &*counter)?;
     let first = &first;
     let bust_layer = bust_at.and(first_stable_layer(first));
@@ -148,8 +170,9 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
             tokenizer: counter.name(),
             bust_layer,
             report: &report,
+            counting,
         };
-        serde_json::to_string_pretty(&output).map_err(|e| e.to_string())? + "\n"
+        serde_json::to_string_pretty(&output).map_err(|e| crate::sources::report(&e))? + "\n"
     } else {
         let mut text = format!(
             "pipeline `{pipeline}`, {turns} turn{}, tokens counted with {}; turn K states the \
@@ -162,19 +185,22 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
                 "turn {bust}: Stable layer `{layer}` changed (simulated): the prefix is written again\n"
             ));
         }
-        text + &report.to_string() + "\n"
+        text + &report.to_string() + "\n" + &note
     };
     print(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// A simulated session: the report, the pipeline's name, the date turn 1
-/// states, and turn 1's prompt.
+/// states, turn 1's prompt, what counting cost and the report's note on
+/// estimates (see [`estimate_note`]).
 pub(crate) struct Simulated {
     pub(crate) report: CacheReport,
     pub(crate) pipeline: String,
     pub(crate) base_date: String,
     pub(crate) first: AssembledPrompt,
+    pub(crate) counting: CountStats,
+    pub(crate) note: String,
 }
 
 /// Renders `turns` turns of the workspace's pipeline and prices them on
@@ -211,8 +237,13 @@ pub(crate) fn simulate(
         )
         .into());
     }
+    // The turns share all but a line or two: each distinct piece is counted once.
+    let counter = Memoized::new(counter);
     let stable_tokens = counter.count(prompts[0].stable());
-    let dynamic: Vec<usize> = prompts.iter().map(|p| dynamic_tokens(p, counter)).collect();
+    let dynamic: Vec<usize> = prompts
+        .iter()
+        .map(|p| dynamic_tokens(p, &counter))
+        .collect();
 
     let mut simulation = CacheSimulation::new(model, stable_tokens, dynamic);
     if let Some(ttl) = ttl {
@@ -229,6 +260,8 @@ pub(crate) fn simulate(
         pipeline,
         base_date,
         first: prompts.swap_remove(0),
+        counting: counter.stats(),
+        note: estimate_note(&counter),
     })
 }
 
@@ -298,4 +331,29 @@ fn first_stable_layer(prompt: &AssembledPrompt) -> Option<&'static str> {
         .iter()
         .find(|l| l.stability == Stability::Stable && !l.silent)
         .map(|l| l.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use prompt_core::tokens::{ApproxCounter, Memoized, TokenCounter};
+
+    /// A report whose counts are all exact says nothing more; one with
+    /// counts past the budget says which counter, how much was exact and
+    /// how much was estimated.
+    #[test]
+    fn the_note_says_when_counts_are_estimates() {
+        let counter = Memoized::with_budget(ApproxCounter, 64);
+        counter.count("Run the tests.\n");
+        assert_eq!(super::estimate_note(&counter), "");
+        counter.count(&"Then push the branch.\n".repeat(4));
+        let note = super::estimate_note(&counter);
+        assert!(
+            note.starts_with("note: approx counted 15 bytes of distinct text exactly"),
+            "{note}"
+        );
+        assert!(
+            note.contains("the 88 bytes of new text after them are estimated"),
+            "{note}"
+        );
+    }
 }

@@ -1,17 +1,19 @@
 //! `prompt diff A.json B.json`: why the second prompt missed the cache.
 //!
 //! The two files are whatever the user names, perhaps from a repository
-//! nobody reviewed: each is opened without blocking (a FIFO or a device is
-//! refused, not waited on), must be a regular file, and is read up to
-//! [`MAX_JSON_BYTES`]; everything printed about it is escaped.
+//! nobody reviewed: each is read through a root, as a source reads a file
+//! ([`read_capped`]): never through a repository's symlink out of it,
+//! without blocking (a FIFO or a device is refused, not waited on), a
+//! regular file, up to [`MAX_JSON_BYTES`]; everything printed about it is
+//! escaped.
 
-use std::fs::File;
-use std::io::Read as _;
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use prompt_core::diff::{StablePrefix, explain};
+
+use crate::sources::{self, Root, SourceError};
 
 use super::outcome::{Failure, Outcome};
 use super::print;
@@ -54,32 +56,51 @@ fn read(path: &Path) -> Result<StablePrefix, Failure> {
 /// The text of the regular file at `path`, at most `cap` bytes of it: a
 /// FIFO, socket, device or directory is refused without waiting on it, a
 /// larger file is refused whole (never cut), and so is text that is not UTF-8.
+///
+/// The file is read as a source reads one, through a root
+/// ([`Root::named`] over the current folder): a path inside the current
+/// folder (where a repository is checked out) may not lead out of it
+/// through a symlink, a path outside it is the user's own choice; neither
+/// may leave its own folder through a symlink at its last step. So a
+/// repository's `a.json -> ~/.aws/credentials` is refused by name, and no
+/// value of the outside file reaches an error.
 pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
-    let name = path.display();
-    let file = open_nonblocking(path).map_err(|e| format!("cannot read `{name}`: {e}"))?;
-    let metadata = file
-        .metadata()
-        .map_err(|e| format!("cannot read `{name}`: {e}"))?;
-    if !metadata.is_file() {
-        return Err(format!(
+    let name = super::escape(&path.display().to_string());
+    let not_regular = || {
+        format!(
             "`{name}` is not a regular file (a directory, FIFO, socket or device): \
              pass the file `prompt render --format json` wrote"
-        ));
-    }
+        )
+    };
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot read `{name}`: {e}");
+    let here = std::env::current_dir().map_err(|e| cannot(&e))?;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let Some(file_name) = path.file_name() else {
+        return Err(not_regular());
+    };
+    let folder = Root::named(&Root::new(&here, ""), dir, "")
+        .map_err(|e| refused(&name, "its folder leads outside the current folder", e))?;
+    let mut opened =
+        sources::open(&folder.dir().join(file_name), &folder).map_err(|e| match e {
+            SourceError::NotRegular { .. } | SourceError::IsDirectory { .. } => not_regular(),
+            SourceError::NotFound { .. } => cannot(&"no such file"),
+            other => refused(&name, "it leads outside its folder", other),
+        })?;
     let too_big = |size: String| {
         format!(
             "`{name}` is {size} bytes, over the {cap}-byte cap of `prompt diff`: \
              pass the file `prompt render --format json` wrote"
         )
     };
-    if metadata.len() > cap {
-        return Err(too_big(metadata.len().to_string()));
+    if opened.meta.len() > cap {
+        return Err(too_big(opened.meta.len().to_string()));
     }
-    let mut bytes = Vec::new();
     // One byte past the cap tells a file that grew since its metadata was read.
-    file.take(cap.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read `{name}`: {e}"))?;
+    let bytes = sources::read_head(&mut opened, usize::try_from(cap).unwrap_or(usize::MAX))
+        .map_err(|e| cannot(&e))?;
     if u64::try_from(bytes.len()).map_or(true, |read| read > cap) {
         return Err(too_big(format!("more than {cap}")));
     }
@@ -91,16 +112,19 @@ pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
     })
 }
 
-/// Opens `path` for reading; on Unix with `O_NONBLOCK` (opening a FIFO with
-/// no writer returns at once) and `O_NOCTTY` (a terminal device never
-/// becomes the controlling one).
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+/// Why `name` is not read: `leads` (what leads out of where) and the
+/// symlink it leads out through, never where that leads.
+fn refused(name: &str, leads: &str, error: SourceError) -> String {
+    match error {
+        SourceError::OutsideRoot { target, .. } => format!(
+            "`{name}` is refused: {leads}{}; a repository may not choose where its files point \
+             (pass the real file)",
+            if target.is_empty() {
+                String::new()
+            } else {
+                format!(" through the symlink {target}")
+            }
+        ),
+        other => format!("cannot read `{name}`: {other}"),
     }
-    options.open(path)
 }

@@ -19,7 +19,13 @@ pub(crate) fn gather(
     let time_zone = now.time_zone().iana_name().map(str::to_owned);
     let (git_branch, warning) = match git_branch(&config.workspace, &config.cwd) {
         Ok(branch) => (branch, None),
-        Err(error) => (None, Some(format!("{error}; no git branch stated"))),
+        Err(error) => (
+            None,
+            Some(format!(
+                "{}; no git branch stated",
+                crate::sources::report(&error)
+            )),
+        ),
     };
     let facts = RuntimeFacts {
         date: Some(date.unwrap_or_else(|| now.date().to_string())),

@@ -82,7 +82,7 @@ pub enum FormatKind {
 /// there is here too.
 ///
 /// ```
-/// use prompt_layers::cli::{render_formats, FormatKind};
+/// use prompt_layers::cli::__private::{render_formats, FormatKind};
 ///
 /// let formats = render_formats();
 /// assert_eq!(formats[0], ("text".to_owned(), FormatKind::Prompt));
@@ -235,7 +235,8 @@ pub(crate) fn request(
                 .message(message),
         )?,
         Format::ClaudeCli => {
-            let invocation = claude_cli::invocation(prompt).map_err(|e| e.to_string())?;
+            let invocation =
+                claude_cli::invocation(prompt).map_err(|e| crate::sources::report(&e))?;
             to_json(&ClaudeCliPlacement {
                 args: &invocation.args,
                 user_prefix: &invocation.user_prefix,

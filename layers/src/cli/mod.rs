@@ -59,7 +59,20 @@ mod team;
 mod workspace;
 
 pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard_turn};
-pub use formats::{FormatKind, render_formats};
+// Without `unstable-internals` only the hook below reads the formats' kinds.
+#[cfg(not(feature = "unstable-internals"))]
+const _: () = {
+    let _ = formats::render_formats;
+};
+
+/// This workspace's test hooks: the render formats the CLI's own tests hold
+/// every list of formats to. Not API: behind `unstable-internals`, with no
+/// semver promise.
+#[cfg(feature = "unstable-internals")]
+#[doc(hidden)]
+pub mod __private {
+    pub use super::formats::{FormatKind, render_formats};
+}
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -286,7 +299,7 @@ fn all_manifests() -> Result<String, String> {
          # Layers of every pipeline\n",
     );
     for name in prompt_core::pipeline::pipeline_names() {
-        let pipeline = Pipeline::named(name).map_err(|e| e.to_string())?;
+        let pipeline = Pipeline::named(name).map_err(|e| crate::sources::report(&e))?;
         out.push('\n');
         out.push_str(&pipeline.manifest().replacen("# Pipeline", "## Pipeline", 1));
     }
@@ -370,11 +383,12 @@ fn output(
     match args.format {
         Format::Text => print(&(text + "\n")),
         Format::Json => {
-            let json = serde_json::to_string_pretty(prompt).map_err(|e| e.to_string())?;
+            let json =
+                serde_json::to_string_pretty(prompt).map_err(|e| crate::sources::report(&e))?;
             print(&(json + "\n"))
         }
         Format::Annotated => {
-            print(&prompt_core::testing::annotate(prompt).map_err(|e| e.to_string())?)
+            print(&prompt_core::testing::annotate(prompt).map_err(|e| crate::sources::report(&e))?)
         }
         _ => print(&body.unwrap_or_default()),
     }

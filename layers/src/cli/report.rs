@@ -24,7 +24,7 @@ use std::path::Path;
 
 use prompt_core::contract::{Scenario, Sizes};
 use prompt_core::providers::simulation::CacheReport;
-use prompt_core::write::{Access, replace_file};
+use prompt_core::write::{Access, replace_file_in};
 use prompt_core::{AssemblyPath, Pipeline, PromptBuilder};
 
 /// Why a layer was silent on one path and mode.
@@ -376,11 +376,17 @@ fn cache_chart(out: &mut String, cache: &CacheReport) {
     out.push_str("</tbody></table></details>\n</section>\n");
 }
 
-/// Writes `contents` to `path` through [`replace_file`]: atomically (a
+/// Writes `contents` to `path` through [`replace_file_in`]: atomically (a
 /// temporary file beside it, synced, renamed over it; on failure `path` is
-/// untouched and no temporary is left), and never over a target that is not
-/// a regular file (a device, a FIFO, a socket, a folder, a link).
-pub(crate) fn write_atomically(path: &Path, contents: &str) -> Result<(), String> {
+/// untouched and no temporary is left), never over a target that is not a
+/// regular file (a device, a FIFO, a socket, a folder, a link), and, for a
+/// path inside `workspace`, never through a folder of it that is a symlink
+/// out of it.
+pub(crate) fn write_atomically(
+    workspace: &Path,
+    path: &Path,
+    contents: &str,
+) -> Result<(), String> {
     let shown = super::escape(&path.display().to_string());
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() && !parent.is_dir() => {
@@ -390,8 +396,14 @@ pub(crate) fn write_atomically(path: &Path, contents: &str) -> Result<(), String
         }
         _ => {}
     }
-    replace_file(path, contents.as_bytes(), Access::Default)
-        .map_err(|e| super::escape(&e.to_string()))
+    replace_file_in(
+        workspace,
+        "the workspace",
+        path,
+        contents.as_bytes(),
+        Access::Default,
+    )
+    .map_err(|e| super::escape(&e.to_string()))
 }
 
 #[cfg(test)]
@@ -411,7 +423,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("report.html");
         std::fs::write(&path, "old").unwrap();
-        write_atomically(&path, "new page").unwrap();
+        write_atomically(dir.path(), &path, "new page").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new page");
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
@@ -427,7 +439,7 @@ mod tests {
         let path = dir.path().join("report.html");
         std::fs::create_dir(&path).unwrap();
         std::fs::write(path.join("keep"), "x").unwrap();
-        let error = write_atomically(&path, "new").unwrap_err();
+        let error = write_atomically(dir.path(), &path, "new").unwrap_err();
         assert!(
             error.starts_with("cannot write ")
                 && error.contains("it is a folder, not a regular file"),
@@ -439,7 +451,8 @@ mod tests {
             .collect();
         assert_eq!(names, ["report.html"]);
         assert!(path.join("keep").is_file());
-        let missing = write_atomically(&dir.path().join("no/such/r.html"), "x").unwrap_err();
+        let missing =
+            write_atomically(dir.path(), &dir.path().join("no/such/r.html"), "x").unwrap_err();
         assert!(missing.contains("its folder does not exist"), "{missing}");
     }
 }

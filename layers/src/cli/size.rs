@@ -74,10 +74,10 @@ pub(crate) fn run(args: SizeArgs) -> Outcome {
             cache,
             cache_note,
         });
-        report::write_atomically(file, &page)?;
+        report::write_atomically(&args.workspace.workspace_dir()?, file, &page)?;
     }
     let text = if args.json {
-        serde_json::to_string_pretty(&sizes).map_err(|e| e.to_string())? + "\n"
+        serde_json::to_string_pretty(&sizes).map_err(|e| crate::sources::report(&e))? + "\n"
     } else {
         table(&sizes)
     };

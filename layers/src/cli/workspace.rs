@@ -116,12 +116,12 @@ impl WorkspaceArgs {
                 (Box::new(Standard(&self.pipeline)), false)
             }
         };
-        if plugged && !agent.crates().is_empty() {
+        if plugged && !agent.required_crates().is_empty() {
             // The crates the agent says it needs: one the linker dropped
             // would take its layers with it, silently.
             Pipeline::named(agent.pipeline())
-                .and_then(|p| p.require_crates(agent.crates()))
-                .map_err(|e| e.to_string())?;
+                .and_then(|p| p.require_crates(agent.required_crates()))
+                .map_err(|e| crate::sources::report(&e))?;
         }
         let settings = self.settings(&*agent)?;
         let default = agent.default_workspace();
@@ -170,6 +170,16 @@ impl WorkspaceArgs {
         })
     }
 
+    /// The workspace the options read: `--workspace`, else the agent's
+    /// built-in one, else the current directory. A file the command writes
+    /// inside it is repository ground ([`prompt_core::write::replace_file_in`]).
+    pub(crate) fn workspace_dir(&self) -> Result<std::path::PathBuf, Failure> {
+        Ok(self
+            .choose(AssemblyPath::Cached, None, None)?
+            .options
+            .workspace)
+    }
+
     /// `--agent`, as given.
     pub(crate) fn agent_name(&self) -> Option<&str> {
         self.agent.as_deref()
@@ -209,11 +219,12 @@ impl WorkspaceArgs {
     /// The pipeline and the scenarios `size` and `lint` check.
     pub(crate) fn scenarios(&self) -> Result<(Pipeline, Vec<Scenario>), Failure> {
         let chosen = self.choose(AssemblyPath::Cached, None, None)?;
-        let pipeline = Pipeline::named(chosen.agent.pipeline()).map_err(|e| e.to_string())?;
+        let pipeline =
+            Pipeline::named(chosen.agent.pipeline()).map_err(|e| crate::sources::report(&e))?;
         let scenarios = chosen
             .agent
             .scenarios(&chosen.options)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| crate::sources::report(&*e))?;
         Ok((pipeline, scenarios))
     }
 }
@@ -230,15 +241,16 @@ impl Chosen<'_> {
     pub(crate) fn load(&self) -> Result<Loaded, String> {
         let mut options = self.options.clone();
         options.path = AssemblyPath::Cached;
-        let pipeline = Pipeline::named(self.agent.pipeline()).map_err(|e| e.to_string())?;
+        let pipeline =
+            Pipeline::named(self.agent.pipeline()).map_err(|e| crate::sources::report(&e))?;
         let session = self
             .agent
             .load_session(&options)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| crate::sources::report(&*e))?;
         let turn = self
             .agent
             .turn(&options, &session)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| crate::sources::report(&*e))?;
         Ok(Loaded {
             pipeline,
             session,
@@ -251,7 +263,7 @@ impl Chosen<'_> {
     pub(crate) fn render(&self) -> Result<Rendered, String> {
         self.agent
             .render(&self.options)
-            .map_err(|e| cli_words(&*e).unwrap_or_else(|| e.to_string()))
+            .map_err(|e| cli_words(&*e).unwrap_or_else(|| crate::sources::report(&*e)))
     }
 
     /// One Cached render per date, the date stated in the turn: a plug-in
@@ -270,7 +282,7 @@ impl Chosen<'_> {
                     self.agent
                         .render(&options)
                         .map(|rendered| rendered.prompt)
-                        .map_err(|e| e.to_string())
+                        .map_err(|e| crate::sources::report(&*e))
                 })
                 .collect();
         }
@@ -284,7 +296,9 @@ impl Chosen<'_> {
         dates
             .map(|date| {
                 turn.insert(facts.clone().with_date(date));
-                session.build_cached(&turn).map_err(|e| e.to_string())
+                session
+                    .build_cached(&turn)
+                    .map_err(|e| crate::sources::report(&e))
             })
             .collect()
     }
@@ -300,8 +314,8 @@ impl Agent for Plugged {
     fn pipeline(&self) -> &str {
         self.0.pipeline()
     }
-    fn crates(&self) -> &[&'static str] {
-        self.0.crates()
+    fn required_crates(&self) -> &[&'static str] {
+        self.0.required_crates()
     }
     fn default_workspace(&self) -> Option<PathBuf> {
         self.0.default_workspace()

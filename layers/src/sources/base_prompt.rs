@@ -92,17 +92,17 @@ impl BasePromptConfig {
     /// back to the built-in default, keeping the error.
     pub fn resolve(
         &self,
-        workspace: &Path,
+        workspace: &Root,
         cwd: &Path,
         templates: &Templates,
         vars: &BTreeMap<String, String>,
     ) -> BasePromptText {
-        let origin = self.locate(workspace, cwd);
+        let origin = self.locate(workspace.dir(), cwd);
         let (path, root) = match &origin {
-            PromptOrigin::Override(path) => (path, Root::new(workspace, "")),
+            PromptOrigin::Override(path) => (path, workspace.clone()),
             PromptOrigin::SearchPath(path) => {
                 let dir = path.parent().unwrap_or(Path::new("."));
-                match Root::named(&Root::new(workspace, ""), dir, dir.to_string_lossy()) {
+                match Root::named(workspace, dir, dir.to_string_lossy()) {
                     // The file by the root's own folder: a relative search
                     // path names a folder of the process's cwd, which the
                     // root has made absolute.

@@ -4,7 +4,7 @@
 //! `{"text": "The API is versioned.", "created_at": "2026-11-02T09:30:00Z"}`.
 //! Other keys are ignored. A line that is not such an object is skipped and
 //! counted, never fatal. These files only grow, newest lines last, so only
-//! their tail is read: at most [`DatedSpec::read_cap`] bytes of each.
+//! their tail is read: at most [`EntryLimits::read_cap`] bytes of each.
 
 use std::path::{Path, PathBuf};
 
@@ -89,13 +89,72 @@ impl std::fmt::Display for EntryBudget {
     }
 }
 
-/// How one kind of dated entry is read and kept.
+/// How much of one kind of dated entry is read and kept: the budget its
+/// text fills, how many entries, and how much of each file's tail is read.
 ///
-/// Build it with [`DatedSpec::new`] (its keys and the time it is read at)
-/// and change the rest with the `const` `with_` setters:
+/// `Copy`, with [`EntryLimits::DEFAULT`] (4 KiB of text, 50 entries, 256 KiB
+/// read: [`SessionConfig`](crate::SessionConfig)'s for facts) and `const`
+/// `with_` setters.
+// Grows with every limit: build it from `DEFAULT` and the `with_` setters,
+// so a new one is not a breaking change.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct EntryLimits {
+    /// How much entry text is kept.
+    pub budget: EntryBudget,
+    /// At most this many entries are kept.
+    pub max_entries: usize,
+    /// At most this many bytes are read of each file: its tail, where the
+    /// newest entries are.
+    pub read_cap: usize,
+}
+
+impl EntryLimits {
+    /// 4 KiB of entry text ([`EntryBudget::Bytes`]), 50 entries, the last
+    /// 256 KiB of each file.
+    pub const DEFAULT: Self = Self {
+        budget: EntryBudget::Bytes(4 * 1024),
+        max_entries: 50,
+        read_cap: 256 * 1024,
+    };
+
+    /// The same limits, keeping as much entry text as `budget` allows.
+    #[must_use]
+    pub const fn with_budget(mut self, budget: EntryBudget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// The same limits, keeping at most `max_entries` entries.
+    #[must_use]
+    pub const fn with_max_entries(mut self, max_entries: usize) -> Self {
+        self.max_entries = max_entries;
+        self
+    }
+
+    /// The same limits, reading at most `read_cap` bytes of each file (its tail).
+    #[must_use]
+    pub const fn with_read_cap(mut self, read_cap: usize) -> Self {
+        self.read_cap = read_cap;
+        self
+    }
+}
+
+impl Default for EntryLimits {
+    /// [`EntryLimits::DEFAULT`].
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// How one kind of dated entry is read: its keys, the time it is read at,
+/// and its [`EntryLimits`].
+///
+/// Build it with [`DatedConfig::new`] (its keys and the time it is read at)
+/// and set its limits with [`with_limits`](DatedConfig::with_limits):
 ///
 /// ```
-/// use prompt_layers::sources::{DatedEntries, DatedSpec, EntryBudget, Root};
+/// use prompt_layers::sources::{DatedConfig, DatedEntries, EntryBudget, EntryLimits, Root};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// let file = dir.path().join("facts.jsonl");
@@ -107,10 +166,12 @@ impl std::fmt::Display for EntryBudget {
 /// .unwrap();
 ///
 /// let now = "2026-11-30T00:00:00Z".parse().unwrap();
-/// let spec = DatedSpec::new("text", "created_at", now)
-///     .with_budget(EntryBudget::Bytes(1024))
-///     .with_max_entries(1);
-/// let facts = DatedEntries::load(&[(file, Root::new(dir.path(), ""))], &spec);
+/// let config = DatedConfig::new("text", "created_at", now).with_limits(
+///     EntryLimits::DEFAULT
+///         .with_budget(EntryBudget::Bytes(1024))
+///         .with_max_entries(1),
+/// );
+/// let facts = DatedEntries::load(&[(file, Root::new(dir.path(), ""))], &config);
 /// assert_eq!(facts.entries[0].text, "Tests run with make.");
 /// assert_eq!(facts.over_limit, 1);
 /// ```
@@ -118,58 +179,36 @@ impl std::fmt::Display for EntryBudget {
 // a new one is not a breaking change.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
-pub struct DatedSpec<'a> {
+pub struct DatedConfig<'a> {
     /// The key of the entry's text: `text` in `facts.jsonl`, `summary` in
     /// `episodes.jsonl` (see [`Facts`] and [`Episodes`]).
     pub text_key: &'a str,
     /// The key of its RFC 3339 timestamp: `created_at` in `facts.jsonl`,
     /// `ended_at` in `episodes.jsonl`.
     pub time_key: &'a str,
-    /// How much entry text is kept.
-    pub budget: EntryBudget,
-    /// At most this many entries are kept.
-    pub max_entries: usize,
-    /// At most this many bytes are read of each file: its tail.
-    pub read_cap: usize,
+    /// How much is read and kept.
+    pub limits: EntryLimits,
     /// Entries dated after this are skipped (a date in the future would stay on top for ever).
     pub now: Timestamp,
 }
 
-impl<'a> DatedSpec<'a> {
+impl<'a> DatedConfig<'a> {
     /// Entries whose text is under `text_key` and whose RFC 3339 time is
-    /// under `time_key`, those dated after `now` skipped; at most 4 KiB of
-    /// entry text ([`EntryBudget::Bytes`]) and 50 entries are kept, and at
-    /// most 256 KiB of each file's tail is read (the defaults of
-    /// [`SessionConfig`](crate::SessionConfig) for facts).
+    /// under `time_key`, those dated after `now` skipped, within
+    /// [`EntryLimits::DEFAULT`].
     pub const fn new(text_key: &'a str, time_key: &'a str, now: Timestamp) -> Self {
         Self {
             text_key,
             time_key,
-            budget: EntryBudget::Bytes(4 * 1024),
-            max_entries: 50,
-            read_cap: 256 * 1024,
+            limits: EntryLimits::DEFAULT,
             now,
         }
     }
 
-    /// The same spec, keeping as much entry text as `budget` allows.
+    /// The same config, within `limits`.
     #[must_use]
-    pub const fn with_budget(mut self, budget: EntryBudget) -> Self {
-        self.budget = budget;
-        self
-    }
-
-    /// The same spec, keeping at most `max_entries` entries.
-    #[must_use]
-    pub const fn with_max_entries(mut self, max_entries: usize) -> Self {
-        self.max_entries = max_entries;
-        self
-    }
-
-    /// The same spec, reading at most `read_cap` bytes of each file (its tail).
-    #[must_use]
-    pub const fn with_read_cap(mut self, read_cap: usize) -> Self {
-        self.read_cap = read_cap;
+    pub const fn with_limits(mut self, limits: EntryLimits) -> Self {
+        self.limits = limits;
         self
     }
 }
@@ -201,14 +240,19 @@ impl DatedEntries {
     /// newest) and entries dated in the future, sorts newest first, then keeps
     /// each entry that fits the budget: one that does not fit is left out and
     /// the rest are still considered, until `max_entries` are kept.
-    pub fn load(files: &[(PathBuf, Root)], spec: &DatedSpec<'_>) -> Self {
+    pub fn load(files: &[(PathBuf, Root)], config: &DatedConfig<'_>) -> Self {
+        let limits = &config.limits;
         let mut all = Vec::new();
         let mut out = DatedEntries {
-            budget: Some((spec.budget.to_string(), spec.max_entries, spec.read_cap)),
+            budget: Some((
+                limits.budget.to_string(),
+                limits.max_entries,
+                limits.read_cap,
+            )),
             ..DatedEntries::default()
         };
         for (path, root) in files {
-            match read_lines(path, root, spec) {
+            match read_lines(path, root, config) {
                 Ok(read) => {
                     all.extend(read.entries);
                     out.malformed += read.malformed;
@@ -227,12 +271,12 @@ impl DatedEntries {
 
         let mut spent = 0;
         for entry in all {
-            if out.entries.len() == spec.max_entries {
+            if out.entries.len() == limits.max_entries {
                 out.over_limit += 1;
                 continue;
             }
-            let cost = spec.budget.cost(&entry.text);
-            if spent + cost <= spec.budget.limit() {
+            let cost = limits.budget.cost(&entry.text);
+            if spent + cost <= limits.budget.limit() {
                 spent += cost;
                 out.entries.push(entry);
             } else {
@@ -274,7 +318,7 @@ impl DatedEntries {
                 Size(*size)
             ));
         }
-        notes.extend(self.problems.iter().map(ToString::to_string));
+        notes.extend(self.problems.iter().map(|problem| super::report(problem)));
         notes
     }
 }
@@ -287,9 +331,9 @@ struct Read {
 }
 
 /// Parses the tail of one file.
-fn read_lines(path: &Path, root: &Root, spec: &DatedSpec<'_>) -> Result<Read, SourceError> {
+fn read_lines(path: &Path, root: &Root, spec: &DatedConfig<'_>) -> Result<Read, SourceError> {
     let mut opened = open(path, root)?;
-    let (bytes, partial) = read_tail(&mut opened, spec.read_cap)?;
+    let (bytes, partial) = read_tail(&mut opened, spec.limits.read_cap)?;
     let mut read = Read {
         entries: Vec::new(),
         malformed: 0,
@@ -319,7 +363,7 @@ enum Parsed {
     Malformed,
 }
 
-fn parse_line(line: &str, spec: &DatedSpec<'_>) -> Parsed {
+fn parse_line(line: &str, spec: &DatedConfig<'_>) -> Parsed {
     let Ok(value) = super::parsed::json::<serde_json::Value>(line, super::parsed::Multiline::NONE)
     else {
         return Parsed::Malformed;

@@ -77,8 +77,9 @@ pub enum SourceError {
         /// What is wrong with it.
         reason: String,
     },
-    /// Reading failed (permissions, I/O).
-    #[error("{}: cannot read: {source}", path.display())]
+    /// Reading failed (permissions, I/O); the I/O error is the
+    /// [`source`](std::error::Error::source), not part of the message.
+    #[error("{}: cannot read", path.display())]
     Unreadable {
         /// The file.
         path: PathBuf,
@@ -86,13 +87,16 @@ pub enum SourceError {
         #[source]
         source: io::Error,
     },
-    /// A data file (JSON) that does not parse.
-    #[error("{}: malformed: {message}", path.display())]
+    /// A data file (JSON) that does not parse, or is too large to be one.
+    #[error("{}: malformed: {reason}", path.display())]
     Malformed {
         /// The file.
         path: PathBuf,
-        /// What is wrong, with the line when known.
-        message: String,
+        /// What was expected, or what is wrong when no parser said.
+        reason: String,
+        /// The parser's own error (its line and column), when one said.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
     /// A SKILL.md whose YAML frontmatter is missing or broken.
     #[error("{}: bad frontmatter: {message}", path.display())]
@@ -139,6 +143,20 @@ pub enum SourceError {
         /// The includes, in order, back to the start.
         chain: Vec<String>,
     },
+}
+
+/// `error` and each of its sources, joined by `: `: the whole story, for a
+/// note or a message that prints one line. Each level's message leaves its
+/// source out (the `std::error::Error` convention), so nothing repeats.
+pub(crate) fn report(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(source) = next {
+        text.push_str(": ");
+        text.push_str(&source.to_string());
+        next = source.source();
+    }
+    text
 }
 
 impl SourceError {
@@ -192,3 +210,33 @@ impl SourceError {
 const ELOOP: i32 = libc::ELOOP;
 #[cfg(not(unix))]
 const ELOOP: i32 = -1;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A source is in the message or returned by `source()`, never both: a
+    /// chain reporter prints the I/O error once.
+    #[test]
+    fn an_unreadable_file_s_io_error_is_its_source_not_its_message() {
+        let error = SourceError::io("notes.md", io::Error::other("disk on fire"));
+        assert_eq!(error.to_string(), "notes.md: cannot read");
+        let source = std::error::Error::source(&error).expect("the I/O error");
+        assert_eq!(source.to_string(), "disk on fire");
+        assert_eq!(report(&error), "notes.md: cannot read: disk on fire");
+    }
+
+    #[test]
+    fn a_malformed_file_keeps_the_parser_s_error_as_its_source() {
+        let parsed = super::super::parsed::json::<u8>("[", super::super::parsed::Multiline::NONE)
+            .unwrap_err();
+        let error = SourceError::Malformed {
+            path: "pad.json".into(),
+            reason: "expected a number".into(),
+            source: Some(Box::new(parsed)),
+        };
+        assert_eq!(error.to_string(), "pad.json: malformed: expected a number");
+        let text = report(&error);
+        assert_eq!(text.matches("line 1").count(), 1, "{text}");
+    }
+}

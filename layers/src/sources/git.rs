@@ -44,7 +44,8 @@ pub fn git_branch(workspace: &Path, cwd: &Path) -> Result<Option<String>, Source
     if head.is_truncated() {
         return Err(SourceError::Malformed {
             path: head.name.into(),
-            message: "larger than 1 KiB; not a ref line".into(),
+            reason: "larger than 1 KiB; not a ref line".into(),
+            source: None,
         });
     }
     Ok(head

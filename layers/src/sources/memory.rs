@@ -6,6 +6,39 @@ use super::capped::read_capped;
 use super::fs::Root;
 use super::{CappedText, SourceError};
 
+/// How much of a memory file is read.
+///
+/// `Copy`, with [`MemoryLimits::DEFAULT`] (8 KiB) and a `const` `with_` setter.
+// Grows with every limit: build it from `DEFAULT` and the `with_` setters,
+// so a new one is not a breaking change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MemoryLimits {
+    /// Cap of the file, in bytes; a longer file is cut with a marker.
+    pub max_bytes: usize,
+}
+
+impl MemoryLimits {
+    /// 8 KiB a file.
+    pub const DEFAULT: Self = Self {
+        max_bytes: 8 * 1024,
+    };
+
+    /// The same limits, capping the file at `max_bytes`.
+    #[must_use]
+    pub const fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+}
+
+impl Default for MemoryLimits {
+    /// [`MemoryLimits::DEFAULT`].
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
 /// One optional, capped memory file, as loaded.
 #[derive(Debug)]
 pub struct MemoryFile {
@@ -19,9 +52,9 @@ pub struct MemoryFile {
 }
 
 impl MemoryFile {
-    /// Reads `path`, which must lie in `root`, under `cap`. Absence is not a problem.
-    pub fn load(path: &Path, root: &Root, cap: usize) -> Self {
-        let (text, problem) = match read_capped(path, root, cap) {
+    /// Reads `path`, which must lie in `root`, within `limits`. Absence is not a problem.
+    pub fn load(path: &Path, root: &Root, limits: &MemoryLimits) -> Self {
+        let (text, problem) = match read_capped(path, root, limits.max_bytes) {
             Ok(text) => (Some(text), None),
             Err(error) if error.is_not_found() => (None, None),
             Err(error) => (None, Some(error)),

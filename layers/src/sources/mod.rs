@@ -16,6 +16,13 @@
 //! workspace. File text enters a prompt only inside a [`fence`]
 //! (`<file path="…">…</file>`, the delimiter escaped inside) or folded onto
 //! one line ([`one_line`]).
+//!
+//! A source or layer of your own reads hostile text the same way, with the
+//! same parts: [`Root`] and [`CappedText::read`] to read a file, [`clean`]
+//! (its [`Cleaned`] says what it removed; [`is_invisible`] is the set it
+//! removes) for text you got some other way, [`fence`] or [`one_line`] to
+//! put it into a prompt, [`visible`] to name it in a note or an error, and
+//! [`git_branch`] for a runtime fact ([`RuntimeFacts::with_git_branch`](crate::RuntimeFacts::with_git_branch)).
 
 mod base_prompt;
 mod capped;
@@ -35,22 +42,37 @@ pub mod yaml;
 
 pub use base_prompt::{BasePromptConfig, BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
 pub use capped::CappedText;
-pub use dated::{Dated, DatedEntries, DatedSpec, EntryBudget, Episodes, Facts};
+pub use dated::{Dated, DatedConfig, DatedEntries, EntryBudget, EntryLimits, Episodes, Facts};
 pub use error::SourceError;
 pub use fs::Root;
 pub use git::git_branch;
-pub use memory::{MemoryFile, ProjectMemory, UserPreferences};
+pub use memory::{MemoryFile, MemoryLimits, ProjectMemory, UserPreferences};
 pub use project_docs::{PROJECT_DOC_NAMES, ProjectDoc, ProjectDocs, ProjectDocsConfig};
 pub use scratchpad::Scratchpad;
 pub use skills::{Skill, SkillIndex, SkillLimits};
 pub use templates::{SHARED_PREFIX, TemplateLimits, Templates};
-pub use text::{Cleaned, demote_headings, fence, is_invisible, one_line};
+pub use text::{Cleaned, clean, demote_headings, fence, is_invisible, one_line, visible};
 
+pub(crate) use error::report;
 pub(crate) use fs::is_plain_name;
-pub(crate) use text::visible;
+#[cfg(feature = "cli")]
+pub(crate) use fs::{open, read_head};
+
+// Without `unstable-internals`, nothing but the hooks below calls these
+// helpers: they stay built (the hooks test what the sources run).
+#[cfg(not(feature = "unstable-internals"))]
+const _: () = {
+    let _ = (
+        skills::parse_skill,
+        skills::parse_frontmatter,
+        templates::check_syntax,
+    );
+};
 
 /// Implementation helpers, reachable for this project's tests, benchmarks
-/// and fuzz targets only. Not part of the API: anything here may change.
+/// and fuzz targets only, behind the `unstable-internals` feature. Not part
+/// of the API: anything here may change.
+#[cfg(feature = "unstable-internals")]
 #[doc(hidden)]
 pub mod __private {
     pub use super::capped::{cut, decode, read_capped};
@@ -59,5 +81,4 @@ pub mod __private {
     pub use super::scratchpad::SCRATCHPAD_CAP;
     pub use super::skills::{FRONTMATTER_CAP, SKILL_READ_CAP, parse_frontmatter, parse_skill};
     pub use super::templates::{TEMPLATE_CAP, check_syntax, resolve_shared};
-    pub use super::text::{clean, one_line, visible};
 }

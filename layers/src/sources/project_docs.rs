@@ -18,7 +18,7 @@ pub const PROJECT_DOC_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 /// you need with the `const` `with_` setters:
 ///
 /// ```
-/// use prompt_layers::sources::{ProjectDocs, ProjectDocsConfig};
+/// use prompt_layers::sources::{ProjectDocs, ProjectDocsConfig, Root};
 ///
 /// let workspace = tempfile::tempdir().unwrap();
 /// std::fs::create_dir(workspace.path().join("api")).unwrap();
@@ -26,7 +26,8 @@ pub const PROJECT_DOC_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 /// std::fs::write(workspace.path().join("api/AGENTS.md"), "Keep handlers small.").unwrap();
 ///
 /// let config = ProjectDocsConfig::default().with_nested(true).with_nested_budget(4 * 1024);
-/// let docs = ProjectDocs::load(workspace.path(), &workspace.path().join("api"), &config);
+/// let root = Root::new(workspace.path(), "");
+/// let docs = ProjectDocs::load(&root, &workspace.path().join("api"), &config);
 /// let headings: Vec<&str> = docs.docs.iter().map(|d| d.heading.as_str()).collect();
 /// assert_eq!(headings, ["AGENTS.md", "api/AGENTS.md"]);
 /// ```
@@ -127,17 +128,17 @@ pub struct ProjectDocs {
 impl prompt_core::SessionValue for ProjectDocs {}
 
 impl ProjectDocs {
-    /// Reads the docs of `root` and, when `config.nested`, of each directory
-    /// from `root` down to `cwd` (which must lie under `root`; otherwise only
-    /// the root is read). Every file must lie inside `root`.
+    /// Reads the docs of `root`'s folder and, when `config.nested`, of each
+    /// directory from it down to `cwd` (which must lie under it; otherwise
+    /// only the root folder is read). Every file must lie inside `root`.
     ///
     /// In each directory an `AGENTS.override.md` (if there is one, of any
     /// kind: one that cannot be read is reported, not passed over) replaces
     /// that directory's `AGENTS.md`.
-    pub fn load(root: &Path, cwd: &Path, config: &ProjectDocsConfig) -> Self {
+    pub fn load(workspace: &Root, cwd: &Path, config: &ProjectDocsConfig) -> Self {
         let mut docs = ProjectDocs::default();
-        let workspace = Root::new(root, "");
-        docs.read_dir(&workspace, root, config.cap_per_file, None);
+        let root = workspace.dir();
+        docs.read_dir(workspace, root, config.cap_per_file, None);
         if config.nested {
             let started = Instant::now();
             let mut budget = config.nested_budget;
@@ -156,7 +157,7 @@ impl ProjectDocs {
                         config.nested_time_budget.as_millis()
                     )
                 } else {
-                    docs.read_dir(&workspace, dir, config.cap_per_file, Some(&mut budget));
+                    docs.read_dir(workspace, dir, config.cap_per_file, Some(&mut budget));
                     continue;
                 };
                 docs.limit_notes.push(format!(

@@ -34,17 +34,19 @@ impl Scratchpad {
         if text.is_truncated() {
             return Err(SourceError::Malformed {
                 path: shown,
-                message: format!(
+                reason: format!(
                     "larger than the {} limit",
                     super::capped::Size(SCRATCHPAD_CAP as u64)
                 ),
+                source: None,
             });
         }
         let entries: BTreeMap<String, String> =
             super::parsed::json(&text.text, super::parsed::Multiline::NONE).map_err(|e| {
                 SourceError::Malformed {
                     path: shown,
-                    message: format!("line {}: {e}; expected a JSON object of strings", e.line()),
+                    reason: "expected a JSON object of strings".to_owned(),
+                    source: Some(Box::new(e)),
                 }
             })?;
         Ok(Scratchpad(

@@ -55,7 +55,7 @@ pub struct SkillLimits {
     /// A longer description is cut, with `…`. Default 1024 characters.
     pub max_description_chars: usize,
     /// At most this many bytes are read of all SKILL.md files together
-    /// (each file at most [`SKILL_READ_CAP`]); the file that reaches it is
+    /// (each file at most its frontmatter cap, 16 KiB, and 1 KiB more); the file that reaches it is
     /// the last read. Default 4 MiB.
     pub max_total_read: usize,
     /// At most this many bytes of frontmatter are parsed, all skills
@@ -296,7 +296,7 @@ impl SkillIndex {
         let mut notes: Vec<String> = self
             .problems
             .iter()
-            .map(|p| format!("skipped: {p}"))
+            .map(|p| format!("skipped: {}", super::report(p)))
             .collect();
         notes.extend(self.limit_notes.iter().cloned());
         if !self.over_budget.is_empty() {

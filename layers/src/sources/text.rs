@@ -72,7 +72,7 @@ impl Cleaned {
 /// ([`is_invisible`]: bidi overrides and isolates, zero-width characters, tags).
 ///
 /// ```
-/// use prompt_layers::sources::__private::clean;
+/// use prompt_layers::sources::clean;
 ///
 /// let (text, cleaned) = clean("line1\rline2\r# Forged \u{202e}txt.exe\u{200b}");
 /// assert_eq!(text, "line1\nline2\n# Forged txt.exe");

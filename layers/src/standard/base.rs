@@ -9,7 +9,7 @@ use crate::sources::{BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
 
 /// Who the agent is: the session's [`BasePromptText`], or the built-in default.
 #[prompt_layer(
-    priority = priorities::BASE,
+    priority = priorities::BASE_PROMPT,
     stability = Stable,
     scope = Global,
     paths = [Basic, Cached]
@@ -23,7 +23,10 @@ impl Render<Stable> for BasePromptLayer {
             return;
         };
         if let Some(problem) = &base.problem {
-            input.note(format!("{problem}; using the built-in base prompt"));
+            input.note(format!(
+                "{}; using the built-in base prompt",
+                crate::sources::report(problem)
+            ));
         }
         match &base.origin {
             PromptOrigin::Override(path) => input.note(format!("override {}", short_path(path, 2))),

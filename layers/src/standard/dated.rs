@@ -31,7 +31,7 @@ impl Render<Stable> for FactsLayer {
 
 /// `# Episodic recall`: summaries of recent sessions from [`Episodes`], newest first.
 #[prompt_layer(
-    priority = priorities::EPISODIC,
+    priority = priorities::EPISODIC_RECALL,
     stability = Stable,
     scope = User,
     paths = [Cached],

@@ -67,7 +67,7 @@ fn section(
         return;
     };
     if let Some(problem) = &file.problem {
-        input.note(problem.to_string());
+        input.note(crate::sources::report(problem));
     }
     let Some(text) = file.fenced() else {
         if file.problem.is_none() {

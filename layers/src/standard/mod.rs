@@ -11,6 +11,7 @@ mod coordinator;
 mod dated;
 mod memory;
 mod project_context;
+mod quoted_files;
 mod runtime;
 mod scratchpad;
 mod skills;
@@ -20,6 +21,7 @@ pub use coordinator::{CoordinatorLayer, DELEGATE_TOOL, SubAgent, SubAgents, Tool
 pub use dated::{EpisodicRecallLayer, FactsLayer};
 pub use memory::{ProjectMemoryLayer, UserPreferencesLayer};
 pub use project_context::ProjectContextLayer;
+pub use quoted_files::{QUOTED_FILES_RULE, QuotedFilesLayer};
 pub use runtime::{RuntimeContextLayer, RuntimeFacts};
 pub use scratchpad::ScratchpadLayer;
 pub use skills::SkillsIndexLayer;

@@ -23,7 +23,7 @@ impl Render<Stable> for ProjectContextLayer {
             return;
         };
         for problem in &docs.problems {
-            input.note(problem.to_string());
+            input.note(crate::sources::report(problem));
         }
         for heading in &docs.over_budget {
             input.note(format!(

@@ -48,7 +48,7 @@ impl prompt_core::TurnValue for RuntimeFacts {}
 
 /// `# Runtime context`: the turn's [`RuntimeFacts`] as a list.
 #[prompt_layer(
-    priority = priorities::RUNTIME,
+    priority = priorities::RUNTIME_CONTEXT,
     stability = Dynamic,
     paths = [Basic, Cached],
     modes = [Full, Compact],

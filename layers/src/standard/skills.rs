@@ -8,7 +8,7 @@ use crate::sources::{SkillIndex, SkillLimits};
 /// `# Available skills`: `- name: description (location)`, one line per skill in
 /// the session's [`SkillIndex`], sorted by name.
 #[prompt_layer(
-    priority = priorities::SKILLS,
+    priority = priorities::SKILLS_INDEX,
     stability = Stable,
     scope = Project,
     paths = [Basic, Cached],

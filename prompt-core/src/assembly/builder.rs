@@ -176,14 +176,14 @@ impl<'p> PromptBuilder<'p> {
         let spec = self.pipeline.spec();
         if !spec.serves_path(path) {
             return Err(AssemblyError::PathNotServed {
-                pipeline: spec.name,
+                pipeline: spec.name.to_owned(),
                 asked: path,
                 serves: spec.paths,
             });
         }
         if !spec.serves_mode(self.mode) {
             return Err(AssemblyError::ModeNotServed {
-                pipeline: spec.name,
+                pipeline: spec.name.to_owned(),
                 asked: self.mode,
                 serves: spec.modes,
             });

@@ -1,7 +1,7 @@
 //! Why a build fails.
 
 use crate::budget::BudgetError;
-use crate::pipeline::joined;
+use crate::pipeline::{LayerRef, joined};
 use crate::spec::{AssemblyPath, PromptMode};
 
 /// Why an assembly produced no prompt.
@@ -18,14 +18,12 @@ pub enum AssemblyError {
     /// A layer's `Render` impl panicked. The panic was caught: the pipeline,
     /// the session and other threads keep working.
     #[error(
-        "layer `{layer}` ({location}) panicked while rendering: {message}; \
+        "layer {layer} panicked while rendering: {message}; \
          fix its `Render` impl (layers must not panic on any input)"
     )]
     LayerPanicked {
-        /// The layer's name.
-        layer: &'static str,
-        /// `file:line` of its definition.
-        location: String,
+        /// The layer: its name, type and definition site.
+        layer: LayerRef,
         /// The panic's message, when it was a string.
         message: String,
     },
@@ -39,7 +37,7 @@ pub enum AssemblyError {
     )]
     PathNotServed {
         /// The pipeline's name.
-        pipeline: &'static str,
+        pipeline: String,
         /// The path asked for.
         asked: AssemblyPath,
         /// The paths it serves.
@@ -52,7 +50,7 @@ pub enum AssemblyError {
     )]
     ModeNotServed {
         /// The pipeline's name.
-        pipeline: &'static str,
+        pipeline: String,
         /// The mode asked for.
         asked: PromptMode,
         /// The modes it serves.

@@ -15,7 +15,7 @@ use super::trace::{
 use crate::budget::{self, BudgetUnit, Candidate, TokenBudget};
 use crate::context::{LayerInput, Notes, SessionContext, TurnContext};
 use crate::layer::LayerWriter;
-use crate::pipeline::{LayerEntry, Pipeline};
+use crate::pipeline::{LayerEntry, LayerRef, Pipeline};
 use crate::spec::{AssemblyPath, Channel, LayerSpec, PromptMode, Stability};
 use crate::tokens::{ApproxCounter, TokenCounter};
 
@@ -114,8 +114,7 @@ impl Plan<'_> {
             let entry = current.expect("a layer was being rendered when the run unwound");
             let spec = entry.spec();
             AssemblyError::LayerPanicked {
-                layer: spec.name,
-                location: spec.location(),
+                layer: LayerRef::from(spec),
                 message: panic_message(payload.as_ref()),
             }
         })

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use super::BudgetError;
 use super::{BudgetTrace, LayerSize, TokenBudget, TruncatedLayer};
-use crate::spec::BudgetPolicy;
+use crate::spec::Yields;
 
 /// The marker a truncated layer ends with.
 pub(crate) const CUT_MARKER: &str = "\n[…]";
@@ -20,7 +20,7 @@ pub(crate) const CUT_MARKER: &str = "\n[…]";
 pub(crate) struct Candidate {
     pub(crate) name: &'static str,
     pub(crate) priority: u32,
-    pub(crate) yields: BudgetPolicy,
+    pub(crate) yields: Yields,
     pub(crate) text: String,
 }
 
@@ -76,7 +76,7 @@ pub(crate) fn fit(
     };
 
     // 1. Shed whole layers, least important (highest priority number) first.
-    for i in yielding(dynamic, BudgetPolicy::Shed) {
+    for i in yielding(dynamic, Yields::Shed) {
         let text = std::mem::take(&mut dynamic[i].text);
         removed += measure(&text);
         trace.shed.push(dynamic[i].name);
@@ -91,7 +91,7 @@ pub(crate) fn fit(
     }
 
     // 2. Cut Truncate layers on a character boundary, least important first.
-    for i in yielding(dynamic, BudgetPolicy::Truncate) {
+    for i in yielding(dynamic, Yields::Truncate) {
         let original = std::mem::take(&mut dynamic[i].text);
         let from = measure(&original);
         // Every char boundary but the end (the whole text is over budget already).
@@ -184,7 +184,7 @@ pub(crate) fn fit(
         largest: largest(
             dynamic
                 .iter()
-                .filter(|c| c.yields == BudgetPolicy::Keep)
+                .filter(|c| c.yields == Yields::Keep)
                 .map(|c| (c.name, c.text.as_str())),
             measure,
         ),
@@ -192,7 +192,7 @@ pub(crate) fn fit(
 }
 
 /// Indices of non-empty layers that yield by `how`, least important first.
-fn yielding(dynamic: &[Candidate], how: BudgetPolicy) -> Vec<usize> {
+fn yielding(dynamic: &[Candidate], how: Yields) -> Vec<usize> {
     let mut order: Vec<usize> = (0..dynamic.len())
         .filter(|&i| dynamic[i].yields == how && !dynamic[i].text.is_empty())
         .collect();
@@ -299,7 +299,7 @@ mod tests {
         s.chars().count()
     }
 
-    fn layer(name: &'static str, priority: u32, yields: BudgetPolicy, text: &str) -> Candidate {
+    fn layer(name: &'static str, priority: u32, yields: Yields, text: &str) -> Candidate {
         Candidate {
             name,
             priority,
@@ -310,7 +310,7 @@ mod tests {
 
     #[test]
     fn within_budget_changes_nothing() {
-        let mut dynamic = [layer("a", 10_000, BudgetPolicy::Shed, "aaaa")];
+        let mut dynamic = [layer("a", 10_000, Yields::Shed, "aaaa")];
         let fitted = fit(
             TokenBudget::chars(100),
             &chars,
@@ -328,9 +328,9 @@ mod tests {
     #[test]
     fn sheds_highest_priority_first_then_stops() {
         let mut dynamic = [
-            layer("first", 10_000, BudgetPolicy::Shed, &"x".repeat(200)),
-            layer("second", 10_100, BudgetPolicy::Shed, &"y".repeat(200)),
-            layer("third", 10_200, BudgetPolicy::Shed, &"z".repeat(200)),
+            layer("first", 10_000, Yields::Shed, &"x".repeat(200)),
+            layer("second", 10_100, Yields::Shed, &"y".repeat(200)),
+            layer("third", 10_200, Yields::Shed, &"z".repeat(200)),
         ];
         // 612 chars; shedding `third` alone leaves 410 plus the notice.
         let budget = TokenBudget::chars(560);
@@ -348,8 +348,8 @@ mod tests {
     #[test]
     fn truncates_on_a_char_boundary_after_shedding() {
         let mut dynamic = [
-            layer("plan", 10_000, BudgetPolicy::Truncate, &"計画".repeat(200)),
-            layer("tip", 10_500, BudgetPolicy::Shed, "a tip"),
+            layer("plan", 10_000, Yields::Truncate, &"計画".repeat(200)),
+            layer("tip", 10_500, Yields::Shed, "a tip"),
         ];
         let fitted = fit(
             TokenBudget::chars(300),
@@ -368,7 +368,7 @@ mod tests {
         let kept = dynamic[0].text.trim_end_matches(CUT_MARKER).chars().count();
         assert!(kept > 0);
         let notice = fitted.notice.clone().unwrap();
-        let mut longer = [layer("plan", 10_000, BudgetPolicy::Truncate, "")];
+        let mut longer = [layer("plan", 10_000, Yields::Truncate, "")];
         longer[0].text = format!(
             "{}{CUT_MARKER}",
             "計画"
@@ -383,8 +383,8 @@ mod tests {
     #[test]
     fn keep_layers_are_never_touched_and_can_fail_the_build() {
         let mut dynamic = [
-            layer("keep", 10_000, BudgetPolicy::Keep, &"k".repeat(100)),
-            layer("shed", 10_100, BudgetPolicy::Shed, "s"),
+            layer("keep", 10_000, Yields::Keep, &"k".repeat(100)),
+            layer("shed", 10_100, Yields::Shed, "s"),
         ];
         let error = fit(
             TokenBudget::chars(50),
@@ -402,7 +402,7 @@ mod tests {
 
     #[test]
     fn a_stable_prefix_over_budget_is_an_error_naming_the_largest_layers() {
-        let mut dynamic = [layer("d", 10_000, BudgetPolicy::Shed, "d")];
+        let mut dynamic = [layer("d", 10_000, Yields::Shed, "d")];
         let stable = "aaaaaaaaaa\n\nbbbbb";
         let error = fit(
             TokenBudget::chars(5),
@@ -430,13 +430,8 @@ mod tests {
         // prompt fits, but not with the notice saying so.
         let stable = "s".repeat(992);
         let mut dynamic = [
-            layer(
-                "runtime_context",
-                10_000,
-                BudgetPolicy::Shed,
-                &"r".repeat(150),
-            ),
-            layer("scratchpad", 11_000, BudgetPolicy::Shed, &"p".repeat(40)),
+            layer("runtime_context", 10_000, Yields::Shed, &"r".repeat(150)),
+            layer("scratchpad", 11_000, Yields::Shed, &"p".repeat(40)),
         ];
         let fitted = fit(
             TokenBudget::chars(1100),
@@ -458,8 +453,8 @@ mod tests {
         // Shedding `tip` alone fits without the notice; `plan` goes too to
         // make room for the notice, which then fits.
         let mut dynamic = [
-            layer("plan", 10_000, BudgetPolicy::Shed, &"p".repeat(100)),
-            layer("tip", 10_100, BudgetPolicy::Shed, &"t".repeat(100)),
+            layer("plan", 10_000, Yields::Shed, &"p".repeat(100)),
+            layer("tip", 10_100, Yields::Shed, &"t".repeat(100)),
         ];
         let fitted = fit(
             TokenBudget::chars(140),
@@ -479,8 +474,8 @@ mod tests {
         // Shedding `tip` fits without the notice; even with everything gone
         // the notice does not fit: `plan` stays and the notice is dropped.
         let mut dynamic = [
-            layer("plan", 10_000, BudgetPolicy::Shed, &"p".repeat(50)),
-            layer("tip", 10_100, BudgetPolicy::Shed, &"t".repeat(50)),
+            layer("plan", 10_000, Yields::Shed, &"p".repeat(50)),
+            layer("tip", 10_100, Yields::Shed, &"t".repeat(50)),
         ];
         let fitted = fit(
             TokenBudget::chars(60),
@@ -499,12 +494,7 @@ mod tests {
 
     #[test]
     fn a_cut_that_fits_only_without_the_notice_is_kept_when_nothing_makes_room() {
-        let mut dynamic = [layer(
-            "plan",
-            10_000,
-            BudgetPolicy::Truncate,
-            &"p".repeat(200),
-        )];
+        let mut dynamic = [layer("plan", 10_000, Yields::Truncate, &"p".repeat(200))];
         let fitted = fit(
             TokenBudget::chars(40),
             &chars,
@@ -524,11 +514,11 @@ mod tests {
     fn a_zero_budget_is_an_error_not_a_panic() {
         // An empty stable prefix fits a zero budget once the layer is gone
         // (no room for a notice, so none).
-        let mut dynamic = [layer("d", 10_000, BudgetPolicy::Truncate, "ddd")];
+        let mut dynamic = [layer("d", 10_000, Yields::Truncate, "ddd")];
         let fitted = fit(TokenBudget::chars(0), &chars, "", &[], &mut dynamic, "\n\n").unwrap();
         assert_eq!((fitted.after, fitted.notice), (0, None));
         assert!(dynamic[0].text.is_empty());
-        let mut dynamic = [layer("d", 10_000, BudgetPolicy::Truncate, "ddd")];
+        let mut dynamic = [layer("d", 10_000, Yields::Truncate, "ddd")];
         assert!(
             fit(
                 TokenBudget::tokens(0),
@@ -553,20 +543,20 @@ mod properties {
         s.chars().count()
     }
 
-    fn yields() -> impl Strategy<Value = BudgetPolicy> {
+    fn yields() -> impl Strategy<Value = Yields> {
         prop_oneof![
-            Just(BudgetPolicy::Shed),
-            Just(BudgetPolicy::Truncate),
-            Just(BudgetPolicy::Keep)
+            Just(Yields::Shed),
+            Just(Yields::Truncate),
+            Just(Yields::Keep)
         ]
     }
 
     /// Up to six Dynamic layers with distinct priorities and mixed-width text.
-    fn layers() -> impl Strategy<Value = Vec<(BudgetPolicy, String)>> {
+    fn layers() -> impl Strategy<Value = Vec<(Yields, String)>> {
         prop::collection::vec((yields(), "[a-zé計 ]{0,120}"), 0..6)
     }
 
-    fn candidates(layers: &[(BudgetPolicy, String)]) -> Vec<Candidate> {
+    fn candidates(layers: &[(Yields, String)]) -> Vec<Candidate> {
         const NAMES: [&str; 6] = ["l0", "l1", "l2", "l3", "l4", "l5"];
         layers
             .iter()
@@ -601,7 +591,7 @@ mod properties {
                     // Keep layers and untouched layers are byte-identical; cut ones are
                     // a prefix of the original (a char boundary) plus the marker.
                     for (before, after) in original.iter().zip(&dynamic) {
-                        if before.yields == BudgetPolicy::Keep || !(trace.shed.contains(&before.name)
+                        if before.yields == Yields::Keep || !(trace.shed.contains(&before.name)
                             || trace.truncated.iter().any(|t| t.name == before.name))
                         {
                             prop_assert_eq!(&before.text, &after.text);
@@ -613,11 +603,11 @@ mod properties {
                     // Shedding follows priority: every shed layer outranks (has a
                     // higher number than) every Shed layer that stayed.
                     let kept_shed: Vec<u32> = original.iter().zip(&dynamic)
-                        .filter(|(b, a)| b.yields == BudgetPolicy::Shed && !a.text.is_empty())
+                        .filter(|(b, a)| b.yields == Yields::Shed && !a.text.is_empty())
                         .map(|(b, _)| b.priority).collect();
                     for name in &trace.shed {
                         let shed = original.iter().find(|c| c.name == *name).unwrap();
-                        prop_assert_eq!(shed.yields, BudgetPolicy::Shed);
+                        prop_assert_eq!(shed.yields, Yields::Shed);
                         prop_assert!(kept_shed.iter().all(|&p| p < shed.priority));
                     }
                     // Truncation only starts when no Shed layer is left.
@@ -631,7 +621,7 @@ mod properties {
                 }
                 Err(BudgetError::KeptOverBudget { .. }) => {
                     for (before, after) in original.iter().zip(&dynamic) {
-                        if before.yields == BudgetPolicy::Keep {
+                        if before.yields == Yields::Keep {
                             prop_assert_eq!(&before.text, &after.text);
                         }
                     }

@@ -5,7 +5,7 @@
 //! suffix**: the stable prefix is what the provider caches, so cutting it
 //! would cost a cache write on every call. When the prompt is over budget,
 //! Dynamic layers give way in the order their `yields` key declares (a
-//! [`BudgetPolicy`](crate::spec::BudgetPolicy)):
+//! [`Yields`](crate::spec::Yields)):
 //!
 //! 1. whole `Shed` layers go, highest priority number (least important) first;
 //! 2. then `Truncate` layers are cut on a character boundary, again highest

@@ -219,6 +219,11 @@ fn write(file: &Path, ceilings: &Ceilings) -> Result<(), String> {
     let mut text =
         serde_json::to_string_pretty(ceilings).map_err(|e| format!("cannot be serialised: {e}"))?;
     text.push('\n');
-    crate::write::replace_file(file, text.as_bytes(), crate::write::Access::Default)
-        .map_err(|e| e.to_string())
+    crate::write::replace_file(file, text.as_bytes(), crate::write::Access::Default).map_err(|e| {
+        // The message, then its I/O error (a source, not part of the message).
+        match std::error::Error::source(&e) {
+            Some(source) => format!("{e}: {source}"),
+            None => e.to_string(),
+        }
+    })
 }

@@ -6,9 +6,10 @@ use crate::spec::{LayerSpec, Scope, Stability};
 
 /// A pipeline that failed validation, with every problem found.
 ///
-/// `Debug` prints the same readable message as `Display` (as `anyhow` does),
-/// so `.expect(..)` and `fn main() -> Result<..>` show what to fix rather
-/// than a struct dump.
+/// `Debug` is the struct (its pipeline and problems), then, unless `{:#?}`,
+/// the readable message on the lines after it (as minijinja's `Error`
+/// does), so `.expect(..)` and `fn main() -> Result<..>` show what to fix
+/// as well as what the value holds.
 #[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub struct PipelineError {
@@ -29,7 +30,14 @@ impl PipelineError {
 
 impl fmt::Debug for PipelineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
+        f.debug_struct("PipelineError")
+            .field("pipeline", &self.pipeline)
+            .field("problems", &self.problems)
+            .finish()?;
+        if !f.alternate() {
+            write!(f, "\n\n{self}")?;
+        }
+        Ok(())
     }
 }
 

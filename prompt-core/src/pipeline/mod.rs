@@ -257,7 +257,7 @@ impl Pipeline {
         if !problems.is_empty() {
             return Err(PipelineError::new(spec.name, problems));
         }
-        let missing = missing_crates(spec.crates, entries.iter().map(|e| &e.spec));
+        let missing = missing_crates(spec.required_crates, entries.iter().map(|e| &e.spec));
         if !missing.is_empty() {
             return Err(PipelineError::new(spec.name, missing));
         }
@@ -318,7 +318,7 @@ impl Pipeline {
     /// standard layer (or replace it, with [`with_layer`](Self::with_layer)).
     /// A name the pipeline does not have is an error that lists the ones it has.
     ///
-    /// ```
+    /// ```standalone_crate
     /// use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
     ///
     /// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "Built-in persona.")]
@@ -364,7 +364,7 @@ impl Pipeline {
     /// every binary and test that uses it fails with a message naming the
     /// missing crate. Names may use `-` or `_`.
     ///
-    /// ```
+    /// ```standalone_crate
     /// use prompt_core::{prompt_layer, Pipeline};
     /// use prompt_core::pipeline::Problem;
     ///

@@ -230,7 +230,7 @@ pub enum CodexError {
     #[error("the Codex instructions file: {0}")]
     File(crate::write::WriteError),
     /// The folder of instructions files cannot be listed.
-    #[error("cannot list the Codex instructions folder {}: {source}; check that it exists and is readable", dir.display())]
+    #[error("cannot list the Codex instructions folder {}; check that it exists and is readable", dir.display())]
     Prune {
         /// The folder.
         dir: PathBuf,

@@ -61,6 +61,8 @@ mod conversation;
 mod message;
 mod placement;
 
+/// Why a prompt file ([`InstructionsFile::write`], Codex's instructions) was not written.
+pub use crate::write::WriteError;
 pub use conversation::UndeliveredReminder;
 pub use message::{Message, Role};
 pub use placement::{

@@ -107,10 +107,15 @@ impl AssemblyPath {
 }
 
 /// How much a prompt says.
+///
+/// `#[non_exhaustive]`: a fourth mode is the likeliest addition after 0.1, so
+/// a `match` over modes outside this crate needs a `_` arm (a layer that does
+/// not know a mode can render as it does for `Full`).
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum PromptMode {
     /// Everything; the default.
     #[default]
@@ -145,7 +150,7 @@ impl PromptMode {
 )]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
-pub enum BudgetPolicy {
+pub enum Yields {
     /// Dropped whole, highest priority number first; the default.
     #[default]
     Shed,
@@ -155,20 +160,16 @@ pub enum BudgetPolicy {
     Keep,
 }
 
-impl BudgetPolicy {
+impl Yields {
     /// Every way to yield, in order.
-    pub const ALL: &'static [BudgetPolicy] = &[
-        BudgetPolicy::Shed,
-        BudgetPolicy::Truncate,
-        BudgetPolicy::Keep,
-    ];
+    pub const ALL: &'static [Yields] = &[Yields::Shed, Yields::Truncate, Yields::Keep];
 
     /// The lowercase name, as in serde and the manifest.
     pub const fn as_str(self) -> &'static str {
         match self {
-            BudgetPolicy::Shed => "shed",
-            BudgetPolicy::Truncate => "truncate",
-            BudgetPolicy::Keep => "keep",
+            Yields::Shed => "shed",
+            Yields::Truncate => "truncate",
+            Yields::Keep => "keep",
         }
     }
 }
@@ -352,13 +353,13 @@ macro_rules! display_and_parse {
 display_and_parse!(Stability, "stability", [Stable, Dynamic]);
 display_and_parse!(AssemblyPath, "assembly path", [Basic, Cached]);
 display_and_parse!(PromptMode, "prompt mode", [Full, Compact, Minimal]);
-display_and_parse!(BudgetPolicy, "yield", [Shed, Truncate, Keep]);
+display_and_parse!(Yields, "yield", [Shed, Truncate, Keep]);
 display_and_parse!(Channel, "channel", [System, Reminder]);
 display_and_parse!(Scope, "scope", [Global, Project, User, Session]);
 display_and_parse!(ScopeOrder, "scope order", [Strict, Relaxed]);
 
 /// A string that names no variant of [`Stability`], [`AssemblyPath`],
-/// [`PromptMode`], [`BudgetPolicy`], [`Channel`], [`Scope`] or [`ScopeOrder`].
+/// [`PromptMode`], [`Yields`], [`Channel`], [`Scope`] or [`ScopeOrder`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {what} `{got}`: expected one of {}", expected.join(", "))]
 pub struct ParseEnumError {
@@ -435,18 +436,18 @@ mod tests {
 
     #[test]
     fn yields_and_channel_default_and_serialize_lowercase() {
-        assert_eq!(BudgetPolicy::default(), BudgetPolicy::Shed);
+        assert_eq!(Yields::default(), Yields::Shed);
         assert_eq!(Channel::default(), Channel::System);
         assert_eq!(
-            serde_json::to_string(&BudgetPolicy::Truncate).unwrap(),
+            serde_json::to_string(&Yields::Truncate).unwrap(),
             "\"truncate\""
         );
         assert_eq!(
             serde_json::to_string(&Channel::Reminder).unwrap(),
             "\"reminder\""
         );
-        for y in BudgetPolicy::ALL {
-            assert_eq!(y.to_string().parse::<BudgetPolicy>(), Ok(*y));
+        for y in Yields::ALL {
+            assert_eq!(y.to_string().parse::<Yields>(), Ok(*y));
         }
         for c in Channel::ALL {
             assert_eq!(c.to_string().parse::<Channel>(), Ok(*c));

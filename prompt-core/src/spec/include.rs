@@ -1,7 +1,7 @@
 //! What a pipeline takes from elsewhere: one entry of
 //! `#[prompt_pipeline(include = [..])]`, an [`Include`].
 
-use super::enums::{AssemblyPath, BudgetPolicy, PromptMode};
+use super::enums::{AssemblyPath, PromptMode, Yields};
 use super::layer::LayerSpec;
 use super::pipeline::PipelineSpec;
 
@@ -42,7 +42,7 @@ pub struct Include {
     /// The modes this pipeline narrows the layers to, if it does.
     pub modes: Option<&'static [PromptMode]>,
     /// Another budget policy for this pipeline (a Dynamic layer only).
-    pub yields: Option<BudgetPolicy>,
+    pub yields: Option<Yields>,
 }
 
 impl Include {
@@ -82,7 +82,7 @@ impl Include {
 
     /// The same, giving way to a budget in this pipeline as `yields` says.
     #[must_use]
-    pub const fn with_yields(mut self, yields: BudgetPolicy) -> Self {
+    pub const fn with_yields(mut self, yields: Yields) -> Self {
         self.yields = Some(yields);
         self
     }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::enums::{AssemblyPath, BudgetPolicy, Channel, PromptMode, Scope, Stability};
+use super::enums::{AssemblyPath, Channel, PromptMode, Scope, Stability, Yields};
 
 /// Everything the framework knows about a layer without running it.
 ///
@@ -41,7 +41,7 @@ pub struct LayerSpec {
     /// attribute's `pipeline` key says otherwise).
     pub pipelines: &'static [&'static str],
     /// How the layer gives way to a token budget (Dynamic layers only).
-    pub yields: BudgetPolicy,
+    pub yields: Yields,
     /// Where the layer's text travels (Dynamic layers only).
     pub channel: Channel,
     /// How widely the layer's text is shared (Stable layers only; see
@@ -56,13 +56,12 @@ pub struct LayerSpec {
     pub silent: Option<&'static str>,
     /// The Rust type's name as written at the definition.
     pub type_name: &'static str,
-    /// The package that defines the layer (`CARGO_PKG_NAME`), e.g. `prompt-layers`.
-    pub krate: &'static str,
-    /// Source file of the definition, relative to its package's manifest
-    /// directory (e.g. `src/layers/base.rs`), so it reads the same on every machine.
-    pub file: &'static str,
-    /// Source line of the definition.
-    pub line: u32,
+    /// The package that defines the layer: [`package`](Self::package).
+    pub(crate) krate: &'static str,
+    /// Source file of the definition: [`file`](Self::file).
+    pub(crate) file: &'static str,
+    /// Source line of the definition: [`line`](Self::line).
+    pub(crate) line: u32,
     /// The pipeline that took this layer with `include = [..]`, on the copy
     /// of the spec that pipeline holds (see [`Include`](super::Include)).
     pub(crate) included_by: Option<&'static str>,
@@ -73,7 +72,7 @@ pub struct LayerSpec {
 
 impl LayerSpec {
     /// A spec with the given name, priority and stability, on both paths, in
-    /// every mode, in the default pipeline, yielding by [`BudgetPolicy::Shed`] on
+    /// every mode, in the default pipeline, yielding by [`Yields::Shed`] on
     /// the [`Channel::System`], of [`Scope::Session`], with no relations and
     /// no definition site.
     pub const fn new(name: &'static str, priority: u32, stability: Stability) -> Self {
@@ -84,7 +83,7 @@ impl LayerSpec {
             paths: AssemblyPath::ALL,
             modes: PromptMode::ALL,
             pipelines: &[super::DEFAULT_PIPELINE],
-            yields: BudgetPolicy::Shed,
+            yields: Yields::Shed,
             channel: Channel::System,
             scope: Scope::Session,
             after: &[],
@@ -129,7 +128,7 @@ impl LayerSpec {
 
     /// The same spec, giving way to a budget as `yields` says.
     #[must_use]
-    pub const fn with_yields(mut self, yields: BudgetPolicy) -> Self {
+    pub const fn with_yields(mut self, yields: Yields) -> Self {
         self.yields = yields;
         self
     }
@@ -185,6 +184,25 @@ impl LayerSpec {
         self.file = file;
         self.line = line;
         self
+    }
+
+    /// The package that defines the layer (`CARGO_PKG_NAME`), e.g.
+    /// `prompt-layers`; empty when unknown.
+    pub const fn package(&self) -> &'static str {
+        self.krate
+    }
+
+    /// Source file of the definition, relative to its package's manifest
+    /// directory (e.g. `src/standard/base.rs`), as `file!()` wrote it; see
+    /// [`location`](Self::location) for the form that reads the same on
+    /// every machine.
+    pub const fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// Source line of the definition (0 when unknown).
+    pub const fn line(&self) -> u32 {
+        self.line
     }
 
     /// Whether the layer renders on `path`.
@@ -287,10 +305,7 @@ mod tests {
         assert_eq!(SPEC.paths, AssemblyPath::ALL);
         assert_eq!(SPEC.modes, PromptMode::ALL);
         assert_eq!(SPEC.pipelines, ["default"]);
-        assert_eq!(
-            (SPEC.yields, SPEC.channel),
-            (BudgetPolicy::Shed, Channel::System)
-        );
+        assert_eq!((SPEC.yields, SPEC.channel), (Yields::Shed, Channel::System));
         assert_eq!(SPEC.scope, Scope::Session);
         assert_eq!(SPEC.with_scope(Scope::Project).scope, Scope::Project);
         assert_eq!(SPEC.location(), ":0");

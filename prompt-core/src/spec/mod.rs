@@ -13,7 +13,7 @@ mod layer;
 mod pipeline;
 
 pub use enums::{
-    AssemblyPath, BudgetPolicy, Channel, ParseEnumError, PromptMode, Scope, ScopeOrder, Stability,
+    AssemblyPath, Channel, ParseEnumError, PromptMode, Scope, ScopeOrder, Stability, Yields,
 };
 pub use include::Include;
 pub(crate) use include::{mode_mask, modes_of, path_mask, paths_of};

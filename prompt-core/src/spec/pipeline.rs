@@ -35,19 +35,19 @@ pub struct PipelineSpec {
     pub scope_order: ScopeOrder,
     /// The Rust type's name as written at the definition.
     pub type_name: &'static str,
-    /// The package that defines the pipeline (`CARGO_PKG_NAME`).
-    pub krate: &'static str,
-    /// Source file of the definition, relative to its package's manifest directory.
-    pub file: &'static str,
-    /// Source line of the definition.
-    pub line: u32,
+    /// The package that defines the pipeline: [`package`](Self::package).
+    pub(crate) krate: &'static str,
+    /// Source file of the definition: [`file`](Self::file).
+    pub(crate) file: &'static str,
+    /// Source line of the definition: [`line`](Self::line).
+    pub(crate) line: u32,
     /// The layers and sets it takes with `include = [..]`, besides the
     /// layers that name it in their own `pipeline` key.
     pub include: &'static [Include],
-    /// The layer crates it needs (`crates = [my_layers]`), as `use NAME as _;`
+    /// The layer crates it needs (`require_crates = [my_layers]`), as `use NAME as _;`
     /// names them: collecting it fails, naming the `use` line to add, when one
     /// of them has no layer in it (the linker dropped a crate nothing names).
-    pub crates: &'static [&'static str],
+    pub required_crates: &'static [&'static str],
 }
 
 impl PipelineSpec {
@@ -65,15 +65,15 @@ impl PipelineSpec {
             file: "",
             line: 0,
             include: &[],
-            crates: &[],
+            required_crates: &[],
         }
     }
 
     /// The same pipeline, needing a layer from each of `crates` (as
-    /// `#[prompt_pipeline(crates = [..])]` writes).
+    /// `#[prompt_pipeline(require_crates = [..])]` writes).
     #[must_use]
-    pub const fn with_crates(mut self, crates: &'static [&'static str]) -> Self {
-        self.crates = crates;
+    pub const fn with_required_crates(mut self, crates: &'static [&'static str]) -> Self {
+        self.required_crates = crates;
         self
     }
 
@@ -127,6 +127,21 @@ impl PipelineSpec {
         self.file = file;
         self.line = line;
         self
+    }
+
+    /// The package that defines the pipeline (`CARGO_PKG_NAME`); empty when unknown.
+    pub const fn package(&self) -> &'static str {
+        self.krate
+    }
+
+    /// Source file of the definition, relative to its package's manifest directory.
+    pub const fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// Source line of the definition (0 when unknown).
+    pub const fn line(&self) -> u32 {
+        self.line
     }
 
     /// Where the pipeline is declared: `my-agent: src/agents.rs:12`.

@@ -33,14 +33,14 @@ impl fmt::Display for PipelinesError {
 /// when it has layers, and checks each as [`Pipeline::named`] does: what
 /// only the link knows (two crates' layers at one priority or with one name,
 /// a layer of one crate out of scope order with another's, a crate a
-/// pipeline lists in `crates = [..]` that nothing links), named with both
+/// pipeline lists in `require_crates = [..]` that nothing links), named with both
 /// `file:line`s. Then checks that each of `crates` (`-` or `_`) has a layer
 /// in some pipeline: name the layer crates of an agent whose layers join the
 /// default pipeline, so a forgotten `use my_layers as _;` fails here.
 ///
 /// One `#[test]` per crate that builds an agent:
 ///
-/// ```
+/// ```standalone_crate
 /// use prompt_core::{prompt_layer, testing};
 ///
 /// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "Hi.")]

@@ -49,6 +49,13 @@ impl TokenCounter for O200kBase {
     fn name(&self) -> &'static str {
         "o200k_base"
     }
+
+    /// Line starts: each offset just after a `\n` whose next character is
+    /// neither whitespace nor `/`. No piece the encoder splits text into
+    /// crosses one, so the counts on both sides add up to the whole's.
+    fn cuts(&self, text: &str, cuts: &mut Vec<usize>) {
+        line_cuts(text, cuts);
+    }
 }
 
 impl TokenCounter for Cl100kBase {
@@ -59,6 +66,40 @@ impl TokenCounter for Cl100kBase {
     fn name(&self) -> &'static str {
         "cl100k_base"
     }
+
+    /// Line starts: each offset just after a `\n` whose next character is
+    /// neither whitespace nor `/`. No piece the encoder splits text into
+    /// crosses one, so the counts on both sides add up to the whole's.
+    fn cuts(&self, text: &str, cuts: &mut Vec<usize>) {
+        line_cuts(text, cuts);
+    }
+}
+
+/// The line starts of `text` where both encodings' counts add up: each
+/// offset just after a `\n` whose next character is neither whitespace nor
+/// `/`.
+///
+/// The encoder first splits text into pieces with a pattern, then encodes
+/// each piece alone. No piece of either pattern holds a line break followed
+/// by such a character: letters take no line break before them, a run of
+/// whitespace ends at its last line break when a non-space follows, and
+/// `o200k_base`'s punctuation piece may end in line breaks and slashes
+/// (hence the `/`). So the pieces on each side of the cut are the pieces of
+/// the whole, and so are their tokens; the long runs [`bounded_count`] sets
+/// apart never cross such a cut either. The tests check the sums against
+/// the encoder on real files and on random text of the characters that
+/// matter.
+fn line_cuts(text: &str, cuts: &mut Vec<usize>) {
+    cuts.extend(
+        text.match_indices('\n')
+            .map(|(at, _)| at + 1)
+            .filter(|&at| {
+                text[at..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| !c.is_whitespace() && c != '/')
+            }),
+    );
 }
 
 /// The longest run of non-whitespace (or of whitespace) characters, in
@@ -68,8 +109,7 @@ impl TokenCounter for Cl100kBase {
 /// Prose is cheap to encode because most of its words are whole tokens of
 /// the table; a run of letters, digits or symbols that is not (a key, a
 /// hash, base64, or a 16 KiB word planted in AGENTS.md) goes through
-/// byte-pair merging byte by byte, several times slower per byte, and
-/// `prompt cache --users 100` counts every prefix of every user. Text whose
+/// byte-pair merging byte by byte, several times slower per byte. Text whose
 /// runs are all at most this long (prose, code, Markdown, anything a
 /// person writes) is counted exactly.
 pub(crate) const MAX_RUN: usize = 256;
@@ -213,8 +253,53 @@ mod tests {
         }
         assert!(texts.len() > 5, "the real fixtures are there");
         for text in &texts {
-            assert_eq!(bounded_count(bpe, text), bpe.encode_ordinary(text).len());
+            let whole = bpe.encode_ordinary(text).len();
+            assert_eq!(bounded_count(bpe, text), whole);
+            assert_eq!(by_line_cuts(bpe, text), whole);
         }
+    }
+
+    /// The count of `text` as the sum of its pieces between [`line_cuts`].
+    fn by_line_cuts(bpe: &CoreBPE, text: &str) -> usize {
+        let mut cuts = Vec::new();
+        line_cuts(text, &mut cuts);
+        let mut start = 0;
+        let mut sum = 0;
+        for cut in cuts.into_iter().chain([text.len()]) {
+            sum += bounded_count(bpe, &text[start..cut]);
+            start = cut;
+        }
+        sum
+    }
+
+    proptest::proptest! {
+        /// Counting the pieces between line cuts apart gives the encoder's
+        /// count of the whole, in both encodings, for text of the characters
+        /// the encoders' patterns treat apart: letters of each case and
+        /// script, a combining mark, digits, apostrophes, slashes,
+        /// punctuation, emoji, and every kind of space and line break.
+        #[test]
+        fn counts_add_up_at_line_cuts(
+            chars in proptest::collection::vec(proptest::sample::select(vec![
+                'a', 's', 'Z', '\u{e9}', '\u{301}', '\u{6771}', '\u{30d5}', '\u{d55c}',
+                '\u{1f389}', '\u{fe0f}', '1', '7', '\'', '/', '.', ';', '#', '-', '"',
+                ' ', '\t', '\n', '\r', '\u{a0}', '\u{3000}',
+            ]), 0..160)
+        ) {
+            let text: String = chars.into_iter().collect();
+            for bpe in [tiktoken_rs::o200k_base_singleton(), tiktoken_rs::cl100k_base_singleton()] {
+                proptest::prop_assert_eq!(by_line_cuts(bpe, &text), bpe.encode_ordinary(&text).len());
+            }
+        }
+    }
+
+    /// Cuts fall after a line break, before a character that is neither
+    /// whitespace nor a slash, and only there.
+    #[test]
+    fn line_cuts_fall_at_line_starts_only() {
+        let mut cuts = Vec::new();
+        line_cuts("a\nb\n\nc\n d\n/e\n\u{6771}\n", &mut cuts);
+        assert_eq!(cuts, [2, 5, 13]);
     }
 
     /// A long run is estimated from its head: for runs of one shape (a

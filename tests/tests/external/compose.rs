@@ -29,7 +29,7 @@ fn a_sub_agent_includes_the_standard_set_and_a_crate_that_never_heard_of_it() {
     // layer is in both pipelines.
     assert_eq!(
         line(&with, "sub layers: "),
-        "persona, base_prompt, tools, project_memory, project_context, skills_index, \
+        "persona, base_prompt, quoted_files, tools, project_memory, project_context, skills_index, \
          user_preferences, facts, runtime_context"
     );
     let basic = line(&with, "sub basic: ");

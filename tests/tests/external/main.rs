@@ -2,11 +2,13 @@
 //! depends only on prompt-core (`standalone`), the README's own `prompt`
 //! binary (`cli`), and a workspace whose sub-agent includes the standard set
 //! and a crate that never heard of it (`compose`), and a crate that uses
-//! minijinja 2 with its default features and minijinja 3 (`minijinja`).
+//! minijinja 2 with its default features and minijinja 3 (`minijinja`), and
+//! a layer library whose docs hold nothing the attributes added (`docs`).
 //! Mutation runs leave this binary out: it builds a crate per run.
 
 mod cli;
 mod compose;
+mod docs;
 mod minijinja;
 mod standalone;
 

@@ -4,11 +4,11 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use prompt_core::budget::{BudgetError, TokenBudget};
-use prompt_core::pipeline::LayerEntry;
+use prompt_core::pipeline::{LayerEntry, LayerRef};
 use prompt_core::providers::Message;
 use prompt_core::providers::anthropic::MessagesRequest;
-use prompt_core::spec::BudgetPolicy;
 use prompt_core::spec::Channel;
+use prompt_core::spec::Yields;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
 use prompt_core::{
     AssemblyError, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability,
@@ -168,13 +168,16 @@ fn a_panicking_layer_is_an_error_naming_it_and_the_next_build_works() {
     assert_eq!(
         error,
         AssemblyError::LayerPanicked {
-            layer: "flaky",
-            location: "prompt-tests: src/lib.rs:10000".into(),
+            layer: LayerRef {
+                name: "flaky",
+                type_name: "TestLayer",
+                location: "prompt-tests: src/lib.rs:10000".into(),
+            },
             message: "index out of bounds in the flaky layer".into(),
         }
     );
     assert!(error.to_string().starts_with(
-        "layer `flaky` (prompt-tests: src/lib.rs:10000) panicked while rendering: index out of bounds"
+        "layer `flaky` (TestLayer at prompt-tests: src/lib.rs:10000) panicked while rendering: index out of bounds"
     ));
     // The same session and pipeline keep working.
     let prompt = session.build_cached(&Context::new()).unwrap();
@@ -204,7 +207,10 @@ fn a_panicking_stable_layer_fails_every_build_of_the_session_without_poisoning_i
     for _ in 0..2 {
         match session.build_basic(&Context::new()) {
             Err(AssemblyError::LayerPanicked { layer, message, .. }) => {
-                assert_eq!((layer, message.as_str()), ("broken", "formatted panic"));
+                assert_eq!(
+                    (layer.name, message.as_str()),
+                    ("broken", "formatted panic")
+                );
             }
             other => panic!("expected a caught panic, got {other:?}"),
         }
@@ -302,11 +308,11 @@ fn yields_from_the_spec_decide_who_gives_way() {
                 Fixed("You are careful.".into()),
             ),
             LayerEntry::new(
-                spec("envelope", 10_000, Stability::Dynamic).with_yields(BudgetPolicy::Keep),
+                spec("envelope", 10_000, Stability::Dynamic).with_yields(Yields::Keep),
                 Fixed("approval: ask".into()),
             ),
             LayerEntry::new(
-                spec("plan", 10_100, Stability::Dynamic).with_yields(BudgetPolicy::Truncate),
+                spec("plan", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
                 Fixed(long.clone()),
             ),
             LayerEntry::new(

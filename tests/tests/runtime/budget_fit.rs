@@ -4,8 +4,8 @@
 
 use prompt_core::budget::{BudgetError, TokenBudget};
 use prompt_core::pipeline::LayerEntry;
-use prompt_core::spec::BudgetPolicy;
 use prompt_core::spec::Channel;
+use prompt_core::spec::Yields;
 use prompt_core::{AssemblyError, Context, Pipeline, PromptBuilder, Stability};
 use prompt_tests::{Fixed, TEST, spec};
 
@@ -19,7 +19,7 @@ fn truncating(text: &str) -> Pipeline {
                 Fixed("You are terse.".to_owned()),
             ),
             LayerEntry::new(
-                spec("notes", 10_000, Stability::Dynamic).with_yields(BudgetPolicy::Truncate),
+                spec("notes", 10_000, Stability::Dynamic).with_yields(Yields::Truncate),
                 Fixed(text.to_owned()),
             ),
         ],
@@ -68,11 +68,11 @@ fn shed_and_cut() -> Pipeline {
         [
             LayerEntry::new(spec("persona", 1, Stability::Stable), Fixed("S".to_owned())),
             LayerEntry::new(
-                spec("runtime", 10_000, Stability::Dynamic).with_yields(BudgetPolicy::Keep),
+                spec("runtime", 10_000, Stability::Dynamic).with_yields(Yields::Keep),
                 Fixed("cwd: /repo".to_owned()),
             ),
             LayerEntry::new(
-                spec("history", 10_100, Stability::Dynamic).with_yields(BudgetPolicy::Truncate),
+                spec("history", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
                 Fixed("h".repeat(400)),
             ),
             LayerEntry::new(
@@ -142,11 +142,11 @@ fn the_notice_counts_and_sorts_what_gave_way() {
         [
             LayerEntry::new(spec("persona", 1, Stability::Stable), Fixed("S".to_owned())),
             LayerEntry::new(
-                spec("recent", 10_000, Stability::Dynamic).with_yields(BudgetPolicy::Truncate),
+                spec("recent", 10_000, Stability::Dynamic).with_yields(Yields::Truncate),
                 Fixed("r".repeat(100)),
             ),
             LayerEntry::new(
-                spec("older", 10_100, Stability::Dynamic).with_yields(BudgetPolicy::Truncate),
+                spec("older", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
                 Fixed("o".repeat(100)),
             ),
         ],

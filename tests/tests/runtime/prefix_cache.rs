@@ -253,10 +253,7 @@ fn a_failed_prefix_enters_nothing() {
     let error = bad.build_cached(&turn()).unwrap_err();
     assert!(matches!(
         error,
-        AssemblyError::LayerPanicked {
-            layer: "panics_on",
-            ..
-        }
+        AssemblyError::LayerPanicked { ref layer, .. } if layer.name == "panics_on"
     ));
     assert!(cache.is_empty());
     assert_eq!(good.build_cached(&turn()).unwrap().stable(), "good");

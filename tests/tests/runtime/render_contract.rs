@@ -6,7 +6,7 @@
 
 use prompt_core::context::SessionContext;
 use prompt_core::context::SessionOrTurnValue;
-use prompt_core::pipeline::LayerEntry;
+use prompt_core::pipeline::{LayerEntry, LayerRef};
 use prompt_core::spec::Channel;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
 use prompt_core::{
@@ -235,8 +235,11 @@ fn one_catch_unwind_per_call_still_names_the_layer_that_panicked() {
     assert_eq!(
         error,
         AssemblyError::LayerPanicked {
-            layer: "odd",
-            location: "prompt-tests: src/lib.rs:10001".into(),
+            layer: LayerRef {
+                name: "odd",
+                type_name: "TestLayer",
+                location: "prompt-tests: src/lib.rs:10001".into(),
+            },
             message: "odd turn".into(),
         }
     );

@@ -132,3 +132,31 @@ fn a_layer_entry_debugs_as_its_name() {
     );
     assert_eq!(format!("{entry:?}"), r#"LayerEntry("persona")"#);
 }
+
+/// `PipelineError`'s `Debug` is the struct, then the readable message (as
+/// minijinja's `Error`): `.expect(..)` shows both; `{:#?}` the struct alone.
+#[test]
+fn a_pipeline_error_debugs_as_its_struct_then_its_message() {
+    let error = Pipeline::from_layers(
+        TEST,
+        [LayerEntry::new(
+            spec("Bad", 1, Stability::Stable),
+            Fixed(String::new()),
+        )],
+    )
+    .unwrap_err();
+    let debug = format!("{error:?}");
+    let (head, message) = debug
+        .split_once("\n\n")
+        .expect("struct, blank line, message");
+    assert!(
+        head.starts_with(
+            "PipelineError { pipeline: \"test\", problems: [BadName { layer: LayerRef {"
+        ),
+        "{head}"
+    );
+    assert_eq!(message, error.to_string());
+    let alternate = format!("{error:#?}");
+    assert!(alternate.starts_with("PipelineError {\n"), "{alternate}");
+    assert!(!alternate.contains("is invalid"), "{alternate}");
+}

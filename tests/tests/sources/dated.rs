@@ -1,13 +1,15 @@
 //! Dated entries (`facts.jsonl` and the like): absent files, malformed and
 //! bare-dated lines, an entry dated now, and a tail cut at a whole line.
 
-use prompt_layers::sources::{DatedEntries, DatedSpec, EntryBudget, Root};
+use prompt_layers::sources::{DatedConfig, DatedEntries, EntryBudget, EntryLimits, Root};
 
-fn dated_spec(now: &str) -> DatedSpec<'static> {
-    DatedSpec::new("text", "created_at", now.parse().unwrap())
-        .with_budget(EntryBudget::Bytes(1024))
-        .with_max_entries(10)
-        .with_read_cap(1024)
+fn dated_spec(now: &str) -> DatedConfig<'static> {
+    DatedConfig::new("text", "created_at", now.parse().unwrap()).with_limits(
+        EntryLimits::DEFAULT
+            .with_budget(EntryBudget::Bytes(1024))
+            .with_max_entries(10)
+            .with_read_cap(1024),
+    )
 }
 
 fn load_lines(lines: &[&str], now: &str) -> DatedEntries {
@@ -92,13 +94,13 @@ fn the_tail_of_a_dated_file_starts_at_a_whole_line() {
     let files = [(path, Root::new(ws.path(), ""))];
 
     let mut spec = dated_spec("2026-11-30T00:00:00Z");
-    spec.read_cap = whole.len();
+    spec.limits.read_cap = whole.len();
     let read = DatedEntries::load(&files, &spec);
     assert!(read.partial.is_empty(), "{:?}", read.partial);
     assert_eq!(read.entries.len(), 3);
 
     // Cut 5 bytes into the first line: it is dropped, the other two are kept.
-    spec.read_cap = whole.len() - 5;
+    spec.limits.read_cap = whole.len() - 5;
     let read = DatedEntries::load(&files, &spec);
     assert_eq!(read.partial.len(), 1);
     assert_eq!(read.malformed, 0);

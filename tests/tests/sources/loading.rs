@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use prompt_core::tokens::ApproxCounter;
 use prompt_layers::sources::__private::{find_upward, parse_skill, read_capped, repo_root};
 use prompt_layers::sources::{
-    BasePromptConfig, CappedText, DatedEntries, DatedSpec, EntryBudget, MemoryFile, ProjectDocs,
-    ProjectDocsConfig, PromptOrigin, Root, Scratchpad, SkillIndex, SkillLimits, SourceError,
-    TemplateLimits, Templates, fence,
+    BasePromptConfig, CappedText, DatedConfig, DatedEntries, EntryBudget, EntryLimits, MemoryFile,
+    MemoryLimits, ProjectDocs, ProjectDocsConfig, PromptOrigin, Root, Scratchpad, SkillIndex,
+    SkillLimits, SourceError, TemplateLimits, Templates, fence,
 };
 use prompt_tests::FixtureWorkspace;
 
@@ -20,15 +20,18 @@ fn root(dir: &Path) -> Root {
     Root::new(dir, "")
 }
 
-fn spec(budget: EntryBudget, max_entries: usize) -> DatedSpec<'static> {
-    DatedSpec::new(
+fn spec(budget: EntryBudget, max_entries: usize) -> DatedConfig<'static> {
+    DatedConfig::new(
         "text",
         "created_at",
         "2026-11-30T00:00:00Z".parse().unwrap(),
     )
-    .with_budget(budget)
-    .with_max_entries(max_entries)
-    .with_read_cap(64 * 1024)
+    .with_limits(
+        EntryLimits::DEFAULT
+            .with_budget(budget)
+            .with_max_entries(max_entries)
+            .with_read_cap(64 * 1024),
+    )
 }
 
 fn files(paths: &[(&Path, &Path)]) -> Vec<(PathBuf, Root)> {
@@ -241,7 +244,11 @@ fn discovery_survives_symlink_loops_and_missing_starts() {
 #[test]
 fn root_docs_are_agents_then_claude() {
     let ws = FixtureWorkspace::new();
-    let docs = ProjectDocs::load(&ws.repo, &ws.repo, &ProjectDocsConfig::default());
+    let docs = ProjectDocs::load(
+        &Root::new(&ws.repo, ""),
+        &ws.repo,
+        &ProjectDocsConfig::default(),
+    );
     let headings: Vec<&str> = docs.docs.iter().map(|d| d.heading.as_str()).collect();
     assert_eq!(headings, ["AGENTS.md", "CLAUDE.md"]);
     assert!(docs.problems.is_empty());
@@ -251,7 +258,11 @@ fn root_docs_are_agents_then_claude() {
 fn nested_docs_go_root_first_down_to_the_cwd_and_an_override_replaces_agents_md() {
     let ws = FixtureWorkspace::new();
     let config = ProjectDocsConfig::default().with_nested(true);
-    let docs = ProjectDocs::load(&ws.repo, &ws.repo.join("services/api/src"), &config);
+    let docs = ProjectDocs::load(
+        &Root::new(&ws.repo, ""),
+        &ws.repo.join("services/api/src"),
+        &config,
+    );
     let headings: Vec<&str> = docs.docs.iter().map(|d| d.heading.as_str()).collect();
     assert_eq!(
         headings,
@@ -283,7 +294,11 @@ fn nested_docs_share_one_budget_that_counts_their_headings() {
     let config = ProjectDocsConfig::default()
         .with_nested(true)
         .with_nested_budget(headings + override_len + 10);
-    let docs = ProjectDocs::load(&ws.repo, &ws.repo.join("services/api/src"), &config);
+    let docs = ProjectDocs::load(
+        &Root::new(&ws.repo, ""),
+        &ws.repo.join("services/api/src"),
+        &config,
+    );
     let last = docs.docs.last().unwrap();
     assert_eq!(last.heading, "services/api/src/CLAUDE.md");
     assert_eq!(last.text.text.len(), 10);
@@ -293,7 +308,11 @@ fn nested_docs_share_one_budget_that_counts_their_headings() {
     let config = ProjectDocsConfig::default()
         .with_nested(true)
         .with_nested_budget(headings + override_len);
-    let docs = ProjectDocs::load(&ws.repo, &ws.repo.join("services/api/src"), &config);
+    let docs = ProjectDocs::load(
+        &Root::new(&ws.repo, ""),
+        &ws.repo.join("services/api/src"),
+        &config,
+    );
     assert_eq!(
         docs.docs.last().unwrap().heading,
         "services/api/AGENTS.override.md"
@@ -313,7 +332,11 @@ fn nested_docs_share_one_budget_that_counts_their_headings() {
 fn a_broken_project_doc_is_reported_not_fatal() {
     let ws = FixtureWorkspace::new();
     std::fs::write(ws.repo.join("CLAUDE.md"), b"\xc3\x28 not utf-8").unwrap();
-    let docs = ProjectDocs::load(&ws.repo, &ws.repo, &ProjectDocsConfig::default());
+    let docs = ProjectDocs::load(
+        &Root::new(&ws.repo, ""),
+        &ws.repo,
+        &ProjectDocsConfig::default(),
+    );
     assert_eq!(docs.docs.len(), 1);
     assert_eq!(docs.problems.len(), 1);
     assert_eq!(docs.problems[0].path(), Path::new("CLAUDE.md"));
@@ -325,15 +348,27 @@ fn a_broken_project_doc_is_reported_not_fatal() {
 fn memory_files_are_capped_and_absence_is_not_a_problem() {
     let ws = FixtureWorkspace::new();
     let user_root = Root::new(ws.home.join(".agent"), "~/.agent");
-    let user = MemoryFile::load(&ws.home.join(".agent/memory/user.md"), &user_root, 8);
+    let user = MemoryFile::load(
+        &ws.home.join(".agent/memory/user.md"),
+        &user_root,
+        &MemoryLimits::DEFAULT.with_max_bytes(8),
+    );
     assert_eq!(user.text.as_ref().unwrap().text, "I use vi");
     assert_eq!(
         user.rendered().unwrap(),
         "I use vi\n\n[…truncated: ~/.agent/memory/user.md is 48 B, cap 8 B]"
     );
-    let absent = MemoryFile::load(&ws.home.join(".agent/nope.md"), &user_root, 8);
+    let absent = MemoryFile::load(
+        &ws.home.join(".agent/nope.md"),
+        &user_root,
+        &MemoryLimits::DEFAULT.with_max_bytes(8),
+    );
     assert!(absent.text.is_none() && absent.problem.is_none());
-    let dir = MemoryFile::load(&ws.home.join(".agent/memory"), &user_root, 8);
+    let dir = MemoryFile::load(
+        &ws.home.join(".agent/memory"),
+        &user_root,
+        &MemoryLimits::DEFAULT.with_max_bytes(8),
+    );
     assert!(matches!(dir.problem, Some(SourceError::IsDirectory { .. })));
 }
 
@@ -573,7 +608,7 @@ fn the_base_prompt_comes_from_the_override_found_upward_and_renders_shared_inclu
     let config = BasePromptConfig::for_app("agent");
     let templates = Templates::new(Some(ws.shared.clone()));
     let base = config.resolve(
-        &ws.repo,
+        &Root::new(&ws.repo, ""),
         &ws.repo.join("services/api/src"),
         &templates,
         &vars(),
@@ -596,7 +631,7 @@ fn without_an_override_the_search_path_then_the_built_in_default_is_used() {
     let mut config = BasePromptConfig::for_app("agent");
     let templates = Templates::new(None);
     assert_eq!(config.locate(&ws.repo, &ws.repo), PromptOrigin::BuiltIn);
-    let base = config.resolve(&ws.repo, &ws.repo, &templates, &vars());
+    let base = config.resolve(&Root::new(&ws.repo, ""), &ws.repo, &templates, &vars());
     assert_eq!(base.text, prompt_layers::sources::DEFAULT_BASE_PROMPT);
 
     let search = tempfile::tempdir().unwrap();
@@ -606,7 +641,7 @@ fn without_an_override_the_search_path_then_the_built_in_default_is_used() {
     )
     .unwrap();
     config.search_path = vec![ws.home.clone(), search.path().to_owned()];
-    let base = config.resolve(&ws.repo, &ws.repo, &templates, &vars());
+    let base = config.resolve(&Root::new(&ws.repo, ""), &ws.repo, &templates, &vars());
     assert_eq!(
         base.origin,
         PromptOrigin::SearchPath(search.path().join("system-prompt.md"))
@@ -620,7 +655,7 @@ fn a_broken_override_falls_back_to_the_default_and_keeps_the_error() {
     let path = ws.repo.join(".agent/system-prompt.md");
     std::fs::write(&path, "line one\n{% if %}\n").unwrap();
     let base = BasePromptConfig::for_app("agent").resolve(
-        &ws.repo,
+        &Root::new(&ws.repo, ""),
         &ws.repo,
         &Templates::new(None),
         &vars(),
@@ -935,7 +970,7 @@ fn a_template_over_a_limit_falls_back_to_the_built_in_prompt() {
     )
     .unwrap();
     let base = BasePromptConfig::for_app("agent").resolve(
-        &ws.repo,
+        &Root::new(&ws.repo, ""),
         &ws.repo,
         &Templates::new(None),
         &vars(),
@@ -962,12 +997,13 @@ fn the_scratchpad_loads_sorted_and_a_malformed_one_names_file_and_line() {
     );
     std::fs::write(&path, "{\n\"plan\": 3\n}").unwrap();
     let error = Scratchpad::load(&path, &ws_root).unwrap_err();
-    assert!(
-        error
-            .to_string()
-            .starts_with(".agent/scratchpad.json: malformed: line 2"),
-        "{error}"
+    // The file and what was expected; the parser's line is the source's.
+    assert_eq!(
+        error.to_string(),
+        ".agent/scratchpad.json: malformed: expected a JSON object of strings"
     );
+    let source = std::error::Error::source(&error).expect("the parser's error");
+    assert!(source.to_string().contains("at line 2"), "{source}");
     // Keys and values are one line each: JSON escapes cannot forge lines.
     std::fs::write(&path, r#"{"a\n# Heading": "x\ny\u001b[2J"}"#).unwrap();
     let pad = Scratchpad::load(&path, &ws_root).unwrap();

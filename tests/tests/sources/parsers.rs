@@ -7,7 +7,7 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{full_config, notes, render};
 use prompt_layers::SessionConfig;
@@ -41,17 +41,12 @@ fn an_alias_bomb_in_a_skill_frontmatter_is_refused_at_its_line_and_the_rest_load
     let bomb = alias_bomb();
     assert!((11_000..12_500).contains(&bomb.len()), "{}", bomb.len());
     write_skill(&ws.repo.join(".agent/skills"), "bomb", &bomb);
-    let started = Instant::now();
     let prompt = render(&full_config(&ws));
-    // Unbounded, this does not finish; bounded, it is milliseconds (debug build, loaded machine: 20 s).
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        started.elapsed()
-    );
     let notes = notes(&prompt, "skills_index");
     // The budget runs out while `b` repeats `a`: at the 372nd value of its
-    // 4th `*a`, a value written on line 4.
+    // 4th `*a`, a value written on line 4. So the parser stopped at the
+    // 16,384th value (`name`, `description`, the 4,000 of `a` and
+    // 3 x 4,000 + 372 of `b`, with their keys and lists), not 1.44 billion.
     let expected = "skipped: .agent/skills/bomb/SKILL.md: bad frontmatter: line 4: b[3][371]: \
                     more than 16384 values once anchors (`&name`) and aliases (`*name`) are \
                     expanded; write the values out instead of repeating them with aliases, \
@@ -105,15 +100,15 @@ fn a_tag_directive_is_refused_before_it_repeats_its_prefix_on_every_value() {
 fn deep_nesting_is_refused_before_parsing_flow_and_while_parsing_block() {
     // Flow: the parser's cost grows with depth squared (32,000 `{a: ` took
     // 14 s); 200 KB of it is refused unparsed.
-    let flow = format!("a: {}1{}\n", "{a: ".repeat(40_000), "}".repeat(40_000));
-    let started = Instant::now();
-    let error = parse_bounded(&flow, &YamlLimits::CONFIG_FILE).unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
+    // The refusal is the scan's (the parser's own says `collections nest
+    // deeper`, below), so the parser never sees more than 32 levels: 32
+    // parse, 33 are refused by the scan.
+    let nested = |depth: usize| format!("a: {}1{}\n", "{a: ".repeat(depth), "}".repeat(depth));
+    let error = parse_bounded(&nested(40_000), &YamlLimits::CONFIG_FILE).unwrap_err();
     assert_eq!(error.limit, Some(YamlLimit::Depth));
+    assert_eq!(error.to_string(), "line 1: `[` / `{` nest deeper than 32");
+    assert!(parse_bounded(&nested(32), &YamlLimits::CONFIG_FILE).is_ok());
+    let error = parse_bounded(&nested(33), &YamlLimits::CONFIG_FILE).unwrap_err();
     assert_eq!(error.to_string(), "line 1: `[` / `{` nest deeper than 32");
     // Block: counted as the value is built.
     let block: String = (0..40).map(|i| format!("{}k:\n", "  ".repeat(i))).collect();
@@ -171,16 +166,19 @@ fn skills_dir(count: usize, text: impl Fn(&str) -> String) -> (tempfile::TempDir
 fn four_thousand_skills_of_16_kb_frontmatter_stop_at_the_total_frontmatter_budget() {
     // Row 8: 4096 valid skills of 15.7 KB frontmatter each (52 s and 1.9 GB before).
     let len = 15_700;
-    let (ws, skills) = skills_dir(4096, |name| skill_of(name, len));
+    // Every skill after the 17th has frontmatter that does not parse: one
+    // parsed would be a problem in the index.
+    let (ws, skills) = skills_dir(4096, |name| {
+        if name > "s0016" {
+            format!("---\nname: {name}\ndescription: [unclosed\n---\n")
+        } else {
+            skill_of(name, len)
+        }
+    });
     let limits = SkillLimits::default();
-    let started = Instant::now();
     let index = SkillIndex::load(&[(skills, Root::new(ws.path(), ""))], &limits);
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        started.elapsed()
-    );
-    // 256 KiB / 15,700 bytes: 16 frontmatters are parsed, the 17th stops the reading.
+    // 256 KiB / 15,700 bytes: 16 frontmatters are parsed, the 17th stops the
+    // reading, and none after it is parsed.
     let parsed = limits.max_total_frontmatter / len;
     assert_eq!(parsed, 16);
     assert!(index.problems.is_empty(), "{:?}", index.problems);
@@ -309,7 +307,7 @@ fn nested_docs_stop_walking_once_their_budget_is_spent_and_say_how_much_is_left(
     let config = ProjectDocsConfig::default()
         .with_nested(true)
         .with_nested_budget(4000);
-    let docs = ProjectDocs::load(ws.path(), &cwd, &config);
+    let docs = ProjectDocs::load(&Root::new(ws.path(), ""), &cwd, &config);
     // Three docs of 1000 bytes and their headings, the fourth cut to what is left.
     assert_eq!(docs.docs.len(), 4);
     assert!(docs.docs[3].text.is_truncated());

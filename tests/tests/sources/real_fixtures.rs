@@ -7,7 +7,8 @@ use prompt_core::spec::PromptPipeline;
 use prompt_core::{Context, Pipeline, PromptBuilder};
 use prompt_layers::sources::__private::read_capped;
 use prompt_layers::sources::{
-    CappedText, MemoryFile, ProjectDocs, ProjectDocsConfig, Root, SkillIndex, SkillLimits,
+    CappedText, MemoryFile, MemoryLimits, ProjectDocs, ProjectDocsConfig, Root, SkillIndex,
+    SkillLimits,
 };
 use prompt_layers::{ProjectContextLayer, SkillsIndexLayer};
 use prompt_tests::real_fixture;
@@ -44,7 +45,11 @@ fn project_context_from_real_agents_and_claude_files() {
         ("agents/getsentry__sentry__AGENTS.md", "AGENTS.md"),
         ("claude/xerrors__Yuxi-Know__CLAUDE.md", "CLAUDE.md"),
     ]);
-    let docs = ProjectDocs::load(ws.path(), ws.path(), &ProjectDocsConfig::default());
+    let docs = ProjectDocs::load(
+        &Root::new(ws.path(), ""),
+        ws.path(),
+        &ProjectDocsConfig::default(),
+    );
     assert!(docs.docs.iter().all(|d| !d.text.is_truncated()));
     let prompt = render(
         LayerEntry::of::<ProjectContextLayer>(),
@@ -61,7 +66,11 @@ fn files_over_the_cap_are_cut_to_a_prefix_and_marked() {
         ("nested/apache__airflow/AGENTS.md", "23.2 KiB"),
     ] {
         let ws = workspace(&[(fixture, "AGENTS.md")]);
-        let docs = ProjectDocs::load(ws.path(), ws.path(), &ProjectDocsConfig::default());
+        let docs = ProjectDocs::load(
+            &Root::new(ws.path(), ""),
+            ws.path(),
+            &ProjectDocsConfig::default(),
+        );
         let doc = &docs.docs[0].text;
         let original = read(fixture);
         assert!(original.len() > CAP);
@@ -91,7 +100,11 @@ fn a_memory_file_over_the_memory_cap_is_cut_and_marked() {
     // Codex's AGENTS.md (12,209 bytes, Japanese and English) used as a memory file.
     let fixture = "agents/openai__codex__AGENTS.md";
     let path = real_fixture(fixture);
-    let memory = MemoryFile::load(&path, &Root::new(path.parent().unwrap(), ""), 8 * 1024);
+    let memory = MemoryFile::load(
+        &path,
+        &Root::new(path.parent().unwrap(), ""),
+        &MemoryLimits::DEFAULT.with_max_bytes(8 * 1024),
+    );
     let text = memory.text.as_ref().unwrap();
     assert_eq!(text.text.len(), 8 * 1024);
     assert_eq!(text.size, 12209);
@@ -143,7 +156,11 @@ fn nested_airflow_docs_root_first_within_one_budget() {
     let config = ProjectDocsConfig::default()
         .with_nested(true)
         .with_nested_budget(4 * 1024);
-    let docs = ProjectDocs::load(ws.path(), &ws.path().join("providers"), &config);
+    let docs = ProjectDocs::load(
+        &Root::new(ws.path(), ""),
+        &ws.path().join("providers"),
+        &config,
+    );
     let outline: Vec<String> = docs
         .docs
         .iter()
@@ -170,7 +187,11 @@ fn nested_airflow_docs_root_first_within_one_budget() {
 #[test]
 fn files_without_a_final_newline_render_like_those_with_one() {
     let ws = workspace(&[("claude/labring__FastGPT__CLAUDE.md", "CLAUDE.md")]);
-    let docs = ProjectDocs::load(ws.path(), ws.path(), &ProjectDocsConfig::default());
+    let docs = ProjectDocs::load(
+        &Root::new(ws.path(), ""),
+        ws.path(),
+        &ProjectDocsConfig::default(),
+    );
     let prompt = render(
         LayerEntry::of::<ProjectContextLayer>(),
         &Context::new().with(docs),

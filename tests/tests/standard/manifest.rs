@@ -52,6 +52,10 @@ fn standard_prompt_minimal_drops_runtime_facts() {
     assert!(!prompt.text().contains("# Runtime context"));
     assert_eq!(
         prompt.text(),
-        prompt_layers::sources::DEFAULT_BASE_PROMPT.trim_end()
+        format!(
+            "{}\n\n{}",
+            prompt_layers::sources::DEFAULT_BASE_PROMPT.trim_end(),
+            prompt_layers::QUOTED_FILES_RULE
+        )
     );
 }

@@ -113,7 +113,11 @@ fn an_empty_workspace_leaves_the_conditional_layers_silent_and_says_why() {
         .unwrap();
     assert_eq!(
         prompt.stable(),
-        prompt_layers::sources::DEFAULT_BASE_PROMPT.trim_end()
+        format!(
+            "{}\n\n{}",
+            prompt_layers::sources::DEFAULT_BASE_PROMPT.trim_end(),
+            prompt_layers::QUOTED_FILES_RULE
+        )
     );
     assert_eq!(prompt.dynamic(), "");
     let silent: Vec<&str> = prompt.trace().silent().collect();
@@ -177,11 +181,15 @@ fn the_coordinator_speaks_exactly_when_the_delegate_tool_is_enabled() {
 fn the_standard_pipeline_is_stable_before_dynamic_and_has_room_between_layers() {
     let pipeline = Pipeline::collect().unwrap();
     let specs: Vec<_> = pipeline.specs().collect();
-    assert!(
-        specs
-            .windows(2)
-            .all(|w| w[1].priority - w[0].priority >= 1000)
-    );
+    // Room for a user's layer between any two, but after the base prompt:
+    // its rule on quoted files follows it at once, and the room is after both.
+    for w in specs.windows(2) {
+        let gap = w[1].priority - w[0].priority;
+        match (w[0].name, w[1].name) {
+            ("base_prompt", "quoted_files") => assert_eq!(gap, 1),
+            _ => assert!(gap >= 999, "{} -> {}: {gap}", w[0].name, w[1].name),
+        }
+    }
     let dynamic: Vec<&str> = specs
         .iter()
         .filter(|s| s.stability == Stability::Dynamic)
@@ -202,7 +210,12 @@ fn minimal_mode_keeps_only_what_the_agent_cannot_work_without() {
     let names: Vec<&str> = prompt.trace().layers.iter().map(|l| l.name).collect();
     assert_eq!(
         names,
-        ["base_prompt", "project_context", "user_preferences"]
+        [
+            "base_prompt",
+            "quoted_files",
+            "project_context",
+            "user_preferences"
+        ]
     );
 }
 

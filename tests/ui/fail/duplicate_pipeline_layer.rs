@@ -4,12 +4,10 @@ use prompt_core::{prompt_layer, prompt_pipeline};
 pub struct Reviewer;
 
 #[prompt_layer(priority = 100, stability = Stable, paths = [Cached], text = "A.", pipeline = Reviewer)]
-pub struct Persona;
+pub struct PersonaLayer;
 
 // Same name in the same pipeline: checked per pipeline, at the key.
-mod other {
-    #[prompt_core::prompt_layer(priority = 200, stability = Stable, paths = [Cached], text = "B.", pipeline = super::Reviewer, name = "persona")]
-    pub struct Persona;
-}
+#[prompt_layer(priority = 200, stability = Stable, paths = [Cached], text = "B.", pipeline = Reviewer, name = "persona")]
+pub struct OtherPersonaLayer;
 
 fn main() {}

@@ -1,9 +1,9 @@
 use prompt_core::prompt_layer;
 
 #[prompt_layer(priority = 100, stability = Stable, paths = [Cached], text = "Persona.")]
-pub struct Persona;
+pub struct PersonaLayer;
 
 #[prompt_layer(priority = 100, stability = Stable, paths = [Cached], text = "Rules.")]
-pub struct Rules;
+pub struct RulesLayer;
 
 fn main() {}

@@ -2,7 +2,7 @@
 use prompt_core::{prompt_layer, prompt_pipeline, AssemblyPath, LayerInput, LayerWriter, Pipeline, PromptLayer, PromptMode, Render, Stability, Stable};
 use prompt_core::spec::Channel;
 use prompt_core::spec::Scope;
-use prompt_core::spec::BudgetPolicy;
+use prompt_core::spec::Yields;
 
 mod reexport {
     pub use prompt_core as core_again;
@@ -75,8 +75,8 @@ fn main() {
     assert_eq!(Rules::SPEC.modes, &[PromptMode::Full, PromptMode::Compact]);
     assert_eq!(Rules::SPEC.silent, Some("when the session has house rules"));
     assert_eq!(Clock::SPEC.stability, Stability::Dynamic);
-    assert_eq!((Clock::SPEC.yields, Clock::SPEC.channel), (BudgetPolicy::Keep, Channel::Reminder));
-    assert_eq!((Rules::SPEC.yields, Rules::SPEC.channel), (BudgetPolicy::Shed, Channel::System));
+    assert_eq!((Clock::SPEC.yields, Clock::SPEC.channel), (Yields::Keep, Channel::Reminder));
+    assert_eq!((Rules::SPEC.yields, Rules::SPEC.channel), (Yields::Shed, Channel::System));
     assert_eq!(PersonaLayer::SPEC.name, "persona");
     assert_eq!((PersonaLayer::SPEC.scope, Rules::SPEC.scope), (Scope::Global, Scope::Project));
     assert_eq!(Clock::SPEC.scope, Scope::Session);
@@ -91,6 +91,6 @@ fn main() {
     assert_eq!(sub_agent.len(), 1);
     let reviewer = Pipeline::of::<Reviewer>().expect("valid pipeline");
     let clock = reviewer.layer("clock").expect("included");
-    assert_eq!((clock.modes, clock.yields), (&[PromptMode::Full][..], BudgetPolicy::Shed));
+    assert_eq!((clock.modes, clock.yields), (&[PromptMode::Full][..], Yields::Shed));
     assert_eq!(reviewer.len(), 2);
 }

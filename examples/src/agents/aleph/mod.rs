@@ -103,7 +103,7 @@ use prompt_core::{
 };
 use prompt_layers::RuntimeFacts;
 use prompt_layers::sources::{
-    CappedText, MemoryFile, Root, Skill, SkillIndex, SkillLimits, SourceError, parsed,
+    CappedText, MemoryFile, MemoryLimits, Root, Skill, SkillIndex, SkillLimits, SourceError, parsed,
 };
 
 pub use dynamic::*;
@@ -256,21 +256,56 @@ pub fn read_toml(path: &Path, root: &Root) -> Result<AlephConfig, AlephError> {
     let Some(text) = read_text(path, root)? else {
         return Ok(AlephConfig::default());
     };
-    let error = |e: &dyn std::fmt::Display| AlephError::Config {
+    let config_error = |message: String| AlephError::Config {
         path: PathBuf::from(root.show(path)),
-        message: format!(
-            "{}; e.g. `[execution] prompt_mode = \"compact\"` (full, compact or minimal)",
-            e.to_string().trim_end()
-        ),
+        message,
     };
     // Values come out of the parser cleaned, one line each (the language,
     // the `extra_files` names): `parsed` is where every reader cleans them.
     // The typed parse names the line of a value that does not fit.
-    let value: serde_json::Value = toml::from_str(&text).map_err(|e| error(&e))?;
-    parsed::from_value(value, STATE_LINES).map_err(|e| match toml::from_str::<AlephConfig>(&text) {
-        Err(typed) => error(&typed),
-        Ok(_) => error(&e),
+    let value: serde_json::Value =
+        toml::from_str(&text).map_err(|e| config_error(toml_problem(&text, &e)))?;
+    parsed::from_value(value, STATE_LINES).map_err(|e| {
+        config_error(match toml::from_str::<AlephConfig>(&text) {
+            Err(typed) => toml_problem(&text, &typed),
+            Ok(_) => unplaced(&e.to_string()),
+        })
     })
+}
+
+/// An error with no place in the file: a nesting past a parser's recursion
+/// limit is said as such.
+fn unplaced(message: &str) -> String {
+    if message.contains("recursion limit") {
+        "tables or arrays nested too deeply (recursion limit); a configuration needs only \
+         `[section]` headers and `key = value` lines"
+            .to_owned()
+    } else {
+        message.to_owned()
+    }
+}
+
+/// What is wrong at a TOML error: its line and column and the parser's
+/// message, without the parser's quote of the line (a line may be the whole
+/// 256 KiB file); the modes are named only when the error is at the
+/// `prompt_mode` key.
+fn toml_problem(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim_end();
+    let Some(span) = error.span() else {
+        return unplaced(message);
+    };
+    let start = text.floor_char_boundary(span.start.min(text.len()));
+    let before = &text[..start];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |at| at + 1);
+    let column = text[line_start..start].chars().count() + 1;
+    let line_text = text[line_start..].lines().next().unwrap_or("");
+    let hint = if line_text.trim_start().starts_with("prompt_mode") {
+        "; e.g. `[execution] prompt_mode = \"compact\"` (full, compact or minimal)"
+    } else {
+        ""
+    };
+    format!("line {line}, column {column}: {message}{hint}")
 }
 
 /// The keys of Aleph's state and config files whose values may span lines:
@@ -299,7 +334,11 @@ fn read_files(
 ) -> Result<IdentityFiles, AlephError> {
     let mut files = IdentityFiles::default();
     let read = |path: PathBuf, _name: &str, notes: &mut Vec<String>| {
-        let file = MemoryFile::load(&path, root, IDENTITY_FILE_CAP);
+        let file = MemoryFile::load(
+            &path,
+            root,
+            &MemoryLimits::DEFAULT.with_max_bytes(IDENTITY_FILE_CAP),
+        );
         if let Some(problem) = &file.problem {
             notes.push(problem.to_string());
         }

@@ -56,6 +56,7 @@
 //! | 4 | `{{ run.turn }}` renders `0`, `{{ world }}` and `{{ state }}` print Go maps | every name renders empty | a static render has no run or story state, and a Go map's print form is not text a model can use |
 //! | 5 | `@shared/` resolves in the folders `prompts.shared` names (none by default) | always the story's own `shared/` folder | a repository may not point includes outside its story (`prompts.shared: [/home/you]` would read any file); stories that name `shared` render the same |
 //! | 6 | a template file of any size | at most 256 KiB read, 1 MiB rendered, else the layer is left out with a note | bounded reads and renders |
+//! | 7 | the folders of the prompt search path (its overlay; `--prompt-path` here) are read as named | a folder inside the workspace may not lead out of it through a symlink: the story fails, naming it; one outside the workspace is read as named | a folder named inside a repository is the repository's to redirect: `prompts -> ~/.ssh` would make a file of the user's the framework text |
 
 mod cli;
 mod story;
@@ -429,7 +430,7 @@ pub fn compose(story: &Story, call: &Call, path: AssemblyPath) -> Result<Invocat
         .agents
         .get(&call.agent)
         .ok_or_else(|| KitsokiError::UnknownAgent {
-            path: story.root.join("app.yaml"),
+            path: story.app_yaml(),
             agent: call.agent.clone(),
             known: story.agents.keys().cloned().collect::<Vec<_>>().join(", "),
         })?;
@@ -507,16 +508,19 @@ pub fn compose(story: &Story, call: &Call, path: AssemblyPath) -> Result<Invocat
 }
 
 /// The story root under a workspace: the workspace itself when it holds
-/// `app.yaml`, else the first (by name) `stories/<name>/` that does.
+/// `app.yaml`, else the first (by name) `stories/<name>/` that does. An
+/// `app.yaml` of any kind counts (a FIFO, a link): reading it then says
+/// what is wrong with it, instead of calling it missing.
 pub fn story_root(workspace: &Path) -> Option<PathBuf> {
-    if workspace.join("app.yaml").is_file() {
+    let holds = |dir: &Path| std::fs::symlink_metadata(dir.join("app.yaml")).is_ok();
+    if holds(workspace) {
         return Some(workspace.to_owned());
     }
     let mut stories: Vec<PathBuf> = std::fs::read_dir(workspace.join("stories"))
         .ok()?
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.join("app.yaml").is_file())
+        .filter(|p| holds(p))
         .collect();
     stories.sort();
     stories.into_iter().next()
@@ -524,7 +528,7 @@ pub fn story_root(workspace: &Path) -> Option<PathBuf> {
 
 fn load(workspace: &Path, prompt_path: &[PathBuf]) -> Result<Story, KitsokiError> {
     let root = story_root(workspace).ok_or_else(|| KitsokiError::AppYaml {
-        path: workspace.join("app.yaml"),
+        path: PathBuf::from("app.yaml"),
         message: "no app.yaml here or in stories/*/; point --workspace at a story folder"
             .to_owned(),
     })?;
@@ -588,7 +592,7 @@ pub(crate) fn render_call(
         Some(name) => {
             return Err(AgentError::Unsupported(format!(
                 "the story has no agent `{}`; its agents: {}",
-                prompt_layers::sources::__private::visible(name),
+                prompt_layers::sources::visible(name),
                 story.agents.keys().cloned().collect::<Vec<_>>().join(", ")
             )));
         }
@@ -621,7 +625,7 @@ impl std::str::FromStr for Verb {
             .ok_or_else(|| {
                 format!(
                     "unknown verb `{}`; one of: {}",
-                    prompt_layers::sources::__private::visible(s),
+                    prompt_layers::sources::visible(s),
                     Verb::ALL.map(Verb::as_str).join(", ")
                 )
             })
@@ -649,7 +653,7 @@ impl KitsokiError {
             other => other.to_string(),
         };
         KitsokiError::AppYaml {
-            path: PathBuf::from(prompt_layers::sources::__private::visible(folder)),
+            path: PathBuf::from(prompt_layers::sources::visible(folder)),
             message: format!("the {role} folder {reason}"),
         }
     }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
-use prompt_layers::sources::__private::clean;
+use prompt_layers::sources::clean;
 use prompt_layers::sources::{
     CappedText, PromptOrigin, Root, SourceError, TemplateLimits, Templates, parsed, yaml,
 };
@@ -83,8 +83,12 @@ pub struct StoryAgent {
 /// A loaded story: the rendered framework and project layers and the agents.
 #[derive(Debug, Clone)]
 pub struct Story {
-    /// The story root: the folder holding `app.yaml`.
+    /// The story root: the folder holding `app.yaml`, as named.
     pub root: PathBuf,
+    /// The story root as the root every story file is read through,
+    /// derived from the workspace; its files are named relative to the
+    /// workspace (`stories/trail/app.yaml`).
+    folder: Root,
     /// The story's id.
     pub id: String,
     /// The framework layer, rendered and trimmed.
@@ -118,9 +122,14 @@ impl Story {
     /// # Errors
     /// [`KitsokiError::AppYaml`] naming `shared` when it leads out of the story folder.
     pub fn templates(root: &Path) -> Result<Templates, KitsokiError> {
-        let story = Root::new(root, "");
-        let shared = Root::within(&story, "shared", "@shared")
-            .map_err(|e| KitsokiError::folder("shared", "@shared", e))?;
+        Self::templates_in(&Root::new(root, ""))
+    }
+
+    /// [`templates`](Self::templates) of the story read through `story`.
+    fn templates_in(story: &Root) -> Result<Templates, KitsokiError> {
+        let shared = Root::within(story, "shared", "@shared").map_err(|e| {
+            KitsokiError::folder(&story.show(&story.dir().join("shared")), "@shared", e)
+        })?;
         Ok(Templates::with_shared_root(shared))
     }
 
@@ -147,10 +156,13 @@ impl Story {
     }
 
     /// [`load`](Self::load) for a story inside `workspace`: the story folder
-    /// may not lead out of it.
+    /// may not lead out of it, nor may a `search_path` folder inside the
+    /// workspace (one outside it is the user's choice, read as given). Files
+    /// are named relative to `workspace` in errors and notes.
     ///
     /// # Errors
-    /// As [`load`](Self::load).
+    /// As [`load`](Self::load); [`KitsokiError::AppYaml`] naming a
+    /// `search_path` folder that leads out of the workspace.
     pub fn load_in(
         workspace: &Path,
         root: &Path,
@@ -160,19 +172,32 @@ impl Story {
         // `stories/` cannot be a symlink out of it; every file below is read
         // through it.
         let ws = Root::new(workspace, "");
-        let story = Root::named(&ws, root, "")
+        let story = Root::named(&ws, root, shown_folder(&ws, root))
             .map_err(|e| KitsokiError::folder(&ws.show(root), "story", e))?;
-        let root = story.real_dir().unwrap_or(root);
+        // Every folder of the search path is chosen as the standard
+        // loading chooses `--prompt-path`: inside the workspace it may not
+        // lead out of it.
+        let search_roots = search_path
+            .iter()
+            .map(|dir| {
+                Root::named(&ws, dir, shown_folder(&ws, dir))
+                    .map_err(|e| KitsokiError::folder(&ws.show(dir), "prompt path", e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let root = story.dir().to_owned();
+        let root = root.as_path();
         let app_yaml = root.join("app.yaml");
+        // Named in errors as the workspace shows it, never absolute.
+        let app_yaml_shown = PathBuf::from(story.show(&app_yaml));
         let text = read_file(&story, &app_yaml)?;
         // Bounded: an alias bomb, a `%TAG` prefix repeated on every value or
         // deep `{`/`[` nesting is refused at its line instead of filling memory.
         let app: AppFile = yaml::from_str_bounded(&text, &yaml::YamlLimits::CONFIG_FILE, APP_LINES)
             .map_err(|e| KitsokiError::AppYaml {
-                path: app_yaml.clone(),
+                path: app_yaml_shown.clone(),
                 message: e.to_string(),
             })?;
-        let templates = Self::templates(root)?
+        let templates = Self::templates_in(&story)?
             .with_lenient_undefined()
             .with_limits(TemplateLimits::DEFAULT.with_max_output(PROJECT_RENDER_LIMIT));
         // kitsoki renders these with `args` unset and no story state: no
@@ -180,9 +205,8 @@ impl Story {
         let vars = BTreeMap::new();
         let mut framework_notes = Vec::new();
         let (framework, framework_origin) = framework_layer(
-            root,
             &story,
-            search_path,
+            &search_roots,
             &templates,
             &vars,
             &mut framework_notes,
@@ -191,17 +215,21 @@ impl Story {
 
         let project = match (&app.app.context, &app.app.context_path) {
             (Some(inline), Some(path)) if !inline.trim().is_empty() && !path.trim().is_empty() => {
-                return Err(KitsokiError::ContextConflict { path: app_yaml });
+                return Err(KitsokiError::ContextConflict {
+                    path: app_yaml_shown,
+                });
             }
             (Some(inline), _) if !inline.trim().is_empty() => rendered(
-                templates.render_str(&app_yaml, inline, &vars),
+                templates.render_str(&app_yaml_shown, inline, &vars),
                 "app.context",
                 &mut notes,
             )
             .map(|text| no_separator(&text)),
             (_, Some(path)) if !path.trim().is_empty() => {
-                let file = inside(root, path.trim(), &app_yaml, "app.context_path")?;
-                if file.is_file() {
+                let file = inside(root, path.trim(), &app_yaml_shown, "app.context_path")?;
+                // Any kind of file is there: one that may not be read (a FIFO,
+                // a link out) is named in a note, not taken for absent.
+                if exists(&file) {
                     rendered(
                         templates.render_file(&file, &story, &vars),
                         "app.context_path",
@@ -210,14 +238,14 @@ impl Story {
                 } else {
                     notes.push(format!(
                         "app.context_path = \"{}\": no such file in the story; the project layer is left out, as kitsoki does",
-                        prompt_layers::sources::__private::visible(path.trim())
+                        prompt_layers::sources::visible(path.trim())
                     ));
                     None
                 }
             }
             _ => {
                 let convention = root.join(PROJECT_CONVENTION);
-                if convention.is_file() {
+                if exists(&convention) {
                     rendered(
                         templates.render_file(&convention, &story, &vars),
                         PROJECT_CONVENTION,
@@ -239,7 +267,7 @@ impl Story {
         let router_project = match (&app.app.context, &app.app.context_path) {
             (Some(inline), _) if !inline.trim().is_empty() => Some(clean(inline).0),
             (_, Some(path)) if !path.trim().is_empty() => {
-                let file = inside(root, path.trim(), &app_yaml, "app.context_path")?;
+                let file = inside(root, path.trim(), &app_yaml_shown, "app.context_path")?;
                 match CappedText::read(&file, &story, PROJECT_CAP) {
                     Ok(text) => Some(text.render()),
                     Err(error) => {
@@ -260,7 +288,7 @@ impl Story {
             let persona = match (&decl.system_prompt, &decl.system_prompt_path) {
                 (Some(_), Some(_)) => {
                     return Err(KitsokiError::AppYaml {
-                        path: app_yaml.clone(),
+                        path: app_yaml_shown.clone(),
                         message: format!(
                             "agents.{name}: system_prompt and system_prompt_path are mutually exclusive; set only one"
                         ),
@@ -269,7 +297,7 @@ impl Story {
                 (Some(text), None) => no_separator(text),
                 (None, Some(path)) => {
                     let key = format!("agents.{name}.system_prompt_path");
-                    read_file(&story, &inside(root, path, &app_yaml, &key)?)?
+                    read_file(&story, &inside(root, path, &app_yaml_shown, &key)?)?
                 }
                 (None, None) => String::new(),
             };
@@ -283,6 +311,7 @@ impl Story {
         }
         Ok(Self {
             root: root.to_owned(),
+            folder: story,
             id: app.app.id,
             framework,
             framework_origin,
@@ -305,8 +334,13 @@ impl Story {
         path: &str,
         args: &BTreeMap<String, String>,
     ) -> Result<String, KitsokiError> {
-        let file = inside(&self.root, path, &self.root.join("app.yaml"), "prompt")?;
-        Ok(Self::templates(&self.root)?.render_file(&file, &Root::new(&self.root, ""), args)?)
+        let file = inside(&self.root, path, &self.app_yaml(), "prompt")?;
+        Ok(Self::templates_in(&self.folder)?.render_file(&file, &self.folder, args)?)
+    }
+
+    /// The story's `app.yaml`, as errors name it: relative to the workspace.
+    pub fn app_yaml(&self) -> PathBuf {
+        PathBuf::from(self.folder.show(&self.root.join("app.yaml")))
     }
 }
 
@@ -315,9 +349,8 @@ impl Story {
 /// and trimmed; [`DEFAULT_FRAMEWORK`] when there is none or it fails to
 /// render or renders blank (with a note), as kitsoki falls back.
 fn framework_layer(
-    root: &Path,
     story: &Root,
-    search_path: &[PathBuf],
+    search_path: &[Root],
     templates: &Templates,
     vars: &BTreeMap<String, String>,
     notes: &mut Vec<String>,
@@ -325,16 +358,17 @@ fn framework_layer(
     let built_in = || (DEFAULT_FRAMEWORK.trim().to_owned(), PromptOrigin::BuiltIn);
     let found = search_path
         .iter()
-        .map(|dir| (dir.join(FRAMEWORK_FILE), Root::new(dir, "")))
-        .chain(std::iter::once((root.join(FRAMEWORK_FILE), story.clone())))
-        .find(|(file, _)| file.is_file());
+        .chain(std::iter::once(story))
+        .map(|folder| (folder.dir().join(FRAMEWORK_FILE), folder))
+        .find(|(file, _)| exists(file));
     let Some((file, folder)) = found else {
         return built_in();
     };
-    match templates.render_file(&file, &folder, vars) {
-        Ok(text) if !text.trim().is_empty() => {
-            (text.trim().to_owned(), PromptOrigin::SearchPath(file))
-        }
+    match templates.render_file(&file, folder, vars) {
+        Ok(text) if !text.trim().is_empty() => (
+            text.trim().to_owned(),
+            PromptOrigin::SearchPath(PathBuf::from(folder.show(&file))),
+        ),
         Ok(_) => {
             notes.push(format!(
                 "{FRAMEWORK_FILE} rendered blank; using the built-in framework layer"
@@ -394,12 +428,28 @@ pub fn no_separator(text: &str) -> String {
         .join("\n")
 }
 
+/// Whether something (of any kind: a FIFO, a link) is at `path`. Such a
+/// file is then read through its root, which names what is wrong with it,
+/// instead of being taken for absent.
+fn exists(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
+/// The label of a root at `dir`: the folder as the workspace shows it,
+/// nothing for the workspace itself.
+fn shown_folder(workspace: &Root, dir: &Path) -> String {
+    match workspace.show(dir) {
+        here if here == "." => String::new(),
+        shown => shown,
+    }
+}
+
 /// A story file, read the hardened way: it must lie in the story `root`.
 fn read_file(root: &Root, path: &Path) -> Result<String, KitsokiError> {
     let text = CappedText::read(path, root, STORY_FILE_CAP)?;
     if text.is_truncated() {
         return Err(KitsokiError::AppYaml {
-            path: path.to_owned(),
+            path: PathBuf::from(&text.name),
             message: format!("larger than the {STORY_FILE_CAP}-byte limit"),
         });
     }

@@ -66,9 +66,10 @@ fn read_system_prompt_file(path: &Path, workspace: &Root) -> Result<String, Chan
     if text.is_truncated() {
         return Err(ChannelError::SystemPromptFile(SourceError::Malformed {
             path: PathBuf::from(&text.name),
-            message: format!(
+            reason: format!(
                 "larger than the {SYSTEM_PROMPT_FILE_CAP}-byte limit for --system-prompt-file; shorten it"
             ),
+            source: None,
         }));
     }
     Ok(text.text)
@@ -130,14 +131,46 @@ impl ChannelPrompt {
 #[non_exhaustive]
 pub enum ChannelError {
     /// `--system-prompt-file` could not be used.
-    #[error("--system-prompt-file: {0}")]
+    #[error("--system-prompt-file cannot be used")]
     SystemPromptFile(#[source] SourceError),
+    /// A folder of a fixture (`workspace`, `home`, `home/.recursive`,
+    /// `home/.claude`) leads out of the fixture, or cannot be read as a folder.
+    #[error("{message}")]
+    Fixture {
+        /// The folder, relative to the fixture.
+        folder: String,
+        /// The folder, why it is refused, and what to do.
+        message: String,
+    },
     /// The recursive pipeline is invalid (a bug in its declarations).
     #[error(transparent)]
     Pipeline(#[from] prompt_core::PipelineError),
     /// Assembly failed (a layer panicked: a bug).
     #[error(transparent)]
     Assembly(#[from] prompt_core::AssemblyError),
+}
+
+impl ChannelError {
+    /// The fixture's `folder`, which [`Root::within`] refused: named
+    /// relative to the fixture, with the symlink it leaves through, never
+    /// where that leads.
+    pub(crate) fn fixture(folder: &str, error: SourceError) -> Self {
+        let folder = folder.to_owned();
+        let message = match error {
+            SourceError::OutsideRoot { target, .. } => format!(
+                "{folder}: leads outside the fixture{}; a folder read with --fixture may not \
+                 choose where its folders point (make it a folder inside the fixture)",
+                if target.is_empty() {
+                    String::new()
+                } else {
+                    format!(" through the symlink {target}")
+                }
+            ),
+            // Named as the fixture names it (the fixture's root has no label).
+            other => other.to_string(),
+        };
+        ChannelError::Fixture { folder, message }
+    }
 }
 
 fn channel(config: &RecursiveConfig, fold: &BaseFold) -> Result<ChannelPrompt, ChannelError> {

@@ -12,11 +12,11 @@
 
 use super::Recursive;
 use prompt_core::{LayerInput, LayerWriter, Render, Stable, prompt_layer};
-use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
     CappedText, ProjectDocs, ProjectMemory, SkillIndex, SkillLimits, UserPreferences, fence,
     one_line,
 };
+use prompt_layers::{QUOTED_FILES_RULE, ToolSpec};
 
 use super::facts::FactStores;
 use super::notes::LegacyNotes;
@@ -103,6 +103,29 @@ fn fenced(name: &str, text: &CappedText, marker: impl FnOnce() -> String) -> Str
         out.push_str(&marker());
     }
     out
+}
+
+/// The framework's rule on quoted files ([`QUOTED_FILES_RULE`]), which
+/// recursive has not (divergence 10): first, so the model reads how a quote
+/// is weighed before the first one, and apart from the base, so that a
+/// caller's replacement base (which drops the persona) keeps it. The one
+/// layer that writes its joint after itself: the prompt starts with it, and
+/// the project context or the base always follows.
+#[prompt_layer(
+    priority = 10,
+    stability = Stable, scope = Global,
+    paths = [Basic, Cached],
+    modes = [Full],
+    name = "quoted_files",
+    pipeline = Recursive
+)]
+pub struct QuotedFiles;
+
+impl Render<Stable> for QuotedFiles {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, Stable>) {
+        out.push_str(QUOTED_FILES_RULE);
+        out.push_str("\n\n");
+    }
 }
 
 /// `# Project context`: `AGENTS.md` then `CLAUDE.md` at the workspace root,

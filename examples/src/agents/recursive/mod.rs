@@ -9,6 +9,7 @@
 //!
 //! | layer | priority | writes |
 //! |---|---|---|
+//! | `quoted_files` | 10 | the framework's rule on `<file>` quotes, [`QUOTED_FILES_RULE`](prompt_layers::QUOTED_FILES_RULE), then a blank line (divergence 10) |
 //! | `project_context` | 50 | `# Project context`, then `## AGENTS.md` and `## CLAUDE.md` (16 KiB each) each with its file, then the rule `---` |
 //! | `persona` | 100 | the built-in working principles, [`PERSONA`] (silent when a caller replaces the base) |
 //! | `system_prompt_override` | 110 | a caller's replacement base (HTTP `system_prompt`, CLI `--system-prompt[-file]`), as written |
@@ -70,6 +71,7 @@
 //! | 7 | `# Episodic recall` lists the newest session folders `~/.recursive/workspaces/<hash>/sessions/<slug>/<id>/` by path (`- id (n msgs, status): goal`, the goal cut at 80 bytes), from each `.meta.json`; a folder that fails to load still counts against the limit; `RECURSIVE_SESSIONS_DIR` overrides the folder, and the workspace's `.recursive/sessions` is read when the user's folder cannot be created | the same lines in the same order (*tested*: byte-identical on a case with a malformed, a newer-schema and an unknown-status session); each `.meta.json` read through the user's `~/.recursive` root, at most 64 KiB, at most 4096 entries per folder looked at; no environment override and never the workspace's folder; a folder name or goal with a newline is folded onto one line (row 4) | a repository cannot plant past sessions through its own `.recursive/sessions`, and a session folder linked elsewhere cannot put another file into the prompt; a home with millions of folders cannot stall the session's start; assembly reads no environment variables, so the same inputs give the same prompt |
 //! | 8 | the skill index is a per-turn `<system-reminder>` (`# Available skills`, a blank line, its line, then `- [mode] name: description (refs, params, …)` per skill, budgeted to 8000 bytes, and a blank line before `</system-reminder>`) | the same reminder, out of the system prompt (*tested*: no case's system prompt has it); each line is `- name: description (path of its SKILL.md)`, no mode tag or suffixes, within the standard index's limits; `</system-reminder>` right after the last line | this reproduction registers no `load_skill` tool, so the model opens a skill's SKILL.md itself and needs its path; recursive's `mode`, `refs` and `params` keys steer that tool, which is not here; the closing tag follows the last line because the framework's reminder block (one for every provider) trims the reminder, and a blank line tells the model nothing |
 //! | 9 | `cli_run` appends, after a blank line, `=== Skill: NAME (auto-loaded) ===` blocks: a `mode: always` skill's body, a triggered skill's `hint` (or `name: description`), each followed by a blank line, 8192 bytes at most (`...` and `[truncated]` past it); skills in the file system's listing order; `triggers` split on commas only | the same blocks, hints and blank lines; a body fenced and cut with the standard marker (row 1), a skill past the cap named in a last line; skills in name order; `triggers` also as a YAML list | the listing order differs between machines and runs, so the same skills could give a different prompt each run and miss the cache; a YAML list (`[release, changelog]`) would otherwise match only a goal containing `[release`; a fenced body cannot pass for the agent's own text, and a cut says what it left out |
+//! | 10 | no rule on how quoted text is read (it quotes nothing: row 1) | the prompt opens with the framework's rule on `<file>` quotes and a blank line, a layer of its own (`quoted_files`) that speaks whatever the base (*tested*) | the model is told what a quote is before it meets one; in the base, the rule would go with a caller's replacement base, which still gets the quoted project context in front of it; the rule is the same for every user, so it leads the cached prefix |
 //!
 //! # Channels
 //!
@@ -96,8 +98,8 @@ use prompt_core::{
 };
 use prompt_layers::ToolSpec;
 use prompt_layers::sources::{
-    MemoryFile, ProjectDocs, ProjectDocsConfig, ProjectMemory, Root, SkillIndex, SkillLimits,
-    UserPreferences,
+    MemoryFile, MemoryLimits, ProjectDocs, ProjectDocsConfig, ProjectMemory, Root, SkillIndex,
+    SkillLimits, UserPreferences,
 };
 
 /// At most this many bytes are read of each JSON-lines file: its tail.
@@ -112,9 +114,9 @@ pub use layers::{
     AGENT_TOOL, AGENT_TOOL_NOTE, AppendedInstructions, AppendedInstructionsLayer, COORDINATOR_TEXT,
     CallerBase, Coordinator, DOC_MARKER_TAIL, EPISODES_LINE, EpisodicRecall, FACTS_LINE,
     FactsSection, MemoryRule, MemorySection, NOTES_LINE, PERSONA, Persona, ProjectContextSection,
-    ProjectMemorySection, RULE, SCRATCHPAD_LINE, SKILLS_LINE, ScratchpadSection, SkillsSection,
-    SubAgentsEnabled, SystemPromptOverride, UserPreferencesSection, doc_marker, memory_marker,
-    preview,
+    ProjectMemorySection, QuotedFiles, RULE, SCRATCHPAD_LINE, SKILLS_LINE, ScratchpadSection,
+    SkillsSection, SubAgentsEnabled, SystemPromptOverride, UserPreferencesSection, doc_marker,
+    memory_marker, preview,
 };
 pub use notes::{HOOK_BYTES, LegacyNotes, NOTES_FILE_CAP, Note};
 pub use scratchpad::{RecursiveScratchpad, SCRATCHPAD_FILE_CAP, workspace_hash};
@@ -145,6 +147,8 @@ pub const MODES: &[PromptMode] = &[PromptMode::Full];
 
 /// Cap of each memory file (`user.md`, `project.md`), in bytes.
 pub const MEMORY_CAP: usize = 8 * 1024;
+
+const MEMORY: MemoryLimits = MemoryLimits::DEFAULT.with_max_bytes(MEMORY_CAP);
 /// Cap of each project doc (`AGENTS.md`, `CLAUDE.md`), in bytes.
 pub const PROJECT_DOC_CAP: usize = 16 * 1024;
 /// How many notes, facts and episodes the base lists by default.
@@ -176,6 +180,46 @@ pub struct RecursiveConfig {
     /// `fixture`: the hash is of the checkout's absolute path, which no
     /// checked-in folder can know.
     pub workspace_dir: Option<String>,
+    /// For a fixture ([`RecursiveConfig::fixture`]): the roots of its
+    /// folders, each derived from the fixture folder, so that none of them
+    /// is read through a symlink out of it. `None`: `workspace` and `home`
+    /// are folders the caller chose, taken as given.
+    pub fixture: Option<FixtureRoots>,
+}
+
+/// The roots of a fixture's folders (`workspace/`, `home/.recursive`,
+/// `home/.claude`), each derived from the fixture folder with
+/// [`Root::within`]: a folder handed over with `--fixture` came with the
+/// repository, and may not point its `home/` at the user's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixtureRoots {
+    workspace: Root,
+    recursive: Root,
+    claude: Root,
+}
+
+impl FixtureRoots {
+    /// The roots of the fixture at `dir`.
+    ///
+    /// # Errors
+    /// [`ChannelError::Fixture`] naming the folder (relative to the fixture)
+    /// that leads out of it, and the symlink it leads out through, never
+    /// where it leads.
+    fn derive(dir: &Path) -> Result<Self, ChannelError> {
+        let fixture = Root::new(dir, "");
+        let within = |path: &str, label: &str| {
+            Root::within(&fixture, path, label).map_err(|e| ChannelError::fixture(path, e))
+        };
+        // `home/` first: a link there is named as itself, not as the
+        // folder below it that the walk would reach through it.
+        let workspace = within("workspace", "")?;
+        within("home", "~")?;
+        Ok(Self {
+            workspace,
+            recursive: within("home/.recursive", "~/.recursive")?,
+            claude: within("home/.claude", "~/.claude")?,
+        })
+    }
 }
 
 impl RecursiveConfig {
@@ -188,32 +232,43 @@ impl RecursiveConfig {
             summary_limit: SUMMARY_LIMIT,
             home_is_users: true,
             workspace_dir: None,
+            fixture: None,
         }
     }
 
     /// The fixture's configuration: `<fixture>/workspace`, home `<fixture>/home`,
-    /// sub-agents on.
-    pub fn fixture(root: &Path) -> Self {
-        Self {
+    /// sub-agents on. The fixture came with the folder it was handed, so
+    /// its folders are derived from it ([`FixtureRoots`]): `workspace/`,
+    /// `home/` and the home's `.recursive` and `.claude` may be symlinks
+    /// inside the fixture, never out of it.
+    ///
+    /// # Errors
+    /// [`ChannelError::Fixture`] for a folder that leads out of the fixture.
+    pub fn fixture(root: &Path) -> Result<Self, ChannelError> {
+        Ok(Self {
             workspace: root.join("workspace"),
             home: Some(root.join("home")),
             sub_agents: true,
             summary_limit: SUMMARY_LIMIT,
             home_is_users: false,
             workspace_dir: Some(FIXTURE_WORKSPACE_DIR.to_owned()),
-        }
+            fixture: Some(FixtureRoots::derive(root)?),
+        })
     }
 
     /// The configuration for `dir` read as `layout` says: a fixture root
     /// ([`RecursiveConfig::fixture`]), or the workspace itself with no home
     /// and sub-agents on. Never chosen by what `dir` holds.
-    pub fn of(dir: &Path, layout: Layout) -> Self {
+    ///
+    /// # Errors
+    /// As [`RecursiveConfig::fixture`], for [`Layout::Fixture`].
+    pub fn of(dir: &Path, layout: Layout) -> Result<Self, ChannelError> {
         match layout {
             Layout::Fixture => Self::fixture(dir),
-            Layout::Workspace => Self {
+            Layout::Workspace => Ok(Self {
                 sub_agents: true,
                 ..Self::new(dir)
-            },
+            }),
         }
     }
 
@@ -252,33 +307,63 @@ impl RecursiveConfig {
             (self.workspace.join(".claude/skills"), workspace),
         ];
         if let Some(home) = &self.home {
-            for app in [".recursive", ".claude"] {
-                let root = self.home_root(home.join(app), format!("~/{app}"));
-                roots.push((home.join(app).join("skills"), root));
+            for app in [HomeApp::Recursive, HomeApp::Claude] {
+                let root = self.home_root(home, app);
+                roots.push((home.join(app.folder()).join("skills"), root));
             }
         }
         roots
     }
 
-    /// The workspace, as the root its files must stay in.
+    /// The workspace, as the root its files must stay in: for a fixture,
+    /// the one derived from it.
     pub fn workspace_root(&self) -> Root {
-        Root::new(&self.workspace, "")
+        match &self.fixture {
+            Some(fixture) => fixture.workspace.clone(),
+            None => Root::new(&self.workspace, ""),
+        }
     }
 
     /// `~/.recursive`, as the root the user's files must stay in.
     fn user_root(&self) -> Option<Root> {
-        self.user_dir()
-            .map(|dir| self.home_root(dir, "~/.recursive".to_owned()))
+        let home = self.home.as_ref()?;
+        Some(self.home_root(home, HomeApp::Recursive))
     }
 
-    /// A folder of the home as a root: hard links read only when the home is
-    /// the user's own ([`RecursiveConfig::home_is_users`]).
-    fn home_root(&self, dir: PathBuf, label: String) -> Root {
-        let root = Root::new(dir, label);
+    /// A folder of the home as a root: for a fixture, the one derived from
+    /// it; else the folder as given, reading hard links only when the home
+    /// is the user's own ([`RecursiveConfig::home_is_users`]).
+    fn home_root(&self, home: &Path, app: HomeApp) -> Root {
+        if let Some(fixture) = &self.fixture {
+            return match app {
+                HomeApp::Recursive => fixture.recursive.clone(),
+                HomeApp::Claude => fixture.claude.clone(),
+            };
+        }
+        let folder = app.folder();
+        let root = Root::new(home.join(folder), format!("~/{folder}"));
         if self.home_is_users {
             root.allow_hard_links()
         } else {
             root
+        }
+    }
+}
+
+/// The folders of a home that recursive reads.
+#[derive(Debug, Clone, Copy)]
+enum HomeApp {
+    /// `~/.recursive`: memory, facts, the scratchpad, sessions, skills.
+    Recursive,
+    /// `~/.claude`: skills.
+    Claude,
+}
+
+impl HomeApp {
+    fn folder(self) -> &'static str {
+        match self {
+            HomeApp::Recursive => ".recursive",
+            HomeApp::Claude => ".claude",
         }
     }
 }
@@ -311,7 +396,7 @@ pub fn session(config: &RecursiveConfig, fold: &BaseFold) -> Context {
         .with_cap_per_file(PROJECT_DOC_CAP)
         .with_nested(false);
     session.insert(ProjectDocs::load(
-        &config.workspace,
+        &config.workspace_root(),
         &config.workspace,
         &docs_config,
     ));
@@ -328,7 +413,7 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
     let project = config.project_dir();
     let user = config.user_dir();
     let user_md = match (&user, config.user_root()) {
-        (Some(dir), Some(root)) => MemoryFile::load(&dir.join("memory/user.md"), &root, MEMORY_CAP),
+        (Some(dir), Some(root)) => MemoryFile::load(&dir.join("memory/user.md"), &root, &MEMORY),
         _ => MemoryFile {
             path: PathBuf::from("~/.recursive/memory/user.md"),
             text: None,
@@ -340,7 +425,7 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
     session.insert(ProjectMemory(MemoryFile::load(
         &project.join("memory/project.md"),
         &workspace,
-        MEMORY_CAP,
+        &MEMORY,
     )));
     session.insert(LegacyNotes::load(
         &project.join("memory.json"),
@@ -461,7 +546,7 @@ pub(crate) fn render_with(
     request: &RenderRequest,
     sub_agents: bool,
 ) -> Result<Rendered, AgentError> {
-    let mut config = RecursiveConfig::of(&request.workspace, request.layout);
+    let mut config = RecursiveConfig::of(&request.workspace, request.layout)?;
     config.sub_agents = sub_agents;
     Ok(Rendered::of(
         assemble(&config, &BaseFold::default(), request.path)?.prompt,

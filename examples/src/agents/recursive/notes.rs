@@ -82,6 +82,7 @@ impl LegacyNotes {
                 return Self::failed(
                     &shown,
                     format!("larger than the {NOTES_FILE_CAP}-byte limit"),
+                    None,
                 );
             }
             Ok(text) => text.text,
@@ -107,20 +108,23 @@ impl LegacyNotes {
             },
             Err(error) => Self::failed(
                 &shown,
-                format!(
-                    "line {}: {error}; expected {{\"notes\": [{{\"id\": .., \"text\": .., \"ts\": ..}}]}}",
-                    error.line()
-                ),
+                r#"expected {"notes": [{"id": .., "text": .., "ts": ..}]}"#.to_owned(),
+                Some(Box::new(error)),
             ),
         }
     }
 
-    fn failed(path: &Path, message: String) -> Self {
+    fn failed(
+        path: &Path,
+        reason: String,
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
         Self {
             notes: Vec::new(),
             problem: Some(SourceError::Malformed {
                 path: path.to_owned(),
-                message,
+                reason,
+                source,
             }),
         }
     }

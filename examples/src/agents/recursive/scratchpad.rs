@@ -63,6 +63,7 @@ impl RecursiveScratchpad {
                 return Self::failed(
                     &shown,
                     format!("larger than the {SCRATCHPAD_FILE_CAP}-byte limit"),
+                    None,
                 );
             }
             Ok(text) => text.text,
@@ -81,20 +82,23 @@ impl RecursiveScratchpad {
             },
             Err(error) => Self::failed(
                 &shown,
-                format!(
-                    "line {}: {error}; expected {{\"entries\": [{{\"key\": .., \"value\": ..}}]}}",
-                    error.line()
-                ),
+                r#"expected {"entries": [{"key": .., "value": ..}]}"#.to_owned(),
+                Some(Box::new(error)),
             ),
         }
     }
 
-    fn failed(shown: &str, message: String) -> Self {
+    fn failed(
+        shown: &str,
+        reason: String,
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
         Self {
             entries: Vec::new(),
             problem: Some(SourceError::Malformed {
                 path: PathBuf::from(shown),
-                message,
+                reason,
+                source,
             }),
         }
     }

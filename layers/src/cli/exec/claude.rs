@@ -15,6 +15,14 @@
 //!   files (`~/.claude/settings.json`, `.claude/settings*.json`) run too.
 //! - Of several `--settings`, only the last counts, so a `--settings` of the
 //!   user's is merged into the one `exec` writes rather than passed on.
+//! - `"disableAllHooks": true` in the project's `.claude/settings.json` or
+//!   `.claude/settings.local.json` (of the folder Claude Code runs in, not a
+//!   folder above it), in `~/.claude/settings.json` or in a `--settings`
+//!   silences every hook, `exec`'s included, without a word: the turn then
+//!   arrives with no context. A `--settings` saying `false` overrides the
+//!   others, but would also run every hook the user or the repository
+//!   turned off, so `exec` writes none: it warns, naming the file
+//!   ([`hooks_disabled`]).
 //!
 //! So `exec` needs no knowledge of Claude Code's options: it adds its own
 //! arguments before the user's, and refuses only the arguments that would
@@ -123,8 +131,15 @@ pub(super) fn launch(launch: &Launch) -> Outcome {
     let system = super::write_system_file(&dir, &launch.system)?;
     let hook = turn::record(&dir, ClientKind::Claude, launch.options)?;
     let (user_settings, rest) = take_settings(launch.client_args)?;
+    for file in hooks_disabled(user_settings.as_ref()) {
+        crate::cli::warn(&format!(
+            "{file} sets disableAllHooks: Claude Code then runs no hook, so the per-turn hook that \
+             brings each turn the prompt's dynamic part and reminder will not run, and nothing \
+             else says so; remove the setting to get them"
+        ));
+    }
     let settings = settings_with_hook(user_settings, &hook)?;
-    let text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&settings).map_err(|e| crate::sources::report(&e))?;
     let name = format!(
         "settings-{}.json",
         prompt_core::fingerprint::Fingerprint::of(&text)
@@ -190,6 +205,52 @@ fn take_settings(args: &[OsString]) -> Result<(Option<Value>, Vec<OsString>), St
         ));
     }
     Ok((Some(json), rest))
+}
+
+/// The most of a settings file read to look for `disableAllHooks`.
+const SETTINGS_CAP: usize = 1024 * 1024;
+
+/// The settings that turn every hook off for the session about to start,
+/// each named as the user knows it: the user's `--settings` value, the
+/// project's `.claude/settings.json` and `.claude/settings.local.json` in
+/// the current folder (read as a source reads a repository file: through
+/// its root, capped, without blocking), and `~/.claude/settings.json`
+/// (`$CLAUDE_CONFIG_DIR/settings.json` when that is set). A file that is
+/// absent, unreadable or not JSON says nothing.
+pub(super) fn hooks_disabled(user_settings: Option<&Value>) -> Vec<String> {
+    use crate::sources::{CappedText, Root, parsed};
+    let disables = |value: &Value| value.get("disableAllHooks") == Some(&Value::Bool(true));
+    let mut found = Vec::new();
+    if user_settings.is_some_and(disables) {
+        found.push("your --settings".to_owned());
+    }
+    let read = |root: &Root, path: &Path| {
+        CappedText::read(path, root, SETTINGS_CAP)
+            .ok()
+            .filter(|text| !text.is_truncated())
+            .and_then(|text| parsed::json::<Value>(&text.text, parsed::Multiline(&[])).ok())
+            .is_some_and(|value| disables(&value))
+    };
+    if let Ok(here) = std::env::current_dir() {
+        let project = Root::new(&here, "");
+        for name in [".claude/settings.json", ".claude/settings.local.json"] {
+            if read(&project, &here.join(name)) {
+                found.push(name.to_owned());
+            }
+        }
+    }
+    let user = std::env::var_os("CLAUDE_CONFIG_DIR")
+        .map(|dir| (std::path::PathBuf::from(dir), "$CLAUDE_CONFIG_DIR"))
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| (Path::new(&home).join(".claude"), "~/.claude"))
+        });
+    if let Some((dir, label)) = user {
+        let root = Root::new(&dir, label).allow_hard_links();
+        if read(&root, &dir.join("settings.json")) {
+            found.push(format!("{label}/settings.json"));
+        }
+    }
+    found
 }
 
 /// `settings` (the user's, or none) with one more `UserPromptSubmit` hook

@@ -39,7 +39,7 @@ pub(super) fn launch(launch: &Launch, delivery: Delivery) -> Outcome {
         prompt_core::providers::user_prefix(&launch.prompt),
         &dir,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| crate::sources::report(&e))?;
     super::write_system_file(&dir, &launch.system)?;
     deliver(
         launch,

@@ -2,6 +2,11 @@
 //! install (Codex, Gemini CLI): the dynamic part and reminder ride at the head
 //! of the user's first prompt, which is found among the client's arguments
 //! with a table of its options, or on stdin.
+//!
+//! Joined to a prompt argument, the block is in the client's argv (any local
+//! user reads it in `/proc/PID/cmdline`); given on stdin, it is not. A prompt
+//! argument is not moved to stdin: an interactive session needs the terminal
+//! there, and each client frames piped stdin its own way (docs/delivery.md).
 
 use std::ffi::OsString;
 use std::process::Command;

@@ -295,7 +295,7 @@ fn write_private(dir: &Path, name: &str, text: &str) -> Result<PathBuf, String> 
     let path = dir.join(name);
     // 0600 on the open file whatever the umask, never over a non-regular file.
     prompt_core::write::replace_file(&path, text.as_bytes(), prompt_core::write::Access::Private)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| crate::sources::report(&e))?;
     Ok(path)
 }
 
@@ -304,7 +304,7 @@ fn write_private(dir: &Path, name: &str, text: &str) -> Result<PathBuf, String> 
 fn write_system_file(dir: &Path, text: &str) -> Result<PathBuf, String> {
     let path = write_private(dir, &codex_files::instructions_file_name(text), text)?;
     if let Err(error) = codex_files::prune_instructions(dir, KEEP_FILES) {
-        crate::cli::warn(&error.to_string());
+        crate::cli::warn(&crate::sources::report(&error));
     }
     Ok(path)
 }

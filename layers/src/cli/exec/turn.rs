@@ -72,7 +72,10 @@ pub(crate) fn record(
         options,
     };
     let json = serde_json::to_string_pretty(&recorded).map_err(|e| {
-        format!("cannot record the render options for the per-turn hook: {e}; use UTF-8 paths")
+        format!(
+            "cannot record the render options for the per-turn hook: {}; use UTF-8 paths",
+            crate::sources::report(&e)
+        )
     })?;
     let name = format!(
         "turn-{}.json",

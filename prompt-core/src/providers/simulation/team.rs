@@ -253,16 +253,22 @@ impl TeamSimulation {
         }
         let (multipliers, ttl, _) = super::pricing(&self.model, self.ttl)?;
         let minimum = self.minimums.lookup(&self.model).tokens;
-        let unscoped_team: Vec<TeamPrefix> = team
-            .iter()
-            .map(|p| TeamPrefix {
-                label: p.label.clone(),
-                text: p.text.clone(),
-                breakpoints: vec![p.text.len()],
-            })
-            .collect();
-        let scoped = self.calls(team, counter, minimum, multipliers);
-        let unscoped = self.calls(&unscoped_team, counter, minimum, multipliers);
+        // Each prefix is counted once, for both orders.
+        let counted: Vec<Counted> = team.iter().map(|p| Counted::of(p, counter)).collect();
+        let scoped = self.calls(
+            team.iter()
+                .zip(&counted)
+                .map(|(p, c)| (p.text.as_str(), &c.ends[..], c.total)),
+            minimum,
+            multipliers,
+        );
+        let unscoped = self.calls(
+            team.iter()
+                .zip(&counted)
+                .map(|(p, c)| (p.text.as_str(), &c.whole[..], c.total)),
+            minimum,
+            multipliers,
+        );
         let mut users = Vec::with_capacity(team.len());
         let (mut scoped_total, mut unscoped_total) = (FirstCall::default(), FirstCall::default());
         for ((prefix, s), u) in team.iter().zip(scoped).zip(unscoped) {
@@ -288,58 +294,88 @@ impl TeamSimulation {
         })
     }
 
-    /// Each teammate's first call through one shared cache of prefixes.
-    fn calls(
+    /// Each teammate's first call through one shared cache of prefixes:
+    /// each given as its text, its breakpoints with the tokens before each,
+    /// and its tokens in all.
+    fn calls<'a>(
         &self,
-        team: &[TeamPrefix],
-        counter: &dyn TokenCounter,
+        team: impl Iterator<Item = (&'a str, &'a [(usize, usize)], usize)>,
         minimum: usize,
         multipliers: Multipliers,
     ) -> Vec<FirstCall> {
         let mut cache: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-        team.iter()
-            .map(|prefix| {
-                let text = prefix.text.as_str();
-                let cacheable: Vec<(usize, usize)> = prefix
-                    .breakpoints
-                    .iter()
-                    .filter(|&&end| end > 0 && end <= text.len() && text.is_char_boundary(end))
-                    .map(|&end| (end, counter.count(&text[..end])))
-                    .filter(|&(_, tokens)| tokens >= minimum.max(1))
-                    .collect();
-                let total_tokens = counter.count(text);
-                let mut call = FirstCall::default();
-                match cacheable.last() {
-                    None => {
-                        call.bytes_uncached = text.len();
-                        call.tokens_uncached = total_tokens;
-                    }
-                    Some(&(last, last_tokens)) => {
-                        let (read, read_tokens) = cacheable
-                            .iter()
-                            .rev()
-                            .find(|(end, _)| cache.contains(&text[..*end]))
-                            .copied()
-                            .unwrap_or((0, 0));
-                        call.bytes_read = read;
-                        call.tokens_read = read_tokens;
-                        call.bytes_written = last - read;
-                        call.tokens_written = last_tokens - read_tokens;
-                        call.bytes_uncached = text.len() - last;
-                        call.tokens_uncached = total_tokens.saturating_sub(last_tokens);
-                        for &(end, _) in &cacheable {
-                            cache.insert(&text[..end]);
-                        }
+        team.map(|(text, ends, total_tokens)| {
+            let cacheable: Vec<(usize, usize)> = ends
+                .iter()
+                .copied()
+                .filter(|&(_, tokens)| tokens >= minimum.max(1))
+                .collect();
+            let mut call = FirstCall::default();
+            match cacheable.last() {
+                None => {
+                    call.bytes_uncached = text.len();
+                    call.tokens_uncached = total_tokens;
+                }
+                Some(&(last, last_tokens)) => {
+                    let (read, read_tokens) = cacheable
+                        .iter()
+                        .rev()
+                        .find(|(end, _)| cache.contains(&text[..*end]))
+                        .copied()
+                        .unwrap_or((0, 0));
+                    call.bytes_read = read;
+                    call.tokens_read = read_tokens;
+                    call.bytes_written = last - read;
+                    call.tokens_written = last_tokens.saturating_sub(read_tokens);
+                    call.bytes_uncached = text.len() - last;
+                    call.tokens_uncached = total_tokens.saturating_sub(last_tokens);
+                    for &(end, _) in &cacheable {
+                        cache.insert(&text[..end]);
                     }
                 }
-                let hundredths = call.tokens_written as u64 * multipliers.cache_write_hundredths
-                    + call.tokens_read as u64 * multipliers.cache_read_hundredths
-                    + call.tokens_uncached as u64 * 100;
-                call.cost = hundredths as f64 / 100.0;
-                call.usd = call.cost * self.usd_per_mtok / 1_000_000.0;
-                call
-            })
-            .collect()
+            }
+            let hundredths = call.tokens_written as u64 * multipliers.cache_write_hundredths
+                + call.tokens_read as u64 * multipliers.cache_read_hundredths
+                + call.tokens_uncached as u64 * 100;
+            call.cost = hundredths as f64 / 100.0;
+            call.usd = call.cost * self.usd_per_mtok / 1_000_000.0;
+            call
+        })
+        .collect()
+    }
+}
+
+/// A teammate's prefix counted once: the tokens before each of its
+/// breakpoints (`ends`), before the end alone (`whole`), and in all.
+struct Counted {
+    ends: Vec<(usize, usize)>,
+    whole: Vec<(usize, usize)>,
+    total: usize,
+}
+
+impl Counted {
+    fn of(prefix: &TeamPrefix, counter: &dyn TokenCounter) -> Self {
+        let text = prefix.text.as_str();
+        let total = counter.count(text);
+        let at = |end: usize| {
+            if end == text.len() {
+                total
+            } else {
+                counter.count(&text[..end])
+            }
+        };
+        let ends = prefix
+            .breakpoints
+            .iter()
+            .copied()
+            .filter(|&end| end > 0 && end <= text.len() && text.is_char_boundary(end))
+            .map(|end| (end, at(end)))
+            .collect();
+        let whole = (!text.is_empty())
+            .then_some((text.len(), total))
+            .into_iter()
+            .collect();
+        Self { ends, whole, total }
     }
 }
 
