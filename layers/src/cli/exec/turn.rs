@@ -179,8 +179,8 @@ fn read_recorded(path: &Path) -> Result<Recorded, String> {
         .map_err(|e| format!("cannot read the turn file {}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| {
         format!(
-            "the turn file {} is not one this prompt exec writes: {e}; run prompt exec again \
-             to write it",
+            "the turn file {} is not one prompt exec wrote: {e}; run prompt exec again to \
+             write it",
             path.display()
         )
     })
