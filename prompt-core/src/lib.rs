@@ -112,6 +112,8 @@ pub mod diff;
 pub mod fingerprint;
 mod layer;
 mod layer_set;
+#[cfg(feature = "observe")]
+pub mod observe;
 pub mod pipeline;
 mod registry;
 #[cfg(feature = "testing")]

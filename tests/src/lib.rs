@@ -23,6 +23,11 @@ struct ReadmeDoctests;
 #[doc = include_str!("../../docs/adding-a-layer.md")]
 struct AddingALayerDoctests;
 
+/// `docs/cache-health.md`'s examples.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/cache-health.md")]
+struct CacheHealthDoctests;
+
 /// `docs/contract.md`'s examples.
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/contract.md")]

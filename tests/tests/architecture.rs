@@ -30,7 +30,7 @@ const ORDER: &[&[&str]] = &[
     &["assembly"],
     &["testing", "providers", "secrets"],
     &["diff"],
-    &["contract"],
+    &["contract", "observe"],
     // The macro support module: generated code's one entry point, above all.
     &["__private_v1"],
 ];

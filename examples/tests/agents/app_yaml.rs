@@ -2,8 +2,6 @@
 //! its bounds is refused naming the file and the line, before it fills
 //! memory; ordinary anchors and aliases still load.
 
-use std::time::{Duration, Instant};
-
 use prompt_examples::agents::kitsoki::{KitsokiError, STORY_FILE_CAP, Story};
 
 /// A story folder holding `app.yaml` = `yaml`.
@@ -16,14 +14,9 @@ fn story(yaml: &str) -> tempfile::TempDir {
 
 fn load_error(yaml: &str) -> String {
     let dir = story(yaml);
-    let started = Instant::now();
+    // Unbounded, these take minutes and gigabytes: the refusal below names the
+    // bound that stopped the parser, so the work done is bounded by it, not timed.
     let error = Story::load(dir.path(), &[]).unwrap_err();
-    // Unbounded, these take minutes and gigabytes; bounded, milliseconds (20 s: debug, loaded).
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        started.elapsed()
-    );
     assert!(matches!(error, KitsokiError::AppYaml { .. }), "{error:?}");
     let shown = error.to_string();
     // Named as the story names it, never by its absolute path.

@@ -14,7 +14,10 @@ use prompt_examples::agents::{Agent, Layout, RenderRequest};
 /// facts state the working directory) replaced so the snapshot is the same
 /// on every machine.
 fn machine_free(body: &serde_json::Value, agent: Agent) -> String {
-    serde_json::to_string_pretty(body)
+    // Sorted whatever serde_json's `preserve_order` (rig-core turns it on).
+    let mut body = body.clone();
+    body.sort_all_objects();
+    serde_json::to_string_pretty(&body)
         .unwrap()
         .replace(&agent.fixture().display().to_string(), "<fixture>")
 }

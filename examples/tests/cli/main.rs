@@ -1,6 +1,7 @@
 //! The `prompt` CLI, started as the binary cargo builds for these tests:
 //! rendering, the contract commands (`lint`, `size`, `diff`), delivery
-//! formats and the cache report, `exec`, and the reference agents' commands.
+//! formats and the cache report, `exec`, `explain` (a cache ledger's log, a
+//! Claude Code transcript), and the reference agents' commands.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -9,6 +10,7 @@ mod agents;
 mod contract;
 mod delivery;
 mod exec;
+mod explain;
 mod formats;
 mod options;
 mod render;

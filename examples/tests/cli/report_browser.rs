@@ -19,7 +19,7 @@ use common::Workspace;
 /// A skill folder whose name is markup: its note reaches the report.
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
 
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("CHROMIUM") {
         return Some(PathBuf::from(path));
     }
@@ -32,7 +32,7 @@ fn chromium() -> Option<PathBuf> {
 
 /// The DOM Chromium builds from `page`, serialized (`--dump-dom`); at most
 /// two minutes, then the browser is killed and the test fails.
-fn dump_dom(browser: &Path, page: &Path) -> String {
+pub(crate) fn dump_dom(browser: &Path, page: &Path) -> String {
     let profile = tempfile::tempdir().unwrap();
     let mut child = Command::new(browser)
         .args([
@@ -72,7 +72,7 @@ fn dump_dom(browser: &Path, page: &Path) -> String {
 }
 
 /// The start tags named `tag` in `html`, each as its attributes, in order.
-fn tags<'a>(html: &'a str, tag: &str) -> Vec<(usize, Vec<(&'a str, String)>)> {
+pub(crate) fn tags<'a>(html: &'a str, tag: &str) -> Vec<(usize, Vec<(&'a str, String)>)> {
     let open = format!("<{tag} ");
     let mut out = Vec::new();
     let mut at = 0;
@@ -104,7 +104,7 @@ fn attributes(text: &str) -> Vec<(&str, String)> {
     out
 }
 
-fn get<'a>(attrs: &'a [(&str, String)], name: &str) -> &'a str {
+pub(crate) fn get<'a>(attrs: &'a [(&str, String)], name: &str) -> &'a str {
     attrs
         .iter()
         .find(|(n, _)| *n == name)

@@ -65,13 +65,24 @@ fn read(path: &Path) -> Result<StablePrefix, Failure> {
 /// repository's `a.json -> ~/.aws/credentials` is refused by name, and no
 /// value of the outside file reaches an error.
 pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
+    read_capped_as(
+        path,
+        cap,
+        "prompt diff",
+        "pass the file `prompt render --format json` wrote",
+    )
+}
+
+/// [`read_capped`] for `command`, whose errors end with `hint`.
+pub(crate) fn read_capped_as(
+    path: &Path,
+    cap: u64,
+    command: &str,
+    hint: &str,
+) -> Result<String, String> {
     let name = super::escape(&path.display().to_string());
-    let not_regular = || {
-        format!(
-            "`{name}` is not a regular file (a directory, FIFO, socket or device): \
-             pass the file `prompt render --format json` wrote"
-        )
-    };
+    let not_regular =
+        || format!("`{name}` is not a regular file (a directory, FIFO, socket or device): {hint}");
     let cannot = |e: &dyn std::fmt::Display| format!("cannot read `{name}`: {e}");
     let here = std::env::current_dir().map_err(|e| cannot(&e))?;
     let dir = match path.parent() {
@@ -90,10 +101,7 @@ pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
             other => refused(&name, "it leads outside its folder", other),
         })?;
     let too_big = |size: String| {
-        format!(
-            "`{name}` is {size} bytes, over the {cap}-byte cap of `prompt diff`: \
-             pass the file `prompt render --format json` wrote"
-        )
+        format!("`{name}` is {size} bytes, over the {cap}-byte cap of `{command}`: {hint}")
     };
     if opened.meta.len() > cap {
         return Err(too_big(opened.meta.len().to_string()));
@@ -106,7 +114,7 @@ pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
     }
     String::from_utf8(bytes).map_err(|e| {
         format!(
-            "`{name}` is not UTF-8 (byte {}): pass the file `prompt render --format json` wrote",
+            "`{name}` is not UTF-8 (byte {}): {hint}",
             e.utf8_error().valid_up_to()
         )
     })

@@ -1,6 +1,6 @@
 //! The `prompt` CLI as a library: render a pipeline for a workspace,
-//! measure it, lint it, simulate its cache, explain a cache miss, or print
-//! its manifest. Feature `cli`.
+//! measure it, lint it, simulate its cache, explain a cache miss (between
+//! two renders, or across a production log), or print its manifest. Feature `cli`.
 //!
 //! Registration is link-time, so the tool must be linked into the binary
 //! whose layers it describes. A user's own `prompt` is a few lines; it sees
@@ -27,6 +27,7 @@
 //! prompt size   [workspace options] [--json] [--html FILE]
 //! prompt lint   [workspace options]
 //! prompt diff A.json B.json
+//! prompt explain LOG | --claude TRANSCRIPT [--turn FILE]  [--html FILE] [--usd-per-mtok N] [--json]
 //! prompt manifest [--pipeline NAME | --agent NAME | --all]
 //! prompt exec   [workspace options] [--path] [--mode] [--budget-*] [--trace] [--check-secrets]
 //!               [--client-kind claude|codex|gemini] -- CLIENT ARGS...
@@ -48,6 +49,7 @@ pub(crate) mod args;
 mod cache;
 mod diff;
 mod exec;
+mod explain;
 mod facts;
 mod formats;
 mod lint;
@@ -112,6 +114,9 @@ enum Command {
     Lint(lint::LintArgs),
     /// Say whether two `render --format json` outputs share their stable prefix, and if not why.
     Diff(diff::DiffArgs),
+    /// What the provider's cache served, request by request, and why each
+    /// miss missed: from a cache ledger's log, or a Claude Code transcript.
+    Explain(explain::ExplainArgs),
     /// Render as `render` does, then run Claude Code, Codex or Gemini CLI with
     /// the stable prefix in its system slot and the dynamic part in each turn's
     /// user message (Claude Code) or before the first prompt (Codex, Gemini).
@@ -285,6 +290,7 @@ fn run(cli: Cli) -> Outcome {
         Command::Size(args) => return size::run(args),
         Command::Lint(args) => return lint::run(args),
         Command::Diff(args) => return diff::run(args),
+        Command::Explain(args) => return explain::run(args),
         Command::Exec(args) => return exec::run(args),
         Command::Turn(args) => return exec::turn::run(args),
     }

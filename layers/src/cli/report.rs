@@ -23,6 +23,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use prompt_core::contract::{Scenario, Sizes};
+use prompt_core::observe::{CacheVerdict, Summary};
 use prompt_core::providers::simulation::CacheReport;
 use prompt_core::write::{Access, replace_file_in};
 use prompt_core::{AssemblyPath, Pipeline, PromptBuilder};
@@ -374,6 +375,218 @@ fn cache_chart(out: &mut String, cache: &CacheReport) {
         );
     }
     out.push_str("</tbody></table></details>\n</section>\n");
+}
+
+/// What the `prompt explain --html` page shows.
+pub(crate) struct Timeline<'a> {
+    /// The log or transcript read, as named.
+    pub(crate) source: &'a str,
+    pub(crate) verdicts: &'a [CacheVerdict],
+    pub(crate) summary: &'a Summary,
+    /// What the reader noticed (skipped lines, requests without a response).
+    pub(crate) notes: &'a [String],
+}
+
+const TIMELINE_STYLE: &str = "
+.read{fill:#2f6fde}.written{fill:#e08a1e}.uncached{fill:#9aa4b5}
+.miss-mark{fill:#c0392b}
+text.cause{font:11px system-ui,sans-serif;fill:#c0392b}
+tr.miss td{color:#8a2a1f}
+td.verdict{white-space:normal;max-width:520px}
+";
+
+/// The `prompt explain --html` page: a timeline of each request's reads,
+/// writes and uncached input, each miss marked with its cause; then every
+/// request's verdict and the summary. Loads nothing, runs nothing, as
+/// [`render`]'s page; every text from the log is HTML-escaped.
+pub(crate) fn timeline(page: &Timeline<'_>) -> String {
+    let mut out = String::new();
+    let summary = page.summary;
+    let title = format!("Prompt cache: {}", page.source);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
+         <meta name=\"viewport\" content=\"width=device-width\">\
+         <title>{}</title><style>{STYLE}{TIMELINE_STYLE}</style></head>\n\
+         <body data-requests=\"{}\" data-hits=\"{}\" data-hit-rate=\"{:.4}\">\n<h1>{}</h1>\n\
+         <p class=\"meta\">{} request(s), {} hit(s); {:.1}% of input tokens read from the cache. \
+         <span class=\"key read-key\" style=\"background:#2f6fde\"></span>read\
+         <span class=\"key\" style=\"background:#e08a1e\"></span>written\
+         <span class=\"key\" style=\"background:#9aa4b5\"></span>uncached\
+         <span class=\"key\" style=\"background:#c0392b\"></span>miss, with its cause</p>\n",
+        html(&title),
+        summary.requests,
+        summary.hits,
+        summary.hit_rate(),
+        html(&title),
+        summary.requests,
+        summary.hits,
+        summary.hit_rate() * 100.0,
+    );
+    for note in page.notes {
+        let _ = writeln!(out, "<p class=\"meta note\">{}</p>", html(note));
+    }
+    timeline_chart(&mut out, page.verdicts);
+    let _ = write!(
+        out,
+        "<h2>Requests</h2>\n<table class=\"requests\"><thead><tr><th>#</th><th>sent</th>\
+         <th>model</th><th>read</th><th>written</th><th>uncached</th><th>read %</th>\
+         <th>verdict</th></tr></thead><tbody>\n"
+    );
+    for verdict in page.verdicts {
+        let who = if verdict.conversation.is_empty() {
+            verdict.seq.to_string()
+        } else {
+            format!("{}#{}", verdict.conversation, verdict.seq)
+        };
+        let cause = verdict.cause.as_ref().map_or("", |c| c.name());
+        let _ = writeln!(
+            out,
+            "<tr class=\"request{}\" data-seq=\"{}\" data-cause=\"{cause}\"><td>{}</td><td>{:.0}</td>\
+             <td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{:.0}%</td><td class=\"verdict\">{}</td></tr>",
+            if verdict.is_hit() { "" } else { " miss" },
+            verdict.seq,
+            html(&who),
+            verdict.at,
+            html(&verdict.model),
+            verdict.read,
+            verdict.written,
+            verdict.uncached,
+            verdict.hit_ratio() * 100.0,
+            html(&verdict.to_string()),
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    if !summary.causes.is_empty() {
+        out.push_str(
+            "<h2>Lost, by cause</h2>\n<table class=\"causes\"><thead><tr><th>cause</th>\
+             <th>misses</th><th>tokens</th><th>USD</th></tr></thead><tbody>\n",
+        );
+        let mut causes: Vec<_> = summary.causes.iter().collect();
+        causes.sort_by(|a, b| b.1.tokens.cmp(&a.1.tokens).then(a.0.cmp(b.0)));
+        for (cause, lost) in causes {
+            let _ = writeln!(
+                out,
+                "<tr class=\"cause\" data-cause=\"{cause}\" data-tokens=\"{}\"><td>{cause}</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.4}</td></tr>",
+                lost.tokens, lost.misses, lost.tokens, lost.usd
+            );
+        }
+        out.push_str("</tbody></table>\n");
+    }
+    let worst = summary.worst_layers();
+    if !worst.is_empty() {
+        out.push_str(
+            "<h2>Worst layers</h2>\n<table class=\"layers\"><thead><tr><th>layer</th>\
+             <th>changes</th><th>tokens</th><th>USD</th></tr></thead><tbody>\n",
+        );
+        for (layer, lost) in worst {
+            let _ = writeln!(
+                out,
+                "<tr class=\"worst\" data-layer=\"{name}\" data-tokens=\"{}\"><td>{name}</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{:.4}</td></tr>",
+                lost.tokens,
+                lost.misses,
+                lost.tokens,
+                lost.usd,
+                name = html(layer),
+            );
+        }
+        out.push_str("</tbody></table>\n");
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+/// One stacked bar per request (read, written, uncached input), each miss
+/// marked above its bar with its cause.
+fn timeline_chart(out: &mut String, verdicts: &[CacheVerdict]) {
+    let (height, bottom, top, left, pad) = (320.0, 24.0, 120.0, 56.0, 8.0);
+    // Up to ~1,000 px of bars; a long log gets thin bars, marked without labels.
+    let slot = (1000.0 / verdicts.len().max(1) as f64).clamp(3.0, 28.0);
+    let labelled = slot >= 12.0;
+    let width = (left + pad + slot * verdicts.len().max(1) as f64).max(320.0);
+    let largest = verdicts
+        .iter()
+        .map(CacheVerdict::input_tokens)
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let scale = |tokens: u64| (height - bottom - top) * tokens as f64 / largest;
+    let base = height - bottom;
+    let _ = write!(
+        out,
+        "<svg class=\"timeline\" role=\"img\" aria-label=\"cache reads and writes per request\" \
+         width=\"{width:.0}\" height=\"{height}\" viewBox=\"0 0 {width:.0} {height}\" \
+         xmlns=\"http://www.w3.org/2000/svg\">\
+         <line x1=\"{left}\" y1=\"{base}\" x2=\"{right:.0}\" y2=\"{base}\" stroke=\"#d6dbe3\"/>\
+         <text x=\"{label:.0}\" y=\"{top}\" text-anchor=\"end\">{largest:.0}</text>\
+         <text x=\"{label:.0}\" y=\"{base}\" text-anchor=\"end\">0</text>",
+        right = width - pad,
+        label = left - 6.0,
+    );
+    for (i, verdict) in verdicts.iter().enumerate() {
+        let x = left + slot * i as f64 + slot / 7.0;
+        let bar = slot * 5.0 / 7.0;
+        let cause = verdict.cause.as_ref().map_or("", |c| c.name());
+        let _ = write!(
+            out,
+            "<g class=\"request\" data-seq=\"{}\" data-read=\"{}\" data-written=\"{}\" \
+             data-uncached=\"{}\" data-cause=\"{cause}\"><title>{}</title>",
+            verdict.seq,
+            verdict.read,
+            verdict.written,
+            verdict.uncached,
+            html(&format!("#{}: {verdict}", verdict.seq)),
+        );
+        let mut y = base;
+        for (class, tokens) in [
+            ("read", verdict.read),
+            ("written", verdict.written),
+            ("uncached", verdict.uncached),
+        ] {
+            let h = scale(tokens);
+            if h > 0.0 {
+                y -= h;
+                let _ = write!(
+                    out,
+                    "<rect class=\"{class}\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{bar:.1}\" height=\"{h:.1}\"/>"
+                );
+            }
+        }
+        if !cause.is_empty() {
+            let mid = x + bar / 2.0;
+            let tip = y - 4.0;
+            let half = (bar / 2.0).min(5.0);
+            let _ = write!(
+                out,
+                "<path class=\"miss-mark\" d=\"M{:.1} {:.1} L{:.1} {:.1} L{mid:.1} {tip:.1} Z\"/>",
+                mid - half,
+                tip - 8.0,
+                mid + half,
+                tip - 8.0,
+            );
+            if labelled {
+                let _ = write!(
+                    out,
+                    "<text class=\"cause\" transform=\"translate({mid:.1} {:.1}) rotate(-60)\">{cause}</text>",
+                    tip - 12.0,
+                );
+            }
+        }
+        if labelled {
+            let _ = write!(
+                out,
+                "<text x=\"{:.1}\" y=\"{height}\" dy=\"-6\" text-anchor=\"middle\">{}</text>",
+                x + bar / 2.0,
+                verdict.seq
+            );
+        }
+        out.push_str("</g>");
+    }
+    out.push_str("</svg>\n");
 }
 
 /// Writes `contents` to `path` through [`replace_file_in`]: atomically (a

@@ -49,7 +49,7 @@ pub(crate) fn check(prompt: &AssembledPrompt, sent: &[Sent<'_>], verb: &str) -> 
         reports.push(Report {
             lines: format!(
                 "prompt: {verb}: {} at bytes {}..{} of {of}\n          in layer {}\n",
-                found.finding.kind,
+                found.finding.label(),
                 found.finding.range.start,
                 found.finding.range.end,
                 escape(found.layer.unwrap_or("(between layers)")),
@@ -65,7 +65,9 @@ pub(crate) fn check(prompt: &AssembledPrompt, sent: &[Sent<'_>], verb: &str) -> 
                         text[f.range.clone()].to_owned(),
                         format!(
                             "{} at bytes {}..{} of {what}",
-                            f.kind, f.range.start, f.range.end
+                            f.label(),
+                            f.range.start,
+                            f.range.end
                         ),
                     )
                 })
@@ -78,7 +80,7 @@ pub(crate) fn check(prompt: &AssembledPrompt, sent: &[Sent<'_>], verb: &str) -> 
                             f.text[f.finding.range.clone()].to_owned(),
                             format!(
                                 "{} at bytes {}..{} of the request's {}",
-                                f.finding.kind,
+                                f.finding.label(),
                                 f.finding.range.start,
                                 f.finding.range.end,
                                 escape(&f.pointer)
@@ -92,7 +94,7 @@ pub(crate) fn check(prompt: &AssembledPrompt, sent: &[Sent<'_>], verb: &str) -> 
                     .map(|f| {
                         (
                             json[f.range.clone()].to_owned(),
-                            format!("{} in the request body", f.kind),
+                            format!("{} in the request body", f.label()),
                         )
                     })
                     .collect(),

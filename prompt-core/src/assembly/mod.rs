@@ -15,4 +15,6 @@ pub use intern::PrefixCache;
 pub use prompt::{AssembledPrompt, SystemPromptPart};
 pub use session::PromptSession;
 pub use text::PromptText;
+#[cfg(feature = "observe")]
+pub(crate) use trace::StableTrace;
 pub use trace::{AssemblyTrace, LayerTrace, LayerTraces, LayerTracesIter, ScopeGroup};

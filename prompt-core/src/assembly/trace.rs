@@ -174,7 +174,7 @@ pub(crate) struct StableTrace {
 }
 
 impl StableTrace {
-    fn fingerprint(&self) -> Fingerprint {
+    pub(crate) fn fingerprint(&self) -> Fingerprint {
         *self.fingerprint.get_or_init(|| Fingerprint::of(&self.text))
     }
 }
@@ -479,6 +479,14 @@ fn optional<S: SerializeStruct, T: Serialize>(
 }
 
 impl AssemblyTrace {
+    /// The record every prompt of the session shares: its stable prefix and
+    /// Stable layers' traces, held by reference (the cache ledger keeps it
+    /// to compare prompts without copying a byte).
+    #[cfg_attr(not(feature = "observe"), allow(dead_code))]
+    pub(crate) fn shared_stable(&self) -> &Arc<StableTrace> {
+        &self.layers.stable
+    }
+
     /// Fingerprint of the stable prefix: computed when first asked for, then
     /// shared by every prompt of the session.
     pub fn stable_fingerprint(&self) -> Fingerprint {

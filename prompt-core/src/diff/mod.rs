@@ -52,7 +52,7 @@ mod prefix;
 use std::fmt;
 
 use crate::text::is_invisible;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use prefix::{PrefixError, StablePrefix};
 
@@ -99,7 +99,7 @@ pub struct LayerChange {
 }
 
 /// How a layer differs between two prefixes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ChangeKind {
     /// It spoke in both, with different bytes.
@@ -111,7 +111,7 @@ pub enum ChangeKind {
 }
 
 /// The first line that differs between two texts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineChange {
     /// 1-based line number within the layer's text.
     pub number: usize,

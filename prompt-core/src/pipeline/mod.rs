@@ -4,8 +4,10 @@ mod error;
 mod manifest;
 mod validate;
 
+use std::any::TypeId;
+use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 pub use crate::layer_set::LayerSet;
 pub use crate::registry::pipeline_names;
@@ -279,6 +281,59 @@ impl Pipeline {
             .get_or_init(Self::collect)
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    /// The pipeline `P`, collected once per process and then shared: what
+    /// [`global`](Self::global) is for the default pipeline, for a pipeline
+    /// declared with `#[prompt_pipeline]`. A server holds sessions of it
+    /// (`PromptSession<'static>`) without a pipeline of its own to keep
+    /// alive; `global_of::<DefaultPipeline>()` is `global()`.
+    ///
+    /// ```
+    /// use prompt_core::{prompt_layer, prompt_pipeline, Context, Pipeline, PromptBuilder, PromptSession};
+    ///
+    /// #[prompt_pipeline(paths = [Cached])]
+    /// pub struct Support;
+    ///
+    /// #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "Help.", pipeline = Support)]
+    /// struct Persona;
+    ///
+    /// fn open() -> Result<PromptSession<'static>, prompt_core::PipelineError> {
+    ///     Ok(PromptBuilder::new(Pipeline::global_of::<Support>()?).session(Context::new()))
+    /// }
+    ///
+    /// let sessions = [open()?, open()?];
+    /// assert_eq!(sessions[1].build_cached(&Context::new())?.stable(), "Help.");
+    /// assert!(std::ptr::eq(Pipeline::global_of::<Support>()?, Pipeline::global_of::<Support>()?));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// What [`of`](Self::of) returns for `P`, on every call.
+    pub fn global_of<P: PromptPipeline>() -> Result<&'static Self, PipelineError> {
+        /// Each pipeline type's collection, kept for the process (one per
+        /// type, as `global`'s static is for the default pipeline).
+        type Collected = &'static Result<Pipeline, PipelineError>;
+        static COLLECTED: Mutex<BTreeMap<TypeId, Collected>> = Mutex::new(BTreeMap::new());
+
+        let key = TypeId::of::<P>();
+        if key == TypeId::of::<DefaultPipeline>() {
+            return Self::global();
+        }
+        let lock = || COLLECTED.lock().unwrap_or_else(PoisonError::into_inner);
+        let known = lock().get(&key).copied();
+        let collected = match known {
+            Some(collected) => collected,
+            None => {
+                // Collected outside the lock: building the layers runs their
+                // `Default` impls. A thread that loses the race drops its copy.
+                let fresh = Self::of::<P>();
+                *lock()
+                    .entry(key)
+                    .or_insert_with(|| Box::leak(Box::new(fresh)))
+            }
+        };
+        collected.as_ref().map_err(Clone::clone)
     }
 
     /// A pipeline from explicit entries, sorted and validated like a collected one.

@@ -304,6 +304,19 @@ fn layout(prompt: &AssembledPrompt, model: &str) -> Vec<usize> {
     ends
 }
 
+/// Byte offsets in `prompt`'s instruction text where a request for `model`
+/// puts an explicit breakpoint by default: for GPT-5.6 and later
+/// ([`takes_prompt_cache_options`]) the scope cuts of
+/// [`anthropic::breakpoint_offsets`](super::anthropic::breakpoint_offsets)
+/// (with OpenAI's minimum) and the end of the stable prefix; empty for
+/// other models, on the Basic path and for an empty stable prefix. What
+/// [`ResponsesRequest::new`] and [`ChatRequest::new`] send
+/// ([`breakpoints`](ChatRequest::breakpoints)), for a client library's
+/// integration that builds the client's own request type.
+pub fn breakpoint_offsets(prompt: &AssembledPrompt, model: &str) -> Vec<usize> {
+    defaults(&layout(prompt, model), model).0
+}
+
 /// The breakpoints and options a new request for `model` gets: the layout
 /// and `{"mode": "implicit", "ttl": "30m"}` for GPT-5.6 and later, nothing
 /// otherwise.

@@ -284,6 +284,8 @@ fn outline(request: &prompt_core::providers::anthropic::MessagesRequest) -> serd
             .collect();
         block["text"] = serde_json::json!(format!("<{} bytes: {head:?} .. {tail:?}>", text.len()));
     }
+    // Sorted whatever serde_json's `preserve_order` (rig-core turns it on).
+    body.sort_all_objects();
     body
 }
 

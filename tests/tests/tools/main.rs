@@ -1,6 +1,7 @@
 //! The tools behind `prompt-core`'s features: provider requests and the
 //! cache-cost simulation (`providers`), the credential scan (`secrets`) and
-//! each contract check on small pipelines (`contract`).
+//! each contract check on small pipelines (`contract`), and the cache
+//! ledger's verdicts over real prompts (`observe`).
 //!
 //! `contract_checks.rs` declares a pipeline of its own (`quiet`); the
 //! standard pipeline's contract, which walks every linked pipeline, is in
@@ -11,5 +12,6 @@ mod common;
 
 mod cache_cost;
 mod contract_checks;
+mod observe;
 mod providers;
 mod secrets;

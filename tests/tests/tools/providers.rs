@@ -80,6 +80,16 @@ fn standard() -> Standard {
     Standard { prompt, tools }
 }
 
+/// The tools' keys in sorted order: they are `serde_json::Value`s, whose maps
+/// keep insertion order when a crate in the build turns on serde_json's
+/// `preserve_order` (rig-core does), and sorted order otherwise.
+fn sort_tools(request: &mut MessagesRequest) {
+    request
+        .tools
+        .iter_mut()
+        .for_each(serde_json::Value::sort_all_objects);
+}
+
 /// Pretty JSON with the struct's field order (not a `Value`'s sorted keys).
 macro_rules! pretty {
     ($value:expr) => {
@@ -110,6 +120,7 @@ fn anthropic_request_for_the_standard_pipeline() {
     .expect("the fixture's stable prefix is below Sonnet 4.5's 1,024 tokens");
     assert_eq!(warning.stable_tokens, ApproxCounter.count(prompt.stable()));
     assert_eq!(warning.minimum, 1024);
+    sort_tools(&mut request);
     insta::assert_snapshot!(pretty!(request));
 }
 
@@ -164,6 +175,7 @@ fn anthropic_request_with_diagnostics_and_automatic_caching() {
     let header = request.diagnostics(Some("msg_01XFDUDYJgAACzvnptvVoYEL"));
     assert_eq!(header, Header::CACHE_DIAGNOSIS);
     assert_eq!(request.headers(), [Header::CACHE_DIAGNOSIS]);
+    sort_tools(&mut request);
     insta::assert_snapshot!(pretty!(request));
 }
 

@@ -185,12 +185,15 @@ fn take_settings(args: &[OsString]) -> Result<(Option<Value>, Vec<OsString>), St
     };
     let text = match value.to_str() {
         Some(v) if v.trim_start().starts_with('{') => v.to_owned(),
-        _ => std::fs::read_to_string(Path::new(&value)).map_err(|e| {
-            format!(
-                "cannot read claude's `--settings {}`: {e}",
-                value.to_string_lossy()
-            )
-        })?,
+        // Read as `prompt diff` reads the file it is given: a FIFO or device is
+        // refused without waiting on it, the size is capped, and a path inside
+        // the current folder may not lead out of it through a symlink.
+        _ => crate::cli::diff::read_capped_as(
+            Path::new(&value),
+            SETTINGS_CAP as u64,
+            "prompt exec",
+            "pass claude's `--settings` a JSON object or a regular file holding one",
+        )?,
     };
     let json: Value = serde_json::from_str(&text).map_err(|e| {
         format!(
@@ -281,6 +284,28 @@ mod tests {
 
     fn args(list: &[&str]) -> Vec<OsString> {
         list.iter().map(OsString::from).collect()
+    }
+
+    /// A `--settings` file that is a FIFO is refused at once: a read of it
+    /// would wait for a writer that never comes.
+    #[test]
+    fn a_settings_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("settings.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let given = fifo.display().to_string();
+        let error = take_settings(&args(&["--settings", &given, "-p", "Hi"])).unwrap_err();
+        assert!(error.contains("is not a regular file"), "{error}");
+        assert!(error.contains("`--settings`"), "{error}");
+        let big = dir.path().join("big.json");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(SETTINGS_CAP as u64 + 1)
+            .unwrap();
+        let given = big.display().to_string();
+        let error = take_settings(&args(&["--settings", &given])).unwrap_err();
+        assert!(error.contains("over the 1048576-byte cap"), "{error}");
     }
 
     #[test]

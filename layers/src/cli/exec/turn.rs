@@ -116,16 +116,8 @@ pub(crate) fn run(args: TurnArgs) -> Outcome {
             recorded.cwd.display()
         )
     })?;
+    let rendered = assemble_recorded(&recorded)?;
     let render = &recorded.options;
-    // Hook failures are not usage errors: exit 2 would block the user's
-    // prompt, so every failure but a found secret (below) exits 1.
-    let rendered = crate::cli::assemble(
-        &render.workspace,
-        render.path,
-        render.mode,
-        &render.delivery,
-    )
-    .map_err(|failure| Failure::from(failure.message))?;
     let context = context_text(&rendered.prompt);
     if context.is_empty() {
         return Ok(ExitCode::SUCCESS);
@@ -161,6 +153,39 @@ pub(crate) fn run(args: TurnArgs) -> Outcome {
     });
     crate::cli::print(&format!("{output}\n"))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the options `recorded` holds render in the current folder. Hook
+/// failures are not usage errors: exit 2 would block the user's prompt, so
+/// every failure exits 1.
+fn assemble_recorded(recorded: &Recorded) -> Result<crate::cli::Rendered, Failure> {
+    let render = &recorded.options;
+    crate::cli::assemble(
+        &render.workspace,
+        render.path,
+        render.mode,
+        &render.delivery,
+    )
+    .map_err(|failure| Failure::from(failure.message))
+}
+
+/// What the turn file `path` renders now, in the folder `prompt exec` ran
+/// in (the current folder is restored after): `prompt explain --claude`
+/// reads the layers' boundaries from it.
+pub(crate) fn render_recorded(path: &Path) -> Result<crate::cli::Rendered, Failure> {
+    let recorded = read_recorded(path)?;
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    std::env::set_current_dir(&recorded.cwd).map_err(|e| {
+        format!(
+            "cannot enter {}, where prompt exec ran: {e}",
+            recorded.cwd.display()
+        )
+    })?;
+    let rendered = assemble_recorded(&recorded);
+    std::env::set_current_dir(&here)
+        .map_err(|e| format!("cannot return to {}: {e}", here.display()))?;
+    rendered
 }
 
 /// The turn file: a regular file of at most [`MAX_INPUT`] bytes holding a

@@ -86,7 +86,7 @@ pub use super::minimums::{
 };
 pub use breakpoints::{Breakpoint, BreakpointLocation, MAX_BREAKPOINTS};
 pub use diagnostics::{CACHE_DIAGNOSIS_BETA, Diagnostics, Header};
-pub use scopes::{SYSTEM_BREAKPOINTS, scope_cuts, scoped_system_blocks};
+pub use scopes::{SYSTEM_BREAKPOINTS, breakpoint_offsets, scope_cuts, scoped_system_blocks};
 
 use std::borrow::Cow;
 
@@ -321,12 +321,7 @@ impl MessagesRequest {
     /// tools' and the conversation's still fit.
     pub fn new(prompt: &AssembledPrompt, model: impl Into<String>, max_tokens: u32) -> Self {
         let model = model.into();
-        let cuts = scope_cuts(
-            prompt,
-            &model,
-            &crate::tokens::ApproxCounter,
-            &CacheMinimums::anthropic(),
-        );
+        let cuts = breakpoint_offsets(prompt, &model);
         Self {
             model,
             max_tokens,

@@ -62,6 +62,29 @@ pub fn scope_cuts(
     cuts
 }
 
+/// Byte offsets in `prompt.stable()` where a request for `model` ends a
+/// cached block: the [`scope_cuts`] [`MessagesRequest::new`](super::MessagesRequest::new)
+/// makes (tokens counted with [`ApproxCounter`](crate::tokens::ApproxCounter),
+/// minimums from [`CacheMinimums::anthropic`]), then the end of the stable
+/// prefix. Empty on the Basic path and for an empty stable prefix.
+///
+/// The one placement of Anthropic's breakpoints: the request builder cuts
+/// its `system` blocks here, and so does a client library's integration
+/// that builds the client's own request type.
+pub fn breakpoint_offsets(prompt: &AssembledPrompt, model: &str) -> Vec<usize> {
+    if prompt.path() != crate::AssemblyPath::Cached || prompt.stable().is_empty() {
+        return Vec::new();
+    }
+    let mut offsets = scope_cuts(
+        prompt,
+        model,
+        &crate::tokens::ApproxCounter,
+        &CacheMinimums::anthropic(),
+    );
+    offsets.push(prompt.stable().len());
+    offsets
+}
+
 /// The `system` blocks for `prompt` with breakpoints at `cuts` (from
 /// [`scope_cuts`]) and at the end of the stable prefix, all of `ttl`; the
 /// dynamic suffix unmarked after them. Without cuts it is

@@ -1,0 +1,303 @@
+//! [async-openai](https://docs.rs/async-openai/0.43) 0.43: an assembled
+//! prompt as a `CreateChatCompletionRequest` or a `CreateResponse`, and
+//! their usage as [`CacheUsage`]. Feature `async-openai` (it needs only
+//! async-openai's types; the client features are yours to choose).
+//!
+//! async-openai models every field OpenAI's cache takes, so the requests
+//! are the ones prompt-core's own [`openai`](prompt_core::providers::openai)
+//! builders send: `prompt_cache_key` from the team-shared part of the
+//! prompt; for GPT-5.6 and later, the stable prefix as text parts with
+//! `prompt_cache_breakpoint` at the scope boundary and at its end,
+//! `prompt_cache_options: {"mode": "implicit", "ttl": "30m"}`, and the
+//! dynamic suffix unmarked after them; for earlier models, one instruction
+//! string, cached by OpenAI on its own. The reminder goes at the end of the
+//! latest user message.
+//!
+//! ```no_run
+//! use async_openai::types::chat::{ChatCompletionRequestMessage, ChatCompletionRequestUserMessage};
+//! use prompt_clients::async_openai::{chat_request, chat_usage};
+//! use prompt_core::observe::CacheLedger;
+//! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
+//! # #[prompt_core::prompt_pipeline(paths = [Cached])]
+//! # struct DocAsyncOpenai;
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocAsyncOpenai)]
+//! # struct Persona;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! # let pipeline = Pipeline::of::<DocAsyncOpenai>()?;
+//! # let session = PromptBuilder::new(&pipeline).session(Context::new());
+//! const MODEL: &str = "gpt-5.6";
+//! let client = async_openai::Client::new();
+//! let mut ledger = CacheLedger::new();
+//!
+//! let prompt = session.build_cached(&Context::new())?;
+//! let user = ChatCompletionRequestUserMessage::from("Fix the failing test.");
+//! let placed = chat_request(&prompt, MODEL, vec![ChatCompletionRequestMessage::User(user)])?;
+//! let id = ledger.sent(&prompt, placed.sent(MODEL, jiff::Timestamp::now()));
+//! let response = client.chat().create(placed.request).await?;
+//! if let Some(usage) = &response.usage {
+//!     println!("{}", ledger.received(id, &chat_usage(usage)?)?);
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Chat Completions in async-openai has no `prompt_cache_retention`; the
+//! Responses request sets none (OpenAI deprecates it for GPT-5.6 in favour
+//! of `prompt_cache_options.ttl`): set `request.prompt_cache_retention` on
+//! a [`responses_request`] for an earlier model that should keep its prefix
+//! for 24 hours.
+
+use async_openai::types::chat::{
+    ChatCompletionRequestMessage, ChatCompletionRequestMessageContentPartText,
+    ChatCompletionRequestSystemMessage, ChatCompletionRequestSystemMessageContent,
+    ChatCompletionRequestSystemMessageContentPart, ChatCompletionRequestUserMessageContent,
+    ChatCompletionRequestUserMessageContentPart, CompletionUsage, CreateChatCompletionRequest,
+    PromptCacheBreakpointParam, PromptCacheBreakpointParamMode, PromptCacheModeEnum,
+    PromptCacheOptionsParam, PromptCacheTTLEnum,
+};
+use async_openai::types::responses::{
+    CreateResponse, EasyInputContent, EasyInputMessage, InputContent, InputItem, InputParam,
+    InputRole, InputTextContent, Item, MessageItem, MessageType, PromptCacheBreakpointConfig,
+    PromptCacheBreakpointConfigMode, ResponsePromptCacheOptionsParam, ResponseUsage, Role,
+};
+use prompt_core::AssembledPrompt;
+use prompt_core::observe::{CacheUsage, Provider};
+
+use crate::Placed;
+use crate::placement::{Placement, PlacementError, SystemBlock, SystemSlot};
+use crate::usage::{UsageError, count, within};
+
+const CLIENT: &str = "async-openai";
+
+/// `history` (the conversation so far, the latest user turn included) as a
+/// Chat Completions request for `model` with `prompt` placed: a leading
+/// `system` message (text parts with breakpoints for GPT-5.6 and later, one
+/// string otherwise), `prompt_cache_key`, and the reminder after a blank
+/// line at the end of the latest user message.
+///
+/// # Errors
+/// [`PlacementError::NoUserTurn`] when the prompt has a reminder and
+/// `history` no user message.
+pub fn chat_request(
+    prompt: &AssembledPrompt,
+    model: &str,
+    history: Vec<ChatCompletionRequestMessage>,
+) -> Result<Placed<CreateChatCompletionRequest>, PlacementError> {
+    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    let mut messages = Vec::with_capacity(history.len() + 1);
+    if let Some(content) = system_content(placement.system()) {
+        messages.push(ChatCompletionRequestMessage::System(
+            ChatCompletionRequestSystemMessage {
+                content,
+                name: None,
+            },
+        ));
+    }
+    let first_turn = messages.len();
+    messages.extend(history);
+    if let Some(tail) = placement.user_tail() {
+        let latest = messages[first_turn..]
+            .iter_mut()
+            .rev()
+            .find_map(|m| match m {
+                ChatCompletionRequestMessage::User(user) => Some(&mut user.content),
+                _ => None,
+            });
+        match latest {
+            Some(ChatCompletionRequestUserMessageContent::Text(text)) => append(text, tail),
+            Some(ChatCompletionRequestUserMessageContent::Array(parts)) => {
+                parts.push(ChatCompletionRequestUserMessageContentPart::Text(
+                    ChatCompletionRequestMessageContentPartText {
+                        text: tail.to_owned(),
+                        prompt_cache_breakpoint: None,
+                    },
+                ));
+            }
+            None => placement.no_user_turn(CLIENT)?,
+        }
+    }
+    let breakpoints = placement.breakpoints().to_vec();
+    let request = CreateChatCompletionRequest {
+        messages,
+        model: model.to_owned(),
+        prompt_cache_key: placement.prompt_cache_key().map(str::to_owned),
+        prompt_cache_options: (!breakpoints.is_empty()).then_some(PromptCacheOptionsParam {
+            ttl: Some(PromptCacheTTLEnum::Value30m),
+            mode: Some(PromptCacheModeEnum::Implicit),
+        }),
+        ..CreateChatCompletionRequest::default()
+    };
+    Ok(Placed::new(request, Provider::OpenAi, breakpoints))
+}
+
+/// The system message's content: one string for a single unmarked block,
+/// text parts otherwise; `None` for an empty prompt.
+fn system_content(blocks: &[SystemBlock]) -> Option<ChatCompletionRequestSystemMessageContent> {
+    match blocks {
+        [] => None,
+        [one] if !one.breakpoint => Some(ChatCompletionRequestSystemMessageContent::Text(
+            one.text.clone(),
+        )),
+        blocks => Some(ChatCompletionRequestSystemMessageContent::Array(
+            blocks
+                .iter()
+                .map(|block| {
+                    ChatCompletionRequestSystemMessageContentPart::Text(
+                        ChatCompletionRequestMessageContentPartText {
+                            text: block.text.clone(),
+                            prompt_cache_breakpoint: block.breakpoint.then_some(
+                                PromptCacheBreakpointParam {
+                                    mode: PromptCacheBreakpointParamMode::Explicit,
+                                    ttl: None,
+                                },
+                            ),
+                        },
+                    )
+                })
+                .collect(),
+        )),
+    }
+}
+
+/// `history` (input items, the latest user message included) as a
+/// Responses request for `model` with `prompt` placed: `instructions` for a
+/// model without breakpoints, else a leading `developer` message of
+/// `input_text` parts carrying them (`instructions` is one string and takes
+/// none) and `prompt_cache_options`; `prompt_cache_key`; the reminder at the
+/// end of the latest user message.
+///
+/// # Errors
+/// [`PlacementError::NoUserTurn`] when the prompt has a reminder and
+/// `history` no user message.
+pub fn responses_request(
+    prompt: &AssembledPrompt,
+    model: &str,
+    history: Vec<InputItem>,
+) -> Result<Placed<CreateResponse>, PlacementError> {
+    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    let breakpoints = placement.breakpoints().to_vec();
+    let mut input = Vec::with_capacity(history.len() + 1);
+    let mut instructions = None;
+    match placement.system() {
+        [] => {}
+        [one] if !one.breakpoint => instructions = Some(one.text.clone()),
+        blocks => input.push(InputItem::EasyMessage(EasyInputMessage {
+            r#type: MessageType::Message,
+            role: Role::Developer,
+            content: EasyInputContent::ContentList(
+                blocks
+                    .iter()
+                    .map(|block| {
+                        InputContent::InputText(InputTextContent {
+                            text: block.text.clone(),
+                            prompt_cache_breakpoint: block.breakpoint.then_some(
+                                PromptCacheBreakpointConfig {
+                                    mode: PromptCacheBreakpointConfigMode::Explicit,
+                                    ttl: None,
+                                },
+                            ),
+                        })
+                    })
+                    .collect(),
+            ),
+            phase: None,
+        })),
+    }
+    let first_turn = input.len();
+    input.extend(history);
+    if let Some(tail) = placement.user_tail() {
+        let placed = input[first_turn..]
+            .iter_mut()
+            .rev()
+            .find_map(|item| latest_user(item, tail));
+        if placed.is_none() {
+            placement.no_user_turn(CLIENT)?;
+        }
+    }
+    let request = CreateResponse {
+        input: InputParam::Items(input),
+        instructions,
+        model: Some(model.to_owned()),
+        prompt_cache_key: placement.prompt_cache_key().map(str::to_owned),
+        prompt_cache_options: (!breakpoints.is_empty()).then(|| ResponsePromptCacheOptionsParam {
+            ttl: Some(PromptCacheTTLEnum::Value30m),
+            mode: Some(PromptCacheModeEnum::Implicit),
+            ..ResponsePromptCacheOptionsParam::default()
+        }),
+        ..CreateResponse::default()
+    };
+    Ok(Placed::new(request, Provider::OpenAi, breakpoints))
+}
+
+/// Appends `tail` to `item` when it is a user message; `Some` when it was.
+fn latest_user(item: &mut InputItem, tail: &str) -> Option<()> {
+    let text = || {
+        InputContent::InputText(InputTextContent {
+            text: tail.to_owned(),
+            prompt_cache_breakpoint: None,
+        })
+    };
+    match item {
+        InputItem::EasyMessage(message) if message.role == Role::User => {
+            match &mut message.content {
+                EasyInputContent::Text(words) => append(words, tail),
+                EasyInputContent::ContentList(parts) => parts.push(text()),
+            }
+            Some(())
+        }
+        InputItem::Item(Item::Message(MessageItem::Input(message)))
+            if message.role == InputRole::User =>
+        {
+            message.content.push(text());
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+/// `tail` after a blank line at the end of `text`, as prompt-core's OpenAI
+/// requests append the reminder to a one-string message.
+fn append(text: &mut String, tail: &str) {
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str(tail);
+}
+
+/// Chat Completions usage as [`CacheUsage`]: `prompt_tokens` holds
+/// `prompt_tokens_details.cached_tokens` and `cache_write_tokens`.
+///
+/// # Errors
+/// [`UsageError::Negative`] for a write count below zero, and
+/// [`UsageError::Inconsistent`] when reads and writes exceed the prompt.
+pub fn chat_usage(usage: &CompletionUsage) -> Result<CacheUsage, UsageError> {
+    let details = usage.prompt_tokens_details.as_ref();
+    let read = details.and_then(|d| d.cached_tokens).unwrap_or(0);
+    let written = match details.and_then(|d| d.cache_write_tokens) {
+        Some(tokens) => count(CLIENT, "PromptTokensDetails::cache_write_tokens", tokens)?,
+        None => 0,
+    };
+    let out = within(CLIENT, usage.prompt_tokens.into(), read.into(), written)?;
+    Ok(out.with_output(usage.completion_tokens.into()))
+}
+
+/// Responses usage as [`CacheUsage`]: `input_tokens` holds
+/// `input_tokens_details.cached_tokens` and `cache_write_tokens`.
+///
+/// # Errors
+/// As [`chat_usage`].
+pub fn response_usage(usage: &ResponseUsage) -> Result<CacheUsage, UsageError> {
+    let details = &usage.input_tokens_details;
+    let written = match details.cache_write_tokens {
+        Some(tokens) => count(CLIENT, "InputTokenDetails::cache_write_tokens", tokens)?,
+        None => 0,
+    };
+    let out = within(
+        CLIENT,
+        usage.input_tokens.into(),
+        details.cached_tokens.into(),
+        written,
+    )?;
+    Ok(out.with_output(usage.output_tokens.into()))
+}

@@ -1,0 +1,190 @@
+//! [genai](https://docs.rs/genai/0.7) 0.7 (from 0.7.2): an assembled prompt as
+//! a `ChatRequest` and `ChatOptions` for genai's Anthropic and OpenAI
+//! adapters, and genai's `Usage` as [`CacheUsage`]. Feature `genai`.
+//!
+//! genai takes a cache setting per system message
+//! (`ChatMessage::system(..).with_options(CacheControl::..)`), so the prompt
+//! goes in as it does in prompt-core's own requests ([`SystemSlot::Blocks`]):
+//! the stable prefix as system messages cut at the scope boundary, each
+//! cached; the dynamic suffix as a last, uncached system message; the
+//! reminder at the end of the latest user message.
+//!
+//! ```no_run
+//! use prompt_clients::genai::{cache_usage, chat_options, chat_request};
+//! use prompt_core::observe::CacheLedger;
+//! use genai::chat::ChatMessage;
+//! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
+//! # #[prompt_core::prompt_pipeline(paths = [Cached])]
+//! # struct DocGenai;
+//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocGenai)]
+//! # struct Persona;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! # let pipeline = Pipeline::of::<DocGenai>()?;
+//! # let session = PromptBuilder::new(&pipeline).session(Context::new());
+//! const MODEL: &str = "claude-sonnet-4-5";
+//! let client = genai::Client::new()?;
+//! let mut ledger = CacheLedger::new();
+//!
+//! let prompt = session.build_cached(&Context::new())?;
+//! let placed = chat_request(&prompt, MODEL, vec![ChatMessage::user("Fix the failing test.")])?;
+//! let id = ledger.sent(&prompt, placed.sent(MODEL, jiff::Timestamp::now()));
+//! let response = client.exec_chat(MODEL, placed.request, Some(&chat_options(&prompt))).await?;
+//! let verdict = ledger.received(id, &cache_usage(&response.usage)?)?;
+//! println!("{verdict}");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Per provider, as genai sends it:
+//!
+//! - **Anthropic**: one `system` block per system message, `cache_control`
+//!   on the stable ones (`CacheControl::Ephemeral`: 5 minutes), the scope
+//!   breakpoint included.
+//! - **OpenAI Chat Completions** (a model genai routes there, or
+//!   `openai::<model>`): for GPT-5.6 and later, the stable system messages
+//!   carry `prompt_cache_breakpoint` and genai adds `prompt_cache_options:
+//!   {"mode": "explicit", "ttl": "30m"}` (only the request's breakpoints are
+//!   written, so the conversation after them is not cached); for earlier
+//!   models the prompt is one system message, cached by OpenAI on its own.
+//!   `prompt_cache_key` comes from [`chat_options`].
+//! - **OpenAI Responses** (GPT-5 and later by default): genai sends the
+//!   breakpoints and `prompt_cache_options` only to `api.openai.com`; to any
+//!   other base URL (a proxy, a gateway) the prompt goes without them, and
+//!   OpenAI caches it implicitly. `prompt_cache_key` is sent either way.
+//!
+//! Other adapters (Gemini, Ollama, ...) are refused with
+//! [`PlacementError::UnsupportedProvider`].
+
+use genai::adapter::AdapterKind;
+use genai::chat::{
+    CacheControl, ChatMessage, ChatOptions, ChatRequest, ChatRole, ContentPart, Usage,
+};
+use prompt_core::AssembledPrompt;
+use prompt_core::observe::{CacheUsage, Provider};
+
+use crate::Placed;
+use crate::placement::{Placement, PlacementError, SystemSlot};
+use crate::usage::{UsageError, count, within};
+
+const CLIENT: &str = "genai";
+
+/// `history` (the conversation so far, the latest user turn included) as a
+/// request for `model` with `prompt` placed: the system messages first
+/// (cached ones with `CacheControl::Ephemeral`), then `history`, the
+/// reminder appended to the latest user message as a text part of its own.
+/// Send it with [`chat_options`]. `model` is resolved to an adapter as
+/// genai resolves it (`AdapterKind::from_model`); with a model mapper of
+/// your own, name the adapter in the model (`anthropic::..`, `openai::..`).
+///
+/// # Errors
+/// [`PlacementError::UnsupportedProvider`] for a model genai sends to
+/// neither Anthropic nor OpenAI, [`PlacementError::NoUserTurn`] when the
+/// prompt has a reminder and `history` no user message, and
+/// [`PlacementError::SystemMessageInHistory`] for a system message in
+/// `history`, which would join the system prompt after the cached blocks.
+pub fn chat_request(
+    prompt: &AssembledPrompt,
+    model: &str,
+    history: Vec<ChatMessage>,
+) -> Result<Placed<ChatRequest>, PlacementError> {
+    let provider = provider_of(model)?;
+    if let Some(index) = history.iter().position(|m| m.role == ChatRole::System) {
+        return Err(PlacementError::SystemMessageInHistory {
+            client: CLIENT,
+            index,
+        });
+    }
+    let placement = Placement::new(prompt, provider, bare(model), SystemSlot::Blocks);
+    let mut messages: Vec<ChatMessage> = placement
+        .system()
+        .iter()
+        .map(|block| {
+            let message = ChatMessage::system(block.text.as_str());
+            if block.breakpoint {
+                message.with_options(CacheControl::Ephemeral)
+            } else {
+                message
+            }
+        })
+        .collect();
+    let first_turn = messages.len();
+    messages.extend(history);
+    if let Some(tail) = placement.user_tail() {
+        let latest = messages[first_turn..]
+            .iter_mut()
+            .rev()
+            .find(|m| m.role == ChatRole::User);
+        match latest {
+            Some(message) => message.content.push(ContentPart::Text(tail.to_owned())),
+            None => placement.no_user_turn(CLIENT)?,
+        }
+    }
+    Ok(Placed::new(
+        ChatRequest::new(messages),
+        provider,
+        placement.breakpoints().to_vec(),
+    ))
+}
+
+/// The options to send [`chat_request`]'s request with: `prompt_cache_key`
+/// (OpenAI's adapters send it; Anthropic's ignores it).
+pub fn chat_options(prompt: &AssembledPrompt) -> ChatOptions {
+    ChatOptions::default()
+        .with_prompt_cache_key(prompt_core::providers::openai::prompt_cache_key(prompt))
+}
+
+/// The provider genai sends `model` to.
+fn provider_of(model: &str) -> Result<Provider, PlacementError> {
+    let kind = AdapterKind::from_model(model).map_err(|e| PlacementError::UnsupportedProvider {
+        client: CLIENT,
+        model: model.to_owned(),
+        adapter: e.to_string(),
+    })?;
+    match kind {
+        AdapterKind::Anthropic => Ok(Provider::Anthropic),
+        AdapterKind::OpenAI | AdapterKind::OpenAIResp => Ok(Provider::OpenAi),
+        other => Err(PlacementError::UnsupportedProvider {
+            client: CLIENT,
+            model: model.to_owned(),
+            adapter: other.to_string(),
+        }),
+    }
+}
+
+/// The model's name without genai's adapter namespace (`openai::gpt-5.6`
+/// is `gpt-5.6`).
+fn bare(model: &str) -> &str {
+    model.split_once("::").map_or(model, |(_, name)| name)
+}
+
+/// genai's usage as [`CacheUsage`]: genai's `prompt_tokens` holds the
+/// cache's reads (`prompt_tokens_details.cached_tokens`) and writes
+/// (`cache_creation_tokens`) for every provider (it adds Anthropic's, which
+/// the API reports beside the input, into it).
+///
+/// # Errors
+/// [`UsageError::Missing`] when genai reported no prompt count (a stream
+/// without usage captured), [`UsageError::Negative`] for a count below
+/// zero, and [`UsageError::Inconsistent`] when reads and writes exceed it.
+pub fn cache_usage(usage: &Usage) -> Result<CacheUsage, UsageError> {
+    let input = usage.prompt_tokens.ok_or(UsageError::Missing {
+        client: CLIENT,
+        field: "Usage::prompt_tokens",
+    })?;
+    let input = count(CLIENT, "Usage::prompt_tokens", input.into())?;
+    let details = usage.prompt_tokens_details.as_ref();
+    let read = details.and_then(|d| d.cached_tokens).unwrap_or(0);
+    let read = count(CLIENT, "PromptTokensDetails::cached_tokens", read.into())?;
+    let written = details.and_then(|d| d.cache_creation_tokens).unwrap_or(0);
+    let written = count(
+        CLIENT,
+        "PromptTokensDetails::cache_creation_tokens",
+        written.into(),
+    )?;
+    let out = within(CLIENT, input, read, written)?;
+    Ok(match usage.completion_tokens {
+        Some(output) => out.with_output(count(CLIENT, "Usage::completion_tokens", output.into())?),
+        None => out,
+    })
+}

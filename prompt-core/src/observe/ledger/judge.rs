@@ -1,0 +1,169 @@
+//! From what moved and what the response read, the verdict.
+//!
+//! What a hit reads ([`CacheVerdict::expected`]): what the previous
+//! response read and wrote, through its last breakpoint, when the provider
+//! reports writes (Anthropic; OpenAI's explicit caching). Otherwise an
+//! estimate of the previous prefix's tokens through its last breakpoint,
+//! met within a tolerance (128 tokens, OpenAI's cache granularity, or an
+//! eighth), since it is counted from bytes. Short of it, the cause is the
+//! first of: the model, the TTL, the tools, a Stable layer, the messages,
+//! and else the provider. A prefix below the model's minimum that the
+//! provider neither read nor wrote is below the minimum, whatever moved.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::prefix::{Prefix, layer_change};
+use super::{Moved, Pending, Record};
+use crate::observe::{CacheUsage, CacheVerdict, MissCause, Pricing, Provider, Sent, SentId};
+
+/// What moved from `previous` to this request.
+pub(super) fn moved(
+    previous: &Record,
+    prefix: &Prefix,
+    sent: &Sent<'_>,
+    model: &Arc<str>,
+) -> Moved {
+    let idle = sent.at.duration_since(previous.at);
+    let idle = if idle.is_negative() {
+        Duration::ZERO
+    } else {
+        idle.unsigned_abs()
+    };
+    Moved {
+        previous_seq: previous.seq,
+        held_estimate: previous.held_estimate,
+        idle,
+        // The model's name is shared with the previous request's when the same.
+        model: (!Arc::ptr_eq(&previous.model, model))
+            .then(|| (Arc::clone(&previous.model), Arc::clone(model))),
+        tools: matches!((previous.tools, sent.tools), (Some(a), Some(b)) if a != b),
+        layer: (!previous.prefix.same(prefix)).then(|| {
+            Box::new(layer_change(
+                &previous.prefix,
+                prefix,
+                &previous.breakpoints,
+            ))
+        }),
+        messages: match (&previous.messages, &sent.messages) {
+            (Some(before), Some(now)) => now
+                .rewritten_since(before)
+                .map(|at| (at, before.len(), now.len())),
+            _ => None,
+        },
+    }
+}
+
+/// The verdict on `pending`'s response. `previous` is the previous
+/// request's `(read, written)`, when its response came back.
+pub(super) fn verdict(
+    id: SentId,
+    conversation: &Arc<str>,
+    pending: &Pending,
+    previous: Option<(u64, u64)>,
+    usage: &CacheUsage,
+    pricing: Option<Pricing>,
+) -> CacheVerdict {
+    let (read, written, uncached) = (usage.cache_read, usage.cache_write, usage.uncached_input);
+    let below = pending.minimum.and_then(|minimum| {
+        if read > 0 || written > 0 {
+            return None;
+        }
+        // Anthropic caches at breakpoints: the prefix through the last must
+        // reach the minimum. The others key on the whole prompt.
+        let tokens = match pending.provider {
+            Provider::Anthropic => pending.prefix_tokens,
+            _ => usage.input_tokens(),
+        };
+        (tokens < minimum).then_some(MissCause::BelowMinimum { tokens, minimum })
+    });
+    let (expected, estimated) = match (&pending.moved, previous) {
+        (None, _) => (0, false),
+        // What it read and wrote is what the cache holds for this one.
+        (Some(_), Some((r, w))) if pending.provider == Provider::Anthropic || w > 0 => {
+            (r + w, false)
+        }
+        (Some(m), Some((r, _))) => (r.max(m.held_estimate), m.held_estimate > r),
+        (Some(m), None) => (m.held_estimate, true),
+    };
+    let tolerance = if estimated {
+        (expected / 8).max(128)
+    } else {
+        0
+    };
+    // Nothing read is never a hit when something was held, however small.
+    let short = read == 0 || read.saturating_add(tolerance) < expected;
+    let cause = match (below, &pending.moved) {
+        (Some(below), _) => Some(below),
+        (None, None) => (read == 0).then(MissCause::cold_start),
+        (None, Some(_)) if expected == 0 => (read == 0).then(MissCause::cold_start),
+        (None, Some(_)) if !short => None,
+        (None, Some(moved)) => Some(first_cause(moved, pending.ttl)),
+    };
+    let lost = match &cause {
+        None | Some(MissCause::ColdStart { .. }) | Some(MissCause::BelowMinimum { .. }) => 0,
+        Some(_) => expected
+            .saturating_sub(read)
+            .min(written.saturating_add(uncached)),
+    };
+    let lost_written = lost.min(written);
+    let lost_usd = pricing.map(|p| p.lost_usd(lost_written, lost - lost_written));
+    let agreement = crate::observe::agreement::compare(
+        pending.provider,
+        pending.requested_diagnosis,
+        cause.as_ref(),
+        usage.diagnosis.as_ref(),
+    );
+    CacheVerdict {
+        id,
+        seq: pending.seq,
+        conversation: Arc::clone(conversation),
+        at: pending.at,
+        provider: pending.provider,
+        model: Arc::clone(&pending.model),
+        response_id: usage.response_id.clone(),
+        prompt_name: pending.prompt_name.clone(),
+        prompt_version: pending.prompt_version.clone(),
+        stable_fingerprint: pending.stable_fingerprint,
+        read,
+        written,
+        uncached,
+        output: usage.output,
+        expected,
+        expected_estimated: estimated,
+        lost_tokens: lost,
+        lost_written,
+        lost_usd,
+        ttl: pending.ttl,
+        cause,
+        diagnosis: usage.diagnosis.clone().map(Box::new),
+        agreement: agreement.map(Box::new),
+    }
+}
+
+/// The first thing that moved, in the order the cache reads a request:
+/// the model, the entry's age, the tools, the system prompt, the messages.
+fn first_cause(moved: &Moved, ttl: Duration) -> MissCause {
+    if let Some((from, to)) = &moved.model {
+        return MissCause::ModelChanged {
+            from: from.to_string(),
+            to: to.to_string(),
+        };
+    }
+    if moved.idle > ttl {
+        return MissCause::TtlExpired {
+            idle: moved.idle,
+            ttl,
+        };
+    }
+    if moved.tools {
+        return MissCause::tools_changed();
+    }
+    if let Some(layer) = &moved.layer {
+        return MissCause::clone(layer);
+    }
+    match moved.messages {
+        Some((at, before, now)) => MissCause::MessagesRewritten { at, before, now },
+        None => MissCause::provider_side(),
+    }
+}

@@ -1,0 +1,464 @@
+//! What the ledger concludes about one response: hit, or miss and why.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use super::wire::{self, human, thousands};
+use super::{Provider, ProviderDiagnosis};
+use crate::diff::{ChangeKind, LineChange, escape};
+use crate::fingerprint::Fingerprint;
+use crate::spec::Scope;
+
+/// Why a response read less from the cache than a hit would have.
+///
+/// Each cause names what moved, and only what the ledger saw move:
+/// [`ProviderSide`](Self::ProviderSide) says that nothing of ours did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "cause", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum MissCause {
+    /// The conversation's first request, or the first after the cache held
+    /// nothing for it: there was nothing to read.
+    #[non_exhaustive]
+    ColdStart {},
+    /// A Stable layer's text changed: the cache serves the prefix only up to
+    /// the last breakpoint before it, and everything after is written again.
+    #[non_exhaustive]
+    LayerChanged {
+        /// The layer's name.
+        layer: String,
+        /// Its scope (`None` when the prompt was recorded without scopes).
+        scope: Option<Scope>,
+        /// The byte of the stable prefix where the two prompts first differ.
+        offset: usize,
+        /// Whether the layer's text changed, or it spoke in one prompt only.
+        kind: ChangeKind,
+        /// Tokens of the stable prefix from `offset` to its end (an
+        /// estimate: counted when the build had a counter, else 4 bytes a token).
+        tokens_after: u64,
+        /// Bytes before `offset` that a breakpoint still closes: what the
+        /// cache could still read of the prefix.
+        kept_bytes: usize,
+        /// The layer's first differing line, before and after.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<Box<LineChange>>,
+        /// What the layer noted as it rendered (the files it read, what it cut).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reads: Vec<String>,
+    },
+    /// The conversation was idle longer than the cache's lifetime.
+    #[non_exhaustive]
+    TtlExpired {
+        /// Time since the previous request.
+        #[serde(with = "wire::seconds")]
+        idle: Duration,
+        /// The cache's lifetime.
+        #[serde(with = "wire::seconds")]
+        ttl: Duration,
+    },
+    /// The cacheable prefix is shorter than the model caches: nothing is
+    /// written, nothing will be read.
+    #[non_exhaustive]
+    BelowMinimum {
+        /// The prefix's tokens (an estimate from its bytes, or the whole
+        /// prompt's count when that is already below).
+        tokens: u64,
+        /// The model's minimum.
+        minimum: u64,
+    },
+    /// Another model than the previous request's: caches are per model.
+    #[non_exhaustive]
+    ModelChanged {
+        /// The previous request's model.
+        from: String,
+        /// This request's.
+        to: String,
+    },
+    /// The tool definitions changed; they come before the system prompt.
+    #[non_exhaustive]
+    ToolsChanged {},
+    /// The messages are not the previous request's with more appended.
+    #[non_exhaustive]
+    MessagesRewritten {
+        /// The first message that differs, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<usize>,
+        /// The previous request's message count.
+        before: usize,
+        /// This request's.
+        now: usize,
+    },
+    /// Nothing the ledger was told about moved (prefix, model, tools,
+    /// messages, within the TTL): the provider evicted the entry or served
+    /// the request elsewhere.
+    #[non_exhaustive]
+    ProviderSide {},
+}
+
+impl MissCause {
+    /// The cause's name in logs and traces (`layer_changed`, ...).
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Self::ColdStart { .. } => "cold_start",
+            Self::LayerChanged { .. } => "layer_changed",
+            Self::TtlExpired { .. } => "ttl_expired",
+            Self::BelowMinimum { .. } => "below_minimum",
+            Self::ModelChanged { .. } => "model_changed",
+            Self::ToolsChanged { .. } => "tools_changed",
+            Self::MessagesRewritten { .. } => "messages_rewritten",
+            Self::ProviderSide { .. } => "provider_side",
+        }
+    }
+
+    /// Whether a cause on our side: anything but the provider's.
+    pub const fn is_ours(&self) -> bool {
+        !matches!(self, Self::ProviderSide { .. })
+    }
+
+    pub(crate) fn cold_start() -> Self {
+        Self::ColdStart {}
+    }
+
+    pub(crate) fn tools_changed() -> Self {
+        Self::ToolsChanged {}
+    }
+
+    pub(crate) fn provider_side() -> Self {
+        Self::ProviderSide {}
+    }
+}
+
+impl fmt::Display for MissCause {
+    /// What moved, in a few words (the verdict adds its cost and the fix).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ColdStart {} => f.write_str("cold start"),
+            Self::LayerChanged {
+                layer,
+                scope,
+                offset,
+                kind,
+                ..
+            } => {
+                let scope = scope.map_or(String::new(), |s| format!(" ({})", s.ident()));
+                let how = match kind {
+                    ChangeKind::Changed => "changed",
+                    ChangeKind::Added => "spoke again",
+                    ChangeKind::Removed => "went silent",
+                };
+                write!(
+                    f,
+                    "layer `{}`{scope} {how} at byte {}",
+                    escape(layer),
+                    thousands(*offset as u64)
+                )
+            }
+            Self::TtlExpired { idle, ttl } => {
+                write!(
+                    f,
+                    "TTL expired: idle {} against {}",
+                    human(*idle),
+                    human(*ttl)
+                )
+            }
+            Self::BelowMinimum { tokens, minimum } => write!(
+                f,
+                "below the minimum: about {} tokens, the model caches from {}",
+                thousands(*tokens),
+                thousands(*minimum)
+            ),
+            Self::ModelChanged { from, to } => write!(
+                f,
+                "model changed from `{}` to `{}`",
+                escape(from),
+                escape(to)
+            ),
+            Self::ToolsChanged {} => f.write_str("tools changed"),
+            Self::MessagesRewritten { at, before, now } => match at {
+                Some(at) => write!(
+                    f,
+                    "messages rewritten from message {at} ({before} before, {now} now)"
+                ),
+                None => write!(f, "messages rewritten ({before} before, {now} now)"),
+            },
+            Self::ProviderSide {} => f.write_str("provider side: nothing of ours moved"),
+        }
+    }
+}
+
+/// How the verdict compares with the provider's own diagnosis.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "agreement", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Agreement {
+    /// The provider says the same.
+    Agrees {},
+    /// The provider says otherwise; `note` says how the two differ.
+    Differs {
+        /// The ledger's cause (`None`: a hit).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ours: Option<String>,
+        /// The provider's outcome or reason, verbatim.
+        theirs: String,
+        /// Where they differ, for a person.
+        note: String,
+    },
+    /// The provider gave nothing to compare with (pending, not found,
+    /// unavailable).
+    NotComparable {
+        /// Why.
+        why: String,
+    },
+}
+
+/// The ledger's conclusion about one response: what the cache read, wrote
+/// and was expected to read, and, for a miss, its [`MissCause`].
+///
+/// Its `Display` is one line with the fix:
+/// "layer `project_context` (Project) changed at byte 4,210: 3,870 tokens
+/// re-written, USD 0.0134 more than a hit; ...".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct CacheVerdict {
+    /// Where it was recorded (not in the log; [`seq`](Self::seq) is).
+    #[serde(skip, default = "super::SentId::detached")]
+    pub id: super::SentId,
+    /// The request's number in its conversation, from 1.
+    pub seq: u64,
+    /// The conversation (empty for a ledger of one).
+    #[serde(with = "wire::shared", default = "empty")]
+    pub conversation: Arc<str>,
+    /// When the request was sent.
+    pub at: Timestamp,
+    /// Whose API.
+    pub provider: Provider,
+    /// The model asked for.
+    #[serde(with = "wire::shared")]
+    pub model: Arc<str>,
+    /// The response's id, when its body had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+    /// `gen_ai.prompt.name`, when the application named it.
+    #[serde(
+        with = "wire::shared_opt",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub prompt_name: Option<Arc<str>>,
+    /// `gen_ai.prompt.version`, when the application named it.
+    #[serde(
+        with = "wire::shared_opt",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub prompt_version: Option<Arc<str>>,
+    /// The stable prefix's fingerprint.
+    pub stable_fingerprint: Fingerprint,
+    /// Input tokens read from the cache.
+    pub read: u64,
+    /// Input tokens written to it.
+    pub written: u64,
+    /// Input tokens billed in full.
+    pub uncached: u64,
+    /// Output tokens, when the response said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<u64>,
+    /// Tokens a hit would have read: what the previous response read and
+    /// wrote (exact), or the stable prefix's estimate when that is unknown
+    /// ([`expected_estimated`](Self::expected_estimated)).
+    pub expected: u64,
+    /// Whether [`expected`](Self::expected) is an estimate.
+    #[serde(default)]
+    pub expected_estimated: bool,
+    /// Tokens a hit would have read that this response paid for in full or
+    /// as writes (0 on a hit).
+    pub lost_tokens: u64,
+    /// Of those, how many were written (the rest billed uncached).
+    #[serde(default)]
+    pub lost_written: u64,
+    /// What they cost beyond a read, in US dollars, when a price was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_usd: Option<f64>,
+    /// The cache's lifetime the request was judged against.
+    #[serde(with = "wire::seconds")]
+    pub ttl: Duration,
+    /// `None` on a hit; else why it missed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<MissCause>,
+    /// The provider's own diagnosis, when the response had one (boxed: most
+    /// responses have none, and a verdict moves often).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnosis: Option<Box<ProviderDiagnosis>>,
+    /// How the verdict compares with it, when the request asked for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agreement: Option<Box<Agreement>>,
+}
+
+fn empty() -> Arc<str> {
+    Arc::from("")
+}
+
+impl super::SentId {
+    pub(crate) fn detached() -> Self {
+        Self {
+            ledger: 0,
+            conversation: 0,
+            seq: 0,
+        }
+    }
+}
+
+impl CacheVerdict {
+    /// Whether the cache read what a hit reads.
+    pub fn is_hit(&self) -> bool {
+        self.cause.is_none()
+    }
+
+    /// Every input token: read, written and uncached.
+    pub fn input_tokens(&self) -> u64 {
+        self.read
+            .saturating_add(self.written)
+            .saturating_add(self.uncached)
+    }
+
+    /// The share of input tokens read from the cache, 0.0 to 1.0.
+    pub fn hit_ratio(&self) -> f64 {
+        match self.input_tokens() {
+            0 => 0.0,
+            total => self.read as f64 / total as f64,
+        }
+    }
+
+    /// What the miss cost, in words: "3,870 tokens re-written, USD 0.0134
+    /// more than a hit".
+    fn cost(&self, out: &mut String) {
+        use fmt::Write as _;
+        let uncached = self.lost_tokens - self.lost_written.min(self.lost_tokens);
+        match (self.lost_written, uncached) {
+            (0, 0) => {}
+            (w, 0) => {
+                let _ = write!(out, "{} tokens re-written", thousands(w));
+            }
+            (0, u) => {
+                let _ = write!(out, "{} tokens billed uncached", thousands(u));
+            }
+            (w, u) => {
+                let _ = write!(
+                    out,
+                    "{} tokens re-written and {} billed uncached",
+                    thousands(w),
+                    thousands(u)
+                );
+            }
+        }
+        if let Some(usd) = self.lost_usd.filter(|_| self.lost_tokens > 0) {
+            let _ = write!(out, ", USD {usd:.4} more than a hit");
+        }
+    }
+
+    /// The fix for its cause, in one clause.
+    fn fix(&self) -> &'static str {
+        match &self.cause {
+            None => "",
+            Some(MissCause::ColdStart { .. }) => {
+                "expected once per conversation; the next call within the TTL reads it"
+            }
+            Some(MissCause::LayerChanged { scope, .. }) => match scope {
+                Some(Scope::Global) | Some(Scope::Project) => {
+                    "expected after an edit of what it reads (everyone sharing this scope pays once); \
+                     if it changes on every call, it holds a per-call value: move that into a Dynamic layer"
+                }
+                _ => {
+                    "if it changes on every call, it holds a per-call value: move that into a \
+                     Dynamic layer"
+                }
+            },
+            Some(MissCause::TtlExpired { .. }) => {
+                "calls further apart than the TTL re-write the prefix: send with a longer TTL \
+                 (Anthropic `1h`) if the gaps are usual"
+            }
+            Some(MissCause::BelowMinimum { .. }) => {
+                "nothing is cached below it: grow the stable prefix past the minimum, or accept \
+                 uncached calls"
+            }
+            Some(MissCause::ModelChanged { .. }) => {
+                "each model has its own cache: keep one model per conversation"
+            }
+            Some(MissCause::ToolsChanged { .. }) => {
+                "tools come before the system prompt: keep their list, order and text stable"
+            }
+            Some(MissCause::MessagesRewritten { .. }) => {
+                "append to the history rather than editing it (compaction rewrites it on purpose)"
+            }
+            Some(MissCause::ProviderSide { .. }) => {
+                "the provider evicted or routed the entry elsewhere (OpenAI: a stable \
+                 `prompt_cache_key` helps); nothing to change on our side"
+            }
+        }
+    }
+}
+
+impl fmt::Display for CacheVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(cause) = &self.cause else {
+            return write!(
+                f,
+                "hit: read {} of {} input tokens ({:.0}%)",
+                thousands(self.read),
+                thousands(self.input_tokens()),
+                self.hit_ratio() * 100.0
+            );
+        };
+        let mut line = cause.to_string();
+        if let MissCause::LayerChanged {
+            line: Some(change), ..
+        } = cause
+        {
+            line.push_str(&format!(
+                " (line {}: {} -> {})",
+                change.number,
+                shown(change.before.as_deref()),
+                shown(change.after.as_deref())
+            ));
+        }
+        let noted = match cause {
+            MissCause::LayerChanged { reads, .. } => reads.first(),
+            _ => None,
+        };
+        if let Some(first) = noted {
+            line.push_str(&format!("; it noted: {}", escape(first)));
+        }
+        let mut cost = String::new();
+        self.cost(&mut cost);
+        if cost.is_empty() {
+            cost = match cause {
+                MissCause::ColdStart { .. } => {
+                    format!("{} tokens written", thousands(self.written))
+                }
+                _ => "nothing lost".to_owned(),
+            };
+        }
+        write!(f, "{line}: {cost}; {}", self.fix())
+    }
+}
+
+/// A differing line as the one-line verdict shows it: quoted, escaped, at
+/// most 60 characters.
+fn shown(line: Option<&str>) -> String {
+    match line {
+        None => "(end)".to_owned(),
+        Some(line) => {
+            let head: String = line.chars().take(60).collect();
+            let more = if line.chars().nth(60).is_some() {
+                "…"
+            } else {
+                ""
+            };
+            format!("\"{}{more}\"", escape(&head))
+        }
+    }
+}
