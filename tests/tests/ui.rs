@@ -2,9 +2,10 @@
 //! every rejection (`ui/fail`, each with the `.stderr` the compiler must
 //! print) and the forms that must be accepted (`ui/pass`).
 //!
-//! The `pass` cases make trybuild run `cargo build` rather than `cargo check`
-//! for the whole set, so link-time symbol clashes (duplicate names and
-//! priorities) are reported too.
+//! The two kinds are two trybuild runs: the `pass` cases are built and run;
+//! the `fail` cases only type-check (`cargo check`, all of them in one
+//! invocation), which is where every rejection is made (the duplicate
+//! check's item is a type, and the const asserts are evaluated by `check`).
 //!
 //! The `.stderr` files are the compiler's exact words, so they hold for the
 //! toolchain they were recorded with only (`RECORDED_WITH` in `build.rs`).
@@ -27,7 +28,8 @@ fn ui() {
         env!("UI_RECORDED_WITH"),
         env!("UI_BUILT_WITH")
     );
-    let t = trybuild::TestCases::new();
-    t.pass("ui/pass/*.rs");
-    t.compile_fail("ui/fail/*.rs");
+    // A set with a pass case builds every case of it, one at a time; a set
+    // of fail cases alone is checked in one `cargo check --keep-going`.
+    trybuild::TestCases::new().pass("ui/pass/*.rs");
+    trybuild::TestCases::new().compile_fail("ui/fail/*.rs");
 }

@@ -147,6 +147,41 @@ fn shown(value: &str) -> String {
     }
 }
 
+/// The checked values `prompt exec` records for `prompt turn`, read back
+/// through the checks the command line runs (a field names its reader with
+/// `#[serde(deserialize_with = "...")]` beside its `value_parser`).
+pub(crate) mod recorded {
+    use serde::de::{Deserialize, Deserializer, Error};
+
+    /// `value` when `check` takes it; else an error naming `option`.
+    fn checked<E: Error>(
+        option: &str,
+        value: Option<String>,
+        check: fn(&str) -> Result<(), String>,
+    ) -> Result<Option<String>, E> {
+        if let Some(text) = &value {
+            check(text).map_err(|e| E::custom(format!("{option}: {e}")))?;
+        }
+        Ok(value)
+    }
+
+    /// `--app`, checked by [`check_app`](super::check_app).
+    pub(crate) fn app<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        let app = checked("--app", Some(String::deserialize(d)?), super::check_app)?;
+        Ok(app.unwrap_or_default())
+    }
+
+    /// `--date`, checked by [`check_date`](super::check_date).
+    pub(crate) fn date<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        checked("--date", Option::deserialize(d)?, super::check_date)
+    }
+
+    /// `--model`, checked by [`check_model`](super::check_model).
+    pub(crate) fn model<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        checked("--model", Option::deserialize(d)?, super::check_model)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

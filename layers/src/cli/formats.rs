@@ -18,7 +18,7 @@ use prompt_core::tokens::{ApproxCounter, TokenCounter};
 #[cfg(feature = "tiktoken")]
 use prompt_core::tokens::{Cl100kBase, O200kBase};
 use prompt_core::{AssembledPrompt, AssemblyPath};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The model of an Anthropic request (and of `prompt cache`) without `--model`.
 pub(crate) const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
@@ -102,7 +102,8 @@ pub fn render_formats() -> Vec<(String, FormatKind)> {
 
 /// How tokens are counted, as `--tokenizer` names it: every name is listed
 /// in `--help`, whether this build counts with it or not.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub(crate) enum TokenizerName {
     /// About 4 characters a token (CJK: ¾ token a character); no tables.
     Approx,
@@ -113,8 +114,10 @@ pub(crate) enum TokenizerName {
 }
 
 /// A counter this build has: the exact ones only with prompt-layers'
-/// `tiktoken` feature, whose tables weigh several MB.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// `tiktoken` feature, whose tables weigh several MB. A turn file records
+/// it by name, and reading it back refuses a name this build cannot count.
+#[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "TokenizerName", try_from = "TokenizerName")]
 pub(crate) enum Tokenizer {
     Approx,
     #[cfg(feature = "tiktoken")]
@@ -160,14 +163,36 @@ impl Tokenizer {
     }
 }
 
+impl From<Tokenizer> for TokenizerName {
+    fn from(tokenizer: Tokenizer) -> Self {
+        match tokenizer {
+            Tokenizer::Approx => TokenizerName::Approx,
+            #[cfg(feature = "tiktoken")]
+            Tokenizer::O200k => TokenizerName::O200k,
+            #[cfg(feature = "tiktoken")]
+            Tokenizer::Cl100k => TokenizerName::Cl100k,
+        }
+    }
+}
+
+impl TryFrom<TokenizerName> for Tokenizer {
+    type Error = String;
+
+    fn try_from(name: TokenizerName) -> Result<Self, String> {
+        Tokenizer::from_name(name)
+    }
+}
+
 /// The lifetime of Anthropic's cache entry.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 pub(crate) enum Ttl {
     /// 5 minutes: a write costs 1.25x input.
     #[value(name = "5m")]
+    #[serde(rename = "5m")]
     FiveMinutes,
     /// 1 hour: a write costs 2x input.
     #[value(name = "1h")]
+    #[serde(rename = "1h")]
     OneHour,
 }
 
@@ -182,7 +207,8 @@ impl From<Ttl> for CacheTtl {
 
 /// The options of `prompt render` beyond the workspace's: budget, counter and
 /// the request fields of the provider formats.
-#[derive(clap::Args)]
+#[derive(clap::Args, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct DeliveryArgs {
     /// Fit the prompt into N characters, trimming only the dynamic suffix; a
     /// stable prefix over N is an error naming its largest layers.

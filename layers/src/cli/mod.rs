@@ -173,7 +173,8 @@ struct RenderArgs {
     delivery: DeliveryArgs,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub(crate) enum PathArg {
     Cached,
     Basic,

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use prompt_core::contract::Scenario;
 use prompt_core::{AssemblyPath, Pipeline, PromptMode};
+use serde::{Deserialize, Serialize};
 
 use super::agent::{Agent, Options, Rendered};
 use super::formats::DeliveryArgs;
@@ -13,7 +14,8 @@ use super::outcome::Failure;
 use crate::{RuntimeFacts, SubAgent};
 
 /// Where the agent works, and which pipeline renders for it.
-#[derive(clap::Args)]
+#[derive(clap::Args, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct WorkspaceArgs {
     /// The workspace the agent works in (default: the current directory).
     #[arg(long)]
@@ -25,6 +27,7 @@ pub(crate) struct WorkspaceArgs {
     /// (`--app ferris` reads `.ferris/` and `~/.ferris/`). A plain name of at
     /// most 64 characters, with no leading dot.
     #[arg(long, default_value = "agent", value_parser = super::args::APP)]
+    #[serde(deserialize_with = "super::args::recorded::app")]
     app: String,
     /// The user's home, where `~/.<app>/` is read (default: $HOME).
     #[arg(long)]
@@ -43,6 +46,7 @@ pub(crate) struct WorkspaceArgs {
     /// A sub-agent, as `NAME=DESCRIPTION` (repeatable); enables the
     /// coordinator layer (and `--agent recursive`'s coordinator section).
     #[arg(long = "sub-agent", value_parser = parse_sub_agent)]
+    #[serde(with = "given::sub_agents")]
     sub_agents: Vec<SubAgent>,
     /// The pipeline to use, of those linked into this binary.
     #[arg(long, default_value = prompt_core::spec::DEFAULT_PIPELINE, conflicts_with = "agent")]
@@ -54,6 +58,7 @@ pub(crate) struct WorkspaceArgs {
     /// An agent's own setting, as `KEY=VALUE` (repeatable); an unknown key
     /// lists the agent's.
     #[arg(long = "set", value_name = "KEY=VALUE", requires = "agent", value_parser = parse_setting)]
+    #[serde(with = "given::settings")]
     settings: Vec<(String, String)>,
     /// With `--agent` and `--workspace DIR`: DIR is laid out like the
     /// built-in fixture (recursive: `DIR/workspace` is the workspace and
@@ -64,11 +69,13 @@ pub(crate) struct WorkspaceArgs {
     /// The date to state, instead of today's (for reproducible output); one
     /// line of at most 64 visible characters.
     #[arg(long, value_parser = super::args::DATE)]
+    #[serde(deserialize_with = "super::args::recorded::date")]
     pub(crate) date: Option<String>,
     /// The model name to state in the prompt; also the model of `render
     /// --format anthropic|openai` requests and of `prompt cache` (defaults
     /// there: claude-sonnet-4-5, gpt-5); one line of at most 128 visible characters.
     #[arg(long, value_parser = super::args::MODEL)]
+    #[serde(deserialize_with = "super::args::recorded::model")]
     pub(crate) model: Option<String>,
 }
 
@@ -396,6 +403,64 @@ fn parse_setting(arg: &str) -> Result<(String, String), String> {
             Ok((key.trim().to_owned(), value.to_owned()))
         }
         _ => Err("expected KEY=VALUE".to_owned()),
+    }
+}
+
+/// `--sub-agent` and `--set` values recorded for `prompt turn` as the
+/// command line writes them (`NAME=DESCRIPTION`, `KEY=VALUE`), and read back
+/// through the same parsers.
+mod given {
+    use serde::de::{Deserialize, Deserializer, Error};
+    use serde::ser::Serializer;
+
+    fn read<'de, D: Deserializer<'de>, T>(
+        d: D,
+        parse: fn(&str) -> Result<T, String>,
+    ) -> Result<Vec<T>, D::Error> {
+        let given = Vec::<String>::deserialize(d)?;
+        given
+            .iter()
+            .map(|arg| parse(arg).map_err(D::Error::custom))
+            .collect()
+    }
+
+    pub(super) mod sub_agents {
+        use super::{Deserializer, Serializer};
+        use crate::SubAgent;
+
+        pub(crate) fn serialize<S: Serializer>(
+            agents: &[SubAgent],
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            s.collect_seq(
+                agents
+                    .iter()
+                    .map(|a| format!("{}={}", a.name, a.description)),
+            )
+        }
+
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Vec<SubAgent>, D::Error> {
+            super::read(d, super::super::parse_sub_agent)
+        }
+    }
+
+    pub(super) mod settings {
+        use super::{Deserializer, Serializer};
+
+        pub(crate) fn serialize<S: Serializer>(
+            settings: &[(String, String)],
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            s.collect_seq(settings.iter().map(|(key, value)| format!("{key}={value}")))
+        }
+
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Vec<(String, String)>, D::Error> {
+            super::read(d, super::super::parse_setting)
+        }
     }
 }
 

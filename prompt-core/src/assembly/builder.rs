@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use super::error::AssemblyError;
 use super::intern::PrefixCache;
 use super::prompt::AssembledPrompt;
-use super::render::Plan;
+use super::render::{Call, Plan, dynamic_entries};
 use super::session::PromptSession;
 use std::fmt;
 use std::sync::Arc;
@@ -209,7 +209,13 @@ impl<'p> PromptBuilder<'p> {
     ) -> Result<AssembledPrompt, AssemblyError> {
         self.served(path)?;
         let plan = self.plan();
-        let stable = plan.stable_prefix(path, session, turn)?;
-        plan.assemble(path, &stable, None, session, turn, None)
+        let call = Call {
+            path,
+            session,
+            turn,
+        };
+        let dynamic = dynamic_entries(self.pipeline, path, self.mode);
+        let stable = plan.stable_prefix(call, &dynamic)?;
+        plan.assemble(call, &stable, &dynamic, None)
     }
 }

@@ -49,14 +49,21 @@ pub(crate) struct Plan<'a> {
     pub(crate) counter: Option<&'a dyn TokenCounter>,
 }
 
+/// One call: the path it assembles and the contexts its layers read.
+#[derive(Clone, Copy)]
+pub(crate) struct Call<'c> {
+    pub(crate) path: AssemblyPath,
+    pub(crate) session: &'c SessionContext,
+    pub(crate) turn: &'c TurnContext,
+}
+
 /// Whether `spec`'s layer runs among the layers of `stability` on `path` in `mode`.
 fn runs(spec: &LayerSpec, stability: Stability, path: AssemblyPath, mode: PromptMode) -> bool {
     spec.stability == stability && spec.on_path(path) && spec.in_mode(mode)
 }
 
-/// The Dynamic layers of `pipeline` that run on `path` in `mode`, in order:
-/// what a session's warm calls run, found once per path rather than by
-/// filtering every layer of the pipeline on every call.
+/// The Dynamic layers of `pipeline` that run on `path` in `mode`, in order.
+/// A build finds them once; a session, once per path for all its calls.
 pub(crate) fn dynamic_entries(
     pipeline: &Pipeline,
     path: AssemblyPath,
@@ -70,18 +77,6 @@ pub(crate) fn dynamic_entries(
 }
 
 impl Plan<'_> {
-    /// The entries of `stability` that are on `path` and in the mode, in order.
-    fn entries(
-        &self,
-        path: AssemblyPath,
-        stability: Stability,
-    ) -> impl Iterator<Item = &LayerEntry> + '_ {
-        self.pipeline
-            .entries()
-            .iter()
-            .filter(move |e| runs(e.spec(), stability, path, self.mode))
-    }
-
     /// Runs `entries` in order, their notes into `notes`: `layer` renders
     /// each (`entry.render(writer, input)`) and records what it wrote.
     ///
@@ -90,10 +85,8 @@ impl Plan<'_> {
     /// session and other threads keep working.
     fn run<'e>(
         &self,
+        call: Call<'_>,
         entries: impl IntoIterator<Item = &'e LayerEntry>,
-        path: AssemblyPath,
-        session: &SessionContext,
-        turn: &TurnContext,
         notes: &Notes,
         mut layer: impl FnMut(&'e LayerEntry, &LayerInput<'_>),
     ) -> Result<(), AssemblyError> {
@@ -105,7 +98,8 @@ impl Plan<'_> {
             };
             // One input for the run; each layer sees it with its own spec.
             let mut input =
-                LayerInput::new(entry.spec(), session, turn, path, self.mode).with_notes(notes);
+                LayerInput::new(entry.spec(), call.session, call.turn, call.path, self.mode)
+                    .with_notes(notes);
             loop {
                 current = Some(entry);
                 input.set_spec(entry.spec());
@@ -126,31 +120,9 @@ impl Plan<'_> {
         })
     }
 
-    /// Runs every layer of `stability` that is on `path` and in the mode, in
-    /// order, each into its own `String`.
-    fn render(
-        &self,
-        path: AssemblyPath,
-        stability: Stability,
-        session: &SessionContext,
-        turn: &TurnContext,
-    ) -> Result<Vec<LayerOutput>, AssemblyError> {
-        let mut outputs = Vec::new();
-        let notes = Notes::new();
-        let entries = self.entries(path, stability);
-        self.run(entries, path, session, turn, &notes, |entry, input| {
-            let mut text = String::new();
-            entry.render(&mut LayerWriter::new(&mut text, ""), input);
-            outputs.push(LayerOutput {
-                spec: *entry.spec(),
-                text,
-                notes: notes.take(),
-            });
-        })?;
-        Ok(outputs)
-    }
-
-    /// Renders the Stable layers on `path` and joins them into the prefix.
+    /// Renders the Stable layers on the call's path and joins them into the
+    /// prefix. `dynamic` are the Dynamic layers that follow it: the prefix
+    /// keeps their specs, and the traces of its calls are built from them.
     ///
     /// They get the real turn context: their band keeps turn values from
     /// them at compile time, and [`LayerInput::get`] keeps the turn context
@@ -159,16 +131,19 @@ impl Plan<'_> {
     /// rather than assumed.
     pub(crate) fn stable_prefix(
         &self,
-        path: AssemblyPath,
-        session: &SessionContext,
-        turn: &TurnContext,
+        call: Call<'_>,
+        dynamic: &[&LayerEntry],
     ) -> Result<StablePrefix, AssemblyError> {
         // Each layer writes straight into the prefix; the traces keep ranges.
         let mut text = String::new();
         let mut spoken = Vec::with_capacity(self.pipeline.len());
         let notes = Notes::new();
-        let entries = self.entries(path, Stability::Stable);
-        self.run(entries, path, session, turn, &notes, |entry, input| {
+        let entries = self
+            .pipeline
+            .entries()
+            .iter()
+            .filter(|e| runs(e.spec(), Stability::Stable, call.path, self.mode));
+        self.run(call, entries, &notes, |entry, input| {
             let mut out = LayerWriter::new(&mut text, self.separator);
             entry.render(&mut out, input);
             spoken.push((entry.spec(), out.range(), notes.take()));
@@ -183,55 +158,52 @@ impl Plan<'_> {
                 trace
             })
             .collect();
-        let dynamic = self
-            .entries(path, Stability::Dynamic)
-            .map(|e| DynamicSpec::of(e.spec()))
-            .collect();
         Ok(Arc::new(StableTrace {
             tokens,
             text,
             layers,
             fingerprint: OnceLock::new(),
-            dynamic,
+            dynamic: dynamic.iter().map(|e| DynamicSpec::of(e.spec())).collect(),
             separator_len: self.separator.len(),
         }))
     }
 
-    /// Runs the Dynamic layers `entries` (`count` of them: the ones
-    /// `stable.dynamic` names) straight into the joined texts: no
-    /// `String` per layer, no copy, no join; each layer's trace is recorded
-    /// as where its text ends, and built when read. `capacity` is a guess at
-    /// the system text's length.
-    #[allow(clippy::too_many_arguments)]
-    fn render_dynamic<'e>(
+    /// Runs `entries`, the Dynamic layers `stable` was made with, straight
+    /// into their channels' joined texts, and records where each layer's
+    /// text ends. Their traces are built from those ends when first read,
+    /// or here when token counts need the text. `capacity` is a guess at the
+    /// system text's length.
+    fn render_dynamic(
         &self,
-        path: AssemblyPath,
-        entries: impl IntoIterator<Item = &'e LayerEntry>,
-        count: usize,
+        call: Call<'_>,
+        entries: &[&LayerEntry],
         stable: &StablePrefix,
-        session: &SessionContext,
-        turn: &TurnContext,
         capacity: usize,
     ) -> Result<DynamicOutput, AssemblyError> {
         let mut system = String::with_capacity(capacity);
         let mut reminder = String::new();
-        let mut ends = Ends::with_capacity(count);
+        let mut ends = Ends::with_capacity(entries.len());
         // Every layer's notes in one sink, each marked with its layer's index.
         let notes = Notes::new();
         let mut index = 0u32;
-        self.run(entries, path, session, turn, &notes, |entry, input| {
+        self.run(call, entries.iter().copied(), &notes, |entry, input| {
             let joined = match entry.spec().channel {
                 Channel::System => &mut system,
                 Channel::Reminder => &mut reminder,
             };
             notes.set_layer(index);
             entry.render(&mut LayerWriter::new(joined, self.separator), input);
-            ends.push(joined.len());
+            // Cut past 4 GiB; checked once the texts are whole.
+            ends.push(joined.len() as u32);
             index = index.saturating_add(1);
         })?;
+        if u32::try_from(system.len().max(reminder.len())).is_err() {
+            // An end past 4 GiB is not in the record: each layer again, into its own text.
+            let outputs = self.render_each(call, entries)?;
+            return Ok(self.join_outputs(outputs, stable, None));
+        }
         let notes = notes.into_indexed();
         let layers = match self.counter {
-            // Token counts need the text: build the traces now.
             Some(counter) => {
                 let traces = dynamic_ranges(stable, &ends)
                     .zip(0..)
@@ -258,41 +230,70 @@ impl Plan<'_> {
         })
     }
 
-    /// Renders the Dynamic layers, each into its own `String`, and fits them
-    /// into the budget: sheds and cuts them, and adds the budget's notice.
+    /// Runs `entries`, each into its own `String`, and fits them into the
+    /// budget: sheds and cuts them, and adds the budget's notice.
     fn render_fitted(
         &self,
-        path: AssemblyPath,
+        call: Call<'_>,
+        entries: &[&LayerEntry],
         stable: &StablePrefix,
-        session: &SessionContext,
-        turn: &TurnContext,
         budget: TokenBudget,
     ) -> Result<DynamicOutput, AssemblyError> {
-        let mut dynamic = self.render(path, Stability::Dynamic, session, turn)?;
-        let trace = self.fit(budget, stable, &mut dynamic)?;
-        let mut system = self.join(dynamic.iter().filter(|o| o.spec.channel == Channel::System));
+        let mut outputs = self.render_each(call, entries)?;
+        let trace = self.fit(budget, stable, &mut outputs)?;
+        Ok(self.join_outputs(outputs, stable, Some(trace)))
+    }
+
+    /// Runs `entries`, each into its own `String`.
+    fn render_each(
+        &self,
+        call: Call<'_>,
+        entries: &[&LayerEntry],
+    ) -> Result<Vec<LayerOutput>, AssemblyError> {
+        let mut outputs = Vec::with_capacity(entries.len());
+        let notes = Notes::new();
+        self.run(call, entries.iter().copied(), &notes, |entry, input| {
+            let mut text = String::new();
+            entry.render(&mut LayerWriter::new(&mut text, ""), input);
+            outputs.push(LayerOutput {
+                spec: *entry.spec(),
+                text,
+                notes: notes.take(),
+            });
+        })?;
+        Ok(outputs)
+    }
+
+    /// `outputs` joined per channel, with their traces; the budget's notice,
+    /// when it left one, closes the system text.
+    fn join_outputs(
+        &self,
+        outputs: Vec<LayerOutput>,
+        stable: &StablePrefix,
+        budget: Option<budget::BudgetTrace>,
+    ) -> DynamicOutput {
+        let mut system = self.join(outputs.iter().filter(|o| o.spec.channel == Channel::System));
         let reminder = self.join(
-            dynamic
+            outputs
                 .iter()
                 .filter(|o| o.spec.channel == Channel::Reminder),
         );
-        if let Some(notice) = trace.notice.as_deref() {
+        if let Some(notice) = budget.as_ref().and_then(|b| b.notice.as_deref()) {
             if !system.is_empty() {
                 system.push_str(self.separator);
             }
             system.push_str(notice);
         }
-        let layers = dynamic
+        let layers = outputs
             .into_iter()
             .map(|o| layer_trace(&o.spec, &o.text, o.notes, self.counter))
             .collect();
-        let layers = LayerTraces::new(Arc::clone(stable), layers);
-        Ok(DynamicOutput {
+        DynamicOutput {
             system,
             reminder,
-            layers,
-            budget: Some(trace),
-        })
+            layers: LayerTraces::new(Arc::clone(stable), layers),
+            budget,
+        }
     }
 
     /// Fits `dynamic` into `budget`: sheds and cuts Dynamic layers in place,
@@ -353,49 +354,24 @@ impl Plan<'_> {
         Ok(trace)
     }
 
-    /// Runs the Dynamic layers and joins them after the prefix into the
-    /// prompt for `path`, and records the trace.
+    /// Runs `entries`, the Dynamic layers `stable` was made with, and joins
+    /// them after the prefix into the prompt for the call's path, with its
+    /// trace.
     ///
-    /// `dynamic` is the Dynamic layers on `path` when the caller found them
-    /// once (a session, per path); without it they are filtered from the
-    /// pipeline. `hint` remembers the longest dynamic text seen, so that the
-    /// next call sizes its `String` once.
+    /// `hint` remembers the longest dynamic text seen, so that the next call
+    /// sizes its `String` once.
     pub(crate) fn assemble(
         &self,
-        path: AssemblyPath,
+        call: Call<'_>,
         stable: &StablePrefix,
-        dynamic: Option<&[&LayerEntry]>,
-        session: &SessionContext,
-        turn: &TurnContext,
+        entries: &[&LayerEntry],
         hint: Option<&AtomicUsize>,
     ) -> Result<AssembledPrompt, AssemblyError> {
         let longest = hint.map_or(0, |h| h.load(Ordering::Relaxed));
-        let dynamic = match (self.budget, dynamic) {
-            (None, found) => {
-                // With room for a turn whose values are a little longer.
-                let capacity = longest + longest / 8;
-                match found {
-                    Some(entries) => self.render_dynamic(
-                        path,
-                        entries.iter().copied(),
-                        entries.len(),
-                        stable,
-                        session,
-                        turn,
-                        capacity,
-                    )?,
-                    None => self.render_dynamic(
-                        path,
-                        self.entries(path, Stability::Dynamic),
-                        stable.dynamic.len(),
-                        stable,
-                        session,
-                        turn,
-                        capacity,
-                    )?,
-                }
-            }
-            (Some(budget), _) => self.render_fitted(path, stable, session, turn, budget)?,
+        let dynamic = match self.budget {
+            // With room for a turn whose values are a little longer.
+            None => self.render_dynamic(call, entries, stable, longest + longest / 8)?,
+            Some(budget) => self.render_fitted(call, entries, stable, budget)?,
         };
         // Written only when the text grew: most calls just read it.
         if let Some(hint) = hint
@@ -409,6 +385,7 @@ impl Plan<'_> {
             layers,
             budget,
         } = dynamic;
+        let path = call.path;
         let trace = AssemblyTrace {
             pipeline: self.pipeline.name(),
             path,
@@ -513,5 +490,92 @@ fn layer_trace(
         channel: spec.channel,
         fingerprint: LazyFingerprint::None,
         tokens: counter.map(|c| c.count(text)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Call, dynamic_entries};
+    use crate::pipeline::LayerEntry;
+    use crate::spec::{AssemblyPath, Channel, LayerSpec, PipelineSpec, PromptMode, Stability};
+    use crate::tokens::ApproxCounter;
+    use crate::{Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render};
+
+    /// Writes `text` (nothing when empty) after noting each of `notes`.
+    struct Says(&'static str, &'static [&'static str]);
+
+    impl Render for Says {
+        fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
+            for note in self.1 {
+                input.note(*note);
+            }
+            out.push_str(self.0);
+        }
+    }
+
+    /// Texts past 4 GiB are traced from each layer's own text: that path
+    /// gives the texts and traces (bytes, silence, notes, channels, tokens)
+    /// the recorded ends give.
+    #[test]
+    fn each_layer_into_its_own_text_gives_what_the_recorded_ends_give() {
+        let dynamic = |name, priority| LayerSpec::new(name, priority, Stability::Dynamic);
+        let pipeline = Pipeline::from_layers(
+            PipelineSpec::new("default"),
+            [
+                LayerEntry::new(LayerSpec::new("s", 100, Stability::Stable), Says("S", &[])),
+                LayerEntry::new(dynamic("a", 10_000), Says("Alpha", &["a1", "a2"])),
+                LayerEntry::new(dynamic("b", 10_010), Says("", &["b"])),
+                LayerEntry::new(
+                    dynamic("r", 10_020).with_channel(Channel::Reminder),
+                    Says("Remind", &["r"]),
+                ),
+                LayerEntry::new(dynamic("d", 10_030), Says("Delta", &[])),
+                LayerEntry::new(
+                    dynamic("q", 10_040).with_channel(Channel::Reminder),
+                    Says("Quiet", &[]),
+                ),
+            ],
+        )
+        .unwrap();
+        let (session, turn) = (Context::new(), Context::new());
+        let call = Call {
+            path: AssemblyPath::Cached,
+            session: &session,
+            turn: &turn,
+        };
+        let entries = dynamic_entries(&pipeline, AssemblyPath::Cached, PromptMode::Full);
+        for builder in [
+            PromptBuilder::new(&pipeline),
+            PromptBuilder::new(&pipeline).counter(ApproxCounter),
+        ] {
+            let plan = builder.plan();
+            let stable = plan.stable_prefix(call, &entries).unwrap();
+            let recorded = plan.render_dynamic(call, &entries, &stable, 0).unwrap();
+            let each = plan.join_outputs(plan.render_each(call, &entries).unwrap(), &stable, None);
+            assert_eq!(recorded.system, "Alpha\n\nDelta");
+            assert_eq!(recorded.reminder, "Remind\n\nQuiet");
+            assert_eq!(
+                (&each.system, &each.reminder),
+                (&recorded.system, &recorded.reminder)
+            );
+            assert_eq!(each.layers, recorded.layers);
+            let traced: Vec<_> = recorded
+                .layers
+                .dynamic()
+                .iter()
+                .map(|l| (l.name, l.bytes, l.silent, l.notes.len(), l.tokens.is_some()))
+                .collect();
+            let counted = plan.counter.is_some();
+            assert_eq!(
+                traced,
+                [
+                    ("a", 5, false, 2, counted),
+                    ("b", 0, true, 1, counted),
+                    ("r", 6, false, 1, counted),
+                    ("d", 5, false, 0, counted),
+                    ("q", 5, false, 0, counted),
+                ]
+            );
+        }
     }
 }

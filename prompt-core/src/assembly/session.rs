@@ -7,7 +7,7 @@ use super::builder::PromptBuilder;
 use super::error::AssemblyError;
 use super::intern::Entry;
 use super::prompt::AssembledPrompt;
-use super::render::{StablePrefix, dynamic_entries};
+use super::render::{Call, StablePrefix, dynamic_entries};
 use crate::context::{Context, TurnContext};
 use crate::pipeline::LayerEntry;
 use crate::spec::AssemblyPath;
@@ -109,6 +109,11 @@ impl<'p> PromptSession<'p> {
         turn: &TurnContext,
     ) -> Result<AssembledPrompt, AssemblyError> {
         let plan = self.builder.plan();
+        let call = Call {
+            path,
+            session: &self.session,
+            turn,
+        };
         let slot = match path {
             AssemblyPath::Basic => &self.served[0],
             AssemblyPath::Cached => &self.served[1],
@@ -121,21 +126,19 @@ impl<'p> PromptSession<'p> {
             // the check runs on the first call of each path only.
             None => {
                 self.builder.served(path)?;
-                let prefix = plan.stable_prefix(path, &self.session, turn)?;
+                let dynamic = dynamic_entries(self.builder.pipeline(), path, plan.mode);
+                let prefix = plan.stable_prefix(call, &dynamic)?;
                 let held = match self.builder.prefix_cache_ref() {
                     None => Held::Own(prefix),
                     Some(cache) => Held::Shared(cache.intern(prefix)),
                 };
-                let dynamic = dynamic_entries(self.builder.pipeline(), path, plan.mode);
                 slot.get_or_init(|| Served { held, dynamic })
             }
         };
         plan.assemble(
-            path,
+            call,
             served.held.prefix(),
-            Some(&served.dynamic),
-            &self.session,
-            turn,
+            &served.dynamic,
             Some(&self.dynamic_len),
         )
     }

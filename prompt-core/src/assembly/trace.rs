@@ -226,65 +226,10 @@ impl DynamicSpec {
 }
 
 /// Where each Dynamic layer's text ends in its channel's joined text, in
-/// render order: one number per layer, the first [`Ends::INLINE`] of them
-/// held in place (a warm call of a usual pipeline allocates nothing for its
-/// traces), as `u32` while the texts are under 4 GiB and as `usize` past it.
-#[derive(Debug, Clone)]
-pub(crate) enum Ends {
-    Narrow(SmallVec<[u32; Ends::INLINE]>),
-    Wide(Vec<usize>),
-}
-
-impl Ends {
-    /// Ends held without an allocation.
-    pub(crate) const INLINE: usize = 16;
-
-    /// Room for `count` ends (allocated only past [`Ends::INLINE`]).
-    pub(crate) fn with_capacity(count: usize) -> Self {
-        Self::Narrow(SmallVec::with_capacity(count))
-    }
-
-    /// Records that the next layer's text ends at `end`.
-    #[inline]
-    pub(crate) fn push(&mut self, end: usize) {
-        if let (Self::Narrow(ends), Ok(narrow)) = (&mut *self, u32::try_from(end)) {
-            ends.push(narrow);
-        } else {
-            self.push_wide(end);
-        }
-    }
-
-    /// [`push`](Self::push) of an end past `u32::MAX`, or of any end once
-    /// one was.
-    #[cold]
-    #[inline(never)]
-    fn push_wide(&mut self, end: usize) {
-        if let Self::Narrow(ends) = self {
-            *self = Self::Wide(ends.iter().map(|&e| e as usize).collect());
-        }
-        if let Self::Wide(ends) = self {
-            ends.push(end);
-        }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        match self {
-            Self::Narrow(ends) => ends.len(),
-            Self::Wide(ends) => ends.len(),
-        }
-    }
-
-    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        let (narrow, wide) = match self {
-            Self::Narrow(ends) => (&ends[..], &[][..]),
-            Self::Wide(ends) => (&[][..], &ends[..]),
-        };
-        narrow
-            .iter()
-            .map(|&e| e as usize)
-            .chain(wide.iter().copied())
-    }
-}
+/// render order. The first 16 are held in place: a warm call of up to 16
+/// Dynamic layers allocates nothing for its traces. A `u32` each: texts past
+/// 4 GiB are traced from each layer's own text instead (`render.rs`).
+pub(crate) type Ends = SmallVec<[u32; 16]>;
 
 /// Each Dynamic layer of `stable` with the range of its text in its
 /// channel's joined text, from where each one's text ends: a layer whose
@@ -302,7 +247,7 @@ pub(crate) fn dynamic_ranges<'s>(
     stable
         .dynamic
         .iter()
-        .zip(ends.iter())
+        .zip(ends.iter().map(|&end| end as usize))
         .map(move |(spec, end)| {
             let joined = match spec.channel {
                 Channel::System => &mut system,
@@ -343,7 +288,7 @@ impl LayerTraces {
     pub(crate) fn new(stable: Arc<StableTrace>, dynamic: Vec<LayerTrace>) -> Self {
         Self {
             stable,
-            ends: Ends::with_capacity(0),
+            ends: Ends::new(),
             notes: Vec::new(),
             dynamic: OnceLock::from(dynamic),
         }
@@ -633,51 +578,5 @@ impl AssemblyTrace {
                 "layer rendered",
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Ends;
-
-    /// Ends past `u32::MAX` (a channel's text over 4 GiB) are kept whole:
-    /// the ends so far move to `usize`, and none is cut.
-    #[test]
-    fn ends_past_u32_are_kept_whole() {
-        let mut ends = Ends::with_capacity(2);
-        ends.push(7);
-        ends.push(u32::MAX as usize);
-        assert!(matches!(ends, Ends::Narrow(_)));
-        let past = u32::MAX as usize + 1;
-        ends.push(past);
-        ends.push(past + 9);
-        assert!(matches!(ends, Ends::Wide(_)));
-        assert_eq!(ends.len(), 4);
-        assert_eq!(
-            ends.iter().collect::<Vec<_>>(),
-            [7, u32::MAX as usize, past, past + 9]
-        );
-    }
-
-    /// The first [`Ends::INLINE`] ends take no allocation; more spill.
-    #[test]
-    fn the_first_ends_are_held_in_place() {
-        let mut ends = Ends::with_capacity(Ends::INLINE);
-        for end in 0..Ends::INLINE {
-            ends.push(end);
-        }
-        let Ends::Narrow(inline) = &ends else {
-            panic!("narrow ends")
-        };
-        assert!(!inline.spilled());
-        ends.push(Ends::INLINE);
-        let Ends::Narrow(spilled) = &ends else {
-            panic!("narrow ends")
-        };
-        assert!(spilled.spilled());
-        assert_eq!(
-            ends.iter().collect::<Vec<_>>(),
-            (0..=Ends::INLINE).collect::<Vec<_>>()
-        );
     }
 }

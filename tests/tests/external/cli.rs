@@ -3,8 +3,8 @@
 //! (only its versions become paths to this checkout), cargo builds it, and each
 //! subcommand runs on its pipeline `ferris`.
 //!
-//! It builds into `target/external` (shared with `external.rs`), offline,
-//! from this workspace's `Cargo.lock`, so a second run only relinks.
+//! It builds offline, from this workspace's `Cargo.lock`, as the other
+//! external crates do (`crate::cargo`), so a second run only relinks.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -60,12 +60,9 @@ fn build(workspace: &Path, scratch: &Path) -> PathBuf {
            #[prompt_pipeline(paths = [Cached])]\npub struct Unfinished;\n";
     std::fs::write(scratch.join("src/main.rs"), main).unwrap();
     std::fs::copy(workspace.join("Cargo.lock"), scratch.join("Cargo.lock")).unwrap();
-    let target = workspace.join("target/external");
-    let output = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--offline", "--manifest-path"])
+    let output = crate::cargo("build")
+        .args(["--offline", "--manifest-path"])
         .arg(scratch.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target)
         .output()
         .expect("cargo runs");
     assert!(
@@ -73,7 +70,7 @@ fn build(workspace: &Path, scratch: &Path) -> PathBuf {
         "the README's crate does not build:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    target.join("debug/prompt")
+    crate::artifacts().join("debug/prompt")
 }
 
 struct Run {

@@ -3,19 +3,16 @@
 //! with hidden items shown.
 
 use std::path::Path;
-use std::process::Command;
 
 #[test]
 fn a_layer_crate_s_docs_hold_its_items_and_nothing_the_attributes_added() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target = root.join("../target/external");
+    let target = crate::artifacts();
     // `--document-hidden-items` is an unstable rustdoc option; a hidden
     // export is still public API, so it is what this test must see.
-    let output = Command::new(env!("CARGO"))
-        .args(["rustdoc", "--quiet", "--locked", "--lib", "--manifest-path"])
+    let output = crate::cargo("rustdoc")
+        .args(["--locked", "--lib", "--manifest-path"])
         .arg(root.join("external-docs/Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target)
         .args(["--", "-Z", "unstable-options", "--document-hidden-items"])
         .env("RUSTC_BOOTSTRAP", "1")
         .output()

@@ -12,21 +12,48 @@ mod docs;
 mod minijinja;
 mod standalone;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// Where the external crates' binaries and docs go: `external/` in the
+/// folder `cargo test` builds this workspace in.
+fn artifacts() -> PathBuf {
+    build_dir().join("external")
+}
+
+/// The folder `cargo test` builds this workspace in (the parent of
+/// `CARGO_TARGET_TMPDIR`).
+fn build_dir() -> &'static Path {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("CARGO_TARGET_TMPDIR is a folder of the build folder")
+}
+
+/// `cargo SUBCOMMAND --quiet` for a crate outside the workspace. Its
+/// dependencies are built in this workspace's own build folder, so one this
+/// workspace built with the same features (most of them) is not built
+/// again; its binaries and docs go in [`artifacts`], so none replaces one of
+/// the workspace's (the README's crate has a `prompt` too). Cargo holds no
+/// lock on the build folder while tests run; the external crates take it in
+/// turn.
+fn cargo(subcommand: &str) -> Command {
+    let mut command = Command::new(env!("CARGO"));
+    command
+        .args([subcommand, "--quiet", "--target-dir"])
+        .arg(artifacts())
+        .env("CARGO_BUILD_BUILD_DIR", build_dir());
+    command
+}
 
 /// The standard output of `cargo run --quiet --locked` on the external
 /// crate or workspace whose manifest is `manifest` (below this crate's
-/// folder), with `args` after it, in the target folder the external crates
-/// share (so their dependencies are built once); panics with cargo's
+/// folder), with `args` after it (see [`cargo`]); panics with cargo's
 /// stderr when the run fails.
 fn cargo_run(manifest: &str, args: &[&str]) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let output = Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--locked", "--manifest-path"])
+    let output = cargo("run")
+        .args(["--locked", "--manifest-path"])
         .arg(root.join(manifest))
-        .arg("--target-dir")
-        .arg(root.join("../target/external"))
         .args(args)
         .output()
         .expect("cargo runs");

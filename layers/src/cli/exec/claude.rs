@@ -116,7 +116,7 @@ fn options(args: &[OsString]) -> impl Iterator<Item = &str> {
 
 /// Writes the system prompt file, the turn file and the settings file, then
 /// becomes `claude --system-prompt-file F --settings S ARGS...`.
-pub(super) fn launch(launch: &Launch, command_len: usize) -> Outcome {
+pub(super) fn launch(launch: &Launch) -> Outcome {
     let context = prompt_core::providers::context_text(&launch.prompt);
     let chars = context.chars().count();
     if chars > CLAUDE_CONTEXT_LIMIT {
@@ -129,7 +129,7 @@ pub(super) fn launch(launch: &Launch, command_len: usize) -> Outcome {
     }
     let dir = super::cache_dir(ClientKind::Claude)?;
     let system = super::write_system_file(&dir, &launch.system)?;
-    let hook = turn::record(&dir, ClientKind::Claude, super::given_options(command_len)?)?;
+    let hook = turn::record(&dir, ClientKind::Claude, launch.options)?;
     let (user_settings, rest) = take_settings(launch.client_args)?;
     for file in hooks_disabled(user_settings.as_ref()) {
         crate::cli::warn(&format!(

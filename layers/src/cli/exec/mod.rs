@@ -36,6 +36,7 @@ use std::process::{Command, ExitCode, Stdio};
 use clap::ValueEnum;
 use prompt_core::providers::codex as codex_files;
 use prompt_core::{AssembledPrompt, AssemblyPath, PromptMode};
+use serde::{Deserialize, Serialize};
 
 use super::formats::DeliveryArgs;
 use super::outcome::{Failure, Outcome};
@@ -58,8 +59,10 @@ pub(crate) struct ExecArgs {
     command: Vec<OsString>,
 }
 
-/// What to render: the options `exec` and the hook's `prompt turn` share.
-#[derive(clap::Args)]
+/// What to render: the options `exec` parses and records, as parsed, for
+/// the hook's `prompt turn`.
+#[derive(clap::Args, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct RenderOptions {
     #[command(flatten)]
     workspace: WorkspaceArgs,
@@ -126,6 +129,8 @@ impl ClientKind {
 pub(crate) struct Launch<'a> {
     program: &'a OsStr,
     client_args: &'a [OsString],
+    /// The options it rendered with.
+    options: &'a RenderOptions,
     prompt: AssembledPrompt,
     /// The system slot: the stable prefix (Cached), or the whole prompt
     /// as `prompt render` prints it (Basic: Aleph welds text on after assembly).
@@ -157,7 +162,7 @@ pub(crate) fn run(args: ExecArgs) -> Outcome {
     };
     let launch = args.render.render(program, client_args)?;
     match checked {
-        Checked::Claude(()) => claude::launch(&launch, args.command.len()),
+        Checked::Claude(()) => claude::launch(&launch),
         Checked::Codex(delivery) => codex::launch(&launch, delivery),
         Checked::Gemini(delivery) => gemini::launch(&launch, delivery),
     }
@@ -175,7 +180,7 @@ impl RenderOptions {
     /// Renders, prints the trace when asked, and refuses a prompt holding a
     /// credential-shaped string under `--check-secrets`.
     fn render<'a>(
-        &self,
+        &'a self,
         program: &'a OsStr,
         client_args: &'a [OsString],
     ) -> Result<Launch<'a>, Failure> {
@@ -213,40 +218,11 @@ impl RenderOptions {
         Ok(Launch {
             program,
             client_args,
+            options: self,
             prompt,
             system,
         })
     }
-}
-
-/// This process's render options as given on its command line: what lies
-/// between `exec` and the `--` before the `command_len` arguments of the
-/// client, for the hook to render the same way.
-fn given_options(command_len: usize) -> Result<Vec<String>, String> {
-    let argv: Vec<OsString> = std::env::args_os().collect();
-    let exec_at = argv
-        .iter()
-        .skip(1)
-        .position(|a| a == "exec")
-        .map(|at| at + 1)
-        .ok_or("cannot find `exec` in this process's arguments")?;
-    let end = argv
-        .len()
-        .checked_sub(command_len + 1)
-        .filter(|&end| end > exec_at && argv[end] == "--")
-        .ok_or("cannot find the `--` before the client in this process's arguments")?;
-    argv[exec_at + 1..end]
-        .iter()
-        .map(|a| {
-            a.to_str().map(str::to_owned).ok_or_else(|| {
-                format!(
-                    "the option `{}` is not valid UTF-8, so the per-turn hook cannot repeat \
-                     it: use a UTF-8 path",
-                    a.to_string_lossy()
-                )
-            })
-        })
-        .collect()
 }
 
 /// `$XDG_CACHE_HOME/prompt/CLIENT` (an absolute `XDG_CACHE_HOME`), else

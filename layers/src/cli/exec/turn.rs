@@ -3,7 +3,7 @@
 //! prints them as the client's hook output.
 //!
 //! `exec` writes FILE (`turn-<fingerprint>.json`: the client, the folder it
-//! was run in, its render options as given) and the client's hook setting
+//! was run in, its render options as it parsed them) and the client's hook setting
 //! whose command is `'<this prompt binary>' turn --from 'FILE'`: the command
 //! line comes from `exec`, never from the repository. The client runs it
 //! before every turn, with the turn's details as JSON on stdin (read and left
@@ -21,7 +21,6 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
 use prompt_core::providers::context_text;
 use serde::{Deserialize, Serialize};
 
@@ -43,26 +42,18 @@ pub(crate) struct TurnArgs {
     from: PathBuf,
 }
 
-/// What `exec` records for the hook: which client, where, with which options.
+/// What `exec` records for the hook: which client, where, with which
+/// options (`O`: the options themselves when read, a reference to `exec`'s
+/// when written).
 #[derive(Serialize, Deserialize)]
-pub(crate) struct Recorded {
+#[serde(deny_unknown_fields)]
+pub(crate) struct Recorded<O = RenderOptions> {
     /// The client the hook answers (`claude`).
     client: String,
     /// The folder `exec` ran in: relative options resolve from it.
     cwd: PathBuf,
-    /// The render options as given to `exec`.
-    options: Vec<String>,
-}
-
-/// The render options, parsed as `exec` parsed them.
-#[derive(Parser)]
-#[command(name = "prompt exec")]
-struct Options {
-    #[command(flatten)]
-    render: RenderOptions,
-    /// Given to `exec` with the render options; nothing to the turn.
-    #[arg(long = "client-kind", value_enum)]
-    _client_kind: Option<ClientKind>,
+    /// The render options `exec` parsed.
+    options: O,
 }
 
 /// Writes the turn file for `client` in `dir` and returns the hook's
@@ -71,7 +62,7 @@ struct Options {
 pub(crate) fn record(
     dir: &Path,
     client: ClientKind,
-    options: Vec<String>,
+    options: &RenderOptions,
 ) -> Result<String, String> {
     let cwd =
         std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
@@ -80,7 +71,12 @@ pub(crate) fn record(
         cwd,
         options,
     };
-    let json = serde_json::to_string_pretty(&recorded).map_err(|e| crate::sources::report(&e))?;
+    let json = serde_json::to_string_pretty(&recorded).map_err(|e| {
+        format!(
+            "cannot record the render options for the per-turn hook: {}; use UTF-8 paths",
+            crate::sources::report(&e)
+        )
+    })?;
     let name = format!(
         "turn-{}.json",
         prompt_core::fingerprint::Fingerprint::of(&json)
@@ -120,8 +116,8 @@ pub(crate) fn run(args: TurnArgs) -> Outcome {
             recorded.cwd.display()
         )
     })?;
-    let (options, rendered) = assemble_recorded(&recorded, &args.from)?;
-    let render = &options.render;
+    let rendered = assemble_recorded(&recorded)?;
+    let render = &recorded.options;
     let context = context_text(&rendered.prompt);
     if context.is_empty() {
         return Ok(ExitCode::SUCCESS);
@@ -159,26 +155,18 @@ pub(crate) fn run(args: TurnArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The options `recorded` holds, parsed as `exec` parsed them, and what
-/// they render in the current folder. Hook failures are not usage errors:
-/// exit 2 would block the user's prompt, so every failure exits 1.
-fn assemble_recorded(
-    recorded: &Recorded,
-    from: &Path,
-) -> Result<(Options, crate::cli::Rendered), Failure> {
-    let options = Options::try_parse_from(
-        std::iter::once("prompt exec".to_owned()).chain(recorded.options.iter().cloned()),
-    )
-    .map_err(|e| format!("the options in {} do not parse: {e}", from.display()))?;
-    let render = &options.render;
-    let rendered = crate::cli::assemble(
+/// What the options `recorded` holds render in the current folder. Hook
+/// failures are not usage errors: exit 2 would block the user's prompt, so
+/// every failure exits 1.
+fn assemble_recorded(recorded: &Recorded) -> Result<crate::cli::Rendered, Failure> {
+    let render = &recorded.options;
+    crate::cli::assemble(
         &render.workspace,
         render.path,
         render.mode,
         &render.delivery,
     )
-    .map_err(|failure| Failure::from(failure.message))?;
-    Ok((options, rendered))
+    .map_err(|failure| Failure::from(failure.message))
 }
 
 /// What the turn file `path` renders now, in the folder `prompt exec` ran
@@ -194,10 +182,10 @@ pub(crate) fn render_recorded(path: &Path) -> Result<crate::cli::Rendered, Failu
             recorded.cwd.display()
         )
     })?;
-    let rendered = assemble_recorded(&recorded, path);
+    let rendered = assemble_recorded(&recorded);
     std::env::set_current_dir(&here)
         .map_err(|e| format!("cannot return to {}: {e}", here.display()))?;
-    Ok(rendered?.1)
+    rendered
 }
 
 /// The turn file: a regular file of at most [`MAX_INPUT`] bytes holding a
@@ -216,7 +204,8 @@ fn read_recorded(path: &Path) -> Result<Recorded, String> {
         .map_err(|e| format!("cannot read the turn file {}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| {
         format!(
-            "the turn file {} is not one prompt exec wrote: {e}",
+            "the turn file {} is not one prompt exec wrote: {e}; run prompt exec again to \
+             write it",
             path.display()
         )
     })
@@ -225,6 +214,134 @@ fn read_recorded(path: &Path) -> Result<Recorded, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::PathArg;
+    use clap::Parser;
+    use prompt_core::PromptMode;
+
+    /// `prompt exec`'s render options alone.
+    #[derive(Parser)]
+    struct Exec {
+        #[command(flatten)]
+        render: RenderOptions,
+    }
+
+    /// The one turn file `record` wrote in `dir`.
+    fn turn_file(dir: &Path) -> PathBuf {
+        let files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .starts_with("turn-")
+            })
+            .collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        files[0].clone()
+    }
+
+    fn recorded(args: &[&str]) -> (tempfile::TempDir, PathBuf, RenderOptions) {
+        let parsed =
+            Exec::try_parse_from(std::iter::once("prompt exec").chain(args.iter().copied()))
+                .unwrap()
+                .render;
+        let dir = tempfile::tempdir().unwrap();
+        let command = record(dir.path(), ClientKind::Claude, &parsed).unwrap();
+        let file = turn_file(dir.path());
+        assert!(
+            command.ends_with(&sh_quote(file.to_str().unwrap())),
+            "{command}"
+        );
+        (dir, file, parsed)
+    }
+
+    /// The turn file holds the options as `exec` parsed them (either
+    /// spelling of a value, the defaults filled in), not words found again
+    /// in this process's arguments (a test harness's here), and reads back
+    /// the same.
+    #[test]
+    fn the_turn_file_holds_the_parsed_options() {
+        let (_dir, file, parsed) = recorded(&[
+            "--date=2026-11-29",
+            "--model",
+            "opus",
+            "--app",
+            "ferris",
+            "--sub-agent",
+            "reviewer = reads diffs=carefully",
+            "--path",
+            "basic",
+            "--mode",
+            "compact",
+            "--budget-chars",
+            "900",
+            "--ttl",
+            "1h",
+            "--check-secrets",
+        ]);
+        let back = read_recorded(&file).unwrap().options;
+        assert_eq!(
+            serde_json::to_value(&back).unwrap(),
+            serde_json::to_value(&parsed).unwrap()
+        );
+        assert_eq!(back.workspace.date.as_deref(), Some("2026-11-29"));
+        assert_eq!(back.workspace.model.as_deref(), Some("opus"));
+        assert!(matches!(back.path, PathArg::Basic));
+        assert_eq!(back.mode, Some(PromptMode::Compact));
+        assert!(back.check_secrets && !back.trace);
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let options = &json["options"];
+        assert_eq!(options["workspace"]["app"], "ferris");
+        assert_eq!(options["workspace"]["pipeline"], "default");
+        assert_eq!(
+            options["workspace"]["sub_agents"],
+            serde_json::json!(["reviewer=reads diffs=carefully"])
+        );
+        assert_eq!(options["delivery"]["budget_chars"], 900);
+        assert_eq!(options["delivery"]["ttl"], "1h");
+        assert_eq!(options["delivery"]["max_tokens"], 1024);
+    }
+
+    /// A turn file edited by hand is read through the command line's own
+    /// checks, and a key `exec` never writes is refused: each error names
+    /// the file.
+    #[test]
+    fn a_recorded_value_is_checked_as_the_command_line_checks_it() {
+        let (_dir, file, _) = recorded(&["--date", "2026-11-29"]);
+        let written = std::fs::read_to_string(&file).unwrap();
+        let planted = [
+            (
+                "\"app\": \"agent\"",
+                "\"app\": \".agent\"",
+                "pass the name without its dot",
+            ),
+            (
+                "\"date\": \"2026-11-29\"",
+                "\"date\": \"\\u001b[2J\"",
+                "--date: got",
+            ),
+            (
+                "\"sub_agents\": []",
+                "\"sub_agents\": [\"=x\"]",
+                "expected NAME=DESCRIPTION",
+            ),
+            (
+                "\"trace\": false",
+                "\"trace\": false, \"verbose\": true",
+                "unknown field `verbose`",
+            ),
+        ];
+        for (from, to, says) in planted {
+            assert!(written.contains(from), "{from} in {written}");
+            std::fs::write(&file, written.replace(from, to)).unwrap();
+            let error = read_recorded(&file).err().expect("refused");
+            assert!(error.contains(&file.display().to_string()), "{error}");
+            assert!(error.contains(says), "{says}: {error}");
+        }
+    }
 
     #[test]
     fn a_word_is_quoted_for_sh_whatever_it_holds() {
