@@ -459,7 +459,17 @@ fn a_claude_code_session_is_explained_from_its_transcript_and_the_turn_file() {
     let cwd = ws.dir.path().canonicalize().unwrap();
     ws.write(
         "turn.json",
-        &json!({"client": "claude", "cwd": cwd, "options": ["--workspace", ".", "--date", "2026-11-29"]}).to_string(),
+        // The options as `prompt exec --workspace . --date 2026-11-29` records them.
+        &json!({"client": "claude", "cwd": cwd, "options": {
+            "workspace": {"workspace": ".", "cwd": null, "app": "agent", "home": null,
+                "nested_docs": false, "shared": null, "prompt_path": [], "sub_agents": [],
+                "pipeline": "default", "agent": null, "settings": [], "fixture": false,
+                "date": "2026-11-29", "model": null},
+            "path": "cached", "mode": null,
+            "delivery": {"budget_chars": null, "budget_tokens": null, "tokenizer": null,
+                "max_tokens": 1024, "ttl": "5m", "message": "(the user's message goes here)"},
+            "trace": false, "check_secrets": false}})
+        .to_string(),
     );
 
     let output = explain(&ws, &["--claude", "session.jsonl", "--turn", "turn.json"]);

@@ -91,7 +91,7 @@ pub(crate) fn run(
     ))
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "tiktoken"))]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
