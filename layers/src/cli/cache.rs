@@ -17,7 +17,7 @@ use prompt_core::{AssembledPrompt, AssemblyPath, Stability};
 use serde::Serialize;
 
 use super::formats::{DEFAULT_ANTHROPIC_MODEL, Tokenizer, Ttl};
-use super::outcome::{Failure, Outcome};
+use super::outcome::{CliError, Outcome};
 use super::print;
 use super::workspace::WorkspaceArgs;
 
@@ -68,12 +68,11 @@ pub(crate) struct CacheArgs {
 
 /// `--usd-per-mtok`: a number, then a price (`NaN`, `inf` and negatives are
 /// numbers to Rust, and would print as `USD NaN`).
-fn price(value: &str) -> Result<f64, String> {
-    let usd: f64 = value
-        .trim()
-        .parse()
-        .map_err(|_| "not a number: give the price in US dollars, such as 3 or 0.25".to_owned())?;
-    prompt_core::providers::cost::usd_per_mtok(usd).map_err(|e| crate::sources::report(&e))
+fn price(value: &str) -> Result<f64, CliError> {
+    let usd: f64 = value.trim().parse().map_err(|_| {
+        CliError::usage("not a number: give the price in US dollars, such as 3 or 0.25")
+    })?;
+    prompt_core::providers::cost::usd_per_mtok(usd).map_err(CliError::from_error)
 }
 
 /// The report `--json` prints: the simulation's, with what was measured.
@@ -114,7 +113,7 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
         .as_deref()
         .filter(|model| Multipliers::openai(model).is_some());
     if let (Some(_), Some(model)) = (args.ttl, openai_model) {
-        return Err(Failure::usage(format!(
+        return Err(CliError::usage(format!(
             "--ttl is Anthropic's cache TTL, and {} is an OpenAI model, whose cache keeps a \
              prefix as long as the model sets (30m from GPT-5.6 on): leave --ttl out",
             super::escape(model)
@@ -122,7 +121,7 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
     }
     if let Some(users) = args.users {
         if let Some(agent) = args.workspace.agent_name() {
-            return Err(Failure::usage(format!(
+            return Err(CliError::usage(format!(
                 "--users simulates teammates who differ in the standard `~/.<app>/memory/user.md`, \
                  which agent `{}` does not read through the standard loading: run it with \
                  --pipeline {} (the agent's pipeline, loaded the standard way), or without --users",
@@ -145,12 +144,9 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
     let turns = usize::from(args.turns.unwrap_or(1));
     let bust_at = args.bust_at.map(usize::from);
     if let Some(bust) = bust_at.filter(|&k| k > turns) {
-        return Err(Failure {
-            message: format!(
-                "--bust-at {bust} is after the last turn: pick K from 1 to --turns ({turns})"
-            ),
-            code: 2,
-        });
+        return Err(CliError::usage(format!(
+            "--bust-at {bust} is after the last turn: pick K from 1 to --turns ({turns})"
+        )));
     }
     let counter = args.tokenizer.unwrap_or(Tokenizer::Approx).counter();
     let Simulated {
@@ -172,7 +168,7 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
             report: &report,
             counting,
         };
-        serde_json::to_string_pretty(&output).map_err(|e| crate::sources::report(&e))? + "\n"
+        serde_json::to_string_pretty(&output).map_err(CliError::from_error)? + "\n"
     } else {
         let mut text = format!(
             "pipeline `{pipeline}`, {turns} turn{}, tokens counted with {}; turn K states the \
@@ -212,7 +208,7 @@ pub(crate) fn simulate(
     ttl: Option<Ttl>,
     bust_at: Option<usize>,
     counter: &dyn TokenCounter,
-) -> Result<Simulated, Failure> {
+) -> Result<Simulated, CliError> {
     let model = workspace
         .model
         .clone()
@@ -230,11 +226,11 @@ pub(crate) fn simulate(
         .enumerate()
         .find(|(_, p)| p.stable() != prompts[0].stable())
     {
-        return Err(format!(
+        return Err(CliError::failed(format!(
             "the stable prefix of `{pipeline}` changed at turn {}: a Stable layer reads a per-call \
              value; compare `render --format json` outputs with `prompt diff` to find it",
             turn + 1
-        )
+        ))
         .into());
     }
     // The turns share all but a line or two: each distinct piece is counted once.
@@ -254,7 +250,7 @@ pub(crate) fn simulate(
     }
     let report = simulation
         .run()
-        .map_err(|e: SimulationError| e.to_string())?;
+        .map_err(|e: SimulationError| CliError::from_error(e))?;
     Ok(Simulated {
         report,
         pipeline,
@@ -268,27 +264,24 @@ pub(crate) fn simulate(
 /// `prompt cache` prices Anthropic's cache and OpenAI's for its GPT-5 line:
 /// another model (or an unknown one) is refused, never simulated with
 /// another provider's prices.
-fn check_model(model: &str) -> Result<(), Failure> {
+fn check_model(model: &str) -> Result<(), CliError> {
     let minimums = CacheMinimums::anthropic();
     if minimums.lookup(model).family.is_some() || Multipliers::openai(model).is_some() {
         return Ok(());
     }
-    Err(Failure {
-        message: format!(
-            "--model {}: `prompt cache` simulates Anthropic's prompt cache and OpenAI's for its \
+    Err(CliError::usage(format!(
+        "--model {}: `prompt cache` simulates Anthropic's prompt cache and OpenAI's for its \
              GPT-5 line (their prices and minimum cacheable lengths), and this is not a model it \
              knows; pass a Claude model such as {DEFAULT_ANTHROPIC_MODEL} (known families: {}) \
              or an OpenAI one such as gpt-5.6",
-            super::escape(model),
-            minimums
-                .families()
-                .iter()
-                .map(|f| f.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        code: 2,
-    })
+        super::escape(model),
+        minimums
+            .families()
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
 }
 
 /// Each turn's prompt on the Cached path, with the turn's time in the date fact.
@@ -296,7 +289,7 @@ fn render_turns(
     workspace: &WorkspaceArgs,
     base_date: &str,
     turns: usize,
-) -> Result<Vec<AssembledPrompt>, Failure> {
+) -> Result<Vec<AssembledPrompt>, CliError> {
     let dates = (1..=turns).map(|turn| turn_date(base_date, turn));
     let chosen = workspace.choose(AssemblyPath::Cached, None, None)?;
     Ok(chosen.render_turns(dates)?)

@@ -15,7 +15,7 @@ use prompt_core::diff::{StablePrefix, explain};
 
 use crate::sources::{self, Root, SourceError};
 
-use super::outcome::{Failure, Outcome};
+use super::outcome::{CliError, Outcome};
 use super::print;
 
 /// The most `prompt diff` reads of one file: 64 MiB, far above the JSON of
@@ -45,12 +45,10 @@ pub(crate) fn run(args: DiffArgs) -> Outcome {
     })
 }
 
-fn read(path: &Path) -> Result<StablePrefix, Failure> {
-    let json = read_capped(path, MAX_JSON_BYTES).map_err(|message| Failure { message, code: 2 })?;
-    StablePrefix::from_json(&json, &path.display().to_string()).map_err(|e| Failure {
-        message: e.to_string(),
-        code: 2,
-    })
+fn read(path: &Path) -> Result<StablePrefix, CliError> {
+    let json = read_capped(path, MAX_JSON_BYTES).map_err(CliError::into_usage)?;
+    StablePrefix::from_json(&json, &path.display().to_string())
+        .map_err(|e| CliError::from_error(e).into_usage())
 }
 
 /// The text of the regular file at `path`, at most `cap` bytes of it: a
@@ -64,7 +62,7 @@ fn read(path: &Path) -> Result<StablePrefix, Failure> {
 /// may leave its own folder through a symlink at its last step. So a
 /// repository's `a.json -> ~/.aws/credentials` is refused by name, and no
 /// value of the outside file reaches an error.
-pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<String, String> {
+pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<String, CliError> {
     read_capped_as(
         path,
         cap,
@@ -79,12 +77,17 @@ pub(crate) fn read_capped_as(
     cap: u64,
     command: &str,
     hint: &str,
-) -> Result<String, String> {
+) -> Result<String, CliError> {
     let name = super::escape(&path.display().to_string());
-    let not_regular =
-        || format!("`{name}` is not a regular file (a directory, FIFO, socket or device): {hint}");
-    let cannot = |e: &dyn std::fmt::Display| format!("cannot read `{name}`: {e}");
-    let here = std::env::current_dir().map_err(|e| cannot(&e))?;
+    let not_regular = || {
+        CliError::failed(format!(
+            "`{name}` is not a regular file (a directory, FIFO, socket or device): {hint}"
+        ))
+    };
+    let cannot = |e: Box<dyn std::error::Error + Send + Sync>| {
+        CliError::failed(format!("cannot read `{name}`")).with_source(e)
+    };
+    let here = std::env::current_dir().map_err(|e| cannot(e.into()))?;
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -97,34 +100,38 @@ pub(crate) fn read_capped_as(
     let mut opened =
         sources::open(&folder.dir().join(file_name), &folder).map_err(|e| match e {
             SourceError::NotRegular { .. } | SourceError::IsDirectory { .. } => not_regular(),
-            SourceError::NotFound { .. } => cannot(&"no such file"),
+            SourceError::NotFound { .. } => {
+                CliError::failed(format!("cannot read `{name}`: no such file"))
+            }
             other => refused(&name, "it leads outside its folder", other),
         })?;
     let too_big = |size: String| {
-        format!("`{name}` is {size} bytes, over the {cap}-byte cap of `{command}`: {hint}")
+        CliError::failed(format!(
+            "`{name}` is {size} bytes, over the {cap}-byte cap of `{command}`: {hint}"
+        ))
     };
     if opened.meta.len() > cap {
         return Err(too_big(opened.meta.len().to_string()));
     }
     // One byte past the cap tells a file that grew since its metadata was read.
     let bytes = sources::read_head(&mut opened, usize::try_from(cap).unwrap_or(usize::MAX))
-        .map_err(|e| cannot(&e))?;
+        .map_err(|e| cannot(e.into()))?;
     if u64::try_from(bytes.len()).map_or(true, |read| read > cap) {
         return Err(too_big(format!("more than {cap}")));
     }
     String::from_utf8(bytes).map_err(|e| {
-        format!(
+        CliError::failed(format!(
             "`{name}` is not UTF-8 (byte {}): {hint}",
             e.utf8_error().valid_up_to()
-        )
+        ))
     })
 }
 
 /// Why `name` is not read: `leads` (what leads out of where) and the
 /// symlink it leads out through, never where that leads.
-fn refused(name: &str, leads: &str, error: SourceError) -> String {
+fn refused(name: &str, leads: &str, error: SourceError) -> CliError {
     match error {
-        SourceError::OutsideRoot { target, .. } => format!(
+        SourceError::OutsideRoot { target, .. } => CliError::failed(format!(
             "`{name}` is refused: {leads}{}; a repository may not choose where its files point \
              (pass the real file)",
             if target.is_empty() {
@@ -132,7 +139,7 @@ fn refused(name: &str, leads: &str, error: SourceError) -> String {
             } else {
                 format!(" through the symlink {target}")
             }
-        ),
-        other => format!("cannot read `{name}`: {other}"),
+        )),
+        other => CliError::failed(format!("cannot read `{name}`")).with_source(other),
     }
 }

@@ -25,7 +25,7 @@ use prompt_core::providers::anthropic::CacheTtl;
 use prompt_core::providers::cost::usd_per_mtok;
 
 use super::diff::read_capped_as;
-use super::outcome::{Failure, Outcome};
+use super::outcome::{CliError, Outcome};
 use super::{escape, print, report};
 
 /// The most `prompt explain` reads of one file: 256 MiB (a ledger's line is
@@ -63,12 +63,15 @@ pub(crate) struct ExplainArgs {
 }
 
 pub(crate) fn run(args: ExplainArgs) -> Outcome {
-    let usage = |message: String| Failure { message, code: 2 };
     // Resolved before anything can move the current folder.
     let html = args
         .html
         .as_ref()
-        .map(|p| std::path::absolute(p).map_err(|e| format!("cannot resolve {}: {e}", p.display())))
+        .map(|p| {
+            std::path::absolute(p).map_err(|e| {
+                CliError::failed(format!("cannot resolve {}", p.display())).with_source(e)
+            })
+        })
         .transpose()?;
     let (mut verdicts, source, notes) = match (&args.log, &args.claude) {
         (Some(log), _) => {
@@ -78,9 +81,9 @@ pub(crate) fn run(args: ExplainArgs) -> Outcome {
                 "prompt explain",
                 "pass the log a CacheLedger wrote (`with_log`)",
             )
-            .map_err(usage)?;
+            .map_err(CliError::into_usage)?;
             let verdicts = read_log(&text)
-                .map_err(|e| usage(format!("{}: {e}", escape(&log.display().to_string()))))?;
+                .map_err(|e| CliError::usage(log.display().to_string()).with_source(e))?;
             (verdicts, log.display().to_string(), Vec::new())
         }
         (None, Some(transcript)) => {
@@ -91,16 +94,16 @@ pub(crate) fn run(args: ExplainArgs) -> Outcome {
                 explained.notes,
             )
         }
-        (None, None) => return Err(usage("give a LOG, or --claude TRANSCRIPT".to_owned())),
+        (None, None) => return Err(CliError::usage("give a LOG, or --claude TRANSCRIPT")),
     };
     if let Some(usd) = args.usd_per_mtok {
-        let usd = usd_per_mtok(usd).map_err(|e| usage(e.to_string()))?;
+        let usd = usd_per_mtok(usd).map_err(|e| CliError::from_error(e).into_usage())?;
         price(&mut verdicts, usd);
     }
     let summary = Summary::of(&verdicts);
     if args.json {
         let json = serde_json::json!({"verdicts": verdicts, "summary": summary, "notes": notes});
-        print(&(serde_json::to_string_pretty(&json).map_err(|e| e.to_string())? + "\n"))?;
+        print(&(serde_json::to_string_pretty(&json).map_err(CliError::from_error)? + "\n"))?;
     } else {
         print(&text(&verdicts, &summary, &notes))?;
     }
@@ -112,8 +115,8 @@ pub(crate) fn run(args: ExplainArgs) -> Outcome {
             notes: &notes,
         });
         // A path inside the current folder may not leave it through a symlinked folder.
-        let here =
-            std::env::current_dir().map_err(|e| format!("cannot read the current folder: {e}"))?;
+        let here = std::env::current_dir()
+            .map_err(|e| CliError::failed("cannot read the current folder").with_source(e))?;
         report::write_atomically(&here, &file, &page)?;
     }
     Ok(ExitCode::SUCCESS)

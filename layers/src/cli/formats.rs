@@ -5,6 +5,7 @@
 //! this file only picks the defaults a command line needs (a model, a
 //! placeholder user turn) and says on stderr what a provider would not.
 
+use crate::cli::CliError;
 use std::sync::Arc;
 
 use clap::ValueEnum;
@@ -267,7 +268,7 @@ pub(crate) fn request(
     format: Format,
     delivery: &DeliveryArgs,
     model: Option<&str>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, CliError> {
     let message = Message::user(delivery.message.as_str());
     let json = match format {
         Format::Text | Format::Json | Format::Annotated => return Ok(None),
@@ -297,8 +298,7 @@ pub(crate) fn request(
                 .message(message),
         )?,
         Format::ClaudeCli => {
-            let invocation =
-                claude_cli::invocation(prompt).map_err(|e| crate::sources::report(&e))?;
+            let invocation = claude_cli::invocation(prompt).map_err(CliError::from_error)?;
             to_json(&ClaudeCliPlacement {
                 args: &invocation.args,
                 user_prefix: &invocation.user_prefix,
@@ -375,8 +375,8 @@ struct ClaudeCliPlacement<'a> {
     user_prefix: &'a str,
 }
 
-fn to_json(value: &impl Serialize) -> Result<String, String> {
+fn to_json(value: &impl Serialize) -> Result<String, CliError> {
     serde_json::to_string_pretty(value)
         .map(|json| json + "\n")
-        .map_err(|e| format!("cannot serialize the request: {e}"))
+        .map_err(|e| CliError::failed("cannot serialize the request").with_source(e))
 }

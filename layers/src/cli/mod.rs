@@ -18,7 +18,10 @@
 //!
 //! A pipeline that loads its own session and turn (its own config file, its
 //! own sources) implements [`Agent`] and is registered with
-//! [`main_with`]`(&[&MyAgent])`; `--agent NAME` chooses it.
+//! [`main_with`]`(&[&MyAgent])`; `--agent NAME` chooses it. [`run_with`]
+//! runs the same CLI over given arguments and returns a failure as a
+//! [`CliError`] (its words, its cause as `source()`, its exit code) instead
+//! of printing it.
 //!
 //! ```text
 //! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--home DIR] [--path cached|basic]
@@ -63,6 +66,7 @@ mod team;
 mod workspace;
 
 pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard_turn};
+pub use outcome::{CliError, CliErrorKind};
 // Without `unstable-internals` only the hook below reads the formats' kinds.
 #[cfg(not(feature = "unstable-internals"))]
 const _: () = {
@@ -87,7 +91,7 @@ use prompt_core::secrets::{redact, scan};
 use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptMode};
 
 use formats::{DeliveryArgs, Format};
-use outcome::{Failure, Outcome};
+use outcome::Outcome;
 use workspace::WorkspaceArgs;
 
 /// The agents [`main_with`] registered.
@@ -202,18 +206,63 @@ pub fn main() -> ExitCode {
 /// exit code: 0, 1 for a failed check or error, 2 for bad usage. Call it
 /// once per process (a second call keeps the first call's agents).
 pub fn main_with(agents: &'static [&'static dyn Agent]) -> ExitCode {
+    // clap prints help, version and bad usage itself, and exits.
+    let cli = Cli::parse();
+    match start(agents, cli) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("prompt: {}", escape_lines(&error.report()));
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+/// The `prompt` CLI with `agents` registered, over `args` (the program
+/// name first, as [`std::env::args_os`] gives them): what [`main_with`]
+/// runs, returning the failure instead of printing it. `--help` and
+/// `--version` print and return 0; bad usage is a [`CliErrorKind::Usage`]
+/// error in clap's words. Call it once per process, as `main_with`.
+///
+/// ```
+/// use prompt_layers::cli::{self, CliErrorKind};
+///
+/// let error = cli::run_with(&[], ["prompt", "render", "--pipeline", "nope"]).unwrap_err();
+/// assert_eq!(error.kind(), CliErrorKind::Usage);
+/// assert!(error.to_string().starts_with("unknown pipeline `nope`"), "{error}");
+/// ```
+///
+/// # Errors
+/// The command's failure: its message, its cause as
+/// [`source`](std::error::Error::source), and its exit code.
+pub fn run_with<I, T>(agents: &'static [&'static dyn Agent], args: I) -> Result<ExitCode, CliError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    match Cli::try_parse_from(args) {
+        Ok(cli) => start(agents, cli),
+        Err(error) if !error.use_stderr() => {
+            print(&error.render().to_string())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => Err(CliError::usage(
+            error
+                .render()
+                .to_string()
+                .trim_end()
+                .trim_start_matches("error: "),
+        )),
+    }
+}
+
+/// Registers `agents` and the `RUST_LOG` subscriber, then runs `cli`.
+fn start(agents: &'static [&'static dyn Agent], cli: Cli) -> Outcome {
     let _ = AGENTS.set(agents);
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .try_init();
-    match run(Cli::parse()) {
-        Ok(code) => code,
-        Err(failure) => {
-            eprintln!("prompt: {}", escape_lines(&failure.message));
-            ExitCode::from(failure.code)
-        }
-    }
+    run(cli)
 }
 
 /// The registered agents.
@@ -222,7 +271,7 @@ fn agents() -> &'static [&'static dyn Agent] {
 }
 
 /// The agent registered as `name`, or an error listing the registered ones.
-pub(crate) fn find_agent(name: &str) -> Result<&'static dyn Agent, Failure> {
+pub(crate) fn find_agent(name: &str) -> Result<&'static dyn Agent, CliError> {
     if let Some(agent) = agents()
         .iter()
         .copied()
@@ -231,7 +280,7 @@ pub(crate) fn find_agent(name: &str) -> Result<&'static dyn Agent, Failure> {
         return Ok(agent);
     }
     let known: Vec<&str> = agents().iter().map(|a| a.name()).collect();
-    Err(Failure::usage(if known.is_empty() {
+    Err(CliError::usage(if known.is_empty() {
         format!(
             "unknown agent `{}`: this binary registers no agent; use --pipeline NAME \
              (pipelines: {})",
@@ -248,14 +297,14 @@ pub(crate) fn find_agent(name: &str) -> Result<&'static dyn Agent, Failure> {
 }
 
 /// An error for a `--pipeline` this binary does not have, listing those it has.
-pub(crate) fn check_pipeline(name: &str) -> Result<(), Failure> {
+pub(crate) fn check_pipeline(name: &str) -> Result<(), CliError> {
     let names = prompt_core::pipeline::pipeline_names();
     if names.contains(&name) {
         return Ok(());
     }
     // A pipeline declared in a crate the binary never names is not linked:
     // its name is missing here, and that is the likely cause.
-    Err(Failure::usage(format!(
+    Err(CliError::usage(format!(
         "unknown pipeline `{}`; this binary has: {}\n\
          a pipeline declared in another crate (your package's own library included) is linked \
          only when main.rs names that crate: `use my_layers as _;`",
@@ -281,10 +330,7 @@ fn run(cli: Cli) -> Outcome {
             print(&manifest)?;
             if let Some(error) = error {
                 // The table of what it would hold, then what is wrong with it.
-                return Err(Failure {
-                    message: error.to_string(),
-                    code: 1,
-                });
+                return Err(CliError::failed(error.to_string()));
             }
         }
         Command::Render(args) => render(args)?,
@@ -300,21 +346,21 @@ fn run(cli: Cli) -> Outcome {
 }
 
 /// `docs/layers.md`: every pipeline's manifest, under a note saying how to regenerate it.
-fn all_manifests() -> Result<String, String> {
+fn all_manifests() -> Result<String, CliError> {
     let mut out = String::from(
         "<!-- Generated by `prompt manifest --all`; do not edit. Regenerate with\n     \
          cargo run -p prompt-examples -- manifest --all > docs/layers.md -->\n\n\
          # Layers of every pipeline\n",
     );
     for name in prompt_core::pipeline::pipeline_names() {
-        let pipeline = Pipeline::named(name).map_err(|e| crate::sources::report(&e))?;
+        let pipeline = Pipeline::named(name).map_err(CliError::from_error)?;
         out.push('\n');
         out.push_str(&pipeline.manifest().replacen("# Pipeline", "## Pipeline", 1));
     }
     Ok(out)
 }
 
-fn render(args: RenderArgs) -> Result<(), Failure> {
+fn render(args: RenderArgs) -> Result<(), CliError> {
     let options = OutputOptions {
         trace: args.trace,
         format: args.format,
@@ -335,7 +381,7 @@ pub(crate) fn assemble(
     path: PathArg,
     mode: Option<PromptMode>,
     delivery: &DeliveryArgs,
-) -> Result<Rendered, Failure> {
+) -> Result<Rendered, CliError> {
     let chosen = workspace.choose(path.into(), mode, Some(delivery))?;
     Ok(chosen.render()?)
 }
@@ -357,7 +403,7 @@ fn output(
     prompt: &prompt_core::AssembledPrompt,
     mut text: String,
     args: &OutputOptions,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     if args.trace {
         eprint!("{}", trace_summary(prompt.trace()));
         eprint!(
@@ -369,7 +415,7 @@ fn output(
     let body = formats::request(prompt, args.format, args.delivery, args.model.as_deref())?;
     if args.check_secrets {
         if args.redact && !matches!(args.format, Format::Text) {
-            return Err("--redact applies to --format text only".to_owned());
+            return Err(CliError::failed("--redact applies to --format text only"));
         }
         let mut sent = vec![secrets::Sent::Text("the text printed", &text)];
         if let Some(body) = &body {
@@ -381,22 +427,21 @@ fn output(
             eprint!("{}", found.lines);
         }
         if !findings.is_empty() && !args.redact {
-            return Err(format!(
+            return Err(CliError::failed(format!(
                 "the prompt holds {} credential-shaped string(s); remove them from the files named by `--trace`, or pass --redact",
                 findings.len()
-            ));
+            )));
         }
         text = redact(&text, &scan(&text));
     }
     match args.format {
         Format::Text => print(&(text + "\n")),
         Format::Json => {
-            let json =
-                serde_json::to_string_pretty(prompt).map_err(|e| crate::sources::report(&e))?;
+            let json = serde_json::to_string_pretty(prompt).map_err(CliError::from_error)?;
             print(&(json + "\n"))
         }
         Format::Annotated => {
-            print(&prompt_core::testing::annotate(prompt).map_err(|e| crate::sources::report(&e))?)
+            print(&prompt_core::testing::annotate(prompt).map_err(CliError::from_error)?)
         }
         _ => print(&body.unwrap_or_default()),
     }
@@ -458,10 +503,10 @@ pub(crate) fn escape_lines(text: &str) -> String {
 }
 
 /// Writes to stdout; a closed pipe (`prompt render | head`) is not an error.
-pub(crate) fn print(text: &str) -> Result<(), String> {
+pub(crate) fn print(text: &str) -> Result<(), CliError> {
     match std::io::stdout().write_all(text.as_bytes()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("cannot write to stdout: {e}"))
+            Err(CliError::failed(format!("cannot write to stdout: {e}")))
         }
         _ => Ok(()),
     }

@@ -19,6 +19,7 @@
 //! then renamed over it, so a reader sees the old page or the new one,
 //! never half of one.
 
+use crate::cli::CliError;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -599,13 +600,13 @@ pub(crate) fn write_atomically(
     workspace: &Path,
     path: &Path,
     contents: &str,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let shown = super::escape(&path.display().to_string());
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() && !parent.is_dir() => {
-            return Err(format!(
+            return Err(CliError::failed(format!(
                 "cannot write `{shown}`: its folder does not exist; create it first"
-            ));
+            )));
         }
         _ => {}
     }
@@ -616,7 +617,7 @@ pub(crate) fn write_atomically(
         contents.as_bytes(),
         Access::Default,
     )
-    .map_err(|e| super::escape(&e.to_string()))
+    .map_err(CliError::from_error)
 }
 
 #[cfg(test)]
@@ -652,7 +653,9 @@ mod tests {
         let path = dir.path().join("report.html");
         std::fs::create_dir(&path).unwrap();
         std::fs::write(path.join("keep"), "x").unwrap();
-        let error = write_atomically(dir.path(), &path, "new").unwrap_err();
+        let error = write_atomically(dir.path(), &path, "new")
+            .unwrap_err()
+            .report();
         assert!(
             error.starts_with("cannot write ")
                 && error.contains("it is a folder, not a regular file"),
@@ -664,8 +667,9 @@ mod tests {
             .collect();
         assert_eq!(names, ["report.html"]);
         assert!(path.join("keep").is_file());
-        let missing =
-            write_atomically(dir.path(), &dir.path().join("no/such/r.html"), "x").unwrap_err();
+        let missing = write_atomically(dir.path(), &dir.path().join("no/such/r.html"), "x")
+            .unwrap_err()
+            .report();
         assert!(missing.contains("its folder does not exist"), "{missing}");
     }
 }

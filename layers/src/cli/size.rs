@@ -1,5 +1,6 @@
 //! `prompt size`: how many bytes each layer adds, per path and mode.
 
+use crate::cli::CliError;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -65,7 +66,7 @@ pub(crate) fn run(args: SizeArgs) -> Outcome {
         );
         let (cache, cache_note) = match &simulated {
             Ok(simulated) => (Some(&simulated.report), None),
-            Err(failure) => (None, Some(failure.message.clone())),
+            Err(failure) => (None, Some(failure.report())),
         };
         let page = report::render(&report::Report {
             sizes: &sizes,
@@ -77,7 +78,7 @@ pub(crate) fn run(args: SizeArgs) -> Outcome {
         report::write_atomically(&args.workspace.workspace_dir()?, file, &page)?;
     }
     let text = if args.json {
-        serde_json::to_string_pretty(&sizes).map_err(|e| crate::sources::report(&e))? + "\n"
+        serde_json::to_string_pretty(&sizes).map_err(CliError::from_error)? + "\n"
     } else {
         table(&sizes)
     };

@@ -1,6 +1,7 @@
 //! `prompt cache --users N`: a team of N over one workspace, priced by
 //! [`TeamSimulation`]; this file only renders the prompts.
 
+use crate::cli::CliError;
 use crate::sources::{CappedText, MemoryFile, UserPreferences};
 use prompt_core::PromptBuilder;
 use prompt_core::providers::anthropic::CacheTtl;
@@ -33,14 +34,12 @@ pub(crate) fn run(
     usd_per_mtok: f64,
     counter: &dyn TokenCounter,
     json: bool,
-) -> Result<String, String> {
+) -> Result<String, CliError> {
     let model = workspace
         .model
         .clone()
         .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned());
-    let chosen = workspace
-        .choose(prompt_core::AssemblyPath::Cached, None, None)
-        .map_err(|f| f.message)?;
+    let chosen = workspace.choose(prompt_core::AssemblyPath::Cached, None, None)?;
     let mut loaded = chosen.load()?;
     let path = loaded
         .session
@@ -66,12 +65,12 @@ pub(crate) fn run(
         }));
         let prompt = PromptBuilder::new(&loaded.pipeline)
             .build_cached(&loaded.session, &loaded.turn)
-            .map_err(|e| crate::sources::report(&e))?;
+            .map_err(CliError::from_error)?;
         team.push(simulation.prefix(format!("teammate {k}"), &prompt, &counter));
     }
     let report = simulation
         .run(&team, &counter)
-        .map_err(|e| crate::sources::report(&e))?;
+        .map_err(CliError::from_error)?;
     let counting = counter.stats();
     if json {
         let output = Output {
@@ -80,7 +79,7 @@ pub(crate) fn run(
         };
         return serde_json::to_string_pretty(&output)
             .map(|s| s + "\n")
-            .map_err(|e| crate::sources::report(&e));
+            .map_err(CliError::from_error);
     }
     Ok(format!(
         "pipeline `{}`, {users} teammates who differ only in a one-line {}, tokens counted with {}\n{report}\n{}",

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::agent::{Agent, Options, Rendered};
 use super::formats::DeliveryArgs;
-use super::outcome::Failure;
+use super::outcome::CliError;
 use crate::{RuntimeFacts, SubAgent};
 
 /// Where the agent works, and which pipeline renders for it.
@@ -108,7 +108,7 @@ impl WorkspaceArgs {
         path: AssemblyPath,
         mode: Option<PromptMode>,
         delivery: Option<&DeliveryArgs>,
-    ) -> Result<Chosen<'_>, Failure> {
+    ) -> Result<Chosen<'_>, CliError> {
         let (agent, plugged): (Box<dyn Agent>, bool) = match &self.agent {
             Some(name) => (Box::new(Plugged(super::find_agent(name)?)), true),
             None => {
@@ -121,15 +121,16 @@ impl WorkspaceArgs {
             // would take its layers with it, silently.
             Pipeline::named(agent.pipeline())
                 .and_then(|p| p.require_crates(agent.required_crates()))
-                .map_err(|e| crate::sources::report(&e))?;
+                .map_err(CliError::from_error)?;
         }
         let settings = self.settings(&*agent)?;
         let default = agent.default_workspace();
         let workspace = match (&self.workspace, default) {
             (Some(dir), _) => dir.clone(),
             (None, Some(dir)) => dir,
-            (None, None) => std::env::current_dir()
-                .map_err(|e| format!("cannot read the current directory: {e}"))?,
+            (None, None) => std::env::current_dir().map_err(|e| {
+                CliError::failed("cannot read the current directory").with_source(e)
+            })?,
         };
         if !workspace.is_dir() {
             let hint = if self.workspace.is_none() && plugged {
@@ -137,10 +138,10 @@ impl WorkspaceArgs {
             } else {
                 ""
             };
-            return Err(format!(
+            return Err(CliError::failed(format!(
                 "workspace `{}` is not a directory{hint}",
                 workspace.display()
-            )
+            ))
             .into());
         }
         let mut options = Options::new(workspace);
@@ -173,7 +174,7 @@ impl WorkspaceArgs {
     /// The workspace the options read: `--workspace`, else the agent's
     /// built-in one, else the current directory. A file the command writes
     /// inside it is repository ground ([`prompt_core::write::replace_file_in`]).
-    pub(crate) fn workspace_dir(&self) -> Result<std::path::PathBuf, Failure> {
+    pub(crate) fn workspace_dir(&self) -> Result<std::path::PathBuf, CliError> {
         Ok(self
             .choose(AssemblyPath::Cached, None, None)?
             .options
@@ -192,7 +193,7 @@ impl WorkspaceArgs {
     }
 
     /// `--set` as a map, each key checked against the agent's.
-    fn settings(&self, agent: &dyn Agent) -> Result<BTreeMap<String, String>, Failure> {
+    fn settings(&self, agent: &dyn Agent) -> Result<BTreeMap<String, String>, CliError> {
         let known = agent.settings();
         let mut map = BTreeMap::new();
         for (key, value) in &self.settings {
@@ -206,7 +207,7 @@ impl WorkspaceArgs {
                         .collect::<Vec<_>>()
                         .join("; ")
                 };
-                return Err(Failure::usage(format!(
+                return Err(CliError::usage(format!(
                     "--set {key}: agent `{}` has no setting `{key}`; {list}",
                     agent.name()
                 )));
@@ -217,14 +218,13 @@ impl WorkspaceArgs {
     }
 
     /// The pipeline and the scenarios `size` and `lint` check.
-    pub(crate) fn scenarios(&self) -> Result<(Pipeline, Vec<Scenario>), Failure> {
+    pub(crate) fn scenarios(&self) -> Result<(Pipeline, Vec<Scenario>), CliError> {
         let chosen = self.choose(AssemblyPath::Cached, None, None)?;
-        let pipeline =
-            Pipeline::named(chosen.agent.pipeline()).map_err(|e| crate::sources::report(&e))?;
+        let pipeline = Pipeline::named(chosen.agent.pipeline()).map_err(CliError::from_error)?;
         let scenarios = chosen
             .agent
             .scenarios(&chosen.options)
-            .map_err(|e| crate::sources::report(&*e))?;
+            .map_err(CliError::from_error)?;
         Ok((pipeline, scenarios))
     }
 }
@@ -238,19 +238,18 @@ pub(crate) struct Loaded {
 
 impl Chosen<'_> {
     /// The pipeline, session and turn these options load, on the Cached path.
-    pub(crate) fn load(&self) -> Result<Loaded, String> {
+    pub(crate) fn load(&self) -> Result<Loaded, CliError> {
         let mut options = self.options.clone();
         options.path = AssemblyPath::Cached;
-        let pipeline =
-            Pipeline::named(self.agent.pipeline()).map_err(|e| crate::sources::report(&e))?;
+        let pipeline = Pipeline::named(self.agent.pipeline()).map_err(CliError::from_error)?;
         let session = self
             .agent
             .load_session(&options)
-            .map_err(|e| crate::sources::report(&*e))?;
+            .map_err(CliError::from_error)?;
         let turn = self
             .agent
             .turn(&options, &session)
-            .map_err(|e| crate::sources::report(&*e))?;
+            .map_err(CliError::from_error)?;
         Ok(Loaded {
             pipeline,
             session,
@@ -260,10 +259,13 @@ impl Chosen<'_> {
 
     /// One render with these options. A path or mode the pipeline does not
     /// serve is said in the CLI's terms (`--path basic`), not the builder's.
-    pub(crate) fn render(&self) -> Result<Rendered, String> {
+    pub(crate) fn render(&self) -> Result<Rendered, CliError> {
         self.agent
             .render(&self.options)
-            .map_err(|e| cli_words(&*e).unwrap_or_else(|| crate::sources::report(&*e)))
+            .map_err(|e| match cli_words(&*e) {
+                Some(words) => CliError::failed(words),
+                None => CliError::from_error(e),
+            })
     }
 
     /// One Cached render per date, the date stated in the turn: a plug-in
@@ -272,7 +274,7 @@ impl Chosen<'_> {
     pub(crate) fn render_turns(
         &self,
         dates: impl Iterator<Item = String>,
-    ) -> Result<Vec<prompt_core::AssembledPrompt>, String> {
+    ) -> Result<Vec<prompt_core::AssembledPrompt>, CliError> {
         if self.plugged {
             let mut options = self.options.clone();
             options.path = AssemblyPath::Cached;
@@ -282,7 +284,7 @@ impl Chosen<'_> {
                     self.agent
                         .render(&options)
                         .map(|rendered| rendered.prompt)
-                        .map_err(|e| crate::sources::report(&*e))
+                        .map_err(CliError::from_error)
                 })
                 .collect();
         }
@@ -296,9 +298,7 @@ impl Chosen<'_> {
         dates
             .map(|date| {
                 turn.insert(facts.clone().with_date(date));
-                session
-                    .build_cached(&turn)
-                    .map_err(|e| crate::sources::report(&e))
+                session.build_cached(&turn).map_err(CliError::from_error)
             })
             .collect()
     }

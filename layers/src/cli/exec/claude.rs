@@ -28,6 +28,7 @@
 //! arguments before the user's, and refuses only the arguments that would
 //! replace or join its system block.
 
+use crate::cli::CliError;
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::Command;
@@ -75,16 +76,16 @@ const COMMANDS: &[&str] = &[
 
 /// Refuses a subcommand, and the options that would replace or join the
 /// system block. Everything else, known to this version or not, passes.
-pub(super) fn check_args(args: &[OsString]) -> Result<(), String> {
+pub(super) fn check_args(args: &[OsString]) -> Result<(), CliError> {
     if let Some(command) = args
         .first()
         .and_then(|a| a.to_str())
         .filter(|a| COMMANDS.contains(a))
     {
-        return Err(format!(
+        return Err(CliError::failed(format!(
             "`claude {command}` is a subcommand, not a session with a system prompt: run it \
              without prompt exec"
-        ));
+        )));
     }
     for arg in options(args) {
         let name = arg.split_once('=').map_or(arg, |(name, _)| name);
@@ -92,16 +93,16 @@ pub(super) fn check_args(args: &[OsString]) -> Result<(), String> {
             continue;
         }
         return Err(if name.starts_with("--append") {
-            format!(
+            CliError::failed(format!(
                 "claude's `{name}` is joined into the same cached system block as the stable \
                  prefix, so the block would no longer be the prefix alone: drop it, and put that \
                  text in a layer of the pipeline"
-            )
+            ))
         } else {
-            format!(
+            CliError::failed(format!(
                 "claude's `{name}` would replace the stable prefix prompt exec puts in the \
                  system prompt: drop it, and put that text in a layer of the pipeline"
-            )
+            ))
         });
     }
     Ok(())
@@ -120,11 +121,11 @@ pub(super) fn launch(launch: &Launch) -> Outcome {
     let context = prompt_core::providers::context_text(&launch.prompt);
     let chars = context.chars().count();
     if chars > CLAUDE_CONTEXT_LIMIT {
-        return Err(format!(
+        return Err(CliError::failed(format!(
             "the prompt's dynamic part and reminder are {chars} characters; Claude Code shows \
              the model only a 2 KB preview of hook context over {CLAUDE_CONTEXT_LIMIT}: shorten \
              the dynamic layers (or --budget-chars)"
-        )
+        ))
         .into());
     }
     let dir = super::cache_dir(ClientKind::Claude)?;
@@ -139,7 +140,7 @@ pub(super) fn launch(launch: &Launch) -> Outcome {
         ));
     }
     let settings = settings_with_hook(user_settings, &hook)?;
-    let text = serde_json::to_string_pretty(&settings).map_err(|e| crate::sources::report(&e))?;
+    let text = serde_json::to_string_pretty(&settings).map_err(CliError::from_error)?;
     let name = format!(
         "settings-{}.json",
         prompt_core::fingerprint::Fingerprint::of(&text)
@@ -158,7 +159,7 @@ pub(super) fn launch(launch: &Launch) -> Outcome {
 /// The user's `--settings VALUE` / `--settings=VALUE` (the last one, as
 /// Claude Code keeps only the last) as JSON, and the arguments without them.
 /// VALUE is a JSON object or a file holding one, as Claude Code reads it.
-fn take_settings(args: &[OsString]) -> Result<(Option<Value>, Vec<OsString>), String> {
+fn take_settings(args: &[OsString]) -> Result<(Option<Value>, Vec<OsString>), CliError> {
     let mut value = None;
     let mut rest = Vec::with_capacity(args.len());
     let mut iter = args.iter();
@@ -171,7 +172,7 @@ fn take_settings(args: &[OsString]) -> Result<(Option<Value>, Vec<OsString>), St
             Some("--settings") => {
                 let given = iter
                     .next()
-                    .ok_or_else(|| "claude's `--settings` needs a value".to_owned())?;
+                    .ok_or_else(|| CliError::failed("claude's `--settings` needs a value"))?;
                 value = Some(given.clone());
             }
             Some(a) if a.starts_with("--settings=") => {
@@ -196,16 +197,17 @@ fn take_settings(args: &[OsString]) -> Result<(Option<Value>, Vec<OsString>), St
         )?,
     };
     let json: Value = serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "claude's `--settings {}` is not a JSON object: {e}",
-            value.to_string_lossy()
-        )
-    })?;
-    if !json.is_object() {
-        return Err(format!(
+        CliError::failed(format!(
             "claude's `--settings {}` is not a JSON object",
             value.to_string_lossy()
-        ));
+        ))
+        .with_source(e)
+    })?;
+    if !json.is_object() {
+        return Err(CliError::failed(format!(
+            "claude's `--settings {}` is not a JSON object",
+            value.to_string_lossy()
+        )));
     }
     Ok((Some(json), rest))
 }
@@ -258,22 +260,22 @@ pub(super) fn hooks_disabled(user_settings: Option<&Value>) -> Vec<String> {
 
 /// `settings` (the user's, or none) with one more `UserPromptSubmit` hook
 /// running `command`; the user's own hooks stay, before it.
-fn settings_with_hook(settings: Option<Value>, command: &str) -> Result<Value, String> {
+fn settings_with_hook(settings: Option<Value>, command: &str) -> Result<Value, CliError> {
     let mut settings = settings.unwrap_or_else(|| json!({}));
     let ours = json!({"hooks": [{"type": "command", "command": command}]});
     let hooks = settings
         .as_object_mut()
-        .ok_or("the settings are not a JSON object")?
+        .ok_or_else(|| CliError::failed("the settings are not a JSON object"))?
         .entry("hooks")
         .or_insert_with(|| json!({}));
     let event = hooks
         .as_object_mut()
-        .ok_or("the settings' `hooks` is not a JSON object")?
+        .ok_or_else(|| CliError::failed("the settings' `hooks` is not a JSON object"))?
         .entry("UserPromptSubmit")
         .or_insert_with(|| json!([]));
     event
         .as_array_mut()
-        .ok_or("the settings' `hooks.UserPromptSubmit` is not a list")?
+        .ok_or_else(|| CliError::failed("the settings' `hooks.UserPromptSubmit` is not a list"))?
         .push(ours);
     Ok(settings)
 }
@@ -295,7 +297,9 @@ mod tests {
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         assert!(made.is_ok_and(|s| s.success()), "mkfifo");
         let given = fifo.display().to_string();
-        let error = take_settings(&args(&["--settings", &given, "-p", "Hi"])).unwrap_err();
+        let error = take_settings(&args(&["--settings", &given, "-p", "Hi"]))
+            .unwrap_err()
+            .report();
         assert!(error.contains("is not a regular file"), "{error}");
         assert!(error.contains("`--settings`"), "{error}");
         let big = dir.path().join("big.json");
@@ -304,14 +308,18 @@ mod tests {
             .set_len(SETTINGS_CAP as u64 + 1)
             .unwrap();
         let given = big.display().to_string();
-        let error = take_settings(&args(&["--settings", &given])).unwrap_err();
+        let error = take_settings(&args(&["--settings", &given]))
+            .unwrap_err()
+            .report();
         assert!(error.contains("over the 1048576-byte cap"), "{error}");
     }
 
     #[test]
     fn only_system_prompt_options_and_subcommands_are_refused() {
         for flag in SYSTEM_OPTIONS {
-            let error = check_args(&args(&["-p", flag, "x", "Hi"])).unwrap_err();
+            let error = check_args(&args(&["-p", flag, "x", "Hi"]))
+                .unwrap_err()
+                .report();
             assert!(error.contains(flag), "{error}");
             let inline = format!("{flag}=x");
             assert!(check_args(&args(&["-p", &inline, "Hi"])).is_err());
@@ -319,6 +327,7 @@ mod tests {
         assert!(
             check_args(&args(&["mcp", "list"]))
                 .unwrap_err()
+                .report()
                 .contains("`claude mcp` is a subcommand")
         );
         // An option this code never heard of, with or without a value.

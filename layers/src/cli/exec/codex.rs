@@ -14,6 +14,7 @@
 //! this table does not know, followed by a bare word, is an error (the word
 //! may be its value or the prompt); so is an instructions file of the user's.
 
+use crate::cli::CliError;
 use std::io::IsTerminal;
 
 use prompt_core::providers::codex;
@@ -25,7 +26,7 @@ use crate::cli::outcome::Outcome;
 /// Where the user's first prompt is among `args`, refusing what fights the
 /// placement (a subcommand that is not a session, an instructions file of
 /// the user's own): run before anything is rendered.
-pub(super) fn check_args(args: &[std::ffi::OsString]) -> Result<Delivery, String> {
+pub(super) fn check_args(args: &[std::ffi::OsString]) -> Result<Delivery, CliError> {
     let strings: Vec<Option<&str>> = args.iter().map(|a| a.to_str()).collect();
     codex_delivery(&strings)
 }
@@ -39,7 +40,7 @@ pub(super) fn launch(launch: &Launch, delivery: Delivery) -> Outcome {
         prompt_core::providers::user_prefix(&launch.prompt),
         &dir,
     )
-    .map_err(|e| crate::sources::report(&e))?;
+    .map_err(CliError::from_error)?;
     super::write_system_file(&dir, &launch.system)?;
     deliver(
         launch,
@@ -140,9 +141,9 @@ const CODEX_INSTRUCTION_KEYS: &[&str] =
 /// Where Codex takes the prompt from: `codex [PROMPT]` (interactive) or
 /// `codex exec [PROMPT]` (`-` or none: stdin). Refuses an instructions file
 /// of the user's own.
-fn codex_delivery(args: &[Option<&str>]) -> Result<Delivery, String> {
+fn codex_delivery(args: &[Option<&str>]) -> Result<Delivery, CliError> {
     let top = parse(args, codex_takes, "codex")?;
-    let refuse_own = |parsed: &Parsed| -> Result<(), String> {
+    let refuse_own = |parsed: &Parsed| -> Result<(), CliError> {
         for given in &parsed.options {
             if !matches!(given.name.as_str(), "-c" | "--config") {
                 continue;
@@ -152,12 +153,12 @@ fn codex_delivery(args: &[Option<&str>]) -> Result<Delivery, String> {
                 .and_then(|v| v.split_once('='))
                 .map_or("", |(k, _)| k.trim());
             if CODEX_INSTRUCTION_KEYS.contains(&key) {
-                return Err(format!(
+                return Err(CliError::failed(format!(
                     "codex's `{} {key}=...` would replace the instructions file prompt exec \
                      writes with the stable prefix: drop it, and put that text in a layer of \
                      the pipeline",
                     given.name
-                ));
+                )));
             }
         }
         Ok(())
@@ -173,10 +174,10 @@ fn codex_delivery(args: &[Option<&str>]) -> Result<Delivery, String> {
     match args[first] {
         Some("exec" | "e") => {}
         Some(command) if CODEX_COMMANDS.contains(&command) => {
-            return Err(format!(
+            return Err(CliError::failed(format!(
                 "`codex {command}` is not a new session prompt exec can give a system prompt: run \
                  it without prompt exec (prompt exec runs `codex [PROMPT]` and `codex exec [PROMPT]`)"
-            ));
+            )));
         }
         _ => return Ok(Delivery::Argument(first)),
     }
@@ -188,10 +189,12 @@ fn codex_delivery(args: &[Option<&str>]) -> Result<Delivery, String> {
     match exec.positionals.first() {
         Some(&i) if rest[i] == Some("-") => Ok(Delivery::Stdin),
         Some(&i) => match rest[i] {
-            Some(command @ ("resume" | "fork" | "review" | "help")) => Err(format!(
-                "`codex exec {command}` is not a new session prompt exec can give a system \
+            Some(command @ ("resume" | "fork" | "review" | "help")) => {
+                Err(CliError::failed(format!(
+                    "`codex exec {command}` is not a new session prompt exec can give a system \
                  prompt: run it without prompt exec"
-            )),
+                )))
+            }
             _ => Ok(Delivery::Argument(first + 1 + i)),
         },
         None => Ok(Delivery::Stdin),
@@ -205,7 +208,7 @@ mod tests {
     use crate::cli::exec::first_message::delivery_of;
 
     fn codex(args: &[&str]) -> Result<Delivery, String> {
-        delivery_of(codex_delivery, args)
+        delivery_of(codex_delivery, args).map_err(|e| e.report())
     }
 
     #[test]

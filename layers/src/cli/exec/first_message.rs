@@ -8,6 +8,7 @@
 //! argument is not moved to stdin: an interactive session needs the terminal
 //! there, and each client frames piped stdin its own way (docs/delivery.md).
 
+use crate::cli::CliError;
 use std::ffi::OsString;
 use std::process::Command;
 
@@ -43,17 +44,16 @@ pub(super) fn deliver(
         _ if prefix.is_empty() => None,
         Delivery::Argument(index) => {
             let text = strings[index].ok_or_else(|| {
-                "the prompt argument is not valid UTF-8, so the context cannot be put before it"
-                    .to_owned()
+                CliError::failed("the prompt argument is not valid UTF-8, so the context cannot be put before it")
             })?;
             let message = format!("{prefix}{text}");
             if message.len() >= MAX_ARG_BYTES {
-                return Err(format!(
+                return Err(CliError::failed(format!(
                     "the prompt argument with the context block before it is {} bytes; the OS \
                      passes at most {} in one argument: give the prompt on stdin instead",
                     message.len(),
                     MAX_ARG_BYTES - 1
-                )
+                ))
                 .into());
             }
             user_args[index] = message.into();
@@ -61,7 +61,7 @@ pub(super) fn deliver(
         }
         Delivery::Stdin => Some(prefix),
         Delivery::Interactive => {
-            return Err(format!(
+            return Err(CliError::failed(format!(
                 "{} would start an interactive session with no prompt, so the prompt's context \
                  block ({} B: its dynamic part and reminder) has no message to travel in \
                  (this client has no per-turn hook prompt exec can add): give the first prompt \
@@ -69,7 +69,7 @@ pub(super) fn deliver(
                 launch.program.to_string_lossy(),
                 prefix.len(),
                 launch.program.to_string_lossy()
-            )
+            ))
             .into());
         }
     };
@@ -118,7 +118,7 @@ pub(super) fn parse<'a>(
     args: &[Option<&'a str>],
     takes: impl Fn(&str) -> Option<Takes>,
     client: &str,
-) -> Result<Parsed<'a>, String> {
+) -> Result<Parsed<'a>, CliError> {
     let mut parsed = Parsed {
         options: Vec::new(),
         positionals: Vec::new(),
@@ -157,11 +157,11 @@ pub(super) fn parse<'a>(
         };
         let Some(kind) = takes(&name) else {
             if inline.is_none() && bare(i + 1) && parsed.positionals.is_empty() {
-                return Err(format!(
+                return Err(CliError::failed(format!(
                     "prompt exec does not know whether {client}'s option `{name}` takes a value, \
                      so it cannot tell whether the next argument is its value or the prompt: \
                      write `{name}=VALUE` (or put the prompt before it)"
-                ));
+                )));
             }
             parsed.options.push(Given {
                 name,
@@ -199,9 +199,9 @@ pub(super) fn parse<'a>(
 /// argument valid UTF-8 (`Some`, as the launch's `to_str` gives it).
 #[cfg(test)]
 pub(super) fn delivery_of(
-    find: fn(&[Option<&str>]) -> Result<Delivery, String>,
+    find: fn(&[Option<&str>]) -> Result<Delivery, CliError>,
     args: &[&str],
-) -> Result<Delivery, String> {
+) -> Result<Delivery, CliError> {
     let args: Vec<Option<&str>> = args.iter().map(|a| Some(*a)).collect();
     find(&args)
 }

@@ -17,6 +17,7 @@
 //! by root and writable by no one else. A normal user's `exec` has no file
 //! Gemini CLI would read, so the context rides on the first prompt, as Codex's.
 
+use crate::cli::CliError;
 use std::io::IsTerminal;
 
 use super::first_message::{Delivery, Takes, deliver, parse};
@@ -38,13 +39,12 @@ const COMMANDS: &[&str] = &[
 /// Where the user's first prompt is among `args`, refusing a system prompt
 /// file of the user's own (it would be replaced) and a subcommand that is not
 /// a session: run before anything is rendered.
-pub(super) fn check_args(args: &[std::ffi::OsString]) -> Result<Delivery, String> {
+pub(super) fn check_args(args: &[std::ffi::OsString]) -> Result<Delivery, CliError> {
     if std::env::var_os("GEMINI_SYSTEM_MD").is_some() {
-        return Err(
+        return Err(CliError::failed(
             "GEMINI_SYSTEM_MD is set: prompt exec puts the stable prefix there, so yours would \
-             be replaced: unset it, and put that text in a layer of the pipeline"
-                .to_owned(),
-        );
+             be replaced: unset it, and put that text in a layer of the pipeline",
+        ));
     }
     let strings: Vec<Option<&str>> = args.iter().map(|a| a.to_str()).collect();
     gemini_delivery(&strings)
@@ -119,7 +119,7 @@ fn gemini_takes(name: &str) -> Option<Takes> {
 /// (`-p` is appended to stdin, so the context stays before the typed words),
 /// else the first of the `query..` words, else stdin; none on a terminal:
 /// an interactive session with no first prompt.
-fn gemini_delivery(args: &[Option<&str>]) -> Result<Delivery, String> {
+fn gemini_delivery(args: &[Option<&str>]) -> Result<Delivery, CliError> {
     let parsed = parse(args, gemini_takes, "gemini")?;
     if let Some(command) = parsed
         .positionals
@@ -127,10 +127,10 @@ fn gemini_delivery(args: &[Option<&str>]) -> Result<Delivery, String> {
         .and_then(|&first| args[first])
         .filter(|a| COMMANDS.contains(a))
     {
-        return Err(format!(
+        return Err(CliError::failed(format!(
             "`gemini {command}` is a subcommand, not a session with a system prompt: run it \
              without prompt exec"
-        ));
+        )));
     }
     if let Some(at) = prompt_value(args) {
         return Ok(Delivery::Argument(at));
@@ -171,7 +171,7 @@ mod tests {
     use crate::cli::exec::first_message::delivery_of;
 
     fn gemini(args: &[&str]) -> Result<Delivery, String> {
-        delivery_of(gemini_delivery, args)
+        delivery_of(gemini_delivery, args).map_err(|e| e.report())
     }
 
     #[test]

@@ -39,7 +39,7 @@ use prompt_core::{AssembledPrompt, AssemblyPath, PromptMode};
 use serde::{Deserialize, Serialize};
 
 use super::formats::DeliveryArgs;
-use super::outcome::{Failure, Outcome};
+use super::outcome::{CliError, Outcome};
 use super::workspace::WorkspaceArgs;
 use crate::cli::PathArg;
 
@@ -141,17 +141,17 @@ pub(crate) fn run(args: ExecArgs) -> Outcome {
     let (program, client_args) = args
         .command
         .split_first()
-        .ok_or_else(|| Failure::from("name the client after `--`".to_owned()))?;
+        .ok_or_else(|| CliError::failed("name the client after `--`".to_owned()))?;
     let kind = args
         .client_kind
         .or_else(|| ClientKind::of_program(program))
         .ok_or_else(|| {
-            format!(
+            CliError::failed(format!(
                 "`{}` is not a client prompt exec knows (known: {}); if it is a wrapper around \
                  one, say which with --client-kind claude|codex|gemini",
                 program.to_string_lossy(),
                 ClientKind::KNOWN
-            )
+            ))
         })?;
     // Refuse what fights the placement before rendering anything; Codex and
     // Gemini CLI also say where the first prompt is.
@@ -183,7 +183,7 @@ impl RenderOptions {
         &'a self,
         program: &'a OsStr,
         client_args: &'a [OsString],
-    ) -> Result<Launch<'a>, Failure> {
+    ) -> Result<Launch<'a>, CliError> {
         let rendered = crate::cli::assemble(&self.workspace, self.path, self.mode, &self.delivery)?;
         let prompt = rendered.prompt;
         if self.trace {
@@ -206,12 +206,12 @@ impl RenderOptions {
                 eprint!("{}", found.lines);
             }
             if !findings.is_empty() {
-                return Err(format!(
+                return Err(CliError::failed(format!(
                     "the prompt holds {} credential-shaped string(s); {} was not run: remove \
                      them from the files named by `--trace`",
                     findings.len(),
                     program.to_string_lossy()
-                )
+                ))
                 .into());
             }
         }
@@ -228,7 +228,7 @@ impl RenderOptions {
 /// `$XDG_CACHE_HOME/prompt/CLIENT` (an absolute `XDG_CACHE_HOME`), else
 /// `$HOME/.cache/prompt/CLIENT`, created 0700; an existing folder open to
 /// others is narrowed to 0700, and a link or a non-folder is refused.
-fn cache_dir(kind: ClientKind) -> Result<PathBuf, String> {
+fn cache_dir(kind: ClientKind) -> Result<PathBuf, CliError> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -239,9 +239,10 @@ fn cache_dir(kind: ClientKind) -> Result<PathBuf, String> {
                 .map(|home| home.join(".cache"))
         })
         .ok_or_else(|| {
-            "neither XDG_CACHE_HOME nor HOME is an absolute path, so there is no cache folder \
-             for the client's files: set one of them"
-                .to_owned()
+            CliError::failed(
+                "neither XDG_CACHE_HOME nor HOME is an absolute path, so there is no cache folder \
+             for the client's files: set one of them",
+            )
         })?;
     let dir = base.join("prompt").join(kind.folder());
     let mut builder = std::fs::DirBuilder::new();
@@ -252,10 +253,10 @@ fn cache_dir(kind: ClientKind) -> Result<PathBuf, String> {
         builder.mode(0o700);
     }
     builder.create(&dir).map_err(|e| {
-        format!(
+        CliError::failed(format!(
             "cannot create the folder {}: {e}; set XDG_CACHE_HOME to a writable folder",
             dir.display()
-        )
+        ))
     })?;
     private_folder(&dir)?;
     Ok(dir)
@@ -263,26 +264,27 @@ fn cache_dir(kind: ClientKind) -> Result<PathBuf, String> {
 
 /// Makes sure `dir` is a real folder (not a link) that only its owner can
 /// enter: 0700, narrowing a wider one.
-fn private_folder(dir: &Path) -> Result<(), String> {
-    let meta = std::fs::symlink_metadata(dir)
-        .map_err(|e| format!("cannot read the folder {}: {e}", dir.display()))?;
+fn private_folder(dir: &Path) -> Result<(), CliError> {
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| {
+        CliError::failed(format!("cannot read the folder {}", dir.display())).with_source(e)
+    })?;
     if !meta.is_dir() {
-        return Err(format!(
+        return Err(CliError::failed(format!(
             "{} is not a folder (a link or a file): the prompt's files go in a folder only you \
              can enter; remove it or set XDG_CACHE_HOME elsewhere",
             dir.display()
-        ));
+        )));
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         if meta.permissions().mode() & 0o077 != 0 {
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| {
-                format!(
+                CliError::failed(format!(
                     "the folder {} is open to other users and cannot be narrowed to 0700: \
                          {e}; remove it or set XDG_CACHE_HOME elsewhere",
                     dir.display()
-                )
+                ))
             })?;
         }
     }
@@ -291,17 +293,17 @@ fn private_folder(dir: &Path) -> Result<(), String> {
 
 /// Writes `text` to `dir/name` atomically (no byte added: no trailing
 /// newline), 0600 from the moment it exists, in the 0700 folder.
-fn write_private(dir: &Path, name: &str, text: &str) -> Result<PathBuf, String> {
+fn write_private(dir: &Path, name: &str, text: &str) -> Result<PathBuf, CliError> {
     let path = dir.join(name);
     // 0600 on the open file whatever the umask, never over a non-regular file.
     prompt_core::write::replace_file(&path, text.as_bytes(), prompt_core::write::Access::Private)
-        .map_err(|e| crate::sources::report(&e))?;
+        .map_err(CliError::from_error)?;
     Ok(path)
 }
 
 /// Writes the system slot as `instructions-<fingerprint>.md` in `dir`, then
 /// bounds the folder to the newest [`KEEP_FILES`] of them.
-fn write_system_file(dir: &Path, text: &str) -> Result<PathBuf, String> {
+fn write_system_file(dir: &Path, text: &str) -> Result<PathBuf, CliError> {
     let path = write_private(dir, &codex_files::instructions_file_name(text), text)?;
     if let Err(error) = codex_files::prune_instructions(dir, KEEP_FILES) {
         crate::cli::warn(&crate::sources::report(&error));
@@ -313,7 +315,7 @@ fn write_system_file(dir: &Path, text: &str) -> Result<PathBuf, String> {
 /// stdin into it and waits; without, on Unix, becomes the client.
 fn launch(mut command: Command, program: &OsStr, stdin_prefix: Option<&str>) -> Outcome {
     let cannot = |e: std::io::Error| {
-        Failure::from(format!(
+        CliError::failed(format!(
             "cannot run `{}`: {e}; check that it is installed and on PATH",
             program.to_string_lossy()
         ))

@@ -25,7 +25,7 @@ use prompt_core::providers::context_text;
 use serde::{Deserialize, Serialize};
 
 use super::{ClientKind, RenderOptions};
-use crate::cli::outcome::{Failure, Outcome};
+use crate::cli::outcome::{CliError, Outcome};
 
 /// The most bytes of hook input (stdin) and of a recorded turn file read.
 const MAX_INPUT: u64 = 1024 * 1024;
@@ -63,27 +63,28 @@ pub(crate) fn record(
     dir: &Path,
     client: ClientKind,
     options: &RenderOptions,
-) -> Result<String, String> {
-    let cwd =
-        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+) -> Result<String, CliError> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| CliError::failed("cannot read the current directory").with_source(e))?;
     let recorded = Recorded {
         client: client.folder().to_owned(),
         cwd,
         options,
     };
     let json = serde_json::to_string_pretty(&recorded).map_err(|e| {
-        format!(
+        CliError::failed(format!(
             "cannot record the render options for the per-turn hook: {}; use UTF-8 paths",
             crate::sources::report(&e)
-        )
+        ))
     })?;
     let name = format!(
         "turn-{}.json",
         prompt_core::fingerprint::Fingerprint::of(&json)
     );
     let file = super::write_private(dir, &name, &json)?;
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("cannot find this prompt binary for the hook to run: {e}"))?;
+    let exe = std::env::current_exe().map_err(|e| {
+        CliError::failed("cannot find this prompt binary for the hook to run").with_source(e)
+    })?;
     Ok(format!(
         "{} turn --from {}",
         sh_quote(path_str(&exe)?),
@@ -91,12 +92,12 @@ pub(crate) fn record(
     ))
 }
 
-fn path_str(path: &Path) -> Result<&str, String> {
+fn path_str(path: &Path) -> Result<&str, CliError> {
     path.to_str().ok_or_else(|| {
-        format!(
+        CliError::failed(format!(
             "{} is not valid UTF-8, which a hook's command line cannot hold",
             path.display()
-        )
+        ))
     })
 }
 
@@ -111,10 +112,10 @@ pub(crate) fn run(args: TurnArgs) -> Outcome {
     let _ = std::io::stdin().take(MAX_INPUT).read_to_end(&mut input);
     let recorded = read_recorded(&args.from)?;
     std::env::set_current_dir(&recorded.cwd).map_err(|e| {
-        format!(
+        CliError::failed(format!(
             "cannot enter {}, where prompt exec ran: {e}",
             recorded.cwd.display()
-        )
+        ))
     })?;
     let rendered = assemble_recorded(&recorded)?;
     let render = &recorded.options;
@@ -131,14 +132,11 @@ pub(crate) fn run(args: TurnArgs) -> Outcome {
             );
         }
         if !findings.is_empty() {
-            return Err(Failure {
-                message: format!(
-                    "this turn's context holds {} credential-shaped string(s), so the turn is \
+            return Err(CliError::usage(format!(
+                "this turn's context holds {} credential-shaped string(s), so the turn is \
                      refused: remove them from the files named by `prompt render --trace`",
-                    findings.len()
-                ),
-                code: 2,
-            });
+                findings.len()
+            )));
         }
     }
     if context.chars().count() > CLAUDE_CONTEXT_LIMIT {
@@ -158,7 +156,7 @@ pub(crate) fn run(args: TurnArgs) -> Outcome {
 /// What the options `recorded` holds render in the current folder. Hook
 /// failures are not usage errors: exit 2 would block the user's prompt, so
 /// every failure exits 1.
-fn assemble_recorded(recorded: &Recorded) -> Result<crate::cli::Rendered, Failure> {
+fn assemble_recorded(recorded: &Recorded) -> Result<crate::cli::Rendered, CliError> {
     let render = &recorded.options;
     crate::cli::assemble(
         &render.workspace,
@@ -166,48 +164,51 @@ fn assemble_recorded(recorded: &Recorded) -> Result<crate::cli::Rendered, Failur
         render.mode,
         &render.delivery,
     )
-    .map_err(|failure| Failure::from(failure.message))
+    .map_err(CliError::into_failed)
 }
 
 /// What the turn file `path` renders now, in the folder `prompt exec` ran
 /// in (the current folder is restored after): `prompt explain --claude`
 /// reads the layers' boundaries from it.
-pub(crate) fn render_recorded(path: &Path) -> Result<crate::cli::Rendered, Failure> {
+pub(crate) fn render_recorded(path: &Path) -> Result<crate::cli::Rendered, CliError> {
     let recorded = read_recorded(path)?;
-    let here =
-        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let here = std::env::current_dir()
+        .map_err(|e| CliError::failed("cannot read the current directory").with_source(e))?;
     std::env::set_current_dir(&recorded.cwd).map_err(|e| {
-        format!(
+        CliError::failed(format!(
             "cannot enter {}, where prompt exec ran: {e}",
             recorded.cwd.display()
-        )
+        ))
     })?;
     let rendered = assemble_recorded(&recorded);
-    std::env::set_current_dir(&here)
-        .map_err(|e| format!("cannot return to {}: {e}", here.display()))?;
+    std::env::set_current_dir(&here).map_err(|e| {
+        CliError::failed(format!("cannot return to {}", here.display())).with_source(e)
+    })?;
     rendered
 }
 
 /// The turn file: a regular file of at most [`MAX_INPUT`] bytes holding a
 /// [`Recorded`].
-fn read_recorded(path: &Path) -> Result<Recorded, String> {
-    let meta = std::fs::symlink_metadata(path)
-        .map_err(|e| format!("cannot read the turn file {}: {e}", path.display()))?;
+fn read_recorded(path: &Path) -> Result<Recorded, CliError> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| {
+        CliError::failed(format!("cannot read the turn file {}", path.display())).with_source(e)
+    })?;
     if !meta.is_file() || meta.len() > MAX_INPUT {
-        return Err(format!(
+        return Err(CliError::failed(format!(
             "the turn file {} is not a regular file of at most {MAX_INPUT} bytes: run prompt \
              exec again to write it",
             path.display()
-        ));
+        )));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the turn file {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::failed(format!("cannot read the turn file {}", path.display())).with_source(e)
+    })?;
     serde_json::from_str(&text).map_err(|e| {
-        format!(
+        CliError::failed(format!(
             "the turn file {} is not one prompt exec wrote: {e}; run prompt exec again to \
              write it",
             path.display()
-        )
+        ))
     })
 }
 
@@ -337,7 +338,7 @@ mod tests {
         for (from, to, says) in planted {
             assert!(written.contains(from), "{from} in {written}");
             std::fs::write(&file, written.replace(from, to)).unwrap();
-            let error = read_recorded(&file).err().expect("refused");
+            let error = read_recorded(&file).err().expect("refused").report();
             assert!(error.contains(&file.display().to_string()), "{error}");
             assert!(error.contains(says), "{says}: {error}");
         }

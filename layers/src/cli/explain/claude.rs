@@ -38,8 +38,8 @@ use prompt_core::spec::{AssemblyPath, PromptMode, Scope};
 use serde_json::Value;
 
 use super::MAX_LOG_BYTES;
+use crate::cli::CliError;
 use crate::cli::diff::read_capped_as;
-use crate::cli::outcome::Failure;
 use crate::cli::{escape, exec};
 
 /// The name of the one layer of a prefix whose layers are not known.
@@ -62,7 +62,7 @@ struct Request {
 
 /// The verdicts of the session in `transcript`, with the layers of the
 /// render of `turn` (the turn file `prompt exec` wrote), if given.
-pub(crate) fn explain(transcript: &Path, turn: Option<&Path>) -> Result<Explained, Failure> {
+pub(crate) fn explain(transcript: &Path, turn: Option<&Path>) -> Result<Explained, CliError> {
     let shown = escape(&transcript.display().to_string());
     let text = read_capped_as(
         transcript,
@@ -70,12 +70,12 @@ pub(crate) fn explain(transcript: &Path, turn: Option<&Path>) -> Result<Explaine
         "prompt explain",
         "pass a Claude Code transcript (`~/.claude/projects/*/*.jsonl`)",
     )
-    .map_err(|message| Failure { message, code: 2 })?;
+    .map_err(CliError::into_usage)?;
     let mut notes = Vec::new();
     let layout = match turn {
         Some(turn) => {
             let rendered = exec::turn::render_recorded(turn)?;
-            Some(StablePrefix::of(&rendered.prompt).map_err(|e| e.to_string())?)
+            Some(StablePrefix::of(&rendered.prompt).map_err(CliError::from_error)?)
         }
         None => {
             notes.push(
@@ -102,12 +102,12 @@ pub(crate) fn explain(transcript: &Path, turn: Option<&Path>) -> Result<Explaine
             bad_lines += 1;
             continue;
         };
-        let at_line = |what: &str| format!("{shown}: line {}: {what}", index + 1);
+        let at_line = |what: &str| CliError::failed(format!("{shown}: line {}: {what}", index + 1));
         match entry.get("type").and_then(Value::as_str) {
             Some("api-request-shape") => {
                 let (Some(hash), Some(shape)) = (str_at(&entry, "shapeHash"), entry.get("shape"))
                 else {
-                    return Err(at_line("an api-request-shape without shapeHash or shape").into());
+                    return Err(at_line("an api-request-shape without shapeHash or shape"));
                 };
                 let blocks: Vec<&str> = shape
                     .get("system")
@@ -128,11 +128,11 @@ pub(crate) fn explain(transcript: &Path, turn: Option<&Path>) -> Result<Explaine
                     str_at(&entry, "timestamp"),
                     str_at(&entry, "shapeHash"),
                 ) else {
-                    return Err(at_line("an api-request without id, timestamp or shapeHash").into());
+                    return Err(at_line("an api-request without id, timestamp or shapeHash"));
                 };
                 let at = at
                     .parse::<jiff::Timestamp>()
-                    .map_err(|e| at_line(&format!("its timestamp does not parse: {e}")))?;
+                    .map_err(|e| at_line("its timestamp does not parse").with_source(e))?;
                 let model = entry
                     .pointer("/params/model")
                     .and_then(Value::as_str)
@@ -173,14 +173,11 @@ pub(crate) fn explain(transcript: &Path, turn: Option<&Path>) -> Result<Explaine
         ));
     }
     if requests.is_empty() {
-        return Err(Failure {
-            message: format!(
-                "{shown} records no api-request entry: it is not a Claude Code transcript of \
+        return Err(CliError::usage(format!(
+            "{shown} records no api-request entry: it is not a Claude Code transcript of \
                  2.1.328's form (older versions record only each message's usage, which cannot \
                  say what was sent)"
-            ),
-            code: 2,
-        });
+        )));
     }
 
     let mut ledger = CacheLedger::new();
@@ -193,10 +190,10 @@ pub(crate) fn explain(transcript: &Path, turn: Option<&Path>) -> Result<Explaine
             continue;
         };
         let Some((prefix_text, before)) = shapes.get(&request.shape) else {
-            return Err(format!(
+            return Err(CliError::failed(format!(
                 "{shown}: request {} names a shape the transcript does not record",
                 escape(&request.id)
-            )
+            ))
             .into());
         };
         let prefix = layouts
@@ -212,12 +209,12 @@ pub(crate) fn explain(transcript: &Path, turn: Option<&Path>) -> Result<Explaine
             .ttl(ttl);
         let id = ledger.sent_prefix(prefix, sent);
         let usage = CacheUsage::from_response(Provider::Anthropic, message).map_err(|e| {
-            format!(
+            CliError::failed(format!(
                 "{shown}: the response to request {}: {e}",
                 escape(&request.id)
-            )
+            ))
         })?;
-        verdicts.push(ledger.received(id, &usage).map_err(|e| e.to_string())?);
+        verdicts.push(ledger.received(id, &usage).map_err(CliError::from_error)?);
     }
     if unanswered > 0 {
         notes.push(format!(
