@@ -230,8 +230,7 @@ pub(crate) fn simulate(
             "the stable prefix of `{pipeline}` changed at turn {}: a Stable layer reads a per-call \
              value; compare `render --format json` outputs with `prompt diff` to find it",
             turn + 1
-        ))
-        .into());
+        )));
     }
     // The turns share all but a line or two: each distinct piece is counted once.
     let counter = Memoized::new(counter);
@@ -292,7 +291,7 @@ fn render_turns(
 ) -> Result<Vec<AssembledPrompt>, CliError> {
     let dates = (1..=turns).map(|turn| turn_date(base_date, turn));
     let chosen = workspace.choose(AssemblyPath::Cached, None, None)?;
-    Ok(chosen.render_turns(dates)?)
+    chosen.render_turns(dates)
 }
 
 /// `2026-11-29 09:00` for turn 1 of `2026-11-29`, a minute later per turn;

@@ -370,7 +370,7 @@ fn render(args: RenderArgs) -> Result<(), CliError> {
         model: args.workspace.model.clone(),
     };
     let rendered = assemble(&args.workspace, args.path, args.mode, &args.delivery)?;
-    Ok(output(&rendered.prompt, rendered.text, &options)?)
+    output(&rendered.prompt, rendered.text, &options)
 }
 
 /// What `render` (and `exec`, with the same options) assembles: the
@@ -383,7 +383,7 @@ pub(crate) fn assemble(
     delivery: &DeliveryArgs,
 ) -> Result<Rendered, CliError> {
     let chosen = workspace.choose(path.into(), mode, Some(delivery))?;
-    Ok(chosen.render()?)
+    chosen.render()
 }
 
 /// How `render` prints what it assembled.

@@ -141,8 +141,7 @@ impl WorkspaceArgs {
             return Err(CliError::failed(format!(
                 "workspace `{}` is not a directory{hint}",
                 workspace.display()
-            ))
-            .into());
+            )));
         }
         let mut options = Options::new(workspace);
         options.fixture = self.fixture || (self.workspace.is_none() && plugged);

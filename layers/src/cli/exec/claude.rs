@@ -125,8 +125,7 @@ pub(super) fn launch(launch: &Launch) -> Outcome {
             "the prompt's dynamic part and reminder are {chars} characters; Claude Code shows \
              the model only a 2 KB preview of hook context over {CLAUDE_CONTEXT_LIMIT}: shorten \
              the dynamic layers (or --budget-chars)"
-        ))
-        .into());
+        )));
     }
     let dir = super::cache_dir(ClientKind::Claude)?;
     let system = super::write_system_file(&dir, &launch.system)?;

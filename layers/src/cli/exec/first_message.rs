@@ -53,8 +53,7 @@ pub(super) fn deliver(
                      passes at most {} in one argument: give the prompt on stdin instead",
                     message.len(),
                     MAX_ARG_BYTES - 1
-                ))
-                .into());
+                )));
             }
             user_args[index] = message.into();
             None
@@ -69,8 +68,7 @@ pub(super) fn deliver(
                 launch.program.to_string_lossy(),
                 prefix.len(),
                 launch.program.to_string_lossy()
-            ))
-            .into());
+            )));
         }
     };
     let mut command = Command::new(launch.program);

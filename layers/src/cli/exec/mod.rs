@@ -211,8 +211,7 @@ impl RenderOptions {
                      them from the files named by `--trace`",
                     findings.len(),
                     program.to_string_lossy()
-                ))
-                .into());
+                )));
             }
         }
         Ok(Launch {

@@ -193,8 +193,7 @@ pub(crate) fn explain(transcript: &Path, turn: Option<&Path>) -> Result<Explaine
             return Err(CliError::failed(format!(
                 "{shown}: request {} names a shape the transcript does not record",
                 escape(&request.id)
-            ))
-            .into());
+            )));
         };
         let prefix = layouts
             .entry(prefix_text.clone())
