@@ -915,6 +915,55 @@ fn implicit_caches_are_judged_against_the_prefix_estimate_within_a_tolerance() {
     assert!(hit.is_hit(), "{hit}");
 }
 
+/// OpenAI's implicit cache keeps nothing of a prompt under 1,024 tokens
+/// (the crate's minimums table): a read of nothing after one is a cold
+/// start, not the provider's; and the whole prompt, not the short system
+/// prompt, is what reaches the minimum.
+#[test]
+fn openai_keeps_nothing_of_a_prompt_below_its_minimum_and_says_so() {
+    let pipeline = short_pipeline();
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let mut ledger = CacheLedger::new();
+    let openai = |at| Sent::new(Provider::OpenAi, "gpt-5.4", t(at));
+    let mut turn = |ledger: &mut CacheLedger, at, input, cached| {
+        let id = ledger.sent(&prompt, openai(at));
+        let usage = usage_of(Provider::OpenAi, &response("r", input, cached));
+        ledger.received(id, &usage).unwrap()
+    };
+    // 900 tokens in all: below OpenAI's minimum, whatever the history.
+    let first = turn(&mut ledger, 0, 900, 0);
+    assert!(
+        matches!(
+            first.cause,
+            Some(MissCause::BelowMinimum {
+                tokens: 900,
+                minimum: 1024,
+                ..
+            })
+        ),
+        "{first}"
+    );
+    // The history grew past it: nothing was kept of the first, so nothing
+    // is read, and that is a cold start, not a provider-side miss.
+    let second = turn(&mut ledger, 30, 1100, 0);
+    assert!(
+        matches!(second.cause, Some(MissCause::ColdStart { .. })),
+        "{second}"
+    );
+    assert_eq!((second.expected, second.lost_tokens), (0, 0), "{second}");
+    // Now the cache holds the second prompt: 1,024 of it read is a hit.
+    let third = turn(&mut ledger, 60, 1300, 1024);
+    assert!(third.is_hit(), "{third}");
+    // And nothing read with nothing moved, above the minimum, is the provider's.
+    let fourth = turn(&mut ledger, 90, 1500, 0);
+    assert!(
+        matches!(fourth.cause, Some(MissCause::ProviderSide { .. })),
+        "{fourth}"
+    );
+}
+
 // --- the provider's diagnosis ----------------------------------------------
 
 #[test]

@@ -5,7 +5,9 @@
 //! reports writes (Anthropic; OpenAI's explicit caching). Otherwise an
 //! estimate of the previous prefix's tokens through its last breakpoint,
 //! met within a tolerance (128 tokens, OpenAI's cache granularity, or an
-//! eighth), since it is counted from bytes. Short of it, the cause is the
+//! eighth), since it is counted from bytes; nothing, when the previous
+//! prompt was below the minimum of a provider that caches whole prompts
+//! (OpenAI keeps nothing under 1,024 tokens). Short of it, the cause is the
 //! first of: the model, the TTL, the tools, a Stable layer, the messages,
 //! and else the provider. A prefix below the model's minimum that the
 //! provider neither read nor wrote is below the minimum, whatever moved.
@@ -14,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::prefix::{Prefix, layer_change};
-use super::{Moved, Pending, Record};
+use super::{Moved, Pending, Received, Record};
 use crate::observe::{CacheUsage, CacheVerdict, MissCause, Pricing, Provider, Sent, SentId};
 
 /// What moved from `previous` to this request.
@@ -55,12 +57,12 @@ pub(super) fn moved(
 }
 
 /// The verdict on `pending`'s response. `previous` is the previous
-/// request's `(read, written)`, when its response came back.
+/// request's usage, when its response came back.
 pub(super) fn verdict(
     id: SentId,
     conversation: &Arc<str>,
     pending: &Pending,
-    previous: Option<(u64, u64)>,
+    previous: Option<Received>,
     usage: &CacheUsage,
     pricing: Option<Pricing>,
 ) -> CacheVerdict {
@@ -80,10 +82,15 @@ pub(super) fn verdict(
     let (expected, estimated) = match (&pending.moved, previous) {
         (None, _) => (0, false),
         // What it read and wrote is what the cache holds for this one.
-        (Some(_), Some((r, w))) if pending.provider == Provider::Anthropic || w > 0 => {
-            (r + w, false)
+        (Some(_), Some(p)) if pending.provider == Provider::Anthropic || p.written > 0 => {
+            (p.read + p.written, false)
         }
-        (Some(m), Some((r, _))) => (r.max(m.held_estimate), m.held_estimate > r),
+        // A cache of the whole prompt (OpenAI's implicit one) kept nothing
+        // of a previous prompt below the minimum: nothing to read.
+        (Some(_), Some(p)) if pending.minimum.is_some_and(|minimum| p.input < minimum) => {
+            (0, false)
+        }
+        (Some(m), Some(p)) => (p.read.max(m.held_estimate), m.held_estimate > p.read),
         (Some(m), None) => (m.held_estimate, true),
     };
     let tolerance = if estimated {

@@ -85,6 +85,9 @@ pub struct CacheLedger {
     capacity: usize,
     pricing: Option<Pricing>,
     minimums: CacheMinimums,
+    /// OpenAI's minimum: its implicit cache keeps nothing of a prompt
+    /// shorter than it.
+    openai_minimums: CacheMinimums,
     /// The conversation looked up last: a ledger of one conversation
     /// hashes nothing.
     last_key: Option<u64>,
@@ -105,13 +108,25 @@ struct Conversation {
     last: Option<Record>,
     /// Sent, not yet received, oldest first.
     pending: VecDeque<Pending>,
-    /// The usage of the last few requests received: `(seq, read, written)`.
-    received: VecDeque<(u64, u64, u64)>,
+    /// The usage of the last few requests received.
+    received: VecDeque<Received>,
 }
 
 /// How many received requests' usage a conversation keeps for the ones in
 /// flight after them.
 const RECEIVED_KEPT: usize = 4;
+
+/// What the cache held after a request: its usage, as far as a hit of the
+/// next request depends on it.
+#[derive(Clone, Copy)]
+struct Received {
+    seq: u64,
+    read: u64,
+    written: u64,
+    /// Every input token of the request: a provider that caches the whole
+    /// prompt (OpenAI, Gemini) keeps nothing of one below its minimum.
+    input: u64,
+}
 
 /// What a request carried that the next one is compared with.
 struct Record {
@@ -119,7 +134,7 @@ struct Record {
     at: Timestamp,
     provider: Provider,
     model: Arc<str>,
-    /// The crate's table's minimum for the model (Anthropic's).
+    /// The crate's table's minimum for the model (Anthropic's, OpenAI's).
     table_minimum: Option<u64>,
     tools: Option<Fingerprint>,
     prefix: Prefix,
@@ -228,6 +243,7 @@ impl CacheLedger {
             capacity: conversations.max(1),
             pricing: None,
             minimums: CacheMinimums::anthropic(),
+            openai_minimums: CacheMinimums::openai(),
             last_key: None,
             keys: HashMap::new(),
             conversations: HashMap::default(),
@@ -317,17 +333,20 @@ impl CacheLedger {
             conversation
                 .received
                 .iter()
-                .find(|(seq, ..)| *seq == m.previous_seq)
-                .map(|&(_, read, written)| (read, written))
+                .find(|r| r.seq == m.previous_seq)
+                .copied()
         });
         let pricing = pending.pricing.or(self.pricing);
         let verdict = judge::verdict(id, &conversation.key, &pending, previous, usage, pricing);
         if conversation.received.len() == RECEIVED_KEPT {
             conversation.received.pop_front();
         }
-        conversation
-            .received
-            .push_back((id.seq, usage.cache_read, usage.cache_write));
+        conversation.received.push_back(Received {
+            seq: id.seq,
+            read: usage.cache_read,
+            written: usage.cache_write,
+            input: usage.input_tokens(),
+        });
         super::emit::verdict(&verdict, usage.response_model.as_deref());
         if let Some(Err(source)) = self.log.as_mut().map(|log| write_line(log, &verdict)) {
             return Err(LedgerError::Log {
@@ -342,7 +361,7 @@ impl CacheLedger {
         self.tick += 1;
         let tick = self.tick;
         let number = self.conversation_number(sent.conversation);
-        let minimums = &self.minimums;
+        let (minimums, openai_minimums) = (&self.minimums, &self.openai_minimums);
         let conversation = self
             .conversations
             .get_mut(&number)
@@ -361,6 +380,7 @@ impl CacheLedger {
                 Arc::from(sent.model),
                 match sent.provider {
                     Provider::Anthropic => Some(minimums.lookup(sent.model).tokens as u64),
+                    Provider::OpenAi => Some(openai_minimums.lookup(sent.model).tokens as u64),
                     _ => None,
                 },
             ),
@@ -377,8 +397,11 @@ impl CacheLedger {
         };
         let last_breakpoint = breakpoints.iter().copied().max().unwrap_or(0);
         let prefix_tokens = prefix.tokens_of(last_breakpoint);
+        // Anthropic caches at the breakpoints, so the prefix through the last
+        // must reach the minimum; the others cache the whole prompt, whose
+        // length is known only from the response.
         let held_estimate = match minimum {
-            Some(minimum) if prefix_tokens < minimum => 0,
+            Some(minimum) if sent.provider == Provider::Anthropic && prefix_tokens < minimum => 0,
             _ => prefix_tokens,
         };
         // The prompt's name and version, shared likewise.
