@@ -94,8 +94,9 @@
 //! | `diff` | no | `diff`: why two renderings do not share their stable prefix |
 //! | `contract` | no | `contract`: the reference agents' contract checks and byte ratchets |
 //! | `secrets` | no | `secrets`: a scan of a prompt for credential-shaped strings |
-//! | `tools` | no | all five above |
-//! | `tiktoken` | no | `tokens::Tiktoken`: exact OpenAI token counts |
+//! | `observe` | no | `observe`: usage read from the providers' responses, the cache ledger and its verdicts (with `providers` and `diff`) |
+//! | `tools` | no | all six above |
+//! | `tiktoken` | no | `tokens::O200kBase`, `tokens::Cl100kBase`: exact OpenAI token counts |
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
