@@ -236,7 +236,9 @@ impl Server {
         let placed = completion_request(&prompt, history)?;
         let sent = lock(&self.ledger).sent(
             &prompt,
-            placed.sent(MODEL, jiff::Timestamp::now()).conversation(id),
+            placed
+                .sent(MODEL, prompt_core::observe::Timestamp::now())
+                .conversation(id),
         );
         let response = self.model.call(placed.request).await?;
         let verdict = lock(&self.ledger).received(sent, &cache_usage(&response.usage)?)?;

@@ -33,7 +33,7 @@
 //! let prompt = session.build_cached(&Context::new())?;
 //! let user = ChatCompletionRequestUserMessage::from("Fix the failing test.");
 //! let placed = chat_request(&prompt, MODEL, vec![ChatCompletionRequestMessage::User(user)])?;
-//! let id = ledger.sent(&prompt, placed.sent(MODEL, jiff::Timestamp::now()));
+//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_core::observe::Timestamp::now()));
 //! let response = client.chat().create(placed.request).await?;
 //! if let Some(usage) = &response.usage {
 //!     println!("{}", ledger.received(id, &chat_usage(usage)?)?);

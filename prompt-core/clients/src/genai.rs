@@ -28,7 +28,7 @@
 //!
 //! let prompt = session.build_cached(&Context::new())?;
 //! let placed = chat_request(&prompt, MODEL, vec![ChatMessage::user("Fix the failing test.")])?;
-//! let id = ledger.sent(&prompt, placed.sent(MODEL, jiff::Timestamp::now()));
+//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_core::observe::Timestamp::now()));
 //! let response = client.exec_chat(MODEL, placed.request, Some(&chat_options(&prompt))).await?;
 //! let verdict = ledger.received(id, &cache_usage(&response.usage)?)?;
 //! println!("{verdict}");

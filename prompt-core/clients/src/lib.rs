@@ -45,7 +45,7 @@
 //!
 //! let prompt = session.build_cached(&Context::new())?;
 //! let placed = completion_request(&prompt, [Message::user("Fix the failing test.")])?;
-//! let id = ledger.sent(&prompt, placed.sent(MODEL, jiff::Timestamp::now()).conversation("c-1"));
+//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_core::observe::Timestamp::now()).conversation("c-1"));
 //! let response = model.call(placed.request).await?;
 //! println!("{}", ledger.received(id, &cache_usage(&response.usage)?)?);
 //! # Ok(())

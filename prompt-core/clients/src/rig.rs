@@ -31,7 +31,7 @@
 //!
 //! let prompt = session.build_cached(&Context::new())?;
 //! let placed = completion_request(&prompt, [Message::user("Fix the failing test.")])?;
-//! let id = ledger.sent(&prompt, placed.sent(MODEL, jiff::Timestamp::now()));
+//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_core::observe::Timestamp::now()));
 //! let response = model.call(placed.request).await?;
 //! let verdict = ledger.received(id, &cache_usage(&response.usage)?)?;
 //! println!("{verdict}");
