@@ -18,7 +18,14 @@
 //!
 //! A pipeline that loads its own session and turn (its own config file, its
 //! own sources) implements [`Agent`] and is registered with
-//! [`main_with`]`(&[&MyAgent])`; `--agent NAME` chooses it.
+//! [`main_with`]`(&[&MyAgent])`; `--agent NAME` chooses it. [`Main`] also
+//! names the binary's default pipeline and the scenarios `lint` checks a
+//! pipeline over (for layers fed by the binary's own turn values).
+//!
+//! Under `cargo run`, every subcommand that builds a pipeline asks Cargo
+//! for the workspace's layer crates the binary depends on but never names
+//! ([`prompt_core::testing::forgotten_crates`]): a warning with the `use`
+//! line to add (`lint` fails on it). An installed binary says nothing.
 //!
 //! ```text
 //! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--home DIR] [--path cached|basic]
@@ -337,7 +344,8 @@ impl From<PathArg> for AssemblyPath {
 }
 
 /// The `prompt` CLI over every pipeline linked into this binary, with no
-/// [`Agent`] registered: `fn main() -> ExitCode { prompt_layers::cli::main() }`.
+/// [`Agent`] registered: `fn main() -> ExitCode { prompt_layers::cli::main() }`
+/// (`Main::new().run()`, see [`Main::run`]).
 pub fn main() -> ExitCode {
     main_with(&[])
 }

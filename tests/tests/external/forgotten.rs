@@ -145,7 +145,7 @@ fn a_forgotten_default_pipeline_crate_is_named_and_a_runtime_only_one_is_not() {
     let (output, stdout, stderr) = run(house.under_cargo(&["lint"]));
     assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
     assert!(
-        stdout.contains(&format!("forgotten layer crate: package `house-layers`"))
+        stdout.contains("forgotten layer crate: package `house-layers`")
             && stdout.contains(USE_LINE),
         "{stdout}"
     );
