@@ -175,14 +175,20 @@ fn is_target_of(package: &Package) -> bool {
     else {
         return false;
     };
-    let stem = normal(&stem);
-    package.targets.iter().any(|t| {
-        let target = normal(&t.name);
-        stem == target
-            || stem
-                .strip_prefix(&target)
-                .and_then(|rest| rest.strip_prefix('-'))
-                .is_some_and(|hash| !hash.is_empty() && hash.chars().all(|c| c.is_ascii_hexdigit()))
+    is_target_name(&stem, package.targets.iter().map(|t| t.name.as_str()))
+}
+
+/// Whether an executable named `stem` is built from one of `targets`: a
+/// binary of that name, or a test harness `name-<16 hex digits>`.
+fn is_target_name<'a>(stem: &str, mut targets: impl Iterator<Item = &'a str>) -> bool {
+    let harness = stem
+        .rsplit_once('-')
+        .filter(|(_, hash)| hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()))
+        .map(|(name, _)| normal(name));
+    let stem = normal(stem);
+    targets.any(|target| {
+        let target = normal(target);
+        target == stem || harness.as_ref() == Some(&target)
     })
 }
 
@@ -330,6 +336,27 @@ fn run_bounded(mut command: Command, limit: u64, timeout: Duration) -> Option<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_binary_or_a_test_harness_of_the_package_is_its_target() {
+        let targets = ["prompt", "house_prompt", "cross_crate_priority"];
+        for stem in [
+            "prompt",
+            "prompt-9af087ac37460392",
+            "house_prompt-0123456789abcdef",
+            "cross_crate_priority-0123456789abcdef",
+        ] {
+            assert!(is_target_name(stem, targets.into_iter()), "{stem}");
+        }
+        for stem in [
+            "rust_out",
+            "prompt-x",
+            "other-0123456789abcdef",
+            "prompt-0123",
+        ] {
+            assert!(!is_target_name(stem, targets.into_iter()), "{stem}");
+        }
+    }
 
     #[test]
     fn the_attribute_is_found_with_any_path_and_not_in_comments() {

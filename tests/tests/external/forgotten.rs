@@ -1,7 +1,8 @@
 //! The last silent mistake (`tests/external-forgotten`): a user's workspace
 //! whose own `prompt` depends on a layer crate whose layer joins the default
 //! pipeline and never names it. Under `cargo run` the binary asks Cargo and
-//! names the crate with the `use` line to add (render warns, lint fails);
+//! names the crate with the `use` line to add (render warns, lint fails,
+//! and so does the free test `check_pipelines` in the binary's own crate);
 //! the crate that uses prompt-core for the runtime only is never named; run
 //! as an installed binary it says nothing. The same binary declares
 //! `quill`, whose mood layer reads a turn value only the binary builds: its
@@ -139,6 +140,18 @@ fn a_forgotten_default_pipeline_crate_is_named_and_a_runtime_only_one_is_not() {
             "prompt: rendered the built-in pipeline `default` (no --pipeline given); this binary also has: quill."
         ),
         "{stderr}"
+    );
+
+    // The free test in the binary's crate (`cargo test`) fails on it too.
+    let tested = cargo("test")
+        .args(["-p", "house-prompt"])
+        .output()
+        .expect("cargo runs");
+    assert!(
+        tested.status.success(),
+        "the house's free test:\n{}{}",
+        String::from_utf8_lossy(&tested.stdout),
+        String::from_utf8_lossy(&tested.stderr)
     );
 
     // lint fails on it, naming the line; the runtime-only crate is not named.

@@ -47,3 +47,16 @@ fn main() -> std::process::ExitCode {
         _ => main.run(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The free test, with no crate listed: it asks Cargo, and names the one
+    /// `main.rs` forgot, not the runtime-only one.
+    #[test]
+    fn the_free_test_names_the_forgotten_crate() {
+        let error = prompt_core::testing::check_pipelines(&[]).unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains("add `use house_layers as _;`"), "{text}");
+        assert!(!text.contains("house_runtime"), "{text}");
+    }
+}
