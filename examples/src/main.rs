@@ -6,5 +6,10 @@
 use prompt_examples::agents::Agent;
 
 fn main() -> std::process::ExitCode {
-    prompt_layers::cli::main_with(&[&Agent::Recursive, &Agent::Aleph, &Agent::Kitsoki])
+    // The standard pipeline is this binary's default on purpose: the
+    // reference agents' pipelines are chosen with `--agent`.
+    prompt_layers::cli::Main::new()
+        .agents(&[&Agent::Recursive, &Agent::Aleph, &Agent::Kitsoki])
+        .default_pipeline(prompt_core::spec::DEFAULT_PIPELINE)
+        .run()
 }

@@ -85,11 +85,14 @@ pub enum FormatKind {
 /// there is here too.
 ///
 /// ```
+/// # // The hook is behind `unstable-internals`: without it, nothing to run.
+/// # #[cfg(feature = "unstable-internals")] {
 /// use prompt_layers::cli::__private::{render_formats, FormatKind};
 ///
 /// let formats = render_formats();
 /// assert_eq!(formats[0], ("text".to_owned(), FormatKind::Prompt));
 /// assert!(formats.contains(&("anthropic".to_owned(), FormatKind::Request)));
+/// # }
 /// ```
 pub fn render_formats() -> Vec<(String, FormatKind)> {
     Format::value_variants()

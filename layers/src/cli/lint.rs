@@ -17,8 +17,11 @@ pub(crate) struct LintArgs {
 }
 
 /// Runs every contract check (but the ratchet, which needs a committed file)
-/// with the workspace as the one scenario. Prints the report; exit 1 when a
-/// check fails.
+/// with the workspace as the one scenario (or the scenarios the binary
+/// registered for the pipeline, `Main::scenarios`), then names each layer
+/// crate of the binary's Cargo workspace that it needs and does not link
+/// (`prompt_core::testing::forgotten_crates`). Prints the report; exit 1
+/// when a check fails or a crate is forgotten.
 pub(crate) fn run(args: LintArgs) -> Outcome {
     let (pipeline, scenarios) = args.workspace.scenarios()?;
     let tools: Vec<_> = scenarios
@@ -38,7 +41,13 @@ pub(crate) fn run(args: LintArgs) -> Outcome {
     }
     let report = contract.run();
     print(&report.to_string())?;
-    if report.is_ok() {
+    // A layer crate of the binary's workspace that it needs and does not
+    // link: the pipeline checked is missing its layers.
+    let forgotten = prompt_core::testing::forgotten_crates();
+    for problem in &forgotten {
+        print(&format!("forgotten layer crate: {problem}\n"))?;
+    }
+    if report.is_ok() && forgotten.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
         Ok(ExitCode::FAILURE)

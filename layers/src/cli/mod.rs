@@ -18,10 +18,18 @@
 //!
 //! A pipeline that loads its own session and turn (its own config file, its
 //! own sources) implements [`Agent`] and is registered with
-//! [`main_with`]`(&[&MyAgent])`; `--agent NAME` chooses it. [`run_with`]
-//! runs the same CLI over given arguments and returns a failure as a
-//! [`CliError`] (its words, its cause as `source()`, its exit code) instead
-//! of printing it.
+//! [`main_with`]`(&[&MyAgent])`; `--agent NAME` chooses it. [`Main`] also
+//! names the binary's default pipeline and the scenarios `lint` checks a
+//! pipeline over (for layers fed by the binary's own turn values).
+//!
+//! Under `cargo run`, every subcommand that builds a pipeline asks Cargo
+//! for the workspace's layer crates the binary depends on but never names
+//! ([`prompt_core::testing::forgotten_crates`]): a warning with the `use`
+//! line to add (`lint` fails on it). An installed binary says nothing.
+//!
+//! [`Main::try_run`] runs the same CLI over given arguments and returns a
+//! failure as a [`CliError`] (its words, its cause as `source()`, its exit
+//! code) instead of printing it.
 //!
 //! ```text
 //! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--home DIR] [--path cached|basic]
@@ -67,6 +75,8 @@ mod workspace;
 
 pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard_turn};
 pub use outcome::{CliError, CliErrorKind};
+
+use prompt_core::contract::Scenario;
 // Without `unstable-internals` only the hook below reads the formats' kinds.
 #[cfg(not(feature = "unstable-internals"))]
 const _: () = {
@@ -94,8 +104,196 @@ use formats::{DeliveryArgs, Format};
 use outcome::Outcome;
 use workspace::WorkspaceArgs;
 
-/// The agents [`main_with`] registered.
-static AGENTS: OnceLock<&'static [&'static dyn Agent]> = OnceLock::new();
+/// What [`Main`] (or [`main_with`]) registered.
+static CONFIG: OnceLock<Main> = OnceLock::new();
+
+/// The scenarios `prompt lint` and `prompt size` check a pipeline with,
+/// as [`Main::scenarios`] registers them: built from the command line's
+/// [`Options`] (usually [`standard_session`] and [`standard_turn`] plus the
+/// binary's own [`TurnValue`](prompt_core::TurnValue)s).
+pub type ScenariosFn = fn(&Options) -> Result<Vec<Scenario>, AgentError>;
+
+/// The `prompt` CLI with what this binary registers: its [`Agent`]s, the
+/// pipeline `--pipeline` defaults to, and the scenarios `lint` and `size`
+/// check a pipeline with. [`main`] and [`main_with`] are the shorthands
+/// for a binary that needs neither of the last two.
+///
+/// Without [`default_pipeline`](Main::default_pipeline), `--pipeline`
+/// defaults to the built-in `default`, and `prompt render` without
+/// `--pipeline` in a binary that declares other pipelines says on stderr
+/// which one it rendered. Without [`scenarios`](Main::scenarios) for a
+/// pipeline, `lint` and `size` check it over one scenario, the standard
+/// sources and this call's runtime facts, so a layer fed by the binary's
+/// own [`TurnValue`](prompt_core::TurnValue) speaks in none of them and
+/// `lint` fails it as unreachable.
+///
+/// ```standalone_crate
+/// use prompt_core::contract::{Contract, Scenario};
+/// use prompt_core::{LayerInput, LayerWriter, Render, TurnValue, prompt_layer, prompt_pipeline};
+/// use prompt_layers::cli::{AgentError, Main, Options, standard_session, standard_turn};
+///
+/// #[prompt_pipeline(paths = [Cached], modes = [Full])]
+/// pub struct Quill;
+///
+/// /// The writer's mood, which Quill's own loop puts in each turn.
+/// pub struct Mood(pub String);
+/// impl TurnValue for Mood {}
+///
+/// #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], modes = [Full], pipeline = Quill)]
+/// pub struct MoodLayer;
+/// impl Render for MoodLayer {
+///     fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
+///         if let Some(Mood(mood)) = input.get::<Mood>() {
+///             out.push_str("Write in a ");
+///             out.push_str(mood);
+///             out.push_str(" voice.");
+///         }
+///     }
+/// }
+///
+/// /// What `prompt lint --pipeline quill` checks: the standard session,
+/// /// and this call's turn with a mood in it.
+/// fn quill_scenarios(options: &Options) -> Result<Vec<Scenario>, AgentError> {
+///     let session = standard_session(options)?;
+///     let turn = standard_turn(options).with(Mood("calm".into()));
+///     Ok(vec![Scenario::new("calm", session).turn(turn)])
+/// }
+///
+/// // The binary: `fn main() -> std::process::ExitCode { quill_main().run() }`.
+/// fn quill_main() -> Main {
+///     Main::new().default_pipeline("quill").scenarios("quill", quill_scenarios)
+/// }
+/// # let _ = quill_main;
+///
+/// // What `lint` then runs, passing: the layer speaks in the scenario.
+/// let dir = tempfile::tempdir().unwrap();
+/// let pipeline = prompt_core::Pipeline::named("quill").unwrap();
+/// let scenarios = quill_scenarios(&Options::new(dir.path())).unwrap();
+/// let report = Contract::new(&pipeline, &scenarios).run();
+/// assert!(report.is_ok(), "{report}");
+/// ```
+#[must_use]
+pub struct Main {
+    agents: &'static [&'static dyn Agent],
+    default_pipeline: Option<&'static str>,
+    scenarios: Vec<(&'static str, ScenariosFn)>,
+}
+
+impl Default for Main {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Main {
+    /// No agent, `--pipeline` defaulting to `default`, no scenarios of its own.
+    pub fn new() -> Self {
+        Self {
+            agents: &[],
+            default_pipeline: None,
+            scenarios: Vec::new(),
+        }
+    }
+
+    /// `agents` registered for `--agent NAME`.
+    pub fn agents(mut self, agents: &'static [&'static dyn Agent]) -> Self {
+        self.agents = agents;
+        self
+    }
+
+    /// The pipeline every subcommand renders, measures or checks when
+    /// `--pipeline` is not given (`#[prompt_pipeline]`'s name, in
+    /// snake_case). A name this binary does not have stops every subcommand
+    /// with the list of those it has.
+    pub fn default_pipeline(mut self, pipeline: &'static str) -> Self {
+        self.default_pipeline = Some(pipeline);
+        self
+    }
+
+    /// The scenarios `prompt lint --pipeline PIPELINE` and `prompt size
+    /// --pipeline PIPELINE` check, instead of the one standard scenario:
+    /// what a pipeline whose layers read the binary's own values needs to
+    /// pass `lint`. A second call for one pipeline replaces the first.
+    pub fn scenarios(mut self, pipeline: &'static str, scenarios: ScenariosFn) -> Self {
+        self.scenarios.retain(|(name, _)| *name != pipeline);
+        self.scenarios.push((pipeline, scenarios));
+        self
+    }
+
+    /// Parses the process's arguments, runs the subcommand, prints errors
+    /// to stderr (control characters escaped, line breaks kept) and returns
+    /// the exit code: 0, 1 for a failed check or error, 2 for bad usage
+    /// (a default pipeline or a pipeline given scenarios that this binary
+    /// does not have is bad usage too). Call it once per process (a second
+    /// call keeps the first call's registrations).
+    pub fn run(self) -> ExitCode {
+        match self.start(None) {
+            Ok(code) => code,
+            Err(error) => {
+                eprintln!("prompt: {}", escape_lines(&error.report()));
+                ExitCode::from(error.exit_code())
+            }
+        }
+    }
+
+    /// [`run`](Self::run) over `args` (the program name first, as
+    /// [`std::env::args_os`] gives them), returning the failure instead of
+    /// printing it. `--help` and `--version` print and return 0; bad usage
+    /// is a [`CliErrorKind::Usage`] error in clap's words.
+    ///
+    /// ```
+    /// use prompt_layers::cli::{CliErrorKind, Main};
+    ///
+    /// let error = Main::new().try_run(["prompt", "render", "--pipeline", "nope"]).unwrap_err();
+    /// assert_eq!(error.kind(), CliErrorKind::Usage);
+    /// assert!(error.to_string().starts_with("unknown pipeline `nope`"), "{error}");
+    /// ```
+    ///
+    /// # Errors
+    /// The command's failure: its message, its cause as
+    /// [`source`](std::error::Error::source), and its exit code.
+    pub fn try_run<I, T>(self, args: I) -> Result<ExitCode, CliError>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        match Cli::try_parse_from(args) {
+            Ok(cli) => self.start(Some(cli)),
+            Err(error) if !error.use_stderr() => {
+                print(&error.render().to_string())?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(error) => Err(CliError::usage(
+                error
+                    .render()
+                    .to_string()
+                    .trim_end()
+                    .trim_start_matches("error: "),
+            )),
+        }
+    }
+
+    /// Registers what this binary holds and the `RUST_LOG` subscriber, then
+    /// runs `cli` (the process's arguments when `None`: clap prints help,
+    /// version and bad usage itself, and exits).
+    fn start(self, cli: Option<Cli>) -> Outcome {
+        let names = prompt_core::pipeline::pipeline_names();
+        let unknown = self
+            .default_pipeline
+            .into_iter()
+            .chain(self.scenarios.iter().map(|(name, _)| *name))
+            .find(|name| !names.contains(name));
+        let _ = CONFIG.set(self);
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .try_init();
+        if let Some(name) = unknown {
+            check_pipeline(name)?;
+        }
+        run(cli.unwrap_or_else(Cli::parse))
+    }
+}
 
 #[derive(Parser)]
 #[command(
@@ -135,9 +333,9 @@ enum Command {
     /// An invalid pipeline's table is printed too, its problems beneath (on
     /// stderr, exit 1).
     Manifest {
-        /// The pipeline to describe.
-        #[arg(long, default_value = prompt_core::spec::DEFAULT_PIPELINE, conflicts_with_all = ["all", "agent"])]
-        pipeline: String,
+        /// The pipeline to describe (default: the binary's default pipeline, else `default`).
+        #[arg(long, conflicts_with_all = ["all", "agent"])]
+        pipeline: Option<String>,
         /// Describe a registered agent's pipeline.
         #[arg(long, conflicts_with = "all")]
         agent: Option<String>,
@@ -194,80 +392,49 @@ impl From<PathArg> for AssemblyPath {
 }
 
 /// The `prompt` CLI over every pipeline linked into this binary, with no
-/// [`Agent`] registered: `fn main() -> ExitCode { prompt_layers::cli::main() }`.
+/// [`Agent`] registered: `fn main() -> ExitCode { prompt_layers::cli::main() }`
+/// (`Main::new().run()`, see [`Main::run`]).
 pub fn main() -> ExitCode {
     main_with(&[])
 }
 
-/// The `prompt` CLI with `agents` registered for `--agent NAME`.
-///
-/// Parses the process's arguments, runs the subcommand, prints errors to
-/// stderr (control characters escaped, line breaks kept) and returns the
-/// exit code: 0, 1 for a failed check or error, 2 for bad usage. Call it
-/// once per process (a second call keeps the first call's agents).
+/// The `prompt` CLI with `agents` registered for `--agent NAME`:
+/// `Main::new().agents(agents).run()` (see [`Main::run`]).
 pub fn main_with(agents: &'static [&'static dyn Agent]) -> ExitCode {
-    // clap prints help, version and bad usage itself, and exits.
-    let cli = Cli::parse();
-    match start(agents, cli) {
-        Ok(code) => code,
-        Err(error) => {
-            eprintln!("prompt: {}", escape_lines(&error.report()));
-            ExitCode::from(error.exit_code())
-        }
-    }
-}
-
-/// The `prompt` CLI with `agents` registered, over `args` (the program
-/// name first, as [`std::env::args_os`] gives them): what [`main_with`]
-/// runs, returning the failure instead of printing it. `--help` and
-/// `--version` print and return 0; bad usage is a [`CliErrorKind::Usage`]
-/// error in clap's words. Call it once per process, as `main_with`.
-///
-/// ```
-/// use prompt_layers::cli::{self, CliErrorKind};
-///
-/// let error = cli::run_with(&[], ["prompt", "render", "--pipeline", "nope"]).unwrap_err();
-/// assert_eq!(error.kind(), CliErrorKind::Usage);
-/// assert!(error.to_string().starts_with("unknown pipeline `nope`"), "{error}");
-/// ```
-///
-/// # Errors
-/// The command's failure: its message, its cause as
-/// [`source`](std::error::Error::source), and its exit code.
-pub fn run_with<I, T>(agents: &'static [&'static dyn Agent], args: I) -> Result<ExitCode, CliError>
-where
-    I: IntoIterator<Item = T>,
-    T: Into<std::ffi::OsString> + Clone,
-{
-    match Cli::try_parse_from(args) {
-        Ok(cli) => start(agents, cli),
-        Err(error) if !error.use_stderr() => {
-            print(&error.render().to_string())?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(error) => Err(CliError::usage(
-            error
-                .render()
-                .to_string()
-                .trim_end()
-                .trim_start_matches("error: "),
-        )),
-    }
-}
-
-/// Registers `agents` and the `RUST_LOG` subscriber, then runs `cli`.
-fn start(agents: &'static [&'static dyn Agent], cli: Cli) -> Outcome {
-    let _ = AGENTS.set(agents);
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .try_init();
-    run(cli)
+    Main::new().agents(agents).run()
 }
 
 /// The registered agents.
 fn agents() -> &'static [&'static dyn Agent] {
-    AGENTS.get().copied().unwrap_or(&[])
+    CONFIG.get().map_or(&[], |config| config.agents)
+}
+
+/// The pipeline the binary named with [`Main::default_pipeline`].
+pub(crate) fn default_pipeline() -> Option<&'static str> {
+    CONFIG.get().and_then(|config| config.default_pipeline)
+}
+
+/// The scenarios the binary registered for `pipeline` ([`Main::scenarios`]).
+pub(crate) fn registered_scenarios(pipeline: &str) -> Option<ScenariosFn> {
+    let config = CONFIG.get()?;
+    config
+        .scenarios
+        .iter()
+        .find(|(name, _)| *name == pipeline)
+        .map(|(_, scenarios)| *scenarios)
+}
+
+/// Each layer crate of the binary's Cargo workspace that the binary needs
+/// and does not link ([`prompt_core::testing::forgotten_crates`]), as a
+/// warning on stderr, once per process. `lint` fails on them instead.
+pub(crate) fn warn_forgotten_crates() {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    for problem in prompt_core::testing::forgotten_crates() {
+        warn(&problem.to_string());
+    }
 }
 
 /// The agent registered as `name`, or an error listing the registered ones.
@@ -314,6 +481,18 @@ pub(crate) fn check_pipeline(name: &str) -> Result<(), CliError> {
 }
 
 fn run(cli: Cli) -> Outcome {
+    // Every subcommand that builds a pipeline says which layer crates it
+    // lacks; `lint` fails on them, `turn` (a client's hook) stays quiet.
+    if matches!(
+        cli.command,
+        Command::Render(_)
+            | Command::Cache(_)
+            | Command::Size(_)
+            | Command::Exec(_)
+            | Command::Manifest { .. }
+    ) {
+        warn_forgotten_crates();
+    }
     match cli.command {
         Command::Manifest { all: true, .. } => print(&all_manifests()?)?,
         Command::Manifest {
@@ -322,8 +501,12 @@ fn run(cli: Cli) -> Outcome {
             let name = match &agent {
                 Some(agent) => find_agent(agent)?.pipeline(),
                 None => {
-                    check_pipeline(&pipeline)?;
-                    pipeline.as_str()
+                    let pipeline = pipeline
+                        .as_deref()
+                        .or(default_pipeline())
+                        .unwrap_or(prompt_core::spec::DEFAULT_PIPELINE);
+                    check_pipeline(pipeline)?;
+                    pipeline
                 }
             };
             let (manifest, error) = Pipeline::manifest_named(name);
@@ -370,6 +553,9 @@ fn render(args: RenderArgs) -> Result<(), CliError> {
         model: args.workspace.model.clone(),
     };
     let rendered = assemble(&args.workspace, args.path, args.mode, &args.delivery)?;
+    if let Some(note) = args.workspace.unstated_pipeline() {
+        eprintln!("prompt: {note}");
+    }
     output(&rendered.prompt, rendered.text, &options)
 }
 

@@ -16,14 +16,14 @@ pub enum CliErrorKind {
     Failed,
 }
 
-/// Why a `prompt` command failed, as [`run_with`](super::run_with) returns
-/// it: what [`main_with`](super::main_with) prints on stderr after
+/// Why a `prompt` command failed, as [`Main::try_run`](super::Main::try_run) returns
+/// it: what [`Main::run`](super::Main::run) prints on stderr after
 /// `prompt: `, and the exit code.
 ///
 /// Its [`Display`](fmt::Display) is this failure's own words; the error that
 /// caused it (an I/O error, an agent's error, a pipeline's problems) is its
 /// [`source`](Error::source), never repeated in the message. Print the whole
-/// chain, each cause after `: `, as `main_with` does.
+/// chain, each cause after `: `, as `Main::run` does.
 ///
 /// ```
 /// use prompt_layers::cli::{CliError, CliErrorKind};

@@ -48,9 +48,11 @@ pub(crate) struct WorkspaceArgs {
     #[arg(long = "sub-agent", value_parser = parse_sub_agent)]
     #[serde(with = "given::sub_agents")]
     sub_agents: Vec<SubAgent>,
-    /// The pipeline to use, of those linked into this binary.
-    #[arg(long, default_value = prompt_core::spec::DEFAULT_PIPELINE, conflicts_with = "agent")]
-    pipeline: String,
+    /// The pipeline to use, of those linked into this binary (default: the
+    /// one the binary names as its default, else `default`).
+    #[arg(long, conflicts_with = "agent")]
+    #[serde(serialize_with = "given::pipeline")]
+    pipeline: Option<String>,
     /// An agent plugged into this binary: its pipeline and its own loading,
     /// over its built-in workspace unless `--workspace` is given.
     #[arg(long)]
@@ -112,8 +114,9 @@ impl WorkspaceArgs {
         let (agent, plugged): (Box<dyn Agent>, bool) = match &self.agent {
             Some(name) => (Box::new(Plugged(super::find_agent(name)?)), true),
             None => {
-                super::check_pipeline(&self.pipeline)?;
-                (Box::new(Standard(&self.pipeline)), false)
+                let pipeline = self.pipeline_name();
+                super::check_pipeline(pipeline)?;
+                (Box::new(Standard(pipeline)), false)
             }
         };
         if plugged && !agent.required_crates().is_empty() {
@@ -180,6 +183,38 @@ impl WorkspaceArgs {
             .workspace)
     }
 
+    /// The pipeline `--pipeline` names: as given, else the binary's
+    /// default ([`Main::default_pipeline`](super::Main::default_pipeline)),
+    /// else `default`.
+    pub(crate) fn pipeline_name(&self) -> &str {
+        resolved(self.pipeline.as_deref())
+    }
+
+    /// What to say on stderr when neither `--pipeline` nor `--agent` was
+    /// given, the binary named no default, and its own crates declare
+    /// pipelines (prompt-layers declares none): a script that forgot the
+    /// flag learns which pipeline it got.
+    pub(crate) fn unstated_pipeline(&self) -> Option<String> {
+        if self.pipeline.is_some() || self.agent.is_some() || super::default_pipeline().is_some() {
+            return None;
+        }
+        let default = prompt_core::spec::DEFAULT_PIPELINE;
+        let others: Vec<&str> = prompt_core::pipeline::pipeline_names()
+            .into_iter()
+            .filter(|name| *name != default)
+            .collect();
+        if others.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "rendered the built-in pipeline `{default}` (no --pipeline given); this binary also has: {}. \
+             Pass --pipeline NAME, or name the binary's default with \
+             `prompt_layers::cli::Main::new().default_pipeline(\"{}\").run()`",
+            others.join(", "),
+            others[0]
+        ))
+    }
+
     /// `--agent`, as given.
     pub(crate) fn agent_name(&self) -> Option<&str> {
         self.agent.as_deref()
@@ -220,12 +255,25 @@ impl WorkspaceArgs {
     pub(crate) fn scenarios(&self) -> Result<(Pipeline, Vec<Scenario>), CliError> {
         let chosen = self.choose(AssemblyPath::Cached, None, None)?;
         let pipeline = Pipeline::named(chosen.agent.pipeline()).map_err(CliError::from_error)?;
-        let scenarios = chosen
-            .agent
-            .scenarios(&chosen.options)
-            .map_err(CliError::from_error)?;
+        // A pipeline the binary gave scenarios of its own is checked over
+        // those (`Main::scenarios`); an `--agent` over its own.
+        let registered = (!chosen.plugged)
+            .then(|| super::registered_scenarios(chosen.agent.pipeline()))
+            .flatten();
+        let scenarios = match registered {
+            Some(scenarios) => scenarios(&chosen.options),
+            None => chosen.agent.scenarios(&chosen.options),
+        }
+        .map_err(CliError::from_error)?;
         Ok((pipeline, scenarios))
     }
+}
+
+/// `--pipeline` as given, else the binary's default, else `default`.
+fn resolved(given: Option<&str>) -> &str {
+    given
+        .or(super::default_pipeline())
+        .unwrap_or(prompt_core::spec::DEFAULT_PIPELINE)
 }
 
 /// What `cache --users` varies: the pipeline with one session and turn.
@@ -421,6 +469,12 @@ mod given {
             .iter()
             .map(|arg| parse(arg).map_err(D::Error::custom))
             .collect()
+    }
+
+    /// `--pipeline` recorded as the pipeline it resolved to, so the turn
+    /// file names what rendered.
+    pub(super) fn pipeline<S: Serializer>(given: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(super::resolved(given.as_deref()))
     }
 
     pub(super) mod sub_agents {

@@ -171,6 +171,22 @@ pub enum Problem {
         /// The packages that do have layers in the pipeline.
         linked: Vec<String>,
     },
+    /// A package of the binary's Cargo workspace that declares layers and
+    /// that the binary's package depends on, none of whose layers is linked
+    /// (found by [`testing::forgotten_crates`](crate::testing::forgotten_crates)).
+    #[error(
+        "package `{package}` declares layers and `{dependent}` depends on it, but none of its layers \
+         is linked into this binary, so every pipeline renders without them; add `use {lib} as _;` \
+         to the crate that builds the pipeline (`{dependent}`'s `src/main.rs`, or its library)"
+    )]
+    ForgottenCrate {
+        /// The package that declares the layers (its name in `Cargo.toml`).
+        package: String,
+        /// Its library's crate name, the one `use` takes.
+        lib: String,
+        /// The package whose binary or test this is.
+        dependent: String,
+    },
     /// A layer given to [`Pipeline::require_layers`](crate::Pipeline::require_layers) that the pipeline does not have.
     #[error(
         "the pipeline has no layer `{name}`: the crate that defines it is not linked into this binary \

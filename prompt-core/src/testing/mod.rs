@@ -49,10 +49,12 @@
 mod annotate;
 mod pipelines;
 mod segments;
+mod workspace;
 
 pub use annotate::annotate;
 pub use pipelines::{PipelinesError, check_pipelines};
 pub use segments::{Segment, SegmentError, segments};
+pub use workspace::forgotten_crates;
 
 use crate::assembly::{AssembledPrompt, AssemblyError, PromptBuilder};
 use crate::context::{Context, TurnContext};

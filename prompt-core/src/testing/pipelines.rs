@@ -38,6 +38,12 @@ impl fmt::Display for PipelinesError {
 /// in some pipeline: name the layer crates of an agent whose layers join the
 /// default pipeline, so a forgotten `use my_layers as _;` fails here.
 ///
+/// Under `cargo test` it also asks Cargo, without `crates`: a package of the
+/// test's own workspace that the test's package depends on, that declares
+/// layers, and none of whose layers is linked, fails with the `use` line
+/// that links it ([`forgotten_crates`](super::forgotten_crates) says how
+/// those packages are found, and when it says nothing).
+///
 /// One `#[test]` per crate that builds an agent:
 ///
 /// ```standalone_crate
@@ -72,7 +78,22 @@ pub fn check_pipelines(crates: &[&str]) -> Result<(), PipelinesError> {
             Err(error) => errors.push(error),
         }
     }
-    let missing = crate::pipeline::missing_crates(crates, valid.iter().flat_map(Pipeline::specs));
+    let mut missing =
+        crate::pipeline::missing_crates(crates, valid.iter().flat_map(Pipeline::specs));
+    // The workspace's layer crates the test's package needs and nothing
+    // here links, found without `crates` (once per process).
+    let forgotten: Vec<Problem> = super::forgotten_crates()
+        .into_iter()
+        .filter(|forgotten| {
+            !missing.iter().any(|listed| match (listed, forgotten) {
+                (Problem::MissingCrate { name, .. }, Problem::ForgottenCrate { package, .. }) => {
+                    name.replace('-', "_") == package.replace('-', "_")
+                }
+                _ => false,
+            })
+        })
+        .collect();
+    missing.extend(forgotten);
     if !missing.is_empty() {
         errors.push(PipelineError::new("every pipeline", missing));
     }

@@ -3,12 +3,15 @@
 //! binary (`cli`), and a workspace whose sub-agent includes the standard set
 //! and a crate that never heard of it (`compose`), and a crate that uses
 //! minijinja 2 with its default features and minijinja 3 (`minijinja`), and
-//! a layer library whose docs hold nothing the attributes added (`docs`).
+//! a layer library whose docs hold nothing the attributes added (`docs`),
+//! and a workspace whose own `prompt` forgets to name its layer crate
+//! (`forgotten`).
 //! Mutation runs leave this binary out: it builds a crate per run.
 
 mod cli;
 mod compose;
 mod docs;
+mod forgotten;
 mod minijinja;
 mod standalone;
 

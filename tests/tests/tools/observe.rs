@@ -927,7 +927,7 @@ fn openai_keeps_nothing_of_a_prompt_below_its_minimum_and_says_so() {
         .unwrap();
     let mut ledger = CacheLedger::new();
     let openai = |at| Sent::new(Provider::OpenAi, "gpt-5.4", t(at));
-    let mut turn = |ledger: &mut CacheLedger, at, input, cached| {
+    let turn = |ledger: &mut CacheLedger, at, input, cached| {
         let id = ledger.sent(&prompt, openai(at));
         let usage = usage_of(Provider::OpenAi, &response("r", input, cached));
         ledger.received(id, &usage).unwrap()
