@@ -53,6 +53,8 @@ const MAX_DEPTH: usize = 16;
 /// `#[prompt_core::prompt_layer(..)]`), outside `//` comments. A package that
 /// uses `prompt-core` for the runtime only (assembling, contexts, its own
 /// `Render` impls of layers declared elsewhere) has none and is never named.
+/// A package counts as linked when any layer it declares is: one in the
+/// binary's own `main.rs` or in the test's file counts for its package.
 ///
 /// **When it says nothing.** Outside `cargo run` / `cargo test` (an
 /// installed binary, a binary run from `target/` directly), when Cargo is
@@ -425,6 +427,18 @@ mod tests {
             })
             .collect();
         assert_eq!(named, ["deep_layers", "house_layers"]);
+        // The package's own library, which its main.rs does not name.
+        let mut own = package("app", &["prompt-core"], true);
+        own.targets[0].src_path = PathBuf::from("/w/app/src/lib.rs");
+        let own = forgotten(std::slice::from_ref(&own), &own, &[], &scan);
+        assert_eq!(own.len(), 1);
+        assert!(
+            own[0]
+                .to_string()
+                .contains("add `use app as _;` to its `src/main.rs` (or the test's file)"),
+            "{}",
+            own[0]
+        );
         assert!(
             problems[1]
                 .to_string()
