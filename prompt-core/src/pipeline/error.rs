@@ -174,11 +174,7 @@ pub enum Problem {
     /// A package of the binary's Cargo workspace that declares layers and
     /// that the binary's package depends on, none of whose layers is linked
     /// (found by [`testing::forgotten_crates`](crate::testing::forgotten_crates)).
-    #[error(
-        "package `{package}` declares layers and `{dependent}` depends on it, but none of its layers \
-         is linked into this binary, so every pipeline renders without them; add `use {lib} as _;` \
-         to the crate that builds the pipeline (`{dependent}`'s `src/main.rs`, or its library)"
-    )]
+    #[error("{}", forgotten_message(package, lib, dependent))]
     ForgottenCrate {
         /// The package that declares the layers (its name in `Cargo.toml`).
         package: String,
@@ -404,4 +400,23 @@ fn scope_order_message(
         listed.join(", "),
         Scope::ORDER_TEXT,
     )
+}
+
+/// A [`Problem::ForgottenCrate`]'s message: another package of the
+/// workspace, or the package's own library, which its `main.rs` or test
+/// does not name.
+fn forgotten_message(package: &str, lib: &str, dependent: &str) -> String {
+    if package == dependent {
+        format!(
+            "package `{package}` declares layers in its library, and this binary or test of it \
+             links none of them, so every pipeline renders without them; add `use {lib} as _;` \
+             to its `src/main.rs` (or the test's file): a package's library is another crate to them"
+        )
+    } else {
+        format!(
+            "package `{package}` declares layers and `{dependent}` depends on it, but none of its layers \
+             is linked into this binary, so every pipeline renders without them; add `use {lib} as _;` \
+             to the crate that builds the pipeline (`{dependent}`'s `src/main.rs`, or its library)"
+        )
+    }
 }

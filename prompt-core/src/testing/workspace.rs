@@ -53,6 +53,11 @@ const MAX_DEPTH: usize = 16;
 /// `#[prompt_core::prompt_layer(..)]`), outside `//` comments. A package that
 /// uses `prompt-core` for the runtime only (assembling, contexts, its own
 /// `Render` impls of layers declared elsewhere) has none and is never named.
+/// A package whose attributes are all out of its builds (behind
+/// `#[cfg(test)]`) says so in its `Cargo.toml`:
+/// `[package.metadata.prompt-layers] declares-layers = false`.
+/// A package counts as linked when any layer it declares is: one in the
+/// binary's own `main.rs` or in the test's file counts for its package.
 ///
 /// **When it says nothing.** Outside `cargo run` / `cargo test` (an
 /// installed binary, a binary run from `target/` directly), when Cargo is
@@ -92,6 +97,9 @@ struct Package {
     manifest_path: PathBuf,
     dependencies: Vec<Dependency>,
     targets: Vec<Target>,
+    /// `[package.metadata]`: `prompt-layers.declares-layers = false` opts out.
+    #[serde(default)]
+    metadata: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -116,6 +124,15 @@ impl Package {
             .iter()
             .filter(|d| d.kind.is_none() && !d.optional)
             .map(|d| d.name.as_str())
+    }
+
+    /// Whether its `Cargo.toml` says it declares no layer whatever its
+    /// sources hold: `[package.metadata.prompt-layers] declares-layers = false`.
+    fn opts_out(&self) -> bool {
+        self.metadata
+            .as_ref()
+            .and_then(|m| m.get("prompt-layers")?.get("declares-layers")?.as_bool())
+            == Some(false)
     }
 
     /// Its library target, unless a proc-macro.
@@ -223,7 +240,7 @@ fn forgotten(
         }
         let uses_core = package.needs().any(|n| normal(n) == "prompt_core");
         let Some(lib) = package.lib() else { continue };
-        if !uses_core || linked.contains(&normal(&package.name)) {
+        if !uses_core || package.opts_out() || linked.contains(&normal(&package.name)) {
             continue;
         }
         if scan(&lib.src_path) == Some(true) {
@@ -386,6 +403,7 @@ mod tests {
                     optional: false,
                 })
                 .collect(),
+            metadata: None,
             targets: lib
                 .then(|| Target {
                     name: normal(name),
@@ -425,6 +443,23 @@ mod tests {
             })
             .collect();
         assert_eq!(named, ["deep_layers", "house_layers"]);
+        // A package that says it declares none is not named.
+        let mut quiet = packages;
+        quiet[1].metadata = Some(serde_json::json!({"prompt-layers": {"declares-layers": false}}));
+        let quiet = forgotten(&quiet, &quiet[0], &["linked".to_owned()], &scan);
+        assert_eq!(quiet.len(), 1, "{quiet:?}");
+        // The package's own library, which its main.rs does not name.
+        let mut own = package("app", &["prompt-core"], true);
+        own.targets[0].src_path = PathBuf::from("/w/app/src/lib.rs");
+        let own = forgotten(std::slice::from_ref(&own), &own, &[], &scan);
+        assert_eq!(own.len(), 1);
+        assert!(
+            own[0]
+                .to_string()
+                .contains("add `use app as _;` to its `src/main.rs` (or the test's file)"),
+            "{}",
+            own[0]
+        );
         assert!(
             problems[1]
                 .to_string()

@@ -185,6 +185,10 @@ impl RenderOptions {
         client_args: &'a [OsString],
     ) -> Result<Launch<'a>, CliError> {
         let rendered = crate::cli::assemble(&self.workspace, self.path, self.mode, &self.delivery)?;
+        // What it sends, said as `render` says it.
+        if let Some(note) = self.workspace.unstated_pipeline() {
+            eprintln!("prompt: {note}");
+        }
         let prompt = rendered.prompt;
         if self.trace {
             eprint!("{}", crate::cli::trace_summary(prompt.trace()));
