@@ -232,9 +232,30 @@ pub trait PromptLayer: Send + Sync + 'static {
     /// The layer's static description.
     const SPEC: LayerSpec;
 
+    /// The pipelines the layer joins (`pipeline = [..]`) and their names as
+    /// written, for its compile-time checks: named once per layer, so each
+    /// check reads them rather than building its own copy. Written by the
+    /// attribute; not part of the public API.
+    #[doc(hidden)]
+    const __PIPELINES: &'static [&'static crate::spec::PipelineSpec] = &[];
+
+    /// The names of [`Self::__PIPELINES`] as the attribute wrote them.
+    #[doc(hidden)]
+    const __WRITTEN: &'static [&'static str] = &[];
+
+    /// The attribute's static text (`text = ".."`, `file = ".."`), when the
+    /// layer has one. Written by the attribute; not part of the public API.
+    #[doc(hidden)]
+    const __TEXT: &'static str = "";
+
     /// Builds the value that renders the layer, as the registry does: the
     /// unit struct, `Default::default()`, or the attribute's static text.
-    /// Written by the attribute; not part of the public API.
+    /// Written by the attribute for a layer that renders itself; a text
+    /// layer takes this one, which is generic, so it costs its crate no
+    /// code unless something calls it (`LayerEntry::of`). Not part of the
+    /// public API.
     #[doc(hidden)]
-    fn __renderer() -> BoxedRender;
+    fn __renderer() -> BoxedRender {
+        crate::__private_v1::StaticText::new(Self::__TEXT).boxed_as(Self::SPEC.stability)
+    }
 }
