@@ -139,6 +139,17 @@ pub const fn never_renders_of<L: PromptLayer>(index: usize) -> Msg {
 /// layer none of whose paths is served is reported at the first.
 pub const fn phantom_paths_of<L: PromptLayer>() -> (Msg, usize) {
     let spec = &L::SPEC;
+    // The usual case first: every listed path is served by some pipeline.
+    let mut served = 0;
+    let mut p = 0;
+    while p < L::__PIPELINES.len() {
+        served |= crate::spec::path_mask(L::__PIPELINES[p].paths);
+        p += 1;
+    }
+    let listed = crate::spec::path_mask(spec.paths);
+    if listed & !served == 0 {
+        return (Msg::NONE, 0);
+    }
     let mut i = 0;
     while i < spec.paths.len() {
         let problem = phantom_path_problem(

@@ -316,14 +316,15 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
     }
 }
 
-/// `&<P as PromptPipeline>::SPEC` for each pipeline the layer names, at its span.
+/// `<P as PromptPipeline>::__SPEC_REF` (a `&PipelineSpec` to its one
+/// `static`) for each pipeline the layer names, at its span.
 fn pipeline_specs(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
     layer
         .pipelines
         .iter()
         .map(|r| {
             let path = &r.path;
-            quote_spanned!(path.span()=> &<#path as #p::PromptPipeline>::SPEC)
+            quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::__SPEC_REF)
         })
         .collect()
 }
@@ -549,7 +550,7 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
             checks.push(const_check(
                 &p,
                 item.tokens.span(),
-                quote!(#p::include_problem(&<#ident as #p::PromptPipeline>::SPEC, #index)),
+                quote!(#p::include_problem(<#ident as #p::PromptPipeline>::__SPEC_REF, #index)),
             ));
         }
     }
@@ -569,6 +570,10 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
         #[automatically_derived]
         impl #p::PromptPipeline for #ident {
             const SPEC: #p::PipelineSpec = #spec;
+            const __SPEC_REF: &'static #p::PipelineSpec = {
+                static SPEC: #p::PipelineSpec = <#ident as #p::PromptPipeline>::SPEC;
+                &SPEC
+            };
         }
 
         #unique
