@@ -5,8 +5,8 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::context::{Band, Dynamic, LayerInput};
-use crate::spec::{LayerLink, LayerSpec};
+use crate::context::{Band, Dynamic, LayerInput, Stable};
+use crate::spec::{LayerLink, LayerSpec, Stability};
 
 /// `L`'s spec, as a `fn` a [`LayerLink`] can hold.
 const fn spec_of<L: PromptLayer>() -> LayerSpec {
@@ -256,6 +256,38 @@ pub trait PromptLayer: Send + Sync + 'static {
     /// public API.
     #[doc(hidden)]
     fn __renderer() -> BoxedRender {
-        crate::__private_v1::StaticText::new(Self::__TEXT).boxed_as(Self::SPEC.stability)
+        StaticText::new(Self::__TEXT).boxed_as(Self::SPEC.stability)
+    }
+}
+
+/// The renderer of a `text = ".."` or `file = ".."` layer.
+#[derive(Debug, Clone, Copy)]
+pub struct StaticText(&'static str);
+
+impl StaticText {
+    /// The renderer of `text`, its trailing whitespace trimmed (a file's last
+    /// newline must not add to the separator).
+    pub const fn new(text: &'static str) -> Self {
+        Self(text.trim_ascii_end())
+    }
+
+    /// Boxed for the registry, as a layer of band `B`.
+    pub fn boxed<B: Band>(self) -> BoxedRender {
+        BoxedRender::new::<B, Self>(self)
+    }
+
+    /// Boxed for the registry, as a layer of band `stability`: one
+    /// function for every text layer, however many a crate declares.
+    pub fn boxed_as(self, stability: Stability) -> BoxedRender {
+        match stability {
+            Stability::Stable => self.boxed::<Stable>(),
+            Stability::Dynamic => self.boxed::<Dynamic>(),
+        }
+    }
+}
+
+impl<B: Band> Render<B> for StaticText {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, B>) {
+        out.push_str(self.0);
     }
 }

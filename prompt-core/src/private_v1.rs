@@ -18,7 +18,7 @@ pub use crate::checks::{
     scope_relation_problem,
 };
 pub use crate::context::{Band, Dynamic, LayerInput, Stable};
-pub use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render};
+pub use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render, StaticText};
 pub use crate::layer_set::LayerSet;
 pub use crate::registry::{PipelineRegistration, Registration};
 pub use crate::spec::{
@@ -30,38 +30,6 @@ pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPip
 /// Boxes a layer value of band `B` (the layer's stability) for the registry.
 pub fn boxed<B: Band, T: Render<B> + Send + Sync + 'static>(value: T) -> BoxedRender {
     BoxedRender::new::<B, T>(value)
-}
-
-/// The renderer of a `text = ".."` or `file = ".."` layer.
-#[derive(Debug, Clone, Copy)]
-pub struct StaticText(&'static str);
-
-impl StaticText {
-    /// The renderer of `text`, its trailing whitespace trimmed (a file's last
-    /// newline must not add to the separator).
-    pub const fn new(text: &'static str) -> Self {
-        Self(text.trim_ascii_end())
-    }
-
-    /// Boxed for the registry, as a layer of band `B`.
-    pub fn boxed<B: Band>(self) -> BoxedRender {
-        BoxedRender::new::<B, Self>(self)
-    }
-
-    /// Boxed for the registry, as a layer of band `stability`: one
-    /// function for every text layer, however many a crate declares.
-    pub fn boxed_as(self, stability: Stability) -> BoxedRender {
-        match stability {
-            Stability::Stable => self.boxed::<Stable>(),
-            Stability::Dynamic => self.boxed::<Dynamic>(),
-        }
-    }
-}
-
-impl<B: Band> Render<B> for StaticText {
-    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, B>) {
-        out.push_str(self.0);
-    }
 }
 
 /// How the registry builds a layer that has fields: through `Default`.

@@ -1,7 +1,6 @@
 //! Link-time collection of every layer and pipeline in the binary, through `inventory`.
 
-use crate::__private_v1::StaticText;
-use crate::layer::BoxedRender;
+use crate::layer::{BoxedRender, StaticText};
 use crate::spec::LayerSpec;
 use crate::spec::{DefaultPipeline, PipelineSpec, PromptPipeline};
 
