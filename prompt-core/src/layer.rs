@@ -5,8 +5,8 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::context::{Band, Dynamic, LayerInput};
-use crate::spec::{LayerLink, LayerSpec};
+use crate::context::{Band, Dynamic, LayerInput, Stable};
+use crate::spec::{LayerLink, LayerSpec, Stability};
 
 /// `L`'s spec, as a `fn` a [`LayerLink`] can hold.
 const fn spec_of<L: PromptLayer>() -> LayerSpec {
@@ -232,9 +232,62 @@ pub trait PromptLayer: Send + Sync + 'static {
     /// The layer's static description.
     const SPEC: LayerSpec;
 
+    /// The pipelines the layer joins (`pipeline = [..]`) and their names as
+    /// written, for its compile-time checks: named once per layer, so each
+    /// check reads them rather than building its own copy. Written by the
+    /// attribute; not part of the public API.
+    #[doc(hidden)]
+    const __PIPELINES: &'static [&'static crate::spec::PipelineSpec] = &[];
+
+    /// The names of [`Self::__PIPELINES`] as the attribute wrote them.
+    #[doc(hidden)]
+    const __WRITTEN: &'static [&'static str] = &[];
+
+    /// The attribute's static text (`text = ".."`, `file = ".."`), when the
+    /// layer has one. Written by the attribute; not part of the public API.
+    #[doc(hidden)]
+    const __TEXT: &'static str = "";
+
     /// Builds the value that renders the layer, as the registry does: the
     /// unit struct, `Default::default()`, or the attribute's static text.
-    /// Written by the attribute; not part of the public API.
+    /// Written by the attribute for a layer that renders itself; a text
+    /// layer takes this one, which is generic, so it costs its crate no
+    /// code unless something calls it (`LayerEntry::of`). Not part of the
+    /// public API.
     #[doc(hidden)]
-    fn __renderer() -> BoxedRender;
+    fn __renderer() -> BoxedRender {
+        StaticText::new(Self::__TEXT).boxed_as(Self::SPEC.stability)
+    }
+}
+
+/// The renderer of a `text = ".."` or `file = ".."` layer.
+#[derive(Debug, Clone, Copy)]
+pub struct StaticText(&'static str);
+
+impl StaticText {
+    /// The renderer of `text`, its trailing whitespace trimmed (a file's last
+    /// newline must not add to the separator).
+    pub const fn new(text: &'static str) -> Self {
+        Self(text.trim_ascii_end())
+    }
+
+    /// Boxed for the registry, as a layer of band `B`.
+    pub fn boxed<B: Band>(self) -> BoxedRender {
+        BoxedRender::new::<B, Self>(self)
+    }
+
+    /// Boxed for the registry, as a layer of band `stability`: one
+    /// function for every text layer, however many a crate declares.
+    pub fn boxed_as(self, stability: Stability) -> BoxedRender {
+        match stability {
+            Stability::Stable => self.boxed::<Stable>(),
+            Stability::Dynamic => self.boxed::<Dynamic>(),
+        }
+    }
+}
+
+impl<B: Band> Render<B> for StaticText {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, B>) {
+        out.push_str(self.0);
+    }
 }

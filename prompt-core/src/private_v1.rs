@@ -18,7 +18,7 @@ pub use crate::checks::{
     scope_relation_problem,
 };
 pub use crate::context::{Band, Dynamic, LayerInput, Stable};
-pub use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render};
+pub use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render, StaticText};
 pub use crate::layer_set::LayerSet;
 pub use crate::registry::{PipelineRegistration, Registration};
 pub use crate::spec::{
@@ -30,29 +30,6 @@ pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPip
 /// Boxes a layer value of band `B` (the layer's stability) for the registry.
 pub fn boxed<B: Band, T: Render<B> + Send + Sync + 'static>(value: T) -> BoxedRender {
     BoxedRender::new::<B, T>(value)
-}
-
-/// The renderer of a `text = ".."` or `file = ".."` layer.
-#[derive(Debug, Clone, Copy)]
-pub struct StaticText(&'static str);
-
-impl StaticText {
-    /// The renderer of `text`, its trailing whitespace trimmed (a file's last
-    /// newline must not add to the separator).
-    pub const fn new(text: &'static str) -> Self {
-        Self(text.trim_ascii_end())
-    }
-
-    /// Boxed for the registry, as a layer of band `B`.
-    pub fn boxed<B: Band>(self) -> BoxedRender {
-        BoxedRender::new::<B, Self>(self)
-    }
-}
-
-impl<B: Band> Render<B> for StaticText {
-    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, B>) {
-        out.push_str(self.0);
-    }
 }
 
 /// How the registry builds a layer that has fields: through `Default`.
@@ -94,6 +71,88 @@ pub trait NoRender {
 }
 
 impl<T: ?Sized, B> NoRender for Probe<T, B> {}
+
+/// The compile-time checks of layer `L`, generic over it, so that the code
+/// generated per layer is a call with no arguments to build (no arrays, no
+/// references to promote): the generated `const` item still panics itself,
+/// at the user's key, with the message these return.
+///
+/// `L`'s priority against its stability's band.
+pub const fn band_of<L: PromptLayer>() -> Msg {
+    band_problem(&L::SPEC)
+}
+
+/// `L` against the layers its pipelines include ([`included_clash_problem`]).
+pub const fn included_clash_of<L: PromptLayer>() -> Msg {
+    included_clash_problem(&L::SPEC, L::__PIPELINES, L::__WRITTEN)
+}
+
+/// `L` joining its `index`th pipeline, where it meets no path or mode
+/// ([`never_renders_problem`]).
+pub const fn never_renders_of<L: PromptLayer>(index: usize) -> Msg {
+    let spec = &L::SPEC;
+    never_renders_problem(
+        spec.name,
+        L::__PIPELINES[index],
+        L::__WRITTEN[index],
+        spec.paths,
+        spec.modes,
+        L::__PIPELINES,
+    )
+}
+
+/// The first path `L` lists that none of its pipelines serves
+/// ([`phantom_path_problem`]), with its index in `paths = [..]`. At most one
+/// path of a layer is ever reported: there are two, listed once each, and a
+/// layer none of whose paths is served is reported at the first.
+pub const fn phantom_paths_of<L: PromptLayer>() -> (Msg, usize) {
+    let spec = &L::SPEC;
+    // The usual case first: every listed path is served by some pipeline.
+    let mut served = 0;
+    let mut p = 0;
+    while p < L::__PIPELINES.len() {
+        served |= crate::spec::path_mask(L::__PIPELINES[p].paths);
+        p += 1;
+    }
+    let listed = crate::spec::path_mask(spec.paths);
+    if listed & !served == 0 {
+        return (Msg::NONE, 0);
+    }
+    let mut i = 0;
+    while i < spec.paths.len() {
+        let problem = phantom_path_problem(
+            spec.name,
+            L::__PIPELINES,
+            L::__WRITTEN,
+            spec.paths[i],
+            spec.paths,
+        );
+        if problem.is_some() {
+            return (problem, i);
+        }
+        i += 1;
+    }
+    (Msg::NONE, 0)
+}
+
+/// The `index`th mode `L` lists, when none of its pipelines serves it
+/// ([`phantom_mode_problem`]).
+pub const fn phantom_mode_of<L: PromptLayer>(index: usize) -> Msg {
+    let spec = &L::SPEC;
+    phantom_mode_problem(
+        spec.name,
+        L::__PIPELINES,
+        L::__WRITTEN,
+        spec.modes[index],
+        spec.modes,
+    )
+}
+
+/// `L`'s `index`th pipeline named through another name than its own
+/// ([`pipeline_alias_problem`]), where the duplicate check assumed `assumed`.
+pub const fn pipeline_alias_of<L: PromptLayer>(index: usize, assumed: &str) -> Msg {
+    pipeline_alias_problem(L::__PIPELINES[index], assumed, L::__WRITTEN[index])
+}
 
 /// `L`'s spec. Generated code reaches another layer's spec only through this
 /// function (for its `LayerLink` and its `const` checks alike), so naming a

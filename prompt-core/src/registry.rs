@@ -1,6 +1,6 @@
 //! Link-time collection of every layer and pipeline in the binary, through `inventory`.
 
-use crate::layer::BoxedRender;
+use crate::layer::{BoxedRender, StaticText};
 use crate::spec::LayerSpec;
 use crate::spec::{DefaultPipeline, PipelineSpec, PromptPipeline};
 
@@ -10,13 +10,35 @@ use crate::spec::{DefaultPipeline, PipelineSpec, PromptPipeline};
 #[doc(hidden)]
 pub struct Registration {
     spec: &'static LayerSpec,
-    build: fn() -> BoxedRender,
+    build: Build,
+}
+
+/// How the registry builds a layer's renderer.
+enum Build {
+    /// The layer's own `__renderer` (a struct that implements `Render`).
+    Layer(fn() -> BoxedRender),
+    /// A `text = ".."` or `file = ".."` layer: one renderer type for every
+    /// one of them, so the attribute writes no function per layer.
+    Text(StaticText),
 }
 
 impl Registration {
     /// A registration of the layer described by `spec`, built by `build`.
     pub const fn new(spec: &'static LayerSpec, build: fn() -> BoxedRender) -> Self {
-        Self { spec, build }
+        Self {
+            spec,
+            build: Build::Layer(build),
+        }
+    }
+
+    /// A registration of the static-text layer described by `spec`, which
+    /// renders `text` (its trailing whitespace trimmed, as
+    /// [`StaticText::new`] does).
+    pub const fn text(spec: &'static LayerSpec, text: &'static str) -> Self {
+        Self {
+            spec,
+            build: Build::Text(StaticText::new(text)),
+        }
     }
 
     pub(crate) fn spec(&self) -> &'static LayerSpec {
@@ -24,7 +46,10 @@ impl Registration {
     }
 
     pub(crate) fn build(&self) -> BoxedRender {
-        (self.build)()
+        match self.build {
+            Build::Layer(build) => build(),
+            Build::Text(text) => text.boxed_as(self.spec.stability),
+        }
     }
 }
 

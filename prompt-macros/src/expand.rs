@@ -191,19 +191,20 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
     }
     spec.extend(defined_at(&p, file));
 
-    // The layer's band: its stability as a type, so a Stable layer's
-    // `LayerInput::get` reads session values only.
-    let band = syn::Ident::new(
-        layer.stability.ident().to_string().as_str(),
-        Span::call_site(),
-    );
-    let renderer = match &layer.content {
-        Some(Content::Text(lit)) => {
-            quote_spanned!(lit.span()=> #p::StaticText::new(#lit).boxed::<#p::#band>())
-        }
-        Some(Content::File(lit, abs)) => {
-            quote_spanned!(lit.span()=> #p::StaticText::new(#p::core::include_str!(#abs)).boxed::<#p::#band>())
-        }
+    // A text layer names its text and takes the trait's renderer and the
+    // text registration, shared by every text layer: no function of its
+    // own. A layer that renders itself is boxed with its band (its
+    // stability as a type, so a Stable layer's `LayerInput::get` reads
+    // session values only).
+    let (renderer, registration) = match &layer.content {
+        Some(Content::Text(lit)) => (
+            quote_spanned!(lit.span()=> const __TEXT: &'static str = #lit;),
+            quote!(#p::Registration::text(&#me, <#ident as #p::PromptLayer>::__TEXT)),
+        ),
+        Some(Content::File(lit, abs)) => (
+            quote_spanned!(lit.span()=> const __TEXT: &'static str = #p::core::include_str!(#abs);),
+            quote!(#p::Registration::text(&#me, <#ident as #p::PromptLayer>::__TEXT)),
+        ),
         None => {
             let construct = match layer.construct {
                 Construct::Unit => quote!(#ident),
@@ -211,14 +212,25 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
                 Construct::EmptyParens => quote!(#ident()),
                 Construct::Default => quote_spanned!(ident.span()=> #p::default_layer::<#ident>()),
             };
-            quote_spanned!(ident.span()=> #p::boxed::<#p::#band, _>(#construct))
+            let band = syn::Ident::new(
+                layer.stability.ident().to_string().as_str(),
+                Span::call_site(),
+            );
+            (
+                quote_spanned! {ident.span()=>
+                    fn __renderer() -> #p::BoxedRender {
+                        #p::boxed::<#p::#band, _>(#construct)
+                    }
+                },
+                quote!(#p::Registration::new(&#me, <#ident as #p::PromptLayer>::__renderer)),
+            )
         }
     };
 
     let mut checks = vec![const_check(
         &p,
         priority.span(),
-        quote!(#p::band_problem(&#me)),
+        quote!(#p::band_of::<#ident>()),
     )];
     let joined = pipeline_specs(&p, layer);
     // The scope orders of the pipelines the layer joins (none: the default
@@ -246,11 +258,10 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
     if !layer.pipelines.is_empty() {
         // The layers its pipelines include are known here: a clash with one
         // of them is this layer's to fix, reported at its priority.
-        let written: Vec<&str> = layer.pipelines.iter().map(|r| r.written.as_str()).collect();
         checks.push(const_check(
             &p,
             priority.span(),
-            quote!(#p::included_clash_problem(&#me, &[#(#joined),*], &[#(#written),*])),
+            quote!(#p::included_clash_of::<#ident>()),
         ));
     }
     checks.extend(reach_checks(&p, layer));
@@ -274,6 +285,16 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
     }
 
     let link_time = link_time_checks(layer, &p);
+    // The pipelines it joins, named once for all its checks.
+    let joins = if layer.pipelines.is_empty() {
+        TokenStream::new()
+    } else {
+        let written = layer.pipelines.iter().map(|r| r.written.as_str());
+        quote! {
+            const __PIPELINES: &'static [&'static #p::PipelineSpec] = &[#(#joined),*];
+            const __WRITTEN: &'static [&'static str] = &[#(#written),*];
+        }
+    };
 
     quote! {
         #item
@@ -282,28 +303,28 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         impl #p::PromptLayer for #ident {
             const SPEC: #p::LayerSpec = #spec;
 
-            fn __renderer() -> #p::BoxedRender {
-                #renderer
-            }
+            #renderer
+            #joins
         }
 
         #(#checks)*
         #link_time
 
         #p::inventory::submit! {
-            #p::Registration::new(&#me, <#ident as #p::PromptLayer>::__renderer)
+            #registration
         }
     }
 }
 
-/// `&<P as PromptPipeline>::SPEC` for each pipeline the layer names, at its span.
+/// `<P as PromptPipeline>::__SPEC_REF` (a `&PipelineSpec` to its one
+/// `static`) for each pipeline the layer names, at its span.
 fn pipeline_specs(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
     layer
         .pipelines
         .iter()
         .map(|r| {
             let path = &r.path;
-            quote_spanned!(path.span()=> &<#path as #p::PromptPipeline>::SPEC)
+            quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::__SPEC_REF)
         })
         .collect()
 }
@@ -317,49 +338,53 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
     if layer.pipelines.is_empty() {
         return Vec::new();
     }
-    let name = &layer.name;
-    let paths: Vec<TokenStream> = layer
-        .paths
-        .iter()
-        .map(|s| {
-            let i = s.ident();
-            quote!(#p::AssemblyPath::#i)
-        })
-        .collect();
-    let modes = if layer.modes.is_empty() {
-        quote!(#p::PromptMode::ALL)
-    } else {
-        let modes = layer.modes.iter().map(|s| {
-            let i = s.ident();
-            quote!(#p::PromptMode::#i)
-        });
-        quote!(&[#(#modes),*])
-    };
-    let specs = pipeline_specs(p, layer);
-    let written: Vec<&str> = layer.pipelines.iter().map(|r| r.written.as_str()).collect();
+    let ident = &layer.ident;
     let mut checks = Vec::new();
-    for (r, spec) in layer.pipelines.iter().zip(&specs) {
-        let w = &r.written;
-        checks.push(const_check(
-            p,
-            r.path.span(),
-            quote!(#p::never_renders_problem(#name, #spec, #w, &[#(#paths),*], #modes, &[#(#specs),*])),
-        ));
+    // With one pipeline this never fires: the layer meets it on a path and a
+    // mode, or it meets no pipeline at all (the phantom checks' mistake).
+    if layer.pipelines.len() > 1 {
+        for (index, r) in layer.pipelines.iter().enumerate() {
+            checks.push(const_check(
+                p,
+                r.path.span(),
+                quote!(#p::never_renders_of::<#ident>(#index)),
+            ));
+        }
     }
-    for s in &layer.paths {
-        let i = s.ident();
+    // One item for every listed path: at most one of them is ever reported
+    // (two paths, each listed once), at its own word.
+    if let Some(first) = layer.paths.first() {
+        let mut arms = TokenStream::new();
+        for (index, s) in layer.paths.iter().enumerate() {
+            let span = s.span;
+            let pp = respan(p.clone(), span);
+            let fail = quote_spanned!(span=> #pp::core::panic!("{}", problem.as_str()));
+            if index + 1 == layer.paths.len() {
+                arms.extend(if index == 0 { fail } else { quote!({ #fail }) });
+            } else {
+                arms.extend(quote!(if at == #index { #fail } else));
+            }
+        }
+        let span = first.span;
+        let at = if layer.paths.len() > 1 {
+            quote!(at)
+        } else {
+            quote!(_)
+        };
+        checks.push(quote_spanned! {span=>
+            const _: () = {
+                let (problem, #at) = #p::phantom_paths_of::<#ident>();
+                if problem.is_some() {
+                    #arms
+                }
+            };
+        });
+    }
+    for (index, s) in layer.modes.iter().enumerate() {
         checks.push(const_check(
             p,
             s.span,
-            quote!(#p::phantom_path_problem(#name, &[#(#specs),*], &[#(#written),*], #p::AssemblyPath::#i, &[#(#paths),*])),
-        ));
-    }
-    for s in &layer.modes {
-        let i = s.ident();
-        checks.push(const_check(
-            p,
-            s.span,
-            quote!(#p::phantom_mode_problem(#name, &[#(#specs),*], &[#(#written),*], #p::PromptMode::#i, #modes)),
+            quote!(#p::phantom_mode_of::<#ident>(#index)),
         ));
     }
     checks
@@ -404,13 +429,13 @@ fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
             out.extend(unique_symbol(p, &name, span));
         }
     }
-    let aliases = layer.pipelines.iter().map(|r| {
-        let path = &r.path;
-        let (assumed, written) = (&r.assumed_name, &r.written);
+    let ident = &layer.ident;
+    let aliases = layer.pipelines.iter().enumerate().map(|(index, r)| {
+        let assumed = &r.assumed_name;
         const_check(
             p,
-            path.span(),
-            quote!(#p::pipeline_alias_problem(&<#path as #p::PromptPipeline>::SPEC, #assumed, #written)),
+            r.path.span(),
+            quote!(#p::pipeline_alias_of::<#ident>(#index, #assumed)),
         )
     });
     out.extend(aliases);
@@ -525,7 +550,7 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
             checks.push(const_check(
                 &p,
                 item.tokens.span(),
-                quote!(#p::include_problem(&<#ident as #p::PromptPipeline>::SPEC, #index)),
+                quote!(#p::include_problem(<#ident as #p::PromptPipeline>::__SPEC_REF, #index)),
             ));
         }
     }
@@ -545,6 +570,10 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
         #[automatically_derived]
         impl #p::PromptPipeline for #ident {
             const SPEC: #p::PipelineSpec = #spec;
+            const __SPEC_REF: &'static #p::PipelineSpec = {
+                static SPEC: #p::PipelineSpec = <#ident as #p::PromptPipeline>::SPEC;
+                &SPEC
+            };
         }
 
         #unique
@@ -695,7 +724,7 @@ mod tests {
             out.contains("two_layers_named_a_in_pipeline_sub_agent"),
             "{out}"
         );
-        assert_eq!(out.matches("never_renders_problem").count(), 2, "{out}");
-        assert_eq!(out.matches("phantom_path_problem").count(), 1, "{out}");
+        assert_eq!(out.matches("never_renders_of").count(), 2, "{out}");
+        assert_eq!(out.matches("phantom_paths_of").count(), 1, "{out}");
     }
 }

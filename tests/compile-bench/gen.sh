@@ -1,20 +1,38 @@
 #!/usr/bin/env bash
-# Compile-time cost of `#[prompt_layer]` (BENCHMARKS.md): generates two crates
-# outside the workspace, one of 100 annotated layers and one of the same 100
-# layers written by hand against `prompt_core::__private_v1` (spec, renderer,
-# band check, registration: what the attribute generates), then times a clean
-# build of each crate with its dependencies already built, and of the macro crate.
+# Build cost of `#[prompt_layer]` and `#[prompt_pipeline(include = ..)]`
+# (BENCHMARKS.md, "Build cost (issue 40)"). Generates, outside the project's
+# workspace, a workspace of four crates:
 #
-#   tests/compile-bench/gen.sh [OUT]   (default: target/compile-bench)
+#   plain      200 plain structs, each holding the same text and priority as two consts
+#   default    200 `#[prompt_layer(.., text = "..")]` layers in the default pipeline
+#   include    the same 200 layers in `#[prompt_pipeline(include = [prompt_layers::Standard])]`
+#   include50  50 such layers, with the include
 #
-# Not part of the workspace or of CI.
+# then builds its dependencies once and, RUNS times (default 3), alternating
+# the crates, cleans one crate alone (`cargo clean -p`) and times its build
+# (wall, user + system CPU, by /usr/bin/time). Prints each run, the medians,
+# and the medians as ratios against `plain`.
+#
+#   tests/compile-bench/gen.sh [OUT]      (default: target/compile-bench)
+#   RUNS=5 SHAPES="plain default" tests/compile-bench/gen.sh
+#   GEN_ONLY=1 tests/compile-bench/gen.sh (write the crates, build nothing)
+#   IR=1 tests/compile-bench/gen.sh      (instructions of each crate's rustc,
+#                                          under callgrind: independent of load)
+#
+# Not part of the workspace or of CI. Debug profile, CARGO_INCREMENTAL=0.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/target/compile-bench}
-n=100
+runs=${RUNS:-3}
+shapes=${SHAPES:-plain default include include50}
+export CARGO_INCREMENTAL=0
 mkdir -p "$out"
 
-manifest() { # name
+text() { # i
+  printf 'Layer %d: follow rule %d, keep answers short, cite the file and line you read.' "$1" "$1"
+}
+
+manifest() { # name, with prompt-layers (0/1)
   cat <<TOML
 [package]
 name = "$1"
@@ -24,94 +42,122 @@ publish = false
 
 [dependencies]
 prompt-core = { path = "$root/prompt-core" }
-
-# Its own workspace: not a member of the project's.
-[workspace]
 TOML
+  if [ "$2" = 1 ]; then
+    echo "prompt-layers = { path = \"$root/layers\" }"
+  fi
 }
 
-text() { # i
-  printf 'Layer %d: follow rule %d, keep answers short, cite the file and line you read.' "$1" "$1"
-}
-
-gen_annotated() {
-  local dir=$out/annotated
-  mkdir -p "$dir/src"
-  manifest annotated >"$dir/Cargo.toml"
+gen_plain() { # dir n
   {
-    echo '//! 100 layers declared with the attribute.'
-    echo 'use prompt_core::prompt_layer;'
-    for i in $(seq 0 $((n - 1))); do
-      echo
-      echo "#[prompt_layer(priority = $((100 + i)), stability = Stable, paths = [Basic, Cached], text = \"$(text "$i")\")]"
-      echo "pub struct Layer$i;"
-    done
-  } >"$dir/src/lib.rs"
-}
-
-gen_hand() {
-  local dir=$out/hand
-  mkdir -p "$dir/src"
-  manifest hand >"$dir/Cargo.toml"
-  {
-    echo '//! The same 100 layers written by hand, as the attribute expands them.'
-    echo 'use prompt_core::__private_v1 as p;'
-    for i in $(seq 0 $((n - 1))); do
+    echo "//! $2 plain structs, each holding a text and a priority as two consts."
+    for i in $(seq 0 $(($2 - 1))); do
       cat <<RS
 
 pub struct Layer$i;
 
-impl p::PromptLayer for Layer$i {
-    const SPEC: p::LayerSpec = p::LayerSpec::new("layer$i", $((100 + i)), p::Stability::Stable)
-        .with_paths(&[p::AssemblyPath::Basic, p::AssemblyPath::Cached])
-        .with_type_name("Layer$i")
-        .defined_at(env!("CARGO_PKG_NAME"), file!(), line!());
-
-    fn __renderer() -> p::BoxedRender {
-        p::StaticText::new("$(text "$i")").boxed()
-    }
-}
-
-const _: () = {
-    let problem = p::band_problem(&<Layer$i as p::PromptLayer>::SPEC);
-    if problem.is_some() {
-        panic!("{}", problem.as_str());
-    }
-};
-
-p::inventory::submit! {
-    p::Registration::new(&<Layer$i as p::PromptLayer>::SPEC, <Layer$i as p::PromptLayer>::__renderer)
+impl Layer$i {
+    pub const TEXT: &'static str = "$(text "$i")";
+    pub const PRIORITY: u32 = $((8100 + i));
 }
 RS
     done
-  } >"$dir/src/lib.rs"
+  } >"$1/src/lib.rs"
 }
 
-# Seconds for a clean build of `crate` alone, its dependencies already built.
-time_crate() { # dir crate
-  (cd "$1" && cargo build -q --target-dir "$out/target" >/dev/null 2>&1)
-  (cd "$1" && cargo clean -q -p "$2" --target-dir "$out/target")
-  local start end
-  start=$(date +%s.%N)
-  (cd "$1" && cargo build -q --target-dir "$out/target")
-  end=$(date +%s.%N)
-  echo "$end - $start" | bc
+# Priorities 8100.. sit between the standard set's Session-scoped
+# coordinator (8000) and its Dynamic runtime context (10000), so the
+# include pipeline's checks all pass.
+gen_layers() { # dir n pipeline(0/1)
+  {
+    echo "//! $2 text layers$([ "$3" = 1 ] && echo ", in a pipeline that includes the standard set")."
+    echo 'use prompt_core::prompt_layer;'
+    local join=""
+    if [ "$3" = 1 ]; then
+      echo 'use prompt_core::prompt_pipeline;'
+      echo
+      echo '#[prompt_pipeline(paths = [Basic, Cached], include = [prompt_layers::Standard])]'
+      echo 'pub struct Main;'
+      join=", pipeline = [Main]"
+    fi
+    for i in $(seq 0 $(($2 - 1))); do
+      echo
+      echo "#[prompt_layer(priority = $((8100 + i)), stability = Stable, paths = [Basic, Cached], text = \"$(text "$i")\"$join)]"
+      echo "pub struct Layer$i;"
+    done
+  } >"$1/src/lib.rs"
 }
 
-gen_annotated
-gen_hand
-runs=${RUNS:-3}
-for crate in hand annotated; do
-  for _ in $(seq "$runs"); do
-    echo "$crate $(time_crate "$out/$crate" "$crate")"
+{
+  echo '# Generated by tests/compile-bench/gen.sh: its own workspace, not the project'"'"'s.'
+  echo '[workspace]'
+  echo 'resolver = "3"'
+  echo 'members = ["plain", "default", "include", "include50"]'
+} >"$out/Cargo.toml"
+for crate in plain default include include50; do
+  mkdir -p "$out/$crate/src"
+done
+manifest plain 0 >"$out/plain/Cargo.toml"
+gen_plain "$out/plain" 200
+manifest default 0 >"$out/default/Cargo.toml"
+gen_layers "$out/default" 200 0
+manifest include 1 >"$out/include/Cargo.toml"
+gen_layers "$out/include" 200 1
+manifest include50 1 >"$out/include50/Cargo.toml"
+gen_layers "$out/include50" 50 1
+[ -n "${GEN_ONLY:-}" ] && exit 0
+
+cd "$out"
+if [ -n "${IR:-}" ]; then
+  # Its own target folder: a wrapper is part of what Cargo fingerprints.
+  export CARGO_TARGET_DIR=$out/target-ir RUSTC_WRAPPER=$root/tests/compile-bench/ir-wrap.sh
+  export IR_OUT=$out/ir.txt
+  IR_OFF=1 cargo build -q --workspace
+  : >"$IR_OUT"
+  for crate in $shapes; do
+    cargo clean -q -p "$crate"
+    cargo build -q -p "$crate"
+  done
+  plain=$(awk '$1 == "plain" {print $2}' "$IR_OUT")
+  while read -r crate ir; do
+    ratio=-
+    [ -n "$plain" ] && ratio=$(echo "scale=2; $ir / $plain" | bc)
+    printf '%-10s %14s instructions %8sx plain\n' "$crate" "$ir" "$ratio"
+  done <"$IR_OUT"
+  exit 0
+fi
+cargo build -q --workspace
+declare -A wall cpu
+for run in $(seq "$runs"); do
+  for crate in $shapes; do
+    cargo clean -q -p "$crate"
+    t=$(
+      {
+        /usr/bin/time -f '%e %U %S' cargo build -q -p "$crate" 2>&1 >/dev/null
+      } | tail -1
+    )
+    read -r w u s <<<"$t"
+    c=$(echo "$u + $s" | bc)
+    wall[$crate]="${wall[$crate]:-} $w"
+    cpu[$crate]="${cpu[$crate]:-} $c"
+    echo "run $run $crate wall ${w}s cpu ${c}s"
   done
 done
-# The macro crate itself: a clean build of prompt-macros alone (syn etc. built).
-(cd "$root" && cargo build -q -p prompt-macros --target-dir "$out/target")
-for _ in $(seq "$runs"); do
-  (cd "$root" && cargo clean -q -p prompt-macros --target-dir "$out/target")
-  start=$(date +%s.%N)
-  (cd "$root" && cargo build -q -p prompt-macros --target-dir "$out/target")
-  end=$(date +%s.%N)
-  echo "prompt-macros $(echo "$end - $start" | bc)"
+
+median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo
+printf '%-10s %10s %10s %12s %12s\n' crate wall cpu 'wall/plain' 'cpu/plain'
+for crate in $shapes; do
+  mw=$(echo "${wall[$crate]}" | median)
+  mc=$(echo "${cpu[$crate]}" | median)
+  if [ -n "${wall[plain]:-}" ]; then
+    pw=$(echo "${wall[plain]}" | median)
+    pc=$(echo "${cpu[plain]}" | median)
+    rw=$(echo "scale=2; $mw / $pw" | bc)
+    rc=$(echo "scale=2; $mc / $pc" | bc)
+  else
+    rw=-
+    rc=-
+  fi
+  printf '%-10s %9ss %9ss %11sx %11sx\n' "$crate" "$mw" "$mc" "$rw" "$rc"
 done

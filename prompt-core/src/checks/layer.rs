@@ -227,6 +227,12 @@ pub const fn never_renders_problem(
     if !any_path_served_by(all, paths) || !any_mode_served_by(all, modes) {
         return Msg::NONE;
     }
+    // The usual case, checked before any message is written: a message is
+    // built byte by byte at compile time, and this runs once per layer and
+    // pipeline it joins.
+    if any_path_served(pipeline, paths) && any_mode_served(pipeline, modes) {
+        return Msg::NONE;
+    }
     let head = Msg::NONE
         .s("layer `")
         .s(layer)

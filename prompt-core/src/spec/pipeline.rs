@@ -193,6 +193,14 @@ impl PipelineSpec {
 pub trait PromptPipeline: 'static {
     /// The pipeline's static description.
     const SPEC: PipelineSpec;
+
+    /// [`Self::SPEC`] at one place in memory: `#[prompt_pipeline]` puts it in
+    /// a `static`, so the compile-time checks of each layer that joins the
+    /// pipeline point at that one copy instead of each making its own (which
+    /// the compiler would check again, down to every layer the pipeline
+    /// includes). Not part of the public API.
+    #[doc(hidden)]
+    const __SPEC_REF: &'static PipelineSpec = &Self::SPEC;
 }
 
 /// The pipeline a layer joins when its attribute has no `pipeline` key.
