@@ -23,7 +23,10 @@ pub enum CliErrorKind {
 /// Its [`Display`](fmt::Display) is this failure's own words; the error that
 /// caused it (an I/O error, an agent's error, a pipeline's problems) is its
 /// [`source`](Error::source), never repeated in the message. Print the whole
-/// chain, each cause after `: `, as `Main::run` does.
+/// chain, each cause after `: `, as `Main::run` does. The words may hold
+/// names read from a repository (file names, layer names) as they are:
+/// `Main::run` escapes their control characters before printing, and a
+/// caller that prints [`report`](Self::report) to a terminal should too.
 ///
 /// ```
 /// use prompt_layers::cli::{CliError, CliErrorKind};
