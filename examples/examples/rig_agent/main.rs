@@ -6,6 +6,9 @@
 //! cargo run -p prompt-examples --example rig_agent
 //! ```
 //!
+//! `cargo test` runs it too, always against its loopback
+//! (`examples/tests/rig_agent.rs`).
+//!
 //! With `ANTHROPIC_BASE_URL` unset it starts a loopback server on 127.0.0.1
 //! that answers as Anthropic would (cache reads and writes from the
 //! breakpoints it sees), checks the verdicts, and exits non-zero when one
@@ -278,11 +281,31 @@ const TURNS: [[(&str, &str); 3]; 2] = [
     ],
 ];
 
+/// Where the server sends its requests.
+pub enum Endpoint {
+    /// Anthropic, or whatever `ANTHROPIC_BASE_URL` names: rig reads it and
+    /// `ANTHROPIC_API_KEY`.
+    FromEnv,
+    /// A loopback server on 127.0.0.1 that answers as Anthropic would; the
+    /// verdicts are then checked.
+    Loopback,
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let endpoint = match std::env::var_os("ANTHROPIC_BASE_URL") {
+        Some(_) => Endpoint::FromEnv,
+        None => Endpoint::Loopback,
+    };
+    serve(endpoint)
+}
+
+/// Serves [`CONVERSATIONS`] for two rounds of [`TURNS`] through
+/// `endpoint`; on the loopback, fails when a verdict is wrong.
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn Error>> {
-    let loopback = match std::env::var_os("ANTHROPIC_BASE_URL") {
-        Some(_) => None,
-        None => Some(Loopback::start()?),
+pub async fn serve(endpoint: Endpoint) -> Result<(), Box<dyn Error>> {
+    let loopback = match endpoint {
+        Endpoint::FromEnv => None,
+        Endpoint::Loopback => Some(Loopback::start()?),
     };
     let model = match &loopback {
         // rig reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL.

@@ -1,0 +1,13 @@
+//! The rig agent server example (`examples/rig_agent`), run by `cargo test`
+//! against its own loopback server whatever `ANTHROPIC_BASE_URL` says: it
+//! fails when a second turn does not read the stable prefix. It builds with
+//! the tests' features, so nothing is built again to run it.
+
+#[path = "../examples/rig_agent/main.rs"]
+// The example's `main` reads the environment; this binary never calls it.
+#[allow(dead_code)]
+mod example;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    example::serve(example::Endpoint::Loopback)
+}
