@@ -1,8 +1,11 @@
-// Every key of the attribute, in one crate that depends on nothing but prompt-core.
-use prompt_core::{prompt_layer, prompt_pipeline, AssemblyPath, LayerInput, LayerWriter, Pipeline, PromptLayer, PromptMode, Render, Stability, Stable};
+//! Every key of the attribute, in one crate that depends on nothing but prompt-core.
 use prompt_core::spec::Channel;
 use prompt_core::spec::Scope;
 use prompt_core::spec::Yields;
+use prompt_core::{
+    AssemblyPath, LayerInput, LayerWriter, Pipeline, PromptLayer, PromptMode, Render, Stability,
+    Stable, prompt_layer, prompt_pipeline,
+};
 
 mod reexport {
     pub use prompt_core as core_again;
@@ -18,9 +21,11 @@ pub struct EveryKey;
 #[prompt_pipeline(paths = [Cached])]
 pub struct SubAgent;
 
+/// The persona, shared by both pipelines.
 #[prompt_layer(priority = BASE, stability = Stable, scope = Global, paths = [Cached], text = "Persona.\n\n", pipeline = [EveryKey, SubAgent])]
 pub struct PersonaLayer;
 
+/// House rules, rendered by the layer itself.
 #[prompt_layer(
     priority = BASE + 10,
     stability = Stable,
@@ -47,6 +52,7 @@ impl Render<Stable> for Rules {
     }
 }
 
+/// The time, a dynamic reminder after the others.
 #[prompt_layer(
     priority = 10_000 + BASE,
     stability = Dynamic,
@@ -75,10 +81,19 @@ fn main() {
     assert_eq!(Rules::SPEC.modes, &[PromptMode::Full, PromptMode::Compact]);
     assert_eq!(Rules::SPEC.silent, Some("when the session has house rules"));
     assert_eq!(Clock::SPEC.stability, Stability::Dynamic);
-    assert_eq!((Clock::SPEC.yields, Clock::SPEC.channel), (Yields::Keep, Channel::Reminder));
-    assert_eq!((Rules::SPEC.yields, Rules::SPEC.channel), (Yields::Shed, Channel::System));
+    assert_eq!(
+        (Clock::SPEC.yields, Clock::SPEC.channel),
+        (Yields::Keep, Channel::Reminder)
+    );
+    assert_eq!(
+        (Rules::SPEC.yields, Rules::SPEC.channel),
+        (Yields::Shed, Channel::System)
+    );
     assert_eq!(PersonaLayer::SPEC.name, "persona");
-    assert_eq!((PersonaLayer::SPEC.scope, Rules::SPEC.scope), (Scope::Global, Scope::Project));
+    assert_eq!(
+        (PersonaLayer::SPEC.scope, Rules::SPEC.scope),
+        (Scope::Global, Scope::Project)
+    );
     assert_eq!(Clock::SPEC.scope, Scope::Session);
     assert_eq!(PersonaLayer::SPEC.modes, PromptMode::ALL);
     assert_eq!(PersonaLayer::SPEC.pipelines, ["every_key", "sub_agent"]);
@@ -91,6 +106,9 @@ fn main() {
     assert_eq!(sub_agent.len(), 1);
     let reviewer = Pipeline::of::<Reviewer>().expect("valid pipeline");
     let clock = reviewer.layer("clock").expect("included");
-    assert_eq!((clock.modes, clock.yields), (&[PromptMode::Full][..], Yields::Shed));
+    assert_eq!(
+        (clock.modes, clock.yields),
+        (&[PromptMode::Full][..], Yields::Shed)
+    );
     assert_eq!(reviewer.len(), 2);
 }

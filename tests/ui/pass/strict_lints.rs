@@ -27,7 +27,9 @@
     nonstandard_style
 )]
 
-use prompt_core::{prompt_layer, prompt_pipeline, LayerInput, LayerWriter, Pipeline, Render, Stable};
+use prompt_core::{
+    LayerInput, LayerWriter, Pipeline, Render, Stable, prompt_layer, prompt_pipeline,
+};
 
 /// A pipeline.
 #[prompt_pipeline(paths = [Basic, Cached], modes = [Full])]
