@@ -25,19 +25,10 @@ fn target_dir() -> PathBuf {
 }
 
 fn cargo(subcommand: &str) -> Command {
-    let mut command = Command::new(env!("CARGO"));
+    let mut command = crate::cargo_into(subcommand, &target_dir());
     command
-        .args([
-            subcommand,
-            "--quiet",
-            "--locked",
-            "--offline",
-            "--target-dir",
-        ])
-        .arg(target_dir())
-        .arg("--manifest-path")
-        .arg(root().join("Cargo.toml"))
-        .env("CARGO_BUILD_BUILD_DIR", crate::build_dir());
+        .args(["--locked", "--offline", "--manifest-path"])
+        .arg(root().join("Cargo.toml"));
     command
 }
 

@@ -40,10 +40,17 @@ fn build_dir() -> &'static Path {
 /// lock on the build folder while tests run; the external crates take it in
 /// turn.
 fn cargo(subcommand: &str) -> Command {
+    cargo_into(subcommand, &artifacts())
+}
+
+/// [`cargo`] with its binaries and docs in `target_dir` (a crate whose
+/// binary would replace another's: both are called `prompt`), its
+/// dependencies still built in the shared build folder.
+fn cargo_into(subcommand: &str, target_dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO"));
     command
         .args([subcommand, "--quiet", "--target-dir"])
-        .arg(artifacts())
+        .arg(target_dir)
         .env("CARGO_BUILD_BUILD_DIR", build_dir());
     command
 }
