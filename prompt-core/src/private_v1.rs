@@ -72,6 +72,27 @@ pub trait NoRender {
 
 impl<T: ?Sized, B> NoRender for Probe<T, B> {}
 
+/// Fails the build with `problem`'s message when it holds one. It is
+/// `#[track_caller]`, so const evaluation reports the error at the generated
+/// `const` that calls it (spanned at the user's key), as if that item had
+/// panicked itself: the generated item is one call, with no formatting of
+/// its own to type-check.
+#[track_caller]
+pub const fn fail_on(problem: Msg) {
+    if problem.is_some() {
+        panic!("{}", problem.as_str());
+    }
+}
+
+/// Fails the build with `message` when `bad` holds, at the caller's span
+/// (see [`fail_on`]).
+#[track_caller]
+pub const fn fail_if(bad: bool, message: &str) {
+    if bad {
+        panic!("{}", message);
+    }
+}
+
 /// The compile-time checks of layer `L`, generic over it, so that the code
 /// generated per layer is a call with no arguments to build (no arrays, no
 /// references to promote): the generated `const` item still panics itself,

@@ -107,11 +107,36 @@ pub(crate) fn prompt_pipeline(
 }
 
 fn defined_at(p: &TokenStream, file: &SourceFile) -> TokenStream {
+    let (krate, file, line) = defined_at_parts(p, file);
+    quote!(.defined_at(#krate, #file, #line))
+}
+
+/// The package, file and line of the attribute, as literals where the macro
+/// knows them (`CARGO_PKG_NAME` from Cargo's environment, the line from the
+/// attribute's span), else as `env!`/`file!()`/`line!()`.
+fn defined_at_parts(p: &TokenStream, file: &SourceFile) -> (TokenStream, TokenStream, TokenStream) {
+    let krate = match std::env::var("CARGO_PKG_NAME") {
+        Ok(name) => quote!(#name),
+        Err(_) => quote!(#p::core::env!("CARGO_PKG_NAME")),
+    };
     let file = match file {
         Some(rel) => quote!(#rel),
         None => quote!(#p::core::file!()),
     };
-    quote!(.defined_at(#p::core::env!("CARGO_PKG_NAME"), #file, #p::core::line!()))
+    let line = match line_of_call_site() {
+        Some(line) => quote!(#line),
+        None => quote!(#p::core::line!()),
+    };
+    (krate, file, line)
+}
+
+/// The line of the attribute, where a compiler runs the macro (`None` in the
+/// macro's own unit tests, which run outside one).
+fn line_of_call_site() -> Option<u32> {
+    if !proc_macro::is_available() {
+        return None;
+    }
+    u32::try_from(proc_macro::Span::call_site().line()).ok()
 }
 
 /// A `const` check: `problem` is an expression of type `Msg`; when it holds a
@@ -119,12 +144,7 @@ fn defined_at(p: &TokenStream, file: &SourceFile) -> TokenStream {
 fn const_check(p: &TokenStream, span: Span, problem: TokenStream) -> TokenStream {
     let p = respan(p.clone(), span);
     quote_spanned! {span=>
-        const _: () = {
-            let problem = #problem;
-            if problem.is_some() {
-                #p::core::panic!("{}", problem.as_str());
-            }
-        };
+        const _: () = #p::fail_on(#problem);
     }
 }
 
@@ -143,10 +163,13 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             let i = s.ident();
             quote!(#p::AssemblyPath::#i)
         });
+        let type_name = ident.to_string();
+        let (krate, file, line) = defined_at_parts(&p, file);
         quote! {
-            #p::LayerSpec::new(#name, #priority, #p::Stability::#stability)
-                .with_paths(&[#(#paths),*])
-                .with_type_name(#p::core::stringify!(#ident))
+            #p::LayerSpec::__declared(
+                #name, #priority, #p::Stability::#stability, &[#(#paths),*],
+                #type_name, #krate, #file, #line,
+            )
         }
     };
     if !layer.modes.is_empty() {
@@ -189,7 +212,6 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
     if let Some(silent) = &layer.silent {
         spec.extend(quote!(.with_silent(#silent)));
     }
-    spec.extend(defined_at(&p, file));
 
     // A text layer names its text and takes the trait's renderer and the
     // text registration, shared by every text layer: no function of its
@@ -277,9 +299,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             const _: () = {
                 #[allow(unused_imports)]
                 use #p::NoRender as _;
-                if #p::Probe::<#ident, #p::Stable>::HAS_RENDER || #p::Probe::<#ident, #p::Dynamic>::HAS_RENDER {
-                    #p::core::panic!(#message);
-                }
+                #p::fail_if(#p::Probe::<#ident, #p::Stable>::HAS_RENDER || #p::Probe::<#ident, #p::Dynamic>::HAS_RENDER, #message)
             };
         });
     }
@@ -358,7 +378,7 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
         for (index, s) in layer.paths.iter().enumerate() {
             let span = s.span;
             let pp = respan(p.clone(), span);
-            let fail = quote_spanned!(span=> #pp::core::panic!("{}", problem.as_str()));
+            let fail = quote_spanned!(span=> #pp::fail_on(problem));
             if index + 1 == layer.paths.len() {
                 arms.extend(if index == 0 { fail } else { quote!({ #fail }) });
             } else {
@@ -374,9 +394,7 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
         checks.push(quote_spanned! {span=>
             const _: () = {
                 let (problem, #at) = #p::phantom_paths_of::<#ident>();
-                if problem.is_some() {
-                    #arms
-                }
+                #arms
             };
         });
     }

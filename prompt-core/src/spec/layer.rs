@@ -71,6 +71,31 @@ pub struct LayerSpec {
 }
 
 impl LayerSpec {
+    /// The spec `#[prompt_layer]` starts from: [`new`](Self::new) on `paths`,
+    /// of type `type_name`, defined in package `krate` at `file` and `line`,
+    /// in one call, so a layer's generated `SPEC` is one call to type-check.
+    /// Reached through `__private_v1`; not public API.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    pub const fn __declared(
+        name: &'static str,
+        priority: u32,
+        stability: Stability,
+        paths: &'static [AssemblyPath],
+        type_name: &'static str,
+        krate: &'static str,
+        file: &'static str,
+        line: u32,
+    ) -> Self {
+        let mut spec = Self::new(name, priority, stability);
+        spec.paths = paths;
+        spec.type_name = type_name;
+        spec.krate = krate;
+        spec.file = file;
+        spec.line = line;
+        spec
+    }
+
     /// A spec with the given name, priority and stability, on both paths, in
     /// every mode, in the default pipeline, yielding by [`Yields::Shed`] on
     /// the [`Channel::System`], of [`Scope::Session`], with no relations and
