@@ -72,6 +72,19 @@ pub trait NoRender {
 
 impl<T: ?Sized, B> NoRender for Probe<T, B> {}
 
+/// The registration of text layer `L` (`text = ".."`, `file = ".."`):
+/// generic, so a layer's registration is one call for its crate to
+/// type-check.
+pub const fn text_registration<L: PromptLayer>() -> Registration {
+    Registration::text(const { &L::SPEC }, L::__TEXT)
+}
+
+/// The registration of layer `L`, which renders itself (see
+/// [`text_registration`]).
+pub const fn registration<L: PromptLayer>() -> Registration {
+    Registration::new(const { &L::SPEC }, L::__renderer)
+}
+
 /// Fails the build with `problem`'s message when it holds one. It is
 /// `#[track_caller]`, so const evaluation reports the error at the generated
 /// `const` that calls it (spanned at the user's key), as if that item had
@@ -108,6 +121,17 @@ pub const fn included_clash_of<L: PromptLayer>() -> Msg {
     included_clash_problem(&L::SPEC, L::__PIPELINES, L::__WRITTEN)
 }
 
+/// [`included_clash_of`] for a layer in one pipeline, `pipeline`, written
+/// `written`. A layer in one pipeline (the usual case) names it in each
+/// check instead of in two constants of its own, which would be evaluated
+/// for every such layer.
+pub const fn included_clash_in<L: PromptLayer>(
+    pipeline: &'static PipelineSpec,
+    written: &'static str,
+) -> Msg {
+    included_clash_problem(&L::SPEC, &[pipeline], &[written])
+}
+
 /// `L` joining its `index`th pipeline, where it meets no path or mode
 /// ([`never_renders_problem`]).
 pub const fn never_renders_of<L: PromptLayer>(index: usize) -> Msg {
@@ -127,12 +151,27 @@ pub const fn never_renders_of<L: PromptLayer>(index: usize) -> Msg {
 /// path of a layer is ever reported: there are two, listed once each, and a
 /// layer none of whose paths is served is reported at the first.
 pub const fn phantom_paths_of<L: PromptLayer>() -> (Msg, usize) {
-    let spec = &L::SPEC;
+    phantom_paths(&L::SPEC, L::__PIPELINES, L::__WRITTEN)
+}
+
+/// [`phantom_paths_of`] for a layer in one pipeline (see [`included_clash_in`]).
+pub const fn phantom_paths_in<L: PromptLayer>(
+    pipeline: &'static PipelineSpec,
+    written: &'static str,
+) -> (Msg, usize) {
+    phantom_paths(&L::SPEC, &[pipeline], &[written])
+}
+
+const fn phantom_paths(
+    spec: &LayerSpec,
+    pipelines: &[&PipelineSpec],
+    written: &[&str],
+) -> (Msg, usize) {
     // The usual case first: every listed path is served by some pipeline.
     let mut served = 0;
     let mut p = 0;
-    while p < L::__PIPELINES.len() {
-        served |= crate::spec::path_mask(L::__PIPELINES[p].paths);
+    while p < pipelines.len() {
+        served |= crate::spec::path_mask(pipelines[p].paths);
         p += 1;
     }
     let listed = crate::spec::path_mask(spec.paths);
@@ -141,13 +180,8 @@ pub const fn phantom_paths_of<L: PromptLayer>() -> (Msg, usize) {
     }
     let mut i = 0;
     while i < spec.paths.len() {
-        let problem = phantom_path_problem(
-            spec.name,
-            L::__PIPELINES,
-            L::__WRITTEN,
-            spec.paths[i],
-            spec.paths,
-        );
+        let problem =
+            phantom_path_problem(spec.name, pipelines, written, spec.paths[i], spec.paths);
         if problem.is_some() {
             return (problem, i);
         }
@@ -164,6 +198,22 @@ pub const fn phantom_mode_of<L: PromptLayer>(index: usize) -> Msg {
         spec.name,
         L::__PIPELINES,
         L::__WRITTEN,
+        spec.modes[index],
+        spec.modes,
+    )
+}
+
+/// [`phantom_mode_of`] for a layer in one pipeline (see [`included_clash_in`]).
+pub const fn phantom_mode_in<L: PromptLayer>(
+    index: usize,
+    pipeline: &'static PipelineSpec,
+    written: &'static str,
+) -> Msg {
+    let spec = &L::SPEC;
+    phantom_mode_problem(
+        spec.name,
+        &[pipeline],
+        &[written],
         spec.modes[index],
         spec.modes,
     )

@@ -221,11 +221,11 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
     let (renderer, registration) = match &layer.content {
         Some(Content::Text(lit)) => (
             quote_spanned!(lit.span()=> const __TEXT: &'static str = #lit;),
-            quote!(#p::Registration::text(&#me, <#ident as #p::PromptLayer>::__TEXT)),
+            quote!(#p::text_registration::<#ident>()),
         ),
         Some(Content::File(lit, abs)) => (
             quote_spanned!(lit.span()=> const __TEXT: &'static str = #p::core::include_str!(#abs);),
-            quote!(#p::Registration::text(&#me, <#ident as #p::PromptLayer>::__TEXT)),
+            quote!(#p::text_registration::<#ident>()),
         ),
         None => {
             let construct = match layer.construct {
@@ -244,7 +244,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
                         #p::boxed::<#p::#band, _>(#construct)
                     }
                 },
-                quote!(#p::Registration::new(&#me, <#ident as #p::PromptLayer>::__renderer)),
+                quote!(#p::registration::<#ident>()),
             )
         }
     };
@@ -283,7 +283,12 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         checks.push(const_check(
             &p,
             priority.span(),
-            quote!(#p::included_clash_of::<#ident>()),
+            match one_pipeline(&p, layer) {
+                Some((pipeline, written)) => {
+                    quote!(#p::included_clash_in::<#ident>(#pipeline, #written))
+                }
+                None => quote!(#p::included_clash_of::<#ident>()),
+            },
         ));
     }
     checks.extend(reach_checks(&p, layer));
@@ -306,7 +311,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
 
     let link_time = link_time_checks(layer, &p);
     // The pipelines it joins, named once for all its checks.
-    let joins = if layer.pipelines.is_empty() {
+    let joins = if layer.pipelines.len() < 2 {
         TokenStream::new()
     } else {
         let written = layer.pipelines.iter().map(|r| r.written.as_str());
@@ -333,6 +338,23 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         #p::inventory::submit! {
             #registration
         }
+    }
+}
+
+/// For a layer in exactly one pipeline: that pipeline's spec (as in
+/// [`pipeline_specs`]) and its name as written, which its checks take as
+/// arguments. A layer in several reads them from its `__PIPELINES` and
+/// `__WRITTEN`.
+fn one_pipeline(p: &TokenStream, layer: &Layer) -> Option<(TokenStream, String)> {
+    match layer.pipelines.as_slice() {
+        [only] => {
+            let path = &only.path;
+            Some((
+                quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::__SPEC_REF),
+                only.written.clone(),
+            ))
+        }
+        _ => None,
     }
 }
 
@@ -386,6 +408,12 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
             }
         }
         let span = first.span;
+        let phantom = match one_pipeline(p, layer) {
+            Some((pipeline, written)) => {
+                quote!(#p::phantom_paths_in::<#ident>(#pipeline, #written))
+            }
+            None => quote!(#p::phantom_paths_of::<#ident>()),
+        };
         let at = if layer.paths.len() > 1 {
             quote!(at)
         } else {
@@ -393,7 +421,7 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
         };
         checks.push(quote_spanned! {span=>
             const _: () = {
-                let (problem, #at) = #p::phantom_paths_of::<#ident>();
+                let (problem, #at) = #phantom;
                 #arms
             };
         });
@@ -402,7 +430,12 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
         checks.push(const_check(
             p,
             s.span,
-            quote!(#p::phantom_mode_of::<#ident>(#index)),
+            match one_pipeline(p, layer) {
+                Some((pipeline, written)) => {
+                    quote!(#p::phantom_mode_in::<#ident>(#index, #pipeline, #written))
+                }
+                None => quote!(#p::phantom_mode_of::<#ident>(#index)),
+            },
         ));
     }
     checks
@@ -453,7 +486,12 @@ fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
         const_check(
             p,
             r.path.span(),
-            quote!(#p::pipeline_alias_of::<#ident>(#index, #assumed)),
+            match one_pipeline(p, layer) {
+                Some((pipeline, written)) => {
+                    quote!(#p::pipeline_alias_problem(#pipeline, #assumed, #written))
+                }
+                None => quote!(#p::pipeline_alias_of::<#ident>(#index, #assumed)),
+            },
         )
     });
     out.extend(aliases);
@@ -744,5 +782,34 @@ mod tests {
         );
         assert_eq!(out.matches("never_renders_of").count(), 2, "{out}");
         assert_eq!(out.matches("phantom_paths_of").count(), 1, "{out}");
+        assert!(out.contains("__PIPELINES"), "{out}");
+    }
+
+    #[test]
+    fn a_layer_in_one_pipeline_names_it_in_its_checks_and_holds_no_list() {
+        let out = expand(
+            quote!(
+                priority = 1,
+                stability = Stable,
+                paths = [Basic],
+                modes = [Full],
+                text = "a",
+                pipeline = agents::Main
+            ),
+            quote!(
+                struct A;
+            ),
+        );
+        assert!(!out.contains("__PIPELINES"), "{out}");
+        assert!(!out.contains("__WRITTEN"), "{out}");
+        for check in [
+            "included_clash_in :: < A > (< agents :: Main as",
+            "phantom_paths_in :: < A > (< agents :: Main as",
+            "phantom_mode_in :: < A > (0usize , < agents :: Main as",
+            "pipeline_alias_problem (< agents :: Main as",
+        ] {
+            assert!(out.contains(check), "{check}: {out}");
+        }
+        assert!(!out.contains("never_renders"), "{out}");
     }
 }
