@@ -13,7 +13,7 @@ pub use core;
 pub use inventory;
 
 pub use crate::checks::{
-    Msg, band_problem, include_problem, included_clash_problem, never_renders_problem,
+    Msg, ScopeBounds, band_problem, include_problem, included_clash_problem, never_renders_problem,
     phantom_mode_problem, phantom_path_problem, pipeline_alias_problem, relation_problem,
     scope_relation_problem,
 };
@@ -125,10 +125,18 @@ pub const fn included_clash_of<L: PromptLayer>() -> Msg {
 /// `written`. A layer in one pipeline (the usual case) names it in each
 /// check instead of in two constants of its own, which would be evaluated
 /// for every such layer.
+///
+/// `bounds` are the pipeline's own (`PromptPipeline::__SCOPE_BOUNDS`): with
+/// them, a layer that clashes with no included layer (nearly every one) is
+/// cleared without a pass over each included layer's scope.
 pub const fn included_clash_in<L: PromptLayer>(
     pipeline: &'static PipelineSpec,
+    bounds: ScopeBounds,
     written: &'static str,
 ) -> Msg {
+    if !crate::checks::may_clash_in(&L::SPEC, pipeline, &bounds) {
+        return Msg::NONE;
+    }
     included_clash_problem(&L::SPEC, &[pipeline], &[written])
 }
 

@@ -285,7 +285,10 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             priority.span(),
             match one_pipeline(&p, layer) {
                 Some((pipeline, written)) => {
-                    quote!(#p::included_clash_in::<#ident>(#pipeline, #written))
+                    let path = &layer.pipelines[0].path;
+                    let bounds =
+                        quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::__SCOPE_BOUNDS);
+                    quote!(#p::included_clash_in::<#ident>(#pipeline, #bounds, #written))
                 }
                 None => quote!(#p::included_clash_of::<#ident>()),
             },
@@ -804,6 +807,7 @@ mod tests {
         assert!(!out.contains("__WRITTEN"), "{out}");
         for check in [
             "included_clash_in :: < A > (< agents :: Main as",
+            ":: __SCOPE_BOUNDS , \"agents::Main\")",
             "phantom_paths_in :: < A > (< agents :: Main as",
             "phantom_mode_in :: < A > (0usize , < agents :: Main as",
             "pipeline_alias_problem (< agents :: Main as",

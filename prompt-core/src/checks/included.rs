@@ -147,6 +147,32 @@ const fn may_clash(me: &LayerSpec, pipelines: &[&PipelineSpec]) -> bool {
     false
 }
 
+/// [`may_clash`] for a layer in one pipeline, with that pipeline's
+/// [`ScopeBounds`](rules::ScopeBounds): the same answer, from two
+/// comparisons and a pass over the included priorities.
+pub(crate) const fn may_clash_in(
+    me: &LayerSpec,
+    pipeline: &PipelineSpec,
+    bounds: &rules::ScopeBounds,
+) -> bool {
+    if matches!(pipeline.scope_order, ScopeOrder::Strict) && bounds.may_break(me) {
+        return true;
+    }
+    let mut j = 0;
+    while j < pipeline.include.len() {
+        let layers = pipeline.include[j].layers;
+        let mut k = 0;
+        while k < layers.len() {
+            if layers[k].priority == me.priority {
+                return true;
+            }
+            k += 1;
+        }
+        j += 1;
+    }
+    false
+}
+
 /// What is wrong with layer `me` joining `pipelines` (written `written`)
 /// against the layers those pipelines include: the same priority as one of
 /// them, or a place against the scope order (a narrower layer ahead of an
@@ -295,4 +321,46 @@ pub(crate) const fn include_scope_problem(pipeline: &PipelineSpec, index: usize)
         k += 1;
     }
     Msg::NONE
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::spec::{Include, Stability};
+
+    fn layer() -> impl Strategy<Value = LayerSpec> {
+        // Few priorities, so that equal ones and every order turn up.
+        (0u32..12, any::<bool>(), 0usize..4).prop_map(|(priority, stable, scope)| {
+            let stability = if stable {
+                Stability::Stable
+            } else {
+                Stability::Dynamic
+            };
+            LayerSpec::new("other", priority, stability).with_scope(Scope::ALL[scope])
+        })
+    }
+
+    proptest! {
+        /// The summary a pipeline's layers check themselves against clears
+        /// exactly the layers the pass over every included layer clears.
+        #[test]
+        fn scope_bounds_agree_with_the_pass_over_every_included_layer(
+            included in proptest::collection::vec(proptest::collection::vec(layer(), 0..6), 0..3),
+            me in layer(),
+            strict in any::<bool>(),
+        ) {
+            let include: Vec<Include> = included
+                .into_iter()
+                .map(|layers| Include::set(Vec::leak(layers), "Set"))
+                .collect();
+            let include: &'static [Include] = Vec::leak(include);
+            let order = if strict { ScopeOrder::Strict } else { ScopeOrder::Relaxed };
+            let pipeline: &'static PipelineSpec =
+                Box::leak(Box::new(PipelineSpec::new("main").with_include(include).with_scope_order(order)));
+            let bounds = rules::ScopeBounds::of(pipeline.include);
+            prop_assert_eq!(may_clash_in(&me, pipeline, &bounds), may_clash(&me, &[pipeline]));
+        }
+    }
 }

@@ -17,11 +17,13 @@ pub(crate) mod rules;
 
 pub use include::include_problem;
 pub use included::included_clash_problem;
+pub(crate) use included::may_clash_in;
 pub use layer::{
     band_problem, never_renders_problem, phantom_mode_problem, phantom_path_problem,
     pipeline_alias_problem, relation_problem, scope_relation_problem,
 };
 pub use msg::Msg;
+pub use rules::ScopeBounds;
 
 #[cfg(test)]
 mod tests {

@@ -201,6 +201,13 @@ pub trait PromptPipeline: 'static {
     /// includes). Not part of the public API.
     #[doc(hidden)]
     const __SPEC_REF: &'static PipelineSpec = &Self::SPEC;
+
+    /// The scope order of the layers [`Self::SPEC`] includes, summed up once
+    /// for every layer that joins the pipeline to check itself against. Not
+    /// part of the public API.
+    #[doc(hidden)]
+    const __SCOPE_BOUNDS: crate::checks::ScopeBounds =
+        crate::checks::ScopeBounds::of(Self::SPEC.include);
 }
 
 /// The pipeline a layer joins when its attribute has no `pipeline` key.
