@@ -13,7 +13,7 @@ pub use core;
 pub use inventory;
 
 pub use crate::checks::{
-    Msg, ScopeBounds, band_problem, include_problem, included_clash_problem, never_renders_problem,
+    Msg, band_problem, include_problem, included_clash_problem, never_renders_problem,
     phantom_mode_problem, phantom_path_problem, pipeline_alias_problem, relation_problem,
     scope_relation_problem,
 };
@@ -22,8 +22,8 @@ pub use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render, StaticText
 pub use crate::layer_set::LayerSet;
 pub use crate::registry::{PipelineRegistration, Registration};
 pub use crate::spec::{
-    AssemblyPath, Channel, Include, LayerLink, LayerSpec, PromptMode, Scope, ScopeOrder, Stability,
-    Yields,
+    AssemblyPath, Channel, Include, LayerLink, LayerSpec, PromptMode, Scope, ScopeBounds,
+    ScopeOrder, Stability, Yields,
 };
 pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
 

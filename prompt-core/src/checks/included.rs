@@ -2,7 +2,7 @@
 
 use super::msg::Msg;
 use super::rules::{self, Facts, Who};
-use crate::spec::{LayerSpec, PipelineSpec, Scope, ScopeOrder};
+use crate::spec::{LayerSpec, PipelineSpec, Scope, ScopeBounds, ScopeOrder};
 
 /// The clashing layer whose scope `me` would need to stay where it is, given
 /// one more clashing layer `other` (of include entry `j`): the widest of
@@ -148,14 +148,16 @@ const fn may_clash(me: &LayerSpec, pipelines: &[&PipelineSpec]) -> bool {
 }
 
 /// [`may_clash`] for a layer in one pipeline, with that pipeline's
-/// [`ScopeBounds`](rules::ScopeBounds): the same answer, from two
+/// [`ScopeBounds`]: the same answer, from two
 /// comparisons and a pass over the included priorities.
 pub(crate) const fn may_clash_in(
     me: &LayerSpec,
     pipeline: &PipelineSpec,
-    bounds: &rules::ScopeBounds,
+    bounds: &ScopeBounds,
 ) -> bool {
-    if matches!(pipeline.scope_order, ScopeOrder::Strict) && bounds.may_break(me) {
+    if matches!(pipeline.scope_order, ScopeOrder::Strict)
+        && rules::may_be_out_of_scope_order(me, bounds)
+    {
         return true;
     }
     let mut j = 0;
@@ -359,7 +361,7 @@ mod tests {
             let order = if strict { ScopeOrder::Strict } else { ScopeOrder::Relaxed };
             let pipeline: &'static PipelineSpec =
                 Box::leak(Box::new(PipelineSpec::new("main").with_include(include).with_scope_order(order)));
-            let bounds = rules::ScopeBounds::of(pipeline.include);
+            let bounds = ScopeBounds::of(pipeline.include);
             prop_assert_eq!(may_clash_in(&me, pipeline, &bounds), may_clash(&me, &[pipeline]));
         }
     }

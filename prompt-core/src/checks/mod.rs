@@ -23,7 +23,6 @@ pub use layer::{
     pipeline_alias_problem, relation_problem, scope_relation_problem,
 };
 pub use msg::Msg;
-pub use rules::ScopeBounds;
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,7 @@
 //! |---|---|---|---|---|
 //! | band | [`in_band`] | [`BAND`] | `band_problem` | `Problem::OutOfBand` |
 //! | order | [`order_holds`] | [`ORDER`], then [`ORDER_PRIORITIES`] at run time; [`ORDER_APART`], [`ORDER_MOVE`] and [`ORDER_MOVE_EITHER`] or [`ORDER_MOVE_MINE`] at compile time | `relation_problem` | `Problem::Order` |
-//! | scope order | not [`out_of_scope_order`] (against a pipeline's included layers at once: [`ScopeBounds`]) | `Scope::ORDER_TEXT`, then [`scope_fix`]; [`SCOPE_RELAXED`] at run time | `included_clash_problem`, `include_scope_problem` | `Problem::ScopeOrder` |
+//! | scope order | not [`out_of_scope_order`] (against a pipeline's included layers at once: [`may_be_out_of_scope_order`]) | `Scope::ORDER_TEXT`, then [`scope_fix`]; [`SCOPE_RELAXED`] at run time | `included_clash_problem`, `include_scope_problem` | `Problem::ScopeOrder` |
 //!
 //! A message is a [`Template`]: text, and holes ([`Piece`]) filled from
 //! [`Facts`]. Two front ends write it: [`write`], a `const fn` into the
@@ -43,66 +43,16 @@ pub(crate) const fn out_of_scope_order(earlier: &LayerSpec, later: &LayerSpec) -
         && later.scope.is_wider_than(earlier.scope)
 }
 
-/// The scope order against the Stable layers a pipeline includes, worked out
-/// once per pipeline: for each scope (by its discriminant, `Scope::ALL`'s
-/// order), the highest priority among those layers wider-scoped than it and
-/// the lowest among those narrower. A Stable layer breaks the order against
-/// one of them ([`out_of_scope_order`], either way round) exactly when
-/// [`ScopeBounds::may_break`] says so, so a layer's compile-time check makes
-/// two comparisons instead of a pass over every included layer.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct ScopeBounds {
-    wider_max: [u32; 4],
-    narrower_min: [u32; 4],
-}
-
-impl ScopeBounds {
-    /// The bounds of the Stable layers of `include`, as their crates
-    /// declare them (a pipeline narrows paths, modes and `yields`, never a
-    /// priority, a stability or a scope).
-    pub const fn of(include: &[spec::Include]) -> Self {
-        let mut bounds = ScopeBounds {
-            wider_max: [0; 4],
-            narrower_min: [u32::MAX; 4],
-        };
-        let mut s = 0;
-        while s < Scope::ALL.len() {
-            let scope = Scope::ALL[s];
-            let mut j = 0;
-            while j < include.len() {
-                let layers = include[j].layers;
-                let mut k = 0;
-                while k < layers.len() {
-                    let other = &layers[k];
-                    if matches!(other.stability, spec::Stability::Stable) {
-                        let at = scope as usize;
-                        if other.scope.is_wider_than(scope) && other.priority > bounds.wider_max[at]
-                        {
-                            bounds.wider_max[at] = other.priority;
-                        }
-                        if scope.is_wider_than(other.scope)
-                            && other.priority < bounds.narrower_min[at]
-                        {
-                            bounds.narrower_min[at] = other.priority;
-                        }
-                    }
-                    k += 1;
-                }
-                j += 1;
-            }
-            s += 1;
-        }
-        bounds
-    }
-
-    /// Whether `me` may be out of scope order against one of the layers:
-    /// Stable, and ahead of a wider-scoped one or after a narrower one.
-    pub(crate) const fn may_break(&self, me: &LayerSpec) -> bool {
-        let at = me.scope as usize;
-        matches!(me.stability, spec::Stability::Stable)
-            && (self.wider_max[at] > me.priority || self.narrower_min[at] < me.priority)
-    }
+/// Whether `me` may be out of scope order against one of the Stable layers
+/// `bounds` sums up ([`out_of_scope_order`], either way round): Stable, and
+/// ahead of a wider-scoped one or after a narrower one. Exactly when some
+/// pair of `me` and one of those layers breaks the order, so a layer's
+/// compile-time check makes two comparisons instead of a pass over every
+/// layer its pipeline includes.
+pub(crate) const fn may_be_out_of_scope_order(me: &LayerSpec, bounds: &spec::ScopeBounds) -> bool {
+    let at = me.scope as usize;
+    matches!(me.stability, spec::Stability::Stable)
+        && (bounds.wider_max[at] > me.priority || bounds.narrower_min[at] < me.priority)
 }
 
 /// A priority outside its band.

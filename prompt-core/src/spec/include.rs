@@ -1,7 +1,7 @@
 //! What a pipeline takes from elsewhere: one entry of
 //! `#[prompt_pipeline(include = [..])]`, an [`Include`].
 
-use super::enums::{AssemblyPath, PromptMode, Yields};
+use super::enums::{AssemblyPath, PromptMode, Scope, Stability, Yields};
 use super::layer::LayerSpec;
 use super::pipeline::PipelineSpec;
 
@@ -220,5 +220,57 @@ mod tests {
             set.member(0, &CACHED).map(|s| s.paths),
             Some(&[AssemblyPath::Cached][..])
         );
+    }
+}
+
+/// The priorities of the Stable layers a pipeline includes, summed up by
+/// scope once per pipeline (`PromptPipeline::__SCOPE_BOUNDS`): for each
+/// scope (by its discriminant, [`Scope::ALL`]'s order), the highest priority
+/// among those layers wider-scoped than it and the lowest among those
+/// narrower. The scope-order rule reads it (`checks::rules`). The layers are
+/// taken as their crates declare them: a pipeline narrows paths, modes and
+/// `yields`, never a priority, a stability or a scope. Not public API.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct ScopeBounds {
+    pub(crate) wider_max: [u32; 4],
+    pub(crate) narrower_min: [u32; 4],
+}
+
+impl ScopeBounds {
+    /// The bounds of the Stable layers of `include`.
+    pub const fn of(include: &[Include]) -> Self {
+        let mut bounds = ScopeBounds {
+            wider_max: [0; 4],
+            narrower_min: [u32::MAX; 4],
+        };
+        let mut s = 0;
+        while s < Scope::ALL.len() {
+            let scope = Scope::ALL[s];
+            let at = scope as usize;
+            let mut j = 0;
+            while j < include.len() {
+                let layers = include[j].layers;
+                let mut k = 0;
+                while k < layers.len() {
+                    let other = &layers[k];
+                    if matches!(other.stability, Stability::Stable) {
+                        if other.scope.is_wider_than(scope) && other.priority > bounds.wider_max[at]
+                        {
+                            bounds.wider_max[at] = other.priority;
+                        }
+                        if scope.is_wider_than(other.scope)
+                            && other.priority < bounds.narrower_min[at]
+                        {
+                            bounds.narrower_min[at] = other.priority;
+                        }
+                    }
+                    k += 1;
+                }
+                j += 1;
+            }
+            s += 1;
+        }
+        bounds
     }
 }

@@ -206,8 +206,7 @@ pub trait PromptPipeline: 'static {
     /// for every layer that joins the pipeline to check itself against. Not
     /// part of the public API.
     #[doc(hidden)]
-    const __SCOPE_BOUNDS: crate::checks::ScopeBounds =
-        crate::checks::ScopeBounds::of(Self::SPEC.include);
+    const __SCOPE_BOUNDS: super::ScopeBounds = super::ScopeBounds::of(Self::SPEC.include);
 }
 
 /// The pipeline a layer joins when its attribute has no `pipeline` key.
