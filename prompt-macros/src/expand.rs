@@ -255,6 +255,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         quote!(#p::band_of::<#ident>()),
     )];
     let joined = pipeline_specs(&p, layer);
+    let one = one_pipeline(&p, layer);
     // The scope orders of the pipelines the layer joins (none: the default
     // pipeline's, strict), for the scope check of each relation.
     let orders = layer.pipelines.iter().map(|r| {
@@ -283,18 +284,17 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         checks.push(const_check(
             &p,
             priority.span(),
-            match one_pipeline(&p, layer) {
-                Some((pipeline, written)) => {
-                    let path = &layer.pipelines[0].path;
-                    let bounds =
-                        quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::__SCOPE_BOUNDS);
-                    quote!(#p::included_clash_in::<#ident>(#pipeline, #bounds, #written))
-                }
+            match &one {
+                Some(One {
+                    spec,
+                    bounds,
+                    written,
+                }) => quote!(#p::included_clash_in::<#ident>(#spec, #bounds, #written)),
                 None => quote!(#p::included_clash_of::<#ident>()),
             },
         ));
     }
-    checks.extend(reach_checks(&p, layer));
+    checks.extend(reach_checks(&p, layer, one.as_ref()));
     if let Some(content) = &layer.content {
         let message = format!(
             "layer `{ident}` has `{key} = ..`, so the attribute renders it, and also a hand `impl Render for {ident}`: \
@@ -312,7 +312,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         });
     }
 
-    let link_time = link_time_checks(layer, &p);
+    let link_time = link_time_checks(layer, &p, one.as_ref());
     // The pipelines it joins, named once for all its checks.
     let joins = if layer.pipelines.len() < 2 {
         TokenStream::new()
@@ -348,17 +348,28 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
 /// [`pipeline_specs`]) and its name as written, which its checks take as
 /// arguments. A layer in several reads them from its `__PIPELINES` and
 /// `__WRITTEN`.
-fn one_pipeline(p: &TokenStream, layer: &Layer) -> Option<(TokenStream, String)> {
+fn one_pipeline(p: &TokenStream, layer: &Layer) -> Option<One> {
     match layer.pipelines.as_slice() {
         [only] => {
             let path = &only.path;
-            Some((
-                quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::__SPEC_REF),
-                only.written.clone(),
-            ))
+            Some(One {
+                spec: quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::__SPEC_REF),
+                bounds: quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::__SCOPE_BOUNDS),
+                written: only.written.clone(),
+            })
         }
         _ => None,
     }
+}
+
+/// The one pipeline of a layer, as its checks take it ([`one_pipeline`]).
+struct One {
+    /// `<P as PromptPipeline>::__SPEC_REF`, at the path's span.
+    spec: TokenStream,
+    /// `<P as PromptPipeline>::__SCOPE_BOUNDS`, at the path's span.
+    bounds: TokenStream,
+    /// The path as written.
+    written: String,
 }
 
 /// `<P as PromptPipeline>::__SPEC_REF` (a `&PipelineSpec` to its one
@@ -379,7 +390,7 @@ fn pipeline_specs(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
 /// type); per path and mode the layer lists: some pipeline serves it (at the
 /// word). No check fires for a path that one pipeline serves and another does
 /// not, so no message pushes a user to narrow a layer that renders somewhere.
-fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
+fn reach_checks(p: &TokenStream, layer: &Layer, one: Option<&One>) -> Vec<TokenStream> {
     if layer.pipelines.is_empty() {
         return Vec::new();
     }
@@ -411,9 +422,9 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
             }
         }
         let span = first.span;
-        let phantom = match one_pipeline(p, layer) {
-            Some((pipeline, written)) => {
-                quote!(#p::phantom_paths_in::<#ident>(#pipeline, #written))
+        let phantom = match one {
+            Some(One { spec, written, .. }) => {
+                quote!(#p::phantom_paths_in::<#ident>(#spec, #written))
             }
             None => quote!(#p::phantom_paths_of::<#ident>()),
         };
@@ -433,9 +444,9 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
         checks.push(const_check(
             p,
             s.span,
-            match one_pipeline(p, layer) {
-                Some((pipeline, written)) => {
-                    quote!(#p::phantom_mode_in::<#ident>(#index, #pipeline, #written))
+            match one {
+                Some(One { spec, written, .. }) => {
+                    quote!(#p::phantom_mode_in::<#ident>(#index, #spec, #written))
                 }
                 None => quote!(#p::phantom_mode_of::<#ident>(#index)),
             },
@@ -454,7 +465,7 @@ fn reach_checks(p: &TokenStream, layer: &Layer) -> Vec<TokenStream> {
 /// every `prompt` subcommand) names both.
 /// A pipeline is keyed by its type's name as written, so a const check
 /// rejects an alias (which would key wrong).
-fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
+fn link_time_checks(layer: &Layer, p: &TokenStream, one: Option<&One>) -> TokenStream {
     let pipelines: Vec<&str> = if layer.include_only {
         // In no pipeline of its own: the pipelines that include it check it.
         Vec::new()
@@ -489,9 +500,9 @@ fn link_time_checks(layer: &Layer, p: &TokenStream) -> TokenStream {
         const_check(
             p,
             r.path.span(),
-            match one_pipeline(p, layer) {
-                Some((pipeline, written)) => {
-                    quote!(#p::pipeline_alias_problem(#pipeline, #assumed, #written))
+            match one {
+                Some(One { spec, written, .. }) => {
+                    quote!(#p::pipeline_alias_problem(#spec, #assumed, #written))
                 }
                 None => quote!(#p::pipeline_alias_of::<#ident>(#index, #assumed)),
             },
