@@ -58,6 +58,11 @@ impl Fake {
 
     /// `prompt exec <options> -- CLIENT <args>`, run in `cwd`.
     fn run_with(&self, options: &[&str], args: &[&str], stdin: Option<&str>, cwd: &Path) -> Output {
+        spawn_with(self.command(options, args, cwd), stdin)
+    }
+
+    /// The command [`Fake::run_with`] runs.
+    fn command(&self, options: &[&str], args: &[&str], cwd: &Path) -> Command {
         let mut all = vec!["exec"];
         all.extend(options);
         all.push("--");
@@ -75,7 +80,7 @@ impl Fake {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        spawn_with(command, stdin)
+        command
     }
 
     fn argv(&self) -> Vec<String> {
@@ -104,6 +109,25 @@ fn spawn_with(mut command: Command, stdin: Option<&str>) -> Output {
     }
     drop(pipe);
     child.wait_with_output().unwrap()
+}
+
+/// `command` with an empty stdin, killed (and the test failed) if it runs
+/// longer than `limit`: a read that blocks is a failure, not a hang.
+fn spawn_within(mut command: Command, limit: std::time::Duration) -> Output {
+    let mut child = command.spawn().expect("the prompt binary runs");
+    drop(child.stdin.take());
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("`prompt exec` still ran after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// What `prompt render --agent aleph --date DATE --format json` says the
@@ -921,6 +945,160 @@ fn a_setting_that_disables_every_hook_is_named_in_a_warning() {
         ]
         .map(warning)
         .concat()
+    );
+}
+
+/// The end of every warning that the per-turn hook may not run.
+const NO_HOOK: &str = "Claude Code then runs no hook, so the per-turn hook that brings each turn \
+                       the prompt's dynamic part and reminder will not run, and nothing else says \
+                       so";
+
+/// `prompt exec -- claude -p Hi` in the workspace `ws` (an AGENTS.md and a
+/// `.claude` folder or link, as the test made them).
+fn run_claude_in(fake: &Fake, ws: &Path) -> Output {
+    let command = fake.command(
+        &["--workspace", ".", "--date", "2026-11-29"],
+        &["-p", "Hi"],
+        ws,
+    );
+    spawn_within(command, std::time::Duration::from_secs(60))
+}
+
+/// Round five, issue 48: a `.claude/settings.json` saying
+/// `"disableAllHooks": true`, padded past the 1 MiB `exec` reads, was taken
+/// as no setting at all (a cut file does not parse), while Claude Code reads
+/// it whole and runs no hook. A file over the cap is not scanned further
+/// (an escaped key would slip past a scan): the warning names it as not
+/// checked, and the client still runs.
+#[test]
+fn a_settings_file_over_the_cap_is_named_as_not_checked() {
+    let fake = Fake::new("claude");
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("AGENTS.md"), "Run the tests.").unwrap();
+    std::fs::create_dir(ws.path().join(".claude")).unwrap();
+    let padded = format!(
+        r#"{{"pad": "{}", "disableAllHooks": true}}"#,
+        "x".repeat(1024 * 1024)
+    );
+    std::fs::write(ws.path().join(".claude/settings.json"), &padded).unwrap();
+    let output = run_claude_in(&fake, ws.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(fake.ran());
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "prompt: warning: .claude/settings.json is {} bytes, over the 1 MiB prompt exec \
+             reads of a settings file, so it was not checked; Claude Code reads it whole, and if \
+             it sets disableAllHooks, {NO_HOOK}; check it for disableAllHooks\n",
+            padded.len()
+        )
+    );
+}
+
+/// Round five, issue 48: `.claude` a symlink to a folder out of the
+/// repository whose settings say `"disableAllHooks": true`. `exec`'s reader
+/// does not follow a link out of its root, so it read nothing and said
+/// nothing; Claude Code follows the link and runs no hook. The warning
+/// names the link, where it points (its own text, so nothing is said of the
+/// place), and the files behind it, whatever they hold.
+#[test]
+fn a_claude_folder_linked_out_of_the_repository_is_named_as_not_read() {
+    let fake = Fake::new("claude");
+    let ws = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("AGENTS.md"), "Run the tests.").unwrap();
+    std::fs::write(
+        elsewhere.path().join("settings.json"),
+        r#"{"disableAllHooks": true}"#,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), ws.path().join(".claude")).unwrap();
+    let output = run_claude_in(&fake, ws.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(fake.ran());
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "prompt: warning: .claude is a symlink to {}, out of the current folder: prompt exec \
+             does not follow it, so .claude/settings.json and .claude/settings.local.json were \
+             not read; Claude Code follows it, and if the settings behind it set \
+             disableAllHooks, {NO_HOOK}; check the settings behind .claude for disableAllHooks\n",
+            elsewhere.path().display()
+        )
+    );
+
+    // A link that stays in the folder is followed, and what is behind it read.
+    std::fs::create_dir(ws.path().join("conf")).unwrap();
+    std::fs::write(
+        ws.path().join("conf/settings.json"),
+        r#"{"disableAllHooks": true}"#,
+    )
+    .unwrap();
+    std::fs::remove_file(ws.path().join(".claude")).unwrap();
+    std::os::unix::fs::symlink("conf", ws.path().join(".claude")).unwrap();
+    let output = run_claude_in(&fake, ws.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "prompt: warning: .claude/settings.json sets disableAllHooks: {NO_HOOK}; remove the \
+             setting to get them\n"
+        )
+    );
+}
+
+/// Round five, issue 48: a byte that is not UTF-8 in some string of
+/// `.claude/settings.local.json` made `exec`'s read fail, and a failed read
+/// said nothing; Node's UTF-8 decoding, which Claude Code runs on, reads the
+/// byte as U+FFFD (not checked on the wire), leaving the
+/// `"disableAllHooks": true` beside it to count. The file is now read the same way,
+/// and an escaped spelling of the key is decoded as Claude Code decodes it.
+#[test]
+fn a_stray_byte_or_an_escaped_key_does_not_hide_the_setting() {
+    let fake = Fake::new("claude");
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("AGENTS.md"), "Run the tests.").unwrap();
+    std::fs::create_dir(ws.path().join(".claude")).unwrap();
+    std::fs::write(
+        ws.path().join(".claude/settings.local.json"),
+        b"{\"model\": \"\xff\", \"disable\\u0041llHooks\": true}",
+    )
+    .unwrap();
+    let output = run_claude_in(&fake, ws.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "prompt: warning: .claude/settings.local.json sets disableAllHooks: {NO_HOOK}; \
+             remove the setting to get them\n"
+        )
+    );
+}
+
+/// Round five, issue 48: a `.claude/settings.json` that is a FIFO is not
+/// opened (a read would wait for a writer), so `exec` does not block; but
+/// Claude Code reads it, so it is named as not checked rather than passed
+/// over in silence.
+#[test]
+fn a_settings_fifo_does_not_block_and_is_named_as_not_checked() {
+    let fake = Fake::new("claude");
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("AGENTS.md"), "Run the tests.").unwrap();
+    std::fs::create_dir(ws.path().join(".claude")).unwrap();
+    let made = Command::new("mkfifo")
+        .arg(ws.path().join(".claude/settings.json"))
+        .status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let output = run_claude_in(&fake, ws.path());
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(fake.ran());
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "prompt: warning: .claude/settings.json is a FIFO (named pipe), not a regular file, \
+             so prompt exec did not read it (that could wait forever) nor check it; Claude Code \
+             reads it, and if it sets disableAllHooks, {NO_HOOK}; check it for disableAllHooks\n"
+        )
     );
 }
 

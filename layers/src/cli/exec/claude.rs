@@ -22,7 +22,10 @@
 //!   arrives with no context. A `--settings` saying `false` overrides the
 //!   others, but would also run every hook the user or the repository
 //!   turned off, so `exec` writes none: it warns, naming the file
-//!   ([`hooks_disabled`]).
+//!   ([`hooks_disabled`]). Claude Code reads the project's files at any
+//!   size, through a symlink out of the folder, and whatever their kind, so
+//!   a project file `exec`'s bounded reader refuses is named too, as not
+//!   checked.
 //!
 //! So `exec` needs no knowledge of Claude Code's options: it adds its own
 //! arguments before the user's, and refuses only the arguments that would
@@ -38,6 +41,7 @@ use serde_json::{Value, json};
 use super::turn::{self, CLAUDE_CONTEXT_LIMIT};
 use super::{ClientKind, Launch};
 use crate::cli::outcome::Outcome;
+use crate::sources::SourceError;
 
 /// Claude Code's options that would replace the system block `exec` fills
 /// (or, appended, join it).
@@ -131,12 +135,8 @@ pub(super) fn launch(launch: &Launch) -> Outcome {
     let system = super::write_system_file(&dir, &launch.system)?;
     let hook = turn::record(&dir, ClientKind::Claude, launch.options)?;
     let (user_settings, rest) = take_settings(launch.client_args)?;
-    for file in hooks_disabled(user_settings.as_ref()) {
-        crate::cli::warn(&format!(
-            "{file} sets disableAllHooks: Claude Code then runs no hook, so the per-turn hook that \
-             brings each turn the prompt's dynamic part and reminder will not run, and nothing \
-             else says so; remove the setting to get them"
-        ));
+    for warning in hooks_disabled(user_settings.as_ref()) {
+        crate::cli::warn(&warning);
     }
     let settings = settings_with_hook(user_settings, &hook)?;
     let text = serde_json::to_string_pretty(&settings).map_err(CliError::from_error)?;
@@ -214,33 +214,61 @@ fn take_settings(args: &[OsString]) -> Result<(Option<Value>, Vec<OsString>), Cl
 /// The most of a settings file read to look for `disableAllHooks`.
 const SETTINGS_CAP: usize = 1024 * 1024;
 
-/// The settings that turn every hook off for the session about to start,
-/// each named as the user knows it: the user's `--settings` value, the
-/// project's `.claude/settings.json` and `.claude/settings.local.json` in
-/// the current folder (read as a source reads a repository file: through
-/// its root, capped, without blocking), and `~/.claude/settings.json`
-/// (`$CLAUDE_CONFIG_DIR/settings.json` when that is set). A file that is
-/// absent, unreadable or not JSON says nothing.
+/// What the per-turn hook loses when every hook is off: the end of each
+/// warning [`hooks_disabled`] gives.
+const NO_HOOK: &str = "Claude Code then runs no hook, so the per-turn hook that brings each \
+                       turn the prompt's dynamic part and reminder will not run, and nothing \
+                       else says so";
+
+/// The warnings, one each, for the settings that turn (or may turn)
+/// every hook off for the session about to start, each naming its file as
+/// the user knows it: the user's `--settings` value, the project's
+/// `.claude/settings.json` and `.claude/settings.local.json` in the current
+/// folder, and `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR/settings.json`
+/// when that is set).
+///
+/// The project's files are the repository's, so they are read as a source
+/// reads a repository file: through its root, capped, without following a
+/// link out of it, and without opening a FIFO or device. Claude Code reads
+/// them with none of those limits, so a project file `exec` refuses is not
+/// taken to be harmless: a file over the cap, a link out of the folder
+/// (`.claude` itself, or a settings file, as a symlink), a FIFO or device,
+/// or a hard link is named in a warning that it was not checked and may
+/// turn the hooks off. A file that is absent, a folder, or not JSON says
+/// nothing, as Claude Code reads nothing from it either. The user's own
+/// `~/.claude/settings.json` is read the same way, but says nothing when
+/// `exec` cannot check it: it is the user's, not the repository's.
 pub(super) fn hooks_disabled(user_settings: Option<&Value>) -> Vec<String> {
-    use crate::sources::{CappedText, Root, parsed};
-    let disables = |value: &Value| value.get("disableAllHooks") == Some(&Value::Bool(true));
+    use crate::sources::Root;
     let mut found = Vec::new();
     if user_settings.is_some_and(disables) {
-        found.push("your --settings".to_owned());
+        found.push(sets("your --settings"));
     }
-    let read = |root: &Root, path: &Path| {
-        CappedText::read(path, root, SETTINGS_CAP)
-            .ok()
-            .filter(|text| !text.is_truncated())
-            .and_then(|text| parsed::json::<Value>(&text.text, parsed::Multiline(&[])).ok())
-            .is_some_and(|value| disables(&value))
-    };
     if let Ok(here) = std::env::current_dir() {
         let project = Root::new(&here, "");
+        // The files behind each symlink out of the folder, by the symlink.
+        let mut behind: Vec<(String, Vec<String>)> = Vec::new();
         for name in [".claude/settings.json", ".claude/settings.local.json"] {
-            if read(&project, &here.join(name)) {
-                found.push(name.to_owned());
+            match check(&project, &here.join(name)) {
+                Checked::Clear => {}
+                Checked::Disables => found.push(sets(name)),
+                Checked::Unchecked(SourceError::OutsideRoot { target, .. }) => {
+                    let link = if target.is_empty() {
+                        name.to_owned()
+                    } else {
+                        target
+                    };
+                    match behind.iter_mut().find(|(l, _)| *l == link) {
+                        Some((_, files)) => files.push(name.to_owned()),
+                        None => behind.push((link, vec![name.to_owned()])),
+                    }
+                }
+                Checked::TooLarge(size) => found.push(too_large(name, size)),
+                Checked::Unchecked(error) => found.push(unchecked(name, &error)),
             }
+        }
+        for (link, files) in behind {
+            found.push(through_link(&here, &link, &files));
         }
     }
     let user = std::env::var_os("CLAUDE_CONFIG_DIR")
@@ -250,11 +278,122 @@ pub(super) fn hooks_disabled(user_settings: Option<&Value>) -> Vec<String> {
         });
     if let Some((dir, label)) = user {
         let root = Root::new(&dir, label).allow_hard_links();
-        if read(&root, &dir.join("settings.json")) {
-            found.push(format!("{label}/settings.json"));
+        if let Checked::Disables = check(&root, &dir.join("settings.json")) {
+            found.push(sets(&format!("{label}/settings.json")));
         }
     }
     found
+}
+
+/// Whether a settings object says `"disableAllHooks": true`.
+fn disables(value: &Value) -> bool {
+    value.get("disableAllHooks") == Some(&Value::Bool(true))
+}
+
+/// The warning for a settings file that sets `disableAllHooks`.
+fn sets(file: &str) -> String {
+    format!("{file} sets disableAllHooks: {NO_HOOK}; remove the setting to get them")
+}
+
+/// What reading one settings file found.
+enum Checked {
+    /// Absent, a folder, not JSON, or JSON without `"disableAllHooks": true`.
+    Clear,
+    /// It sets `"disableAllHooks": true`.
+    Disables,
+    /// Claude Code reads it whole, but it is over [`SETTINGS_CAP`]: this
+    /// many bytes.
+    TooLarge(u64),
+    /// Claude Code may read it, but `exec` did not: why.
+    Unchecked(SourceError),
+}
+
+/// Reads the settings file `path` under `root`'s rules, at most
+/// [`SETTINGS_CAP`] bytes, and looks for `"disableAllHooks": true` in it.
+///
+/// Bytes that are not UTF-8 are read as U+FFFD, as Node reads a file as
+/// UTF-8, so a stray byte in some string cannot hide the key.
+fn check(root: &crate::sources::Root, path: &Path) -> Checked {
+    let mut opened = match crate::sources::open(path, root) {
+        Ok(opened) => opened,
+        Err(
+            SourceError::NotFound { .. }
+            | SourceError::IsDirectory { .. }
+            | SourceError::BadSymlink { .. },
+        ) => return Checked::Clear,
+        Err(error) => return Checked::Unchecked(error),
+    };
+    let size = opened.meta.len();
+    let bytes = match crate::sources::read_head(&mut opened, SETTINGS_CAP) {
+        Ok(bytes) => bytes,
+        Err(error) => return Checked::Unchecked(error),
+    };
+    if bytes.len() > SETTINGS_CAP {
+        return Checked::TooLarge(size.max(bytes.len() as u64));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let parsed =
+        crate::sources::parsed::json::<Value>(text, crate::sources::parsed::Multiline(&[]));
+    match parsed {
+        Ok(value) if disables(&value) => Checked::Disables,
+        _ => Checked::Clear,
+    }
+}
+
+/// The warning for a project settings file of `size` bytes, over
+/// [`SETTINGS_CAP`]. It is not scanned past the cap: a scan that missed an
+/// escaped key (`"disable\u0041llHooks"`) would say all is well, while this
+/// says what is known, and a settings file that large is itself a sign.
+fn too_large(file: &str, size: u64) -> String {
+    format!(
+        "{file} is {size} bytes, over the {} MiB prompt exec reads of a settings file, so it was \
+         not checked; Claude Code reads it whole, and if it sets disableAllHooks, {NO_HOOK}; \
+         check it for disableAllHooks",
+        SETTINGS_CAP / (1024 * 1024)
+    )
+}
+
+/// The warning for a project settings file `exec` did not read.
+fn unchecked(file: &str, error: &SourceError) -> String {
+    let why = match error {
+        SourceError::NotRegular { kind, .. } => format!(
+            "is {kind}, not a regular file, so prompt exec did not read it (that could wait \
+             forever) nor check it; Claude Code reads it"
+        ),
+        SourceError::HardLink { names, .. } => format!(
+            "is a file with {names} names (a hard link), which may be a file outside the folder, \
+             so prompt exec did not read it nor check it; Claude Code reads it"
+        ),
+        _ => {
+            "could not be read, so prompt exec did not check it; Claude Code may read it".to_owned()
+        }
+    };
+    format!("{file} {why}, and if it sets disableAllHooks, {NO_HOOK}; check it for disableAllHooks")
+}
+
+/// The warning for the project settings `files` behind `link`, a symlink
+/// out of the current folder that `exec` does not follow and Claude Code
+/// does. Where the link points is its own text, read with `readlink` (so
+/// nothing is said of whether that place exists), made visible and cut.
+fn through_link(here: &Path, link: &str, files: &[String]) -> String {
+    let to = std::fs::read_link(here.join(link))
+        .map(|target| {
+            let text = crate::sources::visible(&target.to_string_lossy());
+            let cut: String = text.chars().take(200).collect();
+            let more = if cut.len() < text.len() { "…" } else { "" };
+            format!(" to {cut}{more}")
+        })
+        .unwrap_or_default();
+    let (files, were) = match files {
+        [one] => (one.clone(), "was"),
+        more => (more.join(" and "), "were"),
+    };
+    format!(
+        "{link} is a symlink{to}, out of the current folder: prompt exec does not follow it, so \
+         {files} {were} not read; Claude Code follows it, and if the settings behind it set \
+         disableAllHooks, {NO_HOOK}; check the settings behind {link} for disableAllHooks"
+    )
 }
 
 /// `settings` (the user's, or none) with one more `UserPromptSubmit` hook
