@@ -1,7 +1,8 @@
 //! The value given to a secret-looking name: `DB_PASSWORD=...`, `export
 //! API_TOKEN="..."`, `{"db_password": "..."}`, `client_secret: ...`, a list
-//! item, prose, and a YAML block (`secret: |` and the lines indented below
-//! it). The name and value checks here serve the structures too.
+//! item, prose, a YAML block (`secret: |` and the lines indented below
+//! it), and a Markdown table row (`| DB_PASSWORD | value |`). The name and
+//! value checks here serve the structures too.
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -13,6 +14,7 @@ use super::{SecretFinding, SecretKind};
 
 /// Every assignment of a plausible secret to a secret-looking name in `text`.
 pub(super) fn find(text: &str, out: &mut Vec<SecretFinding>) {
+    table_rows(text, out);
     // Not `captures_iter`: the name of a value that is no secret
     // (`user=admin,password=...`) must not hide the names after it, so the
     // search goes on at its separator. A secret-looking name's value is read
@@ -52,6 +54,60 @@ pub(super) fn find(text: &str, out: &mut Vec<SecretFinding>) {
                 });
             }
             None => at = skip,
+        }
+    }
+}
+
+/// A Markdown table row that gives a value to a secret-looking name: the
+/// name alone in a cell (`DB_PASSWORD`, `` `API_TOKEN` ``, `**Password**`)
+/// and the value alone in the next (`| DB_PASSWORD | value | notes |`), the
+/// row opening its line (after an indent or a list marker). The table's
+/// header need not name a secret (the structures read a column under a
+/// `password` header). As in prose, a value must have letters and digits
+/// and no spaces: a table of settings describes them in words. Each line
+/// is read once.
+fn table_rows(text: &str, out: &mut Vec<SecretFinding>) {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let content = line.trim_end_matches(['\n', '\r']);
+        let row = content.trim_start_matches([' ', '\t']);
+        let row = ["- ", "* ", "+ ", "> "]
+            .iter()
+            .find_map(|marker| row.strip_prefix(marker))
+            .unwrap_or(row)
+            .trim_start_matches([' ', '\t']);
+        let Some(row) = row.strip_prefix('|') else {
+            continue;
+        };
+        let mut cells = row.split('|').peekable();
+        while let Some(cell) = cells.next() {
+            let name = cell.trim().trim_matches(['`', '*']);
+            let Some(next) = cells.peek() else {
+                break;
+            };
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+                || !secret_name(name)
+            {
+                continue;
+            }
+            let value = next.trim().trim_matches(['`', '"', '\'']);
+            if value.is_empty() || value.contains(char::is_whitespace) {
+                continue;
+            }
+            if plausible(value, name, false, false) {
+                let offset = value.as_ptr() as usize - content.as_ptr() as usize;
+                let begin = start + offset;
+                out.push(SecretFinding {
+                    kind: SecretKind::Assignment,
+                    rule: "markdown-table",
+                    range: begin..begin + value.len(),
+                });
+            }
         }
     }
 }
@@ -419,7 +475,15 @@ pub(super) fn plausible(value: &str, name: &str, strong: bool, quoted: bool) -> 
         && value.chars().any(|c| c.is_ascii_digit())
 }
 
-/// `${X}`, `<your-key>`, `{{ x }}`, `********`, `your-api-key-here`, `changeme`, ...
+/// `${X}`, `<your-key>`, `{{ x }}`, `********`, `your-api-key-here`,
+/// `changeme`, `hf_xxx`, ...: judged on the value's shape, never on a word
+/// inside it, so a real-shaped key that happens to hold `xxx`, `EXAMPLE`
+/// or `here` is no placeholder. A placeholder is a template marker
+/// (`${`, `<...>`, `{{`, `...`), a value made mostly of one filler
+/// character ([`filler`]), a value of plain words that asks for the real
+/// one ([`asks_for_value`]: `YOUR_API_KEY`, `insert-token-here`,
+/// `replace_me`), or one word that stands for a value (`changeme`,
+/// `redacted`, `none`, ...).
 pub(super) fn is_placeholder(value: &str) -> bool {
     let lower = value.to_lowercase();
     let squashed: String = lower.chars().filter(|c| c.is_alphanumeric()).collect();
@@ -464,16 +528,51 @@ pub(super) fn is_placeholder(value: &str) -> bool {
         || value.contains('…')
         || value.contains("{{")
         || value.contains("${")
-        || lower.contains("xxx")
-        || lower.starts_with("your")
-        || lower.starts_with("insert")
-        || lower.starts_with("replace")
-        || lower.ends_with("here")
-        || lower.contains("changeme")
-        || lower.contains("change_me")
-        || lower.contains("change-me")
+        || filler(&squashed)
+        || asks_for_value(&lower)
+        // `changeme`, `changeme123`, `change_me_please`: a default to change.
+        || squashed.starts_with("changeme")
         || WORDS.contains(&squashed.as_str())
         || value.chars().all(|c| value.starts_with(c))
+}
+
+/// Whether `squashed` (a value's letters and digits, lowercase) is mostly
+/// one filler character: a run of three of it and at least half the value
+/// (`xxxxxxxx`, `hf_xxx`, `SG.xxxxx`, `AKIAXXXXXXXXXXXXXXXX`, `sk-0000...`).
+/// A random key holds no character that often.
+fn filler(squashed: &str) -> bool {
+    let bytes = squashed.as_bytes();
+    let mut counts = [0usize; 256];
+    for &b in bytes {
+        counts[usize::from(b)] += 1;
+    }
+    let Some(most) = (0..=255u8).max_by_key(|&b| counts[usize::from(b)]) else {
+        return false;
+    };
+    counts[usize::from(most)] * 2 >= bytes.len()
+        && bytes.windows(3).any(|w| w.iter().all(|&b| b == most))
+}
+
+/// Whether `lower` is plain words (letters only, split at `_`, `-`, `.` and
+/// spaces) that ask for the real value: the first word starts with `your`,
+/// `insert`, `replace`, `enter`, `paste` or `put`, or the last ends with
+/// `here` or is `me` (`YOUR_API_KEY`, `your-key-here`, `insert_token`,
+/// `replace_me`, `yourapikey`). A word with a digit is a key's, not a
+/// request's: `Yourp9JILYLdPUJo1WUx` is real-shaped.
+fn asks_for_value(lower: &str) -> bool {
+    let words: Vec<&str> = lower
+        .split(['_', '-', '.', ' '])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        return false;
+    };
+    words.iter().all(|w| w.chars().all(char::is_alphabetic))
+        && (["your", "insert", "replace", "enter", "paste", "put"]
+            .iter()
+            .any(|p| first.starts_with(p))
+            || last.ends_with("here")
+            || (*last == "me" && words.len() > 1))
 }
 
 /// Passwords of documentation connection strings (`user:pass@localhost`).
@@ -506,4 +605,65 @@ fn is_reference(value: &str) -> bool {
         && value.chars().all(|c| !c.is_lowercase())
         && !random_part;
     dotted || env_name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_placeholder_is_judged_on_its_shape_not_on_a_word_inside_it() {
+        for placeholder in [
+            "xxx",
+            "xxxxxxxxxxxxxxxx",
+            "hf_xxx",
+            "SG.xxxxx",
+            "AKIAXXXXXXXXXXXXXXXX",
+            "npm_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "YOUR_API_KEY",
+            "your-api-key-here",
+            "yourapikey",
+            "insert_token",
+            "REPLACE_ME",
+            "changeme",
+            "changeme123",
+            "<token>",
+            "${API_KEY}",
+            "********",
+        ] {
+            assert!(is_placeholder(placeholder), "{placeholder}");
+        }
+        for key in [
+            "d4LBYGxxxoxZWccEa",
+            "Yourp9JILYLdPUJo1WUx",
+            "ReplaceebDxYc0IdCf3ud",
+            "fX0svgE7mgPUhere",
+            "npm_sEmiaQEXAMPLEDAoLthmclzgv26zcwIU48Nk",
+            "hunter2hunter2",
+        ] {
+            assert!(!is_placeholder(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn a_table_row_gives_its_value_to_the_name_beside_it() {
+        let found = |text: &str| {
+            let mut out = Vec::new();
+            table_rows(text, &mut out);
+            out.into_iter()
+                .map(|f| text[f.range].to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(found("| DB_PASSWORD | Zk8q2LmN77 |"), ["Zk8q2LmN77"]);
+        assert_eq!(
+            found("  - | `API_TOKEN` | `9f8e7d6c5b` | x |"),
+            ["9f8e7d6c5b"]
+        );
+        // Prose, placeholders, a setting about a secret, a header row.
+        assert!(found("| DB_PASSWORD | kept in the vault |").is_empty());
+        assert!(found("| DB_PASSWORD | <generated> |").is_empty());
+        assert!(found("| password_min_length | 12chars |").is_empty());
+        assert!(found("| Secret | Purpose |").is_empty());
+        assert!(found("text | DB_PASSWORD | Zk8q2LmN77 |").is_empty());
+    }
 }

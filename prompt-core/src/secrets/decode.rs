@@ -4,8 +4,10 @@
 //!
 //! Decoded, each where it stands:
 //!
-//! - JSON's `\uXXXX` (surrogate pairs joined) and a backslash before ASCII
-//!   punctuation (JSON's `\"` and `\/`, Markdown's `\_`, `\-`, `\*`, ...);
+//! - JSON's `\uXXXX` (surrogate pairs joined), the `\xHH` of Python, C and
+//!   JavaScript strings, the `\u{H...}` of Rust, JavaScript and Swift (one
+//!   to six hex digits), and a backslash before ASCII punctuation (JSON's
+//!   `\"` and `\/`, Markdown's `\_`, `\-`, `\*`, ...);
 //! - HTML character references: `&#115;`, `&#x73;`, and the named ones for
 //!   ASCII punctuation (`&amp;`, `&lowbar;`, `&hyphen;`, ...);
 //! - URL percent-encoding of printable ASCII, and of one UTF-8 character;
@@ -93,11 +95,30 @@ pub(super) fn decode(text: &str) -> Option<Decoded> {
     Some(Decoded { text: out, spans })
 }
 
-/// `\uXXXX` (a surrogate pair as one character) or `\` before ASCII
-/// punctuation, at `at`: what it decodes to and where it ends.
+/// `\uXXXX` (a surrogate pair as one character), `\xHH`, `\u{H...}` or
+/// `\` before ASCII punctuation, at `at`: what it decodes to and where it
+/// ends. Each is longer than the UTF-8 of what it decodes to.
 fn backslash(text: &str, at: usize) -> Option<(String, usize)> {
     let bytes = text.as_bytes();
     let next = *bytes.get(at + 1)?;
+    if next == b'x' {
+        let digits = std::str::from_utf8(bytes.get(at + 2..at + 4)?).ok()?;
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let c = char::from_u32(u32::from_str_radix(digits, 16).ok()?)?;
+        return Some((c.to_string(), at + 4));
+    }
+    if next == b'u' && bytes.get(at + 2) == Some(&b'{') {
+        let digits = &bytes[at + 3..];
+        let close = digits.iter().take(7).position(|&b| b == b'}')?;
+        let digits = std::str::from_utf8(&digits[..close]).ok()?;
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let c = char::from_u32(u32::from_str_radix(digits, 16).ok()?)?;
+        return Some((c.to_string(), at + 3 + close + 1));
+    }
     if next == b'u' {
         let high = hex4(bytes, at + 2)?;
         if (0xD800..0xDC00).contains(&high) {
@@ -257,6 +278,11 @@ mod tests {
     fn each_cheap_encoding_is_decoded_where_it_stands() {
         assert_eq!(view(r"\u0073k-ant-x"), "sk-ant-x");
         assert_eq!(view(r"\ud83d\ude00!"), "\u{1f600}!");
+        assert_eq!(view(r"\x73\x6B-\xe9 \xZZ \x7"), "sk-\u{e9} \\xZZ \\x7");
+        assert_eq!(
+            view(r"\u{73}\u{006b}\u{1F600} \u{} \u{110000} \u{1234567} \u{12"),
+            "sk\u{1f600} \\u{} \\u{110000} \\u{1234567} \\u{12"
+        );
         assert_eq!(view(r"ghp\_abc \-x \\ \n"), r"ghp_abc -x \ \n");
         assert_eq!(
             view("&#115;k&#x2d;a &lowbar; &amp;&bogus; &#xZZ;"),
@@ -292,6 +318,7 @@ mod tests {
             "\u{fdfa}\u{fdfa}",
             "&amp;&#1114111;&#x10FFFF;",
             r"\u00e9\u0041",
+            r"\xff\x41\u{10FFFF}\u{0}\u{7ff}",
             "%C3%A9%41",
             "\u{3000}\u{ff01}\u{2460}",
         ] {

@@ -175,14 +175,27 @@ const FORMATS: &[Format] = &[
     ),
     format("twilio-key", Twilio, &["sk"], r"\bSK[0-9a-f]{32}\b"),
     // A Twilio auth token is 32 hex digits with nothing of its own: it is
-    // taken when `twilio` stands before it within 96 characters on its line.
+    // taken when `twilio`, or an account SID (`AC` and 32 hex digits, as
+    // `Client("AC...", "TOKEN")` passes them), stands before it within 96
+    // characters on its line. The SID is an account's name, not a secret.
     Format {
         check: Some(letters_and_digits),
         ..format(
             "twilio-auth-token",
             Twilio,
-            &["twilio"],
-            r"(?i)\btwilio\b[^\n]{0,96}?\b(?P<s>[0-9a-f]{32})\b",
+            &[],
+            r"(?:(?i:\btwilio\b)|\bAC[0-9a-f]{32}\b)[^\n]{0,96}?\b(?P<s>[0-9a-f]{32})\b",
+        )
+    },
+    // An API key's secret (32 letters and digits) after its SID (`SK` and 32
+    // hex digits), as `Client("SK...", "SECRET", "AC...")` passes them.
+    Format {
+        check: Some(letters_and_digits),
+        ..format(
+            "twilio-api-key-secret",
+            Twilio,
+            &["sk"],
+            r"\bSK[0-9a-f]{32}\b[^\n]{0,64}?\b(?P<s>[A-Za-z0-9]{32})\b",
         )
     },
     format(
@@ -271,17 +284,66 @@ const FORMATS: &[Format] = &[
         &["dp."],
         r"\bdp\.(?:ct|st(?:\.[a-z0-9_-]{2,35})?|sa|scim|audit)\.[A-Za-z0-9]{40,44}\b",
     ),
+    // `pcsk_` + a key id + `_` + the secret; the id is 4 to 6 characters
+    // and the secret about 63 (trufflehog's detector reads 4+ and 40+).
     format(
         "pinecone",
         Vendor,
         &["pcsk_"],
-        r"\bpcsk_[A-Za-z0-9]{5,6}_[A-Za-z0-9]{63}\b",
+        r"\bpcsk_[A-Za-z0-9]{4,8}_[A-Za-z0-9]{40,100}\b",
     ),
+    // Random base62: a run of letters only is an identifier
+    // (`secret_ManagerClientFactoryImplementations`).
+    Format {
+        check: Some(letters_and_digits),
+        ..format(
+            "notion-legacy",
+            Vendor,
+            &["secret_"],
+            r"\bsecret_[A-Za-z0-9]{43}\b",
+        )
+    },
+    // The vendors' formats below are gitleaks' too, but its rules want the
+    // token followed by a quote, a space, `;` or the end: a token that ends
+    // a sentence (`.`), sits in parentheses or a table cell, or is shorter
+    // than gitleaks reads is missed there. These read them with word
+    // boundaries; where both find a token, gitleaks' rule names it.
+    // npm: `npm_` + 36 base62 (30 random and a 6-character checksum).
+    Format {
+        check: Some(letters_and_digits),
+        ..format("npm-token", Vendor, &["npm_"], r"\bnpm_[A-Za-z0-9]{36}\b")
+    },
+    // Vault service tokens: `hvs.` + at least 24 characters (a dev server's
+    // root token is 24; a namespaced or long-form token 90 and more).
+    Format {
+        check: Some(letters_and_digits),
+        ..format(
+            "vault-token",
+            Vendor,
+            &["hvs."],
+            r"\bhvs\.[A-Za-z0-9_-]{24,}",
+        )
+    },
+    // Atlassian API tokens (`ATATT3xFfGF0...`, admin `ATCTT3...`): base64url
+    // with `=`, ending in `=` and an 8-character checksum.
     format(
-        "notion-legacy",
+        "atlassian",
         Vendor,
-        &["secret_"],
-        r"\bsecret_[A-Za-z0-9]{43}\b",
+        &["atatt3", "atctt3"],
+        r"\bAT[AC]TT3[A-Za-z0-9_=-]{100,300}=[A-Za-z0-9]{8}\b",
+    ),
+    // Notion integration tokens: `ntn_` + 46 base62 (11 digits first).
+    Format {
+        check: Some(letters_and_digits),
+        ..format("notion", Vendor, &["ntn_"], r"\bntn_[A-Za-z0-9]{40,50}\b")
+    },
+    // Sentry user tokens (`sntryu_` + 64 hex) and org tokens (`sntrys_` +
+    // base64 of the token's JSON claims + `_` + a 43-character secret).
+    format(
+        "sentry-token",
+        Vendor,
+        &["sntryu_", "sntrys_"],
+        r"\bsntryu_[a-f0-9]{64}\b|\bsntrys_eyJ[A-Za-z0-9+/=]{20,1000}_[A-Za-z0-9+/]{43}",
     ),
     format(
         "zapier-webhook",

@@ -29,7 +29,11 @@
 //!   (`dckr_pat_`), Square (`sq0csp-`), Mapbox (`sk.eyJ`), New Relic
 //!   (`NRAK-`), Telegram bot tokens, Mailgun (`key-`), Azure SAS signatures
 //!   (`sig=`), LangSmith, Tailscale, Contentful, Doppler, Pinecone, Notion,
-//!   Zapier, Buildkite, CircleCI, Netlify, Deno, Bitbucket, Figma;
+//!   Zapier, Buildkite, CircleCI, Netlify, Deno, Bitbucket, Figma; and npm
+//!   (`npm_`), Vault (`hvs.`), Atlassian (`ATATT3`), Notion (`ntn_`) and
+//!   Sentry (`sntryu_`, `sntrys_`) tokens where gitleaks' rules would miss
+//!   them (at a sentence's end, in parentheses, shorter), a Twilio auth
+//!   token beside its account SID and an API key's secret beside its SID;
 //! - PEM and PGP private key blocks, a key's base64 body without its BEGIN
 //!   line (by the DER header every key of its type starts with, or base64
 //!   lines an END line closes), PuTTY key files, age identities;
@@ -47,7 +51,8 @@
 //! - the value given to a secret-looking name (`DB_PASSWORD=...`,
 //!   `export API_TOKEN="..."`, `{"db_password": "..."}`, `client_secret: ...`,
 //!   a YAML block `secret: |` and the lines below it, `- AWS_SECRET_ACCESS_KEY=...`
-//!   in a list, `Deploy with KEY=...` in prose, `X-Api-Key: ...`).
+//!   in a list, `Deploy with KEY=...` in prose, `X-Api-Key: ...`, a Markdown
+//!   table row `| DB_PASSWORD | value |`).
 //!   A name is secret-looking when one of its parts (split at `_`, `-`, `.`
 //!   and camelCase) is `password`, `passwd`, `pwd`, `passphrase`, `secret`,
 //!   `token`, `credential(s)` or `apikey`, or is `key` after `api`, `access`,
@@ -56,7 +61,8 @@
 //!   `SECRET_NAME`, `password_file`, `max_tokens`).
 //!
 //! Each text is scanned twice when it holds an escape: as it is, and as a
-//! model reads it at once, with JSON's `\u0073`, HTML's `&#115;` and
+//! model reads it at once, with JSON's `\u0073`, `\x73` and `\u{73}` (of
+//! Python, C, JavaScript and Rust strings), HTML's `&#115;` and
 //! `&lowbar;`, URL-encoding (`%2D`), Markdown's backslash escapes (`\_`) and
 //! full-width forms (`ｓｋ－`, NFKC) decoded in one pass. A finding in the
 //! decoded view is reported at the raw bytes it came from. Base64, hex,
@@ -65,9 +71,12 @@
 //!
 //! Shapes, not proof: a finding is a string to look at. Placeholders are not
 //! findings: `${API_KEY}`, `$(gh auth token)`, `<your-key>`, `{{ secret }}`,
-//! `********`, `your-api-key-here`, `changeme`, an empty value, a number, a
-//! path, a URL without a password, a reference such as `os.environ[...]` or
-//! `config.db.password`. A plain-word name in prose (`Password: required`)
+//! `********`, `your-api-key-here`, `hf_xxx`, `changeme`, an empty value, a
+//! number, a path, a URL without a password, a reference such as
+//! `os.environ[...]` or `config.db.password`. A placeholder is judged by its
+//! shape (a template marker, mostly one filler character, plain words asking
+//! for the value), never by a word inside it: `d4LBYGxxxoxZWccEa` is a key.
+//! A plain-word name in prose (`Password: required`)
 //! needs a value with both letters and digits. The corpus in
 //! `tests/fixtures/secrets/` holds one labelled fake per vendor rule and per
 //! structure and encoding, and negatives; the `secrets` tests measure recall

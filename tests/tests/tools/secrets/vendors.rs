@@ -1,10 +1,10 @@
 //! Recall measured against the vendors' own formats (issue 38, item 3): one
 //! real-shaped fake per rule the guard runs (each gitleaks line also checked
 //! against gitleaks' own expression, read from the vendored TOML), the
-//! structures and encodings the issue lists, and the 50 credentials the
-//! attack planted. Prints recall per vendor; requires every planted
-//! credential, a recall of at least 95% over the rest, and a corpus line for
-//! every rule.
+//! structures and encodings the issue lists, the 50 credentials the attack
+//! planted, and the ones round five (issue 48) found still let through.
+//! Prints recall per vendor; requires every planted credential, a recall of
+//! at least 95% over the rest, and a corpus line for every rule.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -124,6 +124,28 @@ fn every_credential_issue_38_planted_is_found() {
     assert!(missed.is_empty(), "missed or wrong:\n{}", missed.join("\n"));
 }
 
+/// Issue 48 ("hostile round five"): every credential the guard still let
+/// through is found, whole, named by the expected rule or kind: `\xNN` and
+/// `\u{NN}` escapes of a whole key, a Markdown table row, vendor formats as
+/// their vendors write them, and real-shaped values with a word inside that
+/// the placeholder check took for a placeholder. The commit before this
+/// round found none of them whole and named.
+#[test]
+fn every_credential_issue_48_planted_is_found() {
+    let cases = cases("issue48.txt");
+    assert!(cases.len() >= 24, "issue48.txt shrank");
+    let missed: Vec<String> = cases.iter().filter_map(miss).collect();
+    println!(
+        "issue 48: {} of {} planted credentials found",
+        cases.len() - missed.len(),
+        cases.len()
+    );
+    for why in &missed {
+        println!("missed or wrong: {why}");
+    }
+    assert!(missed.is_empty(), "missed or wrong:\n{}", missed.join("\n"));
+}
+
 /// A fake for every rule the guard runs, each line of a single gitleaks
 /// rule real-shaped by that rule's own expression; recall per vendor over
 /// the vendor formats, the structures, the encodings and the older labelled
@@ -161,6 +183,7 @@ fn vendor_formats_structures_and_encodings_are_found_per_vendor() {
     all.extend(cases("structures.txt"));
     all.extend(cases("encodings.txt"));
     all.extend(cases("issue38.txt"));
+    all.extend(cases("issue48.txt"));
     // The older corpus: its label is the kind.
     for case in super::corpus("positive.txt") {
         all.push(Case {
