@@ -284,17 +284,17 @@ fn no_subcommand_prints_a_terminal_control_or_a_hidden_character_in_any_output()
             found.push(format!("{page} holds U+{:04X} raw", c as u32));
         }
     }
-    assert!(printed_json >= 6, "{printed_json} JSON outputs");
-    assert!(
-        reached >= 25,
-        "only {reached} runs printed the planted text"
-    );
     assert!(
         found.is_empty(),
         "{} problems in {} runs:\n{}",
         found.len(),
         commands.len(),
         found.join("\n")
+    );
+    assert!(printed_json >= 6, "{printed_json} JSON outputs");
+    assert!(
+        reached >= 25,
+        "only {reached} runs printed the planted text"
     );
 }
 
