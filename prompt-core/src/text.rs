@@ -84,6 +84,26 @@ pub fn is_invisible(c: char) -> bool {
         .is_ok()
 }
 
+/// Characters no printer may write raw, to a terminal or into a file a
+/// person opens: every control character (C0, DEL and the C1 set, whose
+/// U+009B, U+009D and U+009C are a terminal's CSI, OSC and ST),
+/// every [invisible](is_invisible) one (bidi overrides and isolates,
+/// zero-width characters, tags) and the [line and paragraph
+/// separators](is_line_separator). The one set every output escapes:
+/// the CLI's text, JSON and HTML writers, and the cache diff's report.
+///
+/// ```
+/// use prompt_core::text::must_escape;
+///
+/// for c in ['\u{1b}', '\u{7f}', '\u{9b}', '\u{9d}', '\u{202e}', '\u{2066}', '\u{2028}', '\u{200b}'] {
+///     assert!(must_escape(c), "U+{:04X}", c as u32);
+/// }
+/// assert!(!must_escape('a') && !must_escape('\u{e9}') && !must_escape('\u{1f600}'));
+/// ```
+pub fn must_escape(c: char) -> bool {
+    c.is_control() || is_invisible(c) || is_line_separator(c)
+}
+
 #[cfg(test)]
 mod tests {
     use std::borrow::Cow;

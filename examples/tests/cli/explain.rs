@@ -92,7 +92,7 @@ type Call<'a> = (&'a AssembledPrompt, &'a str, i64, (u64, u64, u64));
 
 /// A session's log: cold, hit, AGENTS.md edited, an idle hour, a miss with
 /// nothing moved, another model.
-fn recorded_log() -> String {
+pub(crate) fn recorded_log() -> String {
     let pipeline = pipeline();
     let log = Log::default();
     let mut ledger = CacheLedger::new()
@@ -369,7 +369,7 @@ fn the_timeline_renders_each_request_and_marks_each_miss_in_a_real_browser() {
 
 /// The system blocks of a request as Claude Code 2.1.328 sends them: its own
 /// line, then the file `prompt exec` passed with `--system-prompt-file`.
-fn shape_entry(hash: &str, prefix: &str, tools: serde_json::Value) -> serde_json::Value {
+pub(crate) fn shape_entry(hash: &str, prefix: &str, tools: serde_json::Value) -> serde_json::Value {
     json!({"type": "api-request-shape", "sessionId": "s-1", "shapeHash": hash,
            "timestamp": "2026-11-29T09:00:00.000Z", "version": "2.1.328",
            "shape": {"system": [
@@ -378,7 +378,7 @@ fn shape_entry(hash: &str, prefix: &str, tools: serde_json::Value) -> serde_json
                "tools": tools}})
 }
 
-fn request_entry(id: &str, at: &str, shape: &str, tail: &[&str]) -> serde_json::Value {
+pub(crate) fn request_entry(id: &str, at: &str, shape: &str, tail: &[&str]) -> serde_json::Value {
     json!({"type": "api-request", "sessionId": "s-1", "id": id, "timestamp": at,
            "version": "2.1.328", "querySource": "repl_main_thread", "shapeHash": shape,
            "params": {"model": "claude-sonnet-4-5", "max_tokens": 32000},
@@ -386,7 +386,12 @@ fn request_entry(id: &str, at: &str, shape: &str, tail: &[&str]) -> serde_json::
            "cacheControl": [{"path": ["system", 1], "value": {"type": "ephemeral"}}]})
 }
 
-fn assistant_entry(request: &str, id: &str, at: &str, usage: (u64, u64, u64)) -> serde_json::Value {
+pub(crate) fn assistant_entry(
+    request: &str,
+    id: &str,
+    at: &str,
+    usage: (u64, u64, u64),
+) -> serde_json::Value {
     let (input, read, write) = usage;
     json!({"parentUuid": "u-0", "isSidechain": false, "type": "assistant", "uuid": format!("a-{id}"),
            "timestamp": at, "requestRef": request, "requestedModel": "claude-sonnet-4-5",

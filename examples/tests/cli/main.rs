@@ -13,6 +13,7 @@ mod exec;
 mod explain;
 mod formats;
 mod options;
+mod printed;
 mod render;
 mod report_browser;
 mod team;

@@ -341,6 +341,9 @@ fn only_the_cleaning_module_calls_a_parser() {
         // byte with the render and reach no prompt (printed escaped):
         // cleaning them would move the byte offsets it reports.
         "layers/src/cli/explain/claude.rs",
+        // Its unit tests parse the JSON the escaping writer wrote back, to
+        // show it round-trips; it parses nothing a prompt reads.
+        "layers/src/cli/escape.rs",
     ];
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut found = Vec::new();

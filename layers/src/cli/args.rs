@@ -108,7 +108,7 @@ pub(crate) fn check_line(value: &str, max: usize, example: &str) -> Result<(), S
     } else {
         value
             .chars()
-            .find(|&c| c.is_control() || is_invisible(c))
+            .find(|&c| prompt_core::text::must_escape(c))
             .map(|c| {
                 format!(
                     "it holds the control or invisible character U+{:04X}",
@@ -123,15 +123,6 @@ pub(crate) fn check_line(value: &str, max: usize, example: &str) -> Result<(), S
             shown(value)
         )),
     }
-}
-
-/// Characters that change how text reads without showing: the sources' own
-/// list ([`crate::sources::is_invisible`]: bidi controls, zero-width
-/// characters, tags), and the line and paragraph separators, which the
-/// sources keep in file text (JSON allows them) but a terminal line must not
-/// carry.
-pub(crate) fn is_invisible(c: char) -> bool {
-    crate::sources::is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
 /// A refused value as an error shows it: its first [`SHOWN`] characters,

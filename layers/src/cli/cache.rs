@@ -168,7 +168,7 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
             report: &report,
             counting,
         };
-        serde_json::to_string_pretty(&output).map_err(CliError::from_error)? + "\n"
+        super::escape::json(&output).map_err(CliError::from_error)?
     } else {
         let mut text = format!(
             "pipeline `{pipeline}`, {turns} turn{}, tokens counted with {}; turn K states the \

@@ -26,7 +26,7 @@ use prompt_core::providers::cost::usd_per_mtok;
 
 use super::diff::read_capped_as;
 use super::outcome::{CliError, Outcome};
-use super::{escape, print, report};
+use super::{escape, escape_lines, print, report};
 
 /// The most `prompt explain` reads of one file: 256 MiB (a ledger's line is
 /// under 2 KB, so over a hundred thousand requests; a long Claude Code
@@ -103,7 +103,7 @@ pub(crate) fn run(args: ExplainArgs) -> Outcome {
     let summary = Summary::of(&verdicts);
     if args.json {
         let json = serde_json::json!({"verdicts": verdicts, "summary": summary, "notes": notes});
-        print(&(serde_json::to_string_pretty(&json).map_err(CliError::from_error)? + "\n"))?;
+        print(&super::escape::json(&json).map_err(CliError::from_error)?)?;
     } else {
         print(&text(&verdicts, &summary, &notes))?;
     }
@@ -176,8 +176,4 @@ pub(crate) fn text(verdicts: &[CacheVerdict], summary: &Summary, notes: &[String
     }
     out.push_str(&escape_lines(&summary.to_string()));
     out
-}
-
-fn escape_lines(text: &str) -> String {
-    text.split('\n').map(escape).collect::<Vec<_>>().join("\n")
 }

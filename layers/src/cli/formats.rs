@@ -379,7 +379,6 @@ struct ClaudeCliPlacement<'a> {
 }
 
 fn to_json(value: &impl Serialize) -> Result<String, CliError> {
-    serde_json::to_string_pretty(value)
-        .map(|json| json + "\n")
+    super::escape::json(value)
         .map_err(|e| CliError::failed("cannot serialize the request").with_source(e))
 }

@@ -61,6 +61,7 @@ mod agent;
 pub(crate) mod args;
 mod cache;
 mod diff;
+mod escape;
 mod exec;
 mod explain;
 mod facts;
@@ -72,6 +73,9 @@ mod secrets;
 mod size;
 mod team;
 mod workspace;
+
+// The one escape every writer calls, under the names the text writers use.
+pub(crate) use escape::{lines as escape_lines, text as escape};
 
 pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard_turn};
 pub use outcome::{CliError, CliErrorKind};
@@ -622,10 +626,7 @@ fn output(
     }
     match args.format {
         Format::Text => print(&(text + "\n")),
-        Format::Json => {
-            let json = serde_json::to_string_pretty(prompt).map_err(CliError::from_error)?;
-            print(&(json + "\n"))
-        }
+        Format::Json => print(&escape::json(prompt).map_err(CliError::from_error)?),
         Format::Annotated => {
             print(&prompt_core::testing::annotate(prompt).map_err(CliError::from_error)?)
         }
@@ -637,7 +638,7 @@ fn output(
 pub(crate) fn trace_summary(trace: &AssemblyTrace) -> String {
     let mut out = format!(
         "{} {} {}: stable {} B (fingerprint {}), dynamic {} B\n",
-        trace.pipeline,
+        escape(trace.pipeline),
         trace.path,
         trace.mode,
         trace.stable_bytes,
@@ -652,7 +653,8 @@ pub(crate) fn trace_summary(trace: &AssemblyTrace) -> String {
         };
         out.push_str(&format!(
             "  {:>5} {:<18} {state}\n",
-            layer.priority, layer.name
+            layer.priority,
+            escape(layer.name)
         ));
         for note in &layer.notes {
             out.push_str(&format!("          - {}\n", escape(note)));
@@ -664,28 +666,6 @@ pub(crate) fn trace_summary(trace: &AssemblyTrace) -> String {
 /// A warning on stderr, control characters escaped.
 pub(crate) fn warn(message: &str) {
     eprintln!("prompt: warning: {}", escape(message));
-}
-
-/// `text` with every control character, and every invisible formatting
-/// character (bidi overrides, zero-width spaces), written as an escape
-/// (`\u{1b}`, `\u{202e}`), so nothing printed about a file can drive the
-/// terminal (OSC 52, title, clear) or hide what it says.
-pub(crate) fn escape(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() || args::is_invisible(c) {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-/// `text` as [`escape`] writes it, but each line break kept: a multi-line
-/// message prints as lines, never as a literal `\n`.
-pub(crate) fn escape_lines(text: &str) -> String {
-    text.split('\n').map(escape).collect::<Vec<_>>().join("\n")
 }
 
 /// Writes to stdout; a closed pipe (`prompt render | head`) is not an error.

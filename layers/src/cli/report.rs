@@ -89,25 +89,7 @@ pub(crate) fn silences(
         .collect()
 }
 
-/// `text` safe inside HTML text and double-quoted attributes: `& < > " '`
-/// as entities, control and invisible characters as visible escapes.
-pub(crate) fn html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if c.is_control() || super::args::is_invisible(c) => {
-                out.push_str(&c.escape_default().to_string());
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub(crate) use super::escape::html;
 
 const STYLE: &str = "
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2330;background:#fff;max-width:1100px}

@@ -78,7 +78,7 @@ pub(crate) fn run(args: SizeArgs) -> Outcome {
         report::write_atomically(&args.workspace.workspace_dir()?, file, &page)?;
     }
     let text = if args.json {
-        serde_json::to_string_pretty(&sizes).map_err(CliError::from_error)? + "\n"
+        super::escape::json(&sizes).map_err(CliError::from_error)?
     } else {
         table(&sizes)
     };

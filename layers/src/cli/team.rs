@@ -77,9 +77,7 @@ pub(crate) fn run(
             report: &report,
             counting,
         };
-        return serde_json::to_string_pretty(&output)
-            .map(|s| s + "\n")
-            .map_err(CliError::from_error);
+        return super::escape::json(&output).map_err(CliError::from_error);
     }
     Ok(format!(
         "pipeline `{}`, {users} teammates who differ only in a one-line {}, tokens counted with {}\n{report}\n{}",

@@ -256,11 +256,12 @@ fn heading_marker(line: &str, above: Option<&str>) -> Option<usize> {
 }
 
 /// `text` with every control character (newline and tab included), every
-/// invisible format character and every line or paragraph separator written
-/// as an escape (`\u{1b}`, `\u{202e}`, `\u{2028}`), for names and one-line
-/// notes that reach a prompt or a terminal.
+/// invisible format character and every line or paragraph separator (the
+/// set of [`prompt_core::text::must_escape`], which every printer escapes)
+/// written as an escape (`\u{1b}`, `\u{202e}`, `\u{2028}`), for names and
+/// one-line notes that reach a prompt or a terminal.
 pub fn visible(text: &str) -> String {
-    let hidden = |c: char| c.is_control() || is_invisible(c) || is_line_separator(c);
+    let hidden = prompt_core::text::must_escape;
     if !text.chars().any(hidden) {
         return text.to_owned();
     }

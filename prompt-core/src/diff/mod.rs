@@ -51,7 +51,6 @@ mod prefix;
 
 use std::fmt;
 
-use crate::text::is_invisible;
 use serde::{Deserialize, Serialize};
 
 pub use prefix::{PrefixError, StablePrefix};
@@ -354,17 +353,15 @@ fn show(line: Option<&str>) -> String {
     }
 }
 
-/// `text` with every control character and every invisible formatting
-/// character ([`is_invisible`]: bidi overrides and isolates, zero-width
-/// spaces, tags, BOM; and the line separators) written as an escape (`\u{1b}`, `\u{202e}`): what the
-/// report prints comes from files and must not drive a terminal or hide text.
+/// `text` with every character of [`must_escape`](crate::text::must_escape)
+/// (controls, C1 included; bidi overrides and isolates, zero-width spaces,
+/// tags, BOM; the line separators) written as an escape (`\u{1b}`,
+/// `\u{202e}`): what the report prints comes from files and must not drive a
+/// terminal or hide text.
 pub(crate) fn escape(text: &str) -> String {
-    // The sources' list, and the line and paragraph separators, which a
-    // line of the report must not carry.
-    let invisible = |c: char| is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}');
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() || invisible(c) {
+        if crate::text::must_escape(c) {
             out.extend(c.escape_unicode());
         } else {
             out.push(c);

@@ -149,7 +149,7 @@ pub(crate) fn run(args: TurnArgs) -> Outcome {
     let output = serde_json::json!({
         "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}
     });
-    crate::cli::print(&format!("{output}\n"))?;
+    crate::cli::print(&crate::cli::escape::json_line(&output).map_err(CliError::from_error)?)?;
     Ok(ExitCode::SUCCESS)
 }
 
