@@ -13,5 +13,6 @@ mod common;
 mod cache_cost;
 mod contract_checks;
 mod observe;
+mod provider_counts;
 mod providers;
 mod secrets;
