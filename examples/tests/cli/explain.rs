@@ -538,3 +538,67 @@ fn thousands(n: usize) -> String {
     }
     out
 }
+
+/// A transcript of one shape per system prompt, each request answered with
+/// `usages` in turn.
+fn transcript_with_usages(usages: &[serde_json::Value]) -> String {
+    let mut entries = vec![
+        shape_entry("a", "You are terse.", json!([])),
+        shape_entry("b", "You are verbose.", json!([])),
+    ];
+    for (i, usage) in usages.iter().enumerate() {
+        let id = format!("r{}", i + 1);
+        entries.push(request_entry(
+            &id,
+            &format!("2026-11-29T09:0{i}:00.000Z"),
+            if i == 0 { "a" } else { "b" },
+            &["m1"],
+        ));
+        let mut answer = assistant_entry(
+            &id,
+            &format!("msg-{id}"),
+            "2026-11-29T09:00:01.000Z",
+            (0, 0, 0),
+        );
+        answer["message"]["usage"] = usage.clone();
+        entries.push(answer);
+    }
+    entries.iter().map(|e| format!("{e}\n")).collect()
+}
+
+/// The report of hostile round five: cache counts of `u64::MAX`, then a
+/// request with another system prompt, overflowed the ledger's sum of what
+/// the first read and wrote (`judge.rs`); writes by TTL of `u64::MAX` and
+/// 5 without `cache_creation_input_tokens` overflowed their sum
+/// (`usage/anthropic.rs`). Each is now refused naming the request and field.
+#[test]
+fn transcript_counts_past_one_request_are_refused_naming_the_field() {
+    let ws = Workspace::empty(&[]);
+    let cases = [
+        (
+            vec![
+                json!({"input_tokens": 3, "cache_read_input_tokens": u64::MAX,
+                       "cache_creation_input_tokens": u64::MAX, "output_tokens": 1}),
+                json!({"input_tokens": 3, "cache_read_input_tokens": 0,
+                       "cache_creation_input_tokens": 4100, "output_tokens": 1}),
+            ],
+            "`usage.cache_read_input_tokens` is 18446744073709551615",
+        ),
+        (
+            vec![
+                json!({"input_tokens": 3, "output_tokens": 1, "cache_creation":
+                        {"ephemeral_5m_input_tokens": u64::MAX, "ephemeral_1h_input_tokens": 5}}),
+            ],
+            "`usage.cache_creation.ephemeral_5m_input_tokens` is 18446744073709551615",
+        ),
+    ];
+    for (usages, expected) in cases {
+        ws.write("t.jsonl", &transcript_with_usages(&usages));
+        let output = explain(&ws, &["--claude", "t.jsonl"]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(stderr.contains("the response to request r1"), "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}

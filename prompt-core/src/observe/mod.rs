@@ -89,5 +89,7 @@ pub use price::Pricing;
 pub use provider::{Provider, UnknownProvider};
 pub use sent::{MessagesDigest, Sent, SentId};
 pub use summary::{Lost, Summary};
-pub use usage::{CacheUsage, DiagnosisOutcome, ProviderDiagnosis, TtlTokens, UsageError};
+pub use usage::{
+    CacheUsage, DiagnosisOutcome, MAX_REQUEST_TOKENS, ProviderDiagnosis, TtlTokens, UsageError,
+};
 pub use verdict::{Agreement, CacheVerdict, MissCause};

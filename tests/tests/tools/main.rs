@@ -1,7 +1,8 @@
 //! The tools behind `prompt-core`'s features: provider requests and the
 //! cache-cost simulation (`providers`), the credential scan (`secrets`) and
 //! each contract check on small pipelines (`contract`), and the cache
-//! ledger's verdicts over real prompts (`observe`).
+//! ledger's verdicts over real prompts (`observe`), and every count a
+//! provider sends summed without wrapping (`provider_counts`).
 //!
 //! `contract_checks.rs` declares a pipeline of its own (`quiet`); the
 //! standard pipeline's contract, which walks every linked pipeline, is in
@@ -13,5 +14,6 @@ mod common;
 mod cache_cost;
 mod contract_checks;
 mod observe;
+mod provider_counts;
 mod providers;
 mod secrets;

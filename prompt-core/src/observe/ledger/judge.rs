@@ -83,7 +83,7 @@ pub(super) fn verdict(
         (None, _) => (0, false),
         // What it read and wrote is what the cache holds for this one.
         (Some(_), Some(p)) if pending.provider == Provider::Anthropic || p.written > 0 => {
-            (p.read + p.written, false)
+            (p.read.saturating_add(p.written), false)
         }
         // A cache of the whole prompt (OpenAI's implicit one) kept nothing
         // of a previous prompt below the minimum: nothing to read.

@@ -200,6 +200,11 @@ pub enum LedgerError {
         /// The request's number.
         seq: u64,
     },
+    /// The usage holds a count, or a sum of counts, past
+    /// [`MAX_REQUEST_TOKENS`](super::MAX_REQUEST_TOKENS) ([`CacheUsage::check`]):
+    /// nothing is recorded, and the request stays in flight.
+    #[error(transparent)]
+    Usage(#[from] super::UsageError),
     /// The verdict was made but its log line could not be written.
     #[error("the cache ledger could not write its log line: {source}")]
     Log {
@@ -303,8 +308,10 @@ impl CacheLedger {
     ///
     /// # Errors
     /// [`LedgerError::ForeignId`] or [`LedgerError::NotInFlight`] when the
-    /// ledger has no such request; [`LedgerError::Log`] (holding the
-    /// verdict) when the log could not be written.
+    /// ledger has no such request; [`LedgerError::Usage`] when `usage` holds
+    /// a count no request can ([`CacheUsage::check`]), before anything is
+    /// recorded; [`LedgerError::Log`] (holding the verdict) when the log
+    /// could not be written.
     pub fn received(
         &mut self,
         id: SentId,
@@ -323,6 +330,11 @@ impl CacheLedger {
             .iter()
             .position(|p| p.seq == id.seq)
             .ok_or(LedgerError::NotInFlight { seq: id.seq })?;
+        // Checked before anything moves: every sum the verdict makes of
+        // these counts, and of the next request's with them, then fits.
+        if let Some(pending) = conversation.pending.get(index) {
+            usage.check(pending.provider)?;
+        }
         // Usually the oldest, often the only one.
         let pending = match index {
             0 => conversation.pending.pop_front(),

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::json::{count, error_body, member, required, text};
+use super::json::{count, error_body, member, required, sum, text};
 use super::{CacheUsage, DiagnosisOutcome, ProviderDiagnosis, TtlTokens, UsageError};
 use crate::observe::Provider;
 
@@ -130,6 +130,7 @@ fn counts(usage: &Value) -> Result<CacheUsage, UsageError> {
         "usage.cache_creation_input_tokens",
     )?;
     let mut ttl = Vec::new();
+    let mut by_ttl = None;
     if let Some(creation) = member(usage, "cache_creation") {
         let five = required(
             P,
@@ -143,7 +144,7 @@ fn counts(usage: &Value) -> Result<CacheUsage, UsageError> {
             "ephemeral_1h_input_tokens",
             "usage.cache_creation.ephemeral_1h_input_tokens",
         )?;
-        let sum = five.saturating_add(hour);
+        let sum = sum(P, "usage.cache_creation", five, hour)?;
         if let Some(write) = write.filter(|&w| w != sum) {
             return Err(UsageError::Inconsistent {
                 provider: P,
@@ -161,8 +162,9 @@ fn counts(usage: &Value) -> Result<CacheUsage, UsageError> {
                 });
             }
         }
+        by_ttl = Some(sum);
     }
-    let write = write.unwrap_or_else(|| ttl.iter().map(|t| t.tokens).sum());
+    let write = write.or(by_ttl).unwrap_or(0);
     Ok(CacheUsage {
         uncached_input: input,
         cache_read: read.unwrap_or(0),

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::json::{count, error_body, member, required, text};
+use super::json::{count, error_body, member, required, sum, text};
 use super::{CacheUsage, UsageError};
 use crate::observe::Provider;
 
@@ -62,10 +62,20 @@ pub(super) fn read(body: &Value) -> Result<CacheUsage, UsageError> {
     )?;
     let output = match (candidates, thoughts) {
         (None, None) => None,
-        (c, t) => Some(c.unwrap_or(0).saturating_add(t.unwrap_or(0))),
+        (c, t) => Some(sum(
+            P,
+            "usageMetadata.candidatesTokenCount + thoughtsTokenCount",
+            c.unwrap_or(0),
+            t.unwrap_or(0),
+        )?),
     };
     Ok(CacheUsage {
-        uncached_input: uncached.saturating_add(tools),
+        uncached_input: sum(
+            P,
+            "usageMetadata.promptTokenCount + toolUsePromptTokenCount",
+            uncached,
+            tools,
+        )?,
         cache_read: cached,
         cache_write: 0,
         cache_write_ttl: Vec::new(),

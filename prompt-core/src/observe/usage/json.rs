@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Provider, UsageError};
+use super::{Provider, UsageError, within};
 use crate::diff::escape;
 
 /// The most characters of a provider's text (an error message, a reason)
@@ -15,7 +15,9 @@ pub(super) fn member<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
 }
 
 /// The count at `key` of `object` (`field` is its path for errors): `None`
-/// when absent or `null`.
+/// when absent or `null`; past [`MAX_REQUEST_TOKENS`](super::MAX_REQUEST_TOKENS) an
+/// error, so any two
+/// counts read here add up without wrapping.
 pub(super) fn count(
     provider: Provider,
     object: &Value,
@@ -25,14 +27,23 @@ pub(super) fn count(
     let Some(value) = member(object, key) else {
         return Ok(None);
     };
-    value
-        .as_u64()
-        .map(Some)
-        .ok_or_else(|| UsageError::NotACount {
-            provider,
-            field,
-            found: shown(value),
-        })
+    let count = value.as_u64().ok_or_else(|| UsageError::NotACount {
+        provider,
+        field,
+        found: shown(value),
+    })?;
+    within(provider, field, u128::from(count)).map(Some)
+}
+
+/// `a + b`, the sum of two counts at `field`, if at most
+/// [`MAX_REQUEST_TOKENS`](super::MAX_REQUEST_TOKENS).
+pub(super) fn sum(
+    provider: Provider,
+    field: &'static str,
+    a: u64,
+    b: u64,
+) -> Result<u64, UsageError> {
+    within(provider, field, u128::from(a) + u128::from(b))
 }
 
 /// The count at `key`, which must be there.

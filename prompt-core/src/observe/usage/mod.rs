@@ -8,8 +8,10 @@
 //! | Gemini | `usageMetadata.promptTokenCount`, `cachedContentTokenCount` (and `toolUsePromptTokenCount`, beside it) | yes |
 //!
 //! A body that is not one of these, a count that is not a non-negative
-//! integer, or parts that add up to more than their whole is an error naming
-//! the field: a guess here would make every figure after it wrong.
+//! integer, a count or a sum of counts past [`MAX_REQUEST_TOKENS`], or parts
+//! that add up to more than their whole is an error naming the field: a
+//! guess here would make every figure after it wrong. Every sum of counts is
+//! checked, so no figure read here, or worked out from one, wraps.
 
 mod anthropic;
 mod gemini;
@@ -22,6 +24,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Provider;
+
+/// The most tokens one request can hold, by this crate's reckoning: one
+/// billion, a hundred times the largest context window offered (10 million
+/// tokens). A count a provider reports past it, or counts whose sum is past
+/// it (the input's three parts, the writes by TTL), is a
+/// [`UsageError::TooLarge`] naming the field: such a figure is a broken or
+/// hostile body, not a request. Below it, every sum and product of a
+/// request's counts fits a `u64` and is exact as an `f64`.
+pub const MAX_REQUEST_TOKENS: u64 = 1_000_000_000;
 
 /// What a response says its prompt cost, split by how the cache served it.
 ///
@@ -212,11 +223,13 @@ impl CacheUsage {
         if !body.is_object() {
             return Err(UsageError::NotAnObject { provider });
         }
-        match provider {
+        let usage = match provider {
             Provider::Anthropic => anthropic::read(body),
             Provider::OpenAi => openai::read(body),
             Provider::Gemini => gemini::read(body),
-        }
+        }?;
+        usage.check(provider)?;
+        Ok(usage)
     }
 
     /// The usage of a whole stream of `provider`'s events, in order: each
@@ -260,10 +273,63 @@ impl CacheUsage {
                 Provider::Gemini => gemini::fold(&mut usage, event)?,
             }
         }
-        usage.ok_or(UsageError::NoUsage {
+        let usage = usage.ok_or(UsageError::NoUsage {
             provider,
             what: "no event of the stream carries the input counts",
-        })
+        })?;
+        // Deltas replace counts one at a time: their sum is checked whole.
+        usage.check(provider)?;
+        Ok(usage)
+    }
+
+    /// Whether every count is one a request of `provider` can hold: each
+    /// count, the three parts of the input together, and the writes by TTL
+    /// together at most [`MAX_REQUEST_TOKENS`]. What
+    /// [`from_response`](Self::from_response) and
+    /// [`from_stream`](Self::from_stream) return passes; the
+    /// [`CacheLedger`](super::CacheLedger) checks a usage built with
+    /// [`new`](Self::new) before it judges it.
+    ///
+    /// ```
+    /// use prompt_core::observe::{CacheUsage, Provider, UsageError};
+    ///
+    /// assert!(CacheUsage::new(12, 4096, 310).check(Provider::Anthropic).is_ok());
+    /// let error = CacheUsage::new(3, u64::MAX, 0).check(Provider::Anthropic).unwrap_err();
+    /// assert!(matches!(error, UsageError::TooLarge { field: "cache_read", .. }), "{error}");
+    /// ```
+    ///
+    /// # Errors
+    /// [`UsageError::TooLarge`] naming the first count, or sum, past the ceiling.
+    pub fn check(&self, provider: Provider) -> Result<(), UsageError> {
+        let diagnosis = self.diagnosis.as_ref();
+        let counts = [
+            ("uncached_input", Some(self.uncached_input)),
+            ("cache_read", Some(self.cache_read)),
+            ("cache_write", Some(self.cache_write)),
+            ("output", self.output),
+            (
+                "diagnosis.missed_tokens",
+                diagnosis.and_then(|d| d.missed_tokens),
+            ),
+            (
+                "diagnosis.reusable_tokens",
+                diagnosis.and_then(|d| d.reusable_tokens),
+            ),
+        ];
+        for (field, count) in counts {
+            within(provider, field, count.map_or(0, u128::from))?;
+        }
+        let input = u128::from(self.uncached_input)
+            + u128::from(self.cache_read)
+            + u128::from(self.cache_write);
+        within(provider, "uncached_input + cache_read + cache_write", input)?;
+        // At most two TTLs from a body; a hand-built usage may hold more.
+        let mut by_ttl: u128 = 0;
+        for part in &self.cache_write_ttl {
+            by_ttl = by_ttl.saturating_add(u128::from(part.tokens));
+        }
+        within(provider, "cache_write_ttl", by_ttl)?;
+        Ok(())
     }
 }
 
@@ -311,6 +377,22 @@ pub enum UsageError {
         /// What it holds, shortly (`a string`, `-3`, `1.5`).
         found: String,
     },
+    /// A count, or a sum of counts, past [`MAX_REQUEST_TOKENS`]: more than
+    /// one request can hold.
+    #[error(
+        "the {provider} response's `{field}` is {found}, more than the {max} tokens one request \
+         can hold",
+        max = MAX_REQUEST_TOKENS
+    )]
+    TooLarge {
+        /// Whose response.
+        provider: Provider,
+        /// The field's path, or the fields summed (`a + b`).
+        field: &'static str,
+        /// What it holds, or what they add up to (exact: a sum of counts
+        /// may be past `u64::MAX`).
+        found: u128,
+    },
     /// Parts that exceed their whole, or breakdowns that disagree with their sum.
     #[error("the {provider} response does not add up: {message}")]
     Inconsistent {
@@ -319,4 +401,20 @@ pub enum UsageError {
         /// What does not add up.
         message: String,
     },
+}
+
+/// `found` (the count, or sum, at `field`) if at most [`MAX_REQUEST_TOKENS`].
+pub(crate) fn within(
+    provider: Provider,
+    field: &'static str,
+    found: u128,
+) -> Result<u64, UsageError> {
+    u64::try_from(found)
+        .ok()
+        .filter(|&n| n <= MAX_REQUEST_TOKENS)
+        .ok_or(UsageError::TooLarge {
+            provider,
+            field,
+            found,
+        })
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::json::{count, error_body, member, required, text};
+use super::json::{count, error_body, member, required, sum, text};
 use super::{CacheUsage, DiagnosisOutcome, ProviderDiagnosis, TtlTokens, UsageError};
 use crate::observe::Provider;
 
@@ -98,13 +98,19 @@ fn responses(usage: &Value) -> Result<CacheUsage, UsageError> {
         })
         .transpose()?
         .flatten();
+    let mut written = written;
     let ttl = match details.and_then(|d| member(d, "cache_write_tokens_details")) {
         Some(by_ttl) => {
             let field_30m = "usage.input_tokens_details.cache_write_tokens_details.ttl_30m_tokens";
             let field_12h = "usage.input_tokens_details.cache_write_tokens_details.ttl_12h_tokens";
             let short = required(P, by_ttl, "ttl_30m_tokens", field_30m)?;
             let long = required(P, by_ttl, "ttl_12h_tokens", field_12h)?;
-            let sum = short.saturating_add(long);
+            let sum = sum(
+                P,
+                "usage.input_tokens_details.cache_write_tokens_details",
+                short,
+                long,
+            )?;
             if written.is_some_and(|w| w != sum) {
                 return Err(UsageError::Inconsistent {
                     provider: P,
@@ -115,6 +121,8 @@ fn responses(usage: &Value) -> Result<CacheUsage, UsageError> {
                     ),
                 });
             }
+            // Without the total, the breakdown is the writes.
+            written = Some(sum);
             [(1800, short), (43_200, long)]
                 .into_iter()
                 .filter(|&(_, tokens)| tokens > 0)
@@ -180,6 +188,7 @@ fn inside(
     field: &str,
     output: Option<u64>,
 ) -> Result<CacheUsage, UsageError> {
+    // Each at most MAX_REQUEST_TOKENS: their sum cannot saturate.
     let cache = cached.saturating_add(written);
     let uncached = input
         .checked_sub(cache)

@@ -136,7 +136,7 @@ impl CacheSimulation {
         for (index, &dynamic) in self.dynamic_tokens.iter().enumerate() {
             let turn = index + 1;
             let (cache_write, cache_read, uncached) = if !cached {
-                (0, 0, stable + dynamic)
+                (0, 0, stable.saturating_add(dynamic))
             } else if turn == 1 || Some(turn) == self.bust_at {
                 (stable, 0, dynamic)
             } else {
@@ -146,14 +146,21 @@ impl CacheSimulation {
                 cache_write,
                 cache_read,
                 uncached,
-                cost_hundredths: cache_write as u64 * multipliers.cache_write_hundredths
-                    + cache_read as u64 * multipliers.cache_read_hundredths
-                    + uncached as u64 * 100,
+                cost_hundredths: hundredths(cache_write, multipliers.cache_write_hundredths)
+                    .saturating_add(hundredths(cache_read, multipliers.cache_read_hundredths))
+                    .saturating_add(hundredths(uncached, 100)),
             };
             total.add(&tally);
             rows.push(tally.row(turn));
         }
-        let uncached_cost = (stable * turns + self.dynamic_tokens.iter().sum::<usize>()) as u64;
+        // Counts are the caller's: every sum and product saturates.
+        let dynamic_total = self
+            .dynamic_tokens
+            .iter()
+            .fold(0usize, |sum, &t| sum.saturating_add(t));
+        let uncached_cost =
+            u64::try_from(stable.saturating_mul(turns).saturating_add(dynamic_total))
+                .unwrap_or(u64::MAX);
         Ok(CacheReport {
             model: self.model.clone(),
             family: minimum.family,
@@ -169,7 +176,7 @@ impl CacheSimulation {
             relative_cost: if uncached_cost == 0 {
                 1.0
             } else {
-                total.cost_hundredths as f64 / (uncached_cost * 100) as f64
+                total.cost_hundredths as f64 / (uncached_cost as f64 * 100.0)
             },
         })
     }
@@ -185,10 +192,10 @@ struct Tally {
 
 impl Tally {
     fn add(&mut self, other: &Tally) {
-        self.cache_write += other.cache_write;
-        self.cache_read += other.cache_read;
-        self.uncached += other.uncached;
-        self.cost_hundredths += other.cost_hundredths;
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.uncached = self.uncached.saturating_add(other.uncached);
+        self.cost_hundredths = self.cost_hundredths.saturating_add(other.cost_hundredths);
     }
 
     fn row(&self, turn: usize) -> TurnCost {
@@ -311,4 +318,11 @@ impl fmt::Display for CacheReport {
             self.relative_cost * 100.0
         )
     }
+}
+
+/// `tokens` at `multiplier` hundredths each, saturating.
+pub(super) fn hundredths(tokens: usize, multiplier: u64) -> u64 {
+    u64::try_from(tokens)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(multiplier)
 }

@@ -6,6 +6,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::SimulationError;
+use super::session::hundredths;
 use crate::AssembledPrompt;
 use crate::providers::anthropic::{CacheMinimums, CacheTtl};
 use crate::providers::cost::{self, DEFAULT_USD_PER_MTOK, Multipliers};
@@ -84,12 +85,13 @@ pub struct FirstCall {
 
 impl FirstCall {
     fn add(&mut self, other: &FirstCall) {
-        self.bytes_written += other.bytes_written;
-        self.bytes_read += other.bytes_read;
-        self.bytes_uncached += other.bytes_uncached;
-        self.tokens_written += other.tokens_written;
-        self.tokens_read += other.tokens_read;
-        self.tokens_uncached += other.tokens_uncached;
+        // Token counts are the counter's: sums saturate.
+        self.bytes_written = self.bytes_written.saturating_add(other.bytes_written);
+        self.bytes_read = self.bytes_read.saturating_add(other.bytes_read);
+        self.bytes_uncached = self.bytes_uncached.saturating_add(other.bytes_uncached);
+        self.tokens_written = self.tokens_written.saturating_add(other.tokens_written);
+        self.tokens_read = self.tokens_read.saturating_add(other.tokens_read);
+        self.tokens_uncached = self.tokens_uncached.saturating_add(other.tokens_uncached);
         self.cost += other.cost;
         self.usd += other.usd;
     }
@@ -287,7 +289,7 @@ impl TeamSimulation {
             minimum_tokens: minimum,
             usd_per_mtok: self.usd_per_mtok,
             users,
-            tokens_saved: unscoped_total.tokens_written as i64 - scoped_total.tokens_written as i64,
+            tokens_saved: difference(unscoped_total.tokens_written, scoped_total.tokens_written),
             usd_saved: unscoped_total.usd - scoped_total.usd,
             scoped: scoped_total,
             unscoped: unscoped_total,
@@ -334,9 +336,12 @@ impl TeamSimulation {
                     }
                 }
             }
-            let hundredths = call.tokens_written as u64 * multipliers.cache_write_hundredths
-                + call.tokens_read as u64 * multipliers.cache_read_hundredths
-                + call.tokens_uncached as u64 * 100;
+            let hundredths = hundredths(call.tokens_written, multipliers.cache_write_hundredths)
+                .saturating_add(hundredths(
+                    call.tokens_read,
+                    multipliers.cache_read_hundredths,
+                ))
+                .saturating_add(hundredths(call.tokens_uncached, 100));
             call.cost = hundredths as f64 / 100.0;
             call.usd = call.cost * self.usd_per_mtok / 1_000_000.0;
             call
@@ -439,4 +444,10 @@ impl fmt::Display for TeamReport {
             self.users.len()
         )
     }
+}
+
+/// `a - b` as a signed count, saturating at `i64`'s bounds.
+fn difference(a: usize, b: usize) -> i64 {
+    let (a, b) = (a as i128, b as i128);
+    i64::try_from(a - b).unwrap_or(if a > b { i64::MAX } else { i64::MIN })
 }
