@@ -58,7 +58,8 @@
 //! Each text is scanned twice when it holds an escape: as it is, and as a
 //! model reads it at once, with JSON's `\u0073`, HTML's `&#115;` and
 //! `&lowbar;`, URL-encoding (`%2D`), Markdown's backslash escapes (`\_`) and
-//! full-width forms (`ｓｋ－`, NFKC) decoded in one pass. A finding in the
+//! full-width forms and lookalikes (`ｓｋ－`, `ѕk‐`: NFKC and UTS #39's
+//! confusables, the tag matcher's fold) decoded in one pass. A finding in the
 //! decoded view is reported at the raw bytes it came from. Base64, hex,
 //! reversed text, rot13 and characters spaced apart are not decoded: this is
 //! a guard against shapes, not against a determined encoder.
