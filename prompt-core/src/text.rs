@@ -3,8 +3,9 @@
 //! from file text) and every printer of file text (which escapes them)
 //! share, and the one matcher every quote and reminder block escapes its
 //! delimiters with ([`escape_tags`]: compatibility forms folded as NFKC
-//! does, Unicode's confusables (UTS #39), small capitals, case, spacing and
-//! invisible characters).
+//! does, Unicode's confusables (UTS #39), the `<` shapes the UCD names,
+//! small capitals, case, spacing and invisible characters). The secrets
+//! guard reads the same fold.
 //!
 //! Line and paragraph separators ([`is_line_separator`]) end a line for a
 //! reader but not for Markdown: text a quote holds takes each as `\n`, a
@@ -13,9 +14,12 @@
 
 mod fold;
 mod invisible;
+mod shapes;
 mod small_capitals;
 mod tags;
 
+#[cfg(feature = "secrets")]
+pub(crate) use fold::ascii_fold;
 pub use invisible::UNICODE_VERSION;
 pub use tags::{TAG_LOOKAHEAD, escape_named_tags, escape_tags, is_angle, starts_tag};
 

@@ -11,8 +11,9 @@
 //! - HTML character references: `&#115;`, `&#x73;`, and the named ones for
 //!   ASCII punctuation (`&amp;`, `&lowbar;`, `&hyphen;`, ...);
 //! - URL percent-encoding of printable ASCII, and of one UTF-8 character;
-//! - a character whose compatibility form (NFKC) is ASCII no longer than it,
-//!   as full-width `ｓｋ－ａｎｔ－` is `sk-ant-`, or `ﬁ` is `fi`.
+//! - a character whose fold (NFKC and UTS #39's confusables, the tag
+//!   matcher's) is ASCII no longer than it, as full-width `ｓｋ－ａｎｔ－` is
+//!   `sk-ant-`, `ﬁ` is `fi`, Cyrillic `ѕ` is `s` and `‐` is `-`.
 //!
 //! Each decoded stretch is no longer than its raw bytes, so the view is at
 //! most as long as the text. What one pass leaves (an escape of an escape)
@@ -256,14 +257,11 @@ fn compatible(text: &str, at: usize) -> Option<(String, usize)> {
     compatible_char(c).map(|ascii| (ascii, at + c.len_utf8()))
 }
 
+/// `c` as the tag matcher folds it, where that is ASCII no longer than `c`
+/// ([`crate::text::ascii_fold`]: NFKC, UTS #39's confusables).
 fn compatible_char(c: char) -> Option<String> {
-    let mut ascii = String::new();
-    let mut all_ascii = true;
-    unicode_normalization::char::decompose_compatible(c, |d| {
-        all_ascii &= d.is_ascii();
-        ascii.push(d);
-    });
-    (all_ascii && !ascii.is_empty() && ascii.len() <= c.len_utf8()).then_some(ascii)
+    let ascii: String = crate::text::ascii_fold(c)?.into_iter().collect();
+    (ascii.len() <= c.len_utf8()).then_some(ascii)
 }
 
 #[cfg(test)]

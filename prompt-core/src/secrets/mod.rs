@@ -64,7 +64,8 @@
 //! model reads it at once, with JSON's `\u0073`, `\x73` and `\u{73}` (of
 //! Python, C, JavaScript and Rust strings), HTML's `&#115;` and
 //! `&lowbar;`, URL-encoding (`%2D`), Markdown's backslash escapes (`\_`) and
-//! full-width forms (`ｓｋ－`, NFKC) decoded in one pass. A finding in the
+//! full-width forms and lookalikes (`ｓｋ－`, `ѕk‐`: NFKC and UTS #39's
+//! confusables, the tag matcher's fold) decoded in one pass. A finding in the
 //! decoded view is reported at the raw bytes it came from. Base64, hex,
 //! reversed text, rot13 and characters spaced apart are not decoded: this is
 //! a guard against shapes, not against a determined encoder.

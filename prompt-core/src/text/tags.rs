@@ -19,16 +19,18 @@ use super::is_invisible;
 /// decides that the angle starts a tag.
 pub const TAG_LOOKAHEAD: usize = 256;
 
-/// `<` and every character a reader may take for one: its compatibility
-/// forms (`＜`, `﹤`), the characters Unicode's confusables (UTS #39) give
-/// the prototype `<` (`‹`, `˂`, `ᐸ`, `❮`, the Hiragana `く`; `≮` and `≪`
-/// through their decomposition), and the angle brackets and quotes the data
-/// leaves apart (`«`, `〈`, `⟨`, `〈`, `❰`, `⧼`, `≤`).
+/// `<` and every character a reader may take for one: every code point whose
+/// fold holds a `<` (its compatibility forms, `＜`, `﹤`; the characters
+/// Unicode's confusables (UTS #39) give the prototype `<`, `‹`, `˂`, `ᐸ`,
+/// `❮`, the Hiragana `く`; every character whose UCD name says it is drawn
+/// as a `<`, `≤`, `≦`, `⩽`, `⋖`, `≺`, `◁`, `《`, `⟪`, `«`, `〈`, and those
+/// UTS #39 ties to one; and `ᐊ`, which nothing in the data ties to one).
 ///
 /// ```
 /// use prompt_core::text::is_angle;
 ///
 /// assert!(is_angle('<') && is_angle('\u{ff1c}') && is_angle('˂') && is_angle('ᐸ') && is_angle('‹'));
+/// assert!(is_angle('≦') && is_angle('⋖') && is_angle('≺') && is_angle('◁') && is_angle('《') && is_angle('⟪'));
 /// assert!(!is_angle('(') && !is_angle('>'));
 /// ```
 pub fn is_angle(c: char) -> bool {

@@ -146,6 +146,19 @@ fn every_credential_issue_48_planted_is_found() {
     assert!(missed.is_empty(), "missed or wrong:\n{}", missed.join("\n"));
 }
 
+/// Hostile round five: a key whose vendor prefix holds a Cyrillic or Greek
+/// letter (`ѕk-ant-`, `sκ-ant-`, `ghр_`) or whose dashes are U+2010 or
+/// U+2212 is found, at its raw bytes: the guard reads the fold the tag
+/// matcher reads (NFKC and UTS #39's confusables). Before it read NFKC
+/// alone and found none of them.
+#[test]
+fn every_key_with_a_lookalike_prefix_or_dash_is_found() {
+    let cases = cases("lookalikes.txt");
+    assert!(cases.len() >= 7, "lookalikes.txt shrank");
+    let missed: Vec<String> = cases.iter().filter_map(miss).collect();
+    assert!(missed.is_empty(), "missed or wrong:\n{}", missed.join("\n"));
+}
+
 /// A fake for every rule the guard runs, each line of a single gitleaks
 /// rule real-shaped by that rule's own expression; recall per vendor over
 /// the vendor formats, the structures, the encodings and the older labelled
@@ -184,6 +197,7 @@ fn vendor_formats_structures_and_encodings_are_found_per_vendor() {
     all.extend(cases("encodings.txt"));
     all.extend(cases("issue38.txt"));
     all.extend(cases("issue48.txt"));
+    all.extend(cases("lookalikes.txt"));
     // The older corpus: its label is the kind.
     for case in super::corpus("positive.txt") {
         all.push(Case {
