@@ -527,6 +527,78 @@ fn a_claude_code_session_is_explained_from_its_transcript_and_the_turn_file() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("records no api-request entry"));
 }
 
+/// A session going back and forth between two prompts, each shape recorded
+/// again and again under new hashes with the same text (as a long session
+/// does): every request after the first is the same verdict as the one two
+/// before it, and each keeps its differing line, a long one, cut.
+#[test]
+fn a_session_that_alternates_between_two_prompts_gives_the_same_verdict_each_time() {
+    let ws = Workspace::empty(&[]);
+    let long = "Rule: ".to_owned() + &"read the code first; ".repeat(40);
+    let a = format!("# Rules\n\nRun make check.\n{long}A\nUse tabs.\n");
+    let b = format!("# Rules\n\nRun make check.\n{long}B\nUse tabs.\n");
+    let tools = json!([{"name": "Read", "description": "Read a file.", "input_schema": {"type": "object"}}]);
+    let mut transcript = String::new();
+    let requests = 60;
+    for r in 0..requests {
+        let shape = format!("h-{}-{}", r % 2, r / 10);
+        if r % 10 < 2 {
+            let text = if r % 2 == 0 { &a } else { &b };
+            transcript += &format!("{}\n", shape_entry(&shape, text, tools.clone()));
+        }
+        let (id, at) = (format!("r-{r}"), format!("2026-11-29T09:{:02}:00.000Z", r));
+        transcript += &format!("{}\n", request_entry(&id, &at, &shape, &["m1"]));
+        let usage = if r == 0 { (3, 0, 4200) } else { (3, 0, 4300) };
+        transcript += &format!(
+            "{}\n",
+            assistant_entry(&id, &format!("msg_{r}"), &at, usage)
+        );
+    }
+    ws.write("session.jsonl", &transcript);
+
+    let output = explain(&ws, &["--claude", "session.jsonl", "--json"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let verdicts = json["verdicts"].as_array().unwrap();
+    assert_eq!(verdicts.len(), requests);
+    assert_eq!(verdicts[0]["cause"]["cause"], "cold_start");
+    let offset = a.find("A\n").unwrap();
+    let cut = |last: char| {
+        let line = format!("{long}{last}");
+        format!(
+            "{}... ({} more characters)",
+            &line[..240],
+            line.chars().count() - 240
+        )
+    };
+    for (r, verdict) in verdicts.iter().enumerate().skip(1) {
+        let cause = &verdict["cause"];
+        let (before, after) = if r % 2 == 1 { ('A', 'B') } else { ('B', 'A') };
+        assert_eq!(cause["cause"], "layer_changed", "{r}: {verdict}");
+        assert_eq!(cause["layer"], "(system prompt)", "{r}");
+        assert_eq!(cause["offset"], offset, "{r}");
+        assert_eq!(cause["line"]["number"], 4, "{r}");
+        assert_eq!(cause["line"]["before"], cut(before), "{r}");
+        assert_eq!(cause["line"]["after"], cut(after), "{r}");
+        if r >= 4 {
+            // The same as two requests before (the second read what the
+            // first wrote), but for when and which.
+            let strip = |v: &serde_json::Value| {
+                let mut v = v.clone();
+                for key in ["seq", "at", "response_id"] {
+                    v.as_object_mut().unwrap().remove(key);
+                }
+                v
+            };
+            assert_eq!(strip(verdict), strip(&verdicts[r - 2]), "{r}");
+        }
+    }
+}
+
 fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();

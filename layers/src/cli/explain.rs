@@ -12,7 +12,9 @@
 //!
 //! Both files are whatever the user names: opened without blocking, regular
 //! files only, read up to [`MAX_LOG_BYTES`], every text printed escaped (and
-//! HTML-escaped in the page `--html` writes).
+//! HTML-escaped in the page `--html` writes). `--claude` does work linear
+//! in the transcript's size, a repeated system prompt costing nothing after
+//! its first sight; its ceiling in a debug build is in [`claude`]'s docs.
 
 pub(crate) mod claude;
 

@@ -83,7 +83,9 @@ mod wire;
 /// The time [`Sent::new`] takes, jiff 0.2's: `Timestamp::now()` needs no
 /// `jiff` dependency of your own (and no guess at its version).
 pub use jiff::Timestamp;
-pub use ledger::{CacheLedger, DEFAULT_CONVERSATIONS, DEFAULT_TTL, LedgerError, MAX_IN_FLIGHT};
+pub use ledger::{
+    CacheLedger, DEFAULT_CONVERSATIONS, DEFAULT_TTL, GivenPrefix, LedgerError, MAX_IN_FLIGHT,
+};
 pub use log::{LogError, read_log};
 pub use price::Pricing;
 pub use provider::{Provider, UnknownProvider};

@@ -43,7 +43,10 @@ pub enum MissCause {
         /// Bytes before `offset` that a breakpoint still closes: what the
         /// cache could still read of the prefix.
         kept_bytes: usize,
-        /// The layer's first differing line, before and after.
+        /// The layer's first differing line, before and after, each side
+        /// cut after 240 characters and followed by `... (N more
+        /// characters)` when longer: a verdict on a one-line prompt of
+        /// megabytes holds a few hundred bytes of it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         line: Option<Box<LineChange>>,
         /// What the layer noted as it rendered (the files it read, what it cut).

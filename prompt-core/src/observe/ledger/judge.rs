@@ -15,7 +15,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::prefix::{Prefix, layer_change};
+use super::prefix::{Changes, Prefix};
 use super::{Moved, Pending, Received, Record};
 use crate::observe::{CacheUsage, CacheVerdict, MissCause, Pricing, Provider, Sent, SentId};
 
@@ -25,6 +25,7 @@ pub(super) fn moved(
     prefix: &Prefix,
     sent: &Sent<'_>,
     model: &Arc<str>,
+    changes: &mut Changes,
 ) -> Moved {
     let idle = sent.at.duration_since(previous.at);
     let idle = if idle.is_negative() {
@@ -40,13 +41,8 @@ pub(super) fn moved(
         model: (!Arc::ptr_eq(&previous.model, model))
             .then(|| (Arc::clone(&previous.model), Arc::clone(model))),
         tools: matches!((previous.tools, sent.tools), (Some(a), Some(b)) if a != b),
-        layer: (!previous.prefix.same(prefix)).then(|| {
-            Box::new(layer_change(
-                &previous.prefix,
-                prefix,
-                &previous.breakpoints,
-            ))
-        }),
+        layer: (!previous.prefix.same(prefix))
+            .then(|| changes.layer_change(&previous.prefix, prefix, &previous.breakpoints)),
         messages: match (&previous.messages, &sent.messages) {
             (Some(before), Some(now)) => now
                 .rewritten_since(before)

@@ -20,7 +20,8 @@ use crate::diff::StablePrefix;
 use crate::fingerprint::Fingerprint;
 use crate::providers::anthropic::CacheMinimums;
 use crate::spec::AssemblyPath;
-use prefix::Prefix;
+pub use prefix::GivenPrefix;
+use prefix::{Changes, Prefix};
 
 /// The cache's lifetime a request is judged against unless it says: five
 /// minutes, Anthropic's default and the shortest OpenAI keeps an entry.
@@ -46,6 +47,17 @@ pub const MAX_IN_FLIGHT: usize = 64;
 /// per message, and the requests in flight (at most [`MAX_IN_FLIGHT`]); at
 /// most [`DEFAULT_CONVERSATIONS`] conversations, the least recently used
 /// forgotten first ([`with_capacity`](Self::with_capacity)).
+///
+/// When a request's prefix is not the previous one's, what changed (the
+/// layer, the byte, the first differing line) is worked out once per pair
+/// of prefixes and remembered for the last 256 pairs, keyed by which shared
+/// record each is (held weakly: the memo keeps no prefix's text alive). So
+/// a conversation that goes back and forth between a few prompts compares
+/// each pair's bytes once, and a prefix sent again as the same record
+/// ([`sent`](Self::sent) in one session, [`sent_given`](Self::sent_given)
+/// with one [`GivenPrefix`]) is neither copied nor fingerprinted again. A
+/// verdict keeps at most 240 characters of each side of the differing line
+/// ([`MissCause::LayerChanged`]).
 ///
 /// Its methods take `&mut self` and never block or await: a conversation
 /// that owns its ledger pays no lock, and tasks that share one (a tokio
@@ -97,6 +109,8 @@ pub struct CacheLedger {
     next_conversation: u64,
     tick: u64,
     log: Option<Box<dyn Write + Send + Sync>>,
+    /// What changed between pairs of prefixes met lately.
+    changes: Changes,
 }
 
 /// One conversation's state.
@@ -255,6 +269,7 @@ impl CacheLedger {
             next_conversation: 1,
             tick: 0,
             log: None,
+            changes: Changes::default(),
         }
     }
 
@@ -298,8 +313,18 @@ impl CacheLedger {
 
     /// Records a stable prefix the ledger did not see assembled (a recorded
     /// transcript's, another process's `prompt render --format json`), as
-    /// [`sent`](Self::sent) does. Its text is copied once.
-    pub fn sent_prefix(&mut self, prefix: &StablePrefix, mut sent: Sent<'_>) -> SentId {
+    /// [`sent`](Self::sent) does. Its text is copied and fingerprinted on
+    /// every call: for a prefix sent more than once, make a [`GivenPrefix`]
+    /// once and call [`sent_given`](Self::sent_given).
+    pub fn sent_prefix(&mut self, prefix: &StablePrefix, sent: Sent<'_>) -> SentId {
+        self.sent_given(&GivenPrefix::new(prefix), sent)
+    }
+
+    /// Records `prefix` as sent, as [`sent_prefix`](Self::sent_prefix) does,
+    /// without copying or fingerprinting it again: the same `GivenPrefix`
+    /// sent again is known to be the same bytes at once, and what changed
+    /// between two of them is worked out once.
+    pub fn sent_given(&mut self, prefix: &GivenPrefix, mut sent: Sent<'_>) -> SentId {
         self.record(Prefix::given(prefix), &mut sent)
     }
 
@@ -374,6 +399,7 @@ impl CacheLedger {
         let tick = self.tick;
         let number = self.conversation_number(sent.conversation);
         let (minimums, openai_minimums) = (&self.minimums, &self.openai_minimums);
+        let changes = &mut self.changes;
         let conversation = self
             .conversations
             .get_mut(&number)
@@ -426,7 +452,7 @@ impl CacheLedger {
                     _ => (Arc::from(name), Arc::from(version)),
                 },
             );
-        let moved = previous.map(|p| judge::moved(p, &prefix, sent, &model));
+        let moved = previous.map(|p| judge::moved(p, &prefix, sent, &model, changes));
         let stable_fingerprint = prefix.fingerprint();
         let pending = Pending {
             seq,
