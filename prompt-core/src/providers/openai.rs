@@ -363,6 +363,7 @@ impl From<&Message> for InputMessage {
             role: match message.role {
                 Role::User => "user",
                 Role::Assistant => "assistant",
+                Role::System => "system",
             },
             content: message.text.clone(),
         }

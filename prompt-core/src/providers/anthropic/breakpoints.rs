@@ -215,7 +215,7 @@ impl MessagesRequest {
 }
 
 /// The TTL of a tool's `cache_control`, if it has one.
-fn tool_ttl(tool: &Value) -> Option<CacheTtl> {
+pub(super) fn tool_ttl(tool: &Value) -> Option<CacheTtl> {
     let control = tool.get("cache_control").filter(|c| !c.is_null())?;
     Some(match control.get("ttl").and_then(Value::as_str) {
         Some("1h") => CacheTtl::OneHour,

@@ -78,8 +78,12 @@
 
 mod breakpoints;
 mod diagnostics;
+mod plan;
 mod scopes;
 
+pub use super::mid_conversation::{
+    SYSTEM_MESSAGES_CHECKED, SYSTEM_MESSAGES_SOURCE, takes_system_messages,
+};
 pub use super::minimums::{
     BelowCacheMinimum, CacheMinimum, CacheMinimums, MINIMUMS_CHECKED, MinimumSource, ModelFamily,
     check_cache_minimum,
@@ -270,6 +274,9 @@ pub struct MessagesRequest {
     pub diagnostics: Option<Diagnostics>,
     /// The prompt's reminder, placed when serialized.
     reminder: Reminder,
+    /// Whether the last `system` block is the prompt's dynamic suffix (which
+    /// a [`History`](super::History) carries in its newest turn instead).
+    dynamic_block: bool,
 }
 
 /// The body as sent: [`MessagesRequest`] with the reminder placed.
@@ -331,6 +338,8 @@ impl MessagesRequest {
             cache_control: None,
             diagnostics: None,
             reminder: Reminder::of(prompt, "Anthropic Messages request"),
+            dynamic_block: prompt.path() == crate::AssemblyPath::Cached
+                && !prompt.dynamic().is_empty(),
         }
     }
 
@@ -483,6 +492,17 @@ pub enum RequestError {
          `cache_last_user_turn`, which marks the user's own words before the reminder"
     )]
     AutomaticCachingWithReminder,
+    /// A history with mid-conversation system messages, for a model not
+    /// known to take them.
+    #[error(
+        "the history has a system message inside `messages` and model `{model}` is not known to \
+         take one (see `takes_system_messages`): build the history with `History::new()`, which \
+         keeps the per-turn context in the user turn"
+    )]
+    SystemMessagesUnsupported {
+        /// The request's model.
+        model: String,
+    },
     /// No user message to attach to.
     #[error("the request has no user message to carry {what}: add the user's turn first")]
     NoUserTurn {
