@@ -174,7 +174,8 @@ impl MessagesRequest {
         let block = turn
             .content
             .iter()
-            .rposition(|b| !b.text.starts_with(REMINDER_OPEN))
+            .enumerate()
+            .rposition(|(i, b)| i == 0 || !b.text.starts_with(REMINDER_OPEN))
             .ok_or(no_turn)?;
         let previous = turn.content[block]
             .cache_control

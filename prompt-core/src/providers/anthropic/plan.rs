@@ -157,7 +157,9 @@ impl MessagesRequest {
         for (m, message) in self.messages.iter().enumerate() {
             for (b, block) in message.content.iter().enumerate() {
                 tokens += counter.count(&block.text);
-                if message.role != Role::System && !block.text.starts_with(REMINDER_OPEN) {
+                if message.role != Role::System
+                    && (b == 0 || !block.text.starts_with(REMINDER_OPEN))
+                {
                     frontier = Some((m, b, tokens, block.cache_control.map(|c| c.ttl)));
                 }
             }
