@@ -246,6 +246,10 @@ fn mid_conversation_system_messages_only_where_the_model_takes_them() {
             .get("cache_control")
             .is_none()
     );
+    insta::assert_snapshot!(
+        "anthropic_request_with_a_mid_conversation_system_message",
+        pretty!(request)
+    );
 
     assert!(matches!(
         MessagesRequest::new(&prompt, "claude-sonnet-4-5", 64).history(&history),
