@@ -16,6 +16,13 @@
 //!   breakpoint;
 //! - the Basic path's single uncached part gives one unmarked block.
 //!
+//! A conversation goes in with [`MessagesRequest::history`]: a
+//! [`History`](super::History) kept as sent, the system prompt then the
+//! stable prefix alone, and every breakpoint (after the tools, at the scope
+//! cut, at the stable end, at the conversation's frontier) placed by the
+//! request's [cache plan](super::plan) ([`MessagesRequest::cache_plan`],
+//! [`MessagesRequest::plan_breakpoints`]) within the API's limit.
+//!
 //! [`MessagesRequest::cache_tools`] and [`MessagesRequest::cache_last_user_turn`]
 //! place the remaining breakpoints and refuse what the API would reject: more
 //! than 4, or a 1-hour breakpoint after a 5-minute one.
