@@ -1,62 +1,4 @@
-//! A conversation kept exactly as it was sent, so each request's messages
-//! begin with the previous request's, byte for byte, and the provider reads
-//! the whole history from its cache.
-//!
-//! A provider caches the request prefix (tools -> system -> messages). The
-//! per-turn part of a prompt (its dynamic suffix and reminder) goes at the
-//! head of the newest user turn, in one [`CONTEXT_OPEN`](super::CONTEXT_OPEN)
-//! block ([`user_prefix`](super::user_prefix)); when the next request re-sends
-//! that turn without its block, the history differs from what was sent at
-//! that turn and nothing after it is read from the cache. [`History`] keeps
-//! each message as it went out, block included, and only appends: the reply,
-//! then the next turn with its own block. Earlier turns are never rewritten.
-//!
-//! Each request builder takes it with `history(&history)`
-//! ([`anthropic::MessagesRequest::history`](super::anthropic::MessagesRequest::history),
-//! [`openai::ResponsesRequest::history`](super::openai::ResponsesRequest::history),
-//! [`openai::ChatRequest::history`](super::openai::ChatRequest::history)):
-//! the system prompt is then the stable prefix alone (the per-turn part rides
-//! in the history), and the request's [cache plan](super::plan) puts a
-//! breakpoint at the conversation's frontier, the newest message, so the next
-//! turn reads everything before it.
-//!
-//! ```
-//! use prompt_core::providers::{anthropic, History, Role};
-//! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
-//! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
-//! # struct DocHistory;
-//! # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocHistory)]
-//! # struct Persona;
-//! # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Turn context.", pipeline = DocHistory)]
-//! # struct Now;
-//! # let pipeline = Pipeline::of::<DocHistory>()?;
-//! let builder = PromptBuilder::new(&pipeline);
-//! let mut history = History::new();
-//!
-//! // Turn 1: assemble the prompt, add the user's turn, send.
-//! let prompt = builder.build_cached(&Context::new(), &Context::new())?;
-//! history.user_turn(&prompt, "Fix the failing test.");
-//! let first = anthropic::MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024).history(&history)?;
-//! let first = serde_json::to_value(&first)?;
-//! history.reply("Done: the assertion compared the wrong field.");
-//!
-//! // Turn 2: the same, with the reply in between.
-//! let prompt = builder.build_cached(&Context::new(), &Context::new())?;
-//! history.user_turn(&prompt, "Now run the linter.");
-//! let second = anthropic::MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024).history(&history)?;
-//! let second = serde_json::to_value(&second)?;
-//!
-//! // The system prompt is the stable prefix alone; the turn's block heads its user turn.
-//! assert_eq!(second["system"].as_array().map(Vec::len), Some(1));
-//! assert!(history.messages()[2].text.starts_with("<system-reminder>"));
-//! assert_eq!(history.messages()[2].role, Role::User);
-//! // The first request's message is re-sent as it went out...
-//! assert_eq!(first["messages"][0]["content"][0]["text"], second["messages"][0]["content"][0]["text"]);
-//! // ...and the breakpoint is at the frontier, the newest message.
-//! assert!(second["messages"][2]["content"][0]["cache_control"].is_object());
-//! assert!(second["messages"][0]["content"][0].get("cache_control").is_none());
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! [`History`]: a conversation kept exactly as it was sent.
 
 use super::anthropic::takes_system_messages;
 use super::placement::{context_text, user_prefix};
@@ -94,9 +36,65 @@ pub enum HistoryError {
     },
 }
 
-/// A conversation kept as sent: each message exactly as it went out, the
-/// per-turn block included, only ever appended to (see the [module](self)
-/// docs).
+/// A conversation kept exactly as it was sent, so each request's messages
+/// begin with the previous request's, byte for byte, and the provider reads
+/// the whole history from its cache.
+///
+/// A provider caches the request prefix (tools -> system -> messages). The
+/// per-turn part of a prompt (its dynamic suffix and reminder) goes at the
+/// head of the newest user turn, in one [`CONTEXT_OPEN`](super::CONTEXT_OPEN)
+/// block ([`user_prefix`](super::user_prefix)); when the next request re-sends
+/// that turn without its block, the history differs from what was sent at
+/// that turn and nothing after it is read from the cache. [`History`] keeps
+/// each message as it went out, block included, and only appends: the reply,
+/// then the next turn with its own block. Earlier turns are never rewritten.
+///
+/// Each request builder takes it with `history(&history)`
+/// ([`anthropic::MessagesRequest::history`](super::anthropic::MessagesRequest::history),
+/// [`openai::ResponsesRequest::history`](super::openai::ResponsesRequest::history),
+/// [`openai::ChatRequest::history`](super::openai::ChatRequest::history)):
+/// the system prompt is then the stable prefix alone (the per-turn part rides
+/// in the history), and the request's [cache plan](super::plan) puts a
+/// breakpoint at the conversation's frontier, the newest message, so the next
+/// turn reads everything before it.
+///
+/// ```
+/// use prompt_core::providers::{anthropic, History, Role};
+/// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+/// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+/// # struct DocHistory;
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocHistory)]
+/// # struct Persona;
+/// # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Turn context.", pipeline = DocHistory)]
+/// # struct Now;
+/// # let pipeline = Pipeline::of::<DocHistory>()?;
+/// let builder = PromptBuilder::new(&pipeline);
+/// let mut history = History::new();
+///
+/// // Turn 1: assemble the prompt, add the user's turn, send.
+/// let prompt = builder.build_cached(&Context::new(), &Context::new())?;
+/// history.user_turn(&prompt, "Fix the failing test.");
+/// let first = anthropic::MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024).history(&history)?;
+/// let first = serde_json::to_value(&first)?;
+/// history.reply("Done: the assertion compared the wrong field.");
+///
+/// // Turn 2: the same, with the reply in between.
+/// let prompt = builder.build_cached(&Context::new(), &Context::new())?;
+/// history.user_turn(&prompt, "Now run the linter.");
+/// let second = anthropic::MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024).history(&history)?;
+/// let second = serde_json::to_value(&second)?;
+///
+/// // The system prompt is the stable prefix alone; the turn's block heads its user turn.
+/// assert_eq!(second["system"].as_array().map(Vec::len), Some(1));
+/// assert!(history.messages()[2].text.starts_with("<system-reminder>"));
+/// assert_eq!(history.messages()[2].role, Role::User);
+/// // The first request's message is re-sent as it went out...
+/// assert_eq!(first["messages"][0]["content"][0]["text"], second["messages"][0]["content"][0]["text"]);
+/// // ...and the breakpoint is at the frontier, the newest message.
+/// assert!(second["messages"][2]["content"][0]["cache_control"].is_object());
+/// assert!(second["messages"][0]["content"][0].get("cache_control").is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct History {
     messages: Vec<Message>,

@@ -629,7 +629,7 @@ impl ResponsesRequest {
     }
 
     /// This request with `history` as its input, exactly as sent (see
-    /// [`History`]): the instructions keep only the stable prefix, as the
+    /// [`History`](super::History)): the instructions keep only the stable prefix, as the
     /// history's turns carry the per-turn block, and the request adds no
     /// reminder of its own. With explicit breakpoints (GPT-5.6 and later),
     /// they follow the request's [cache plan](super::plan): in

@@ -11,6 +11,11 @@ use crate::providers::plan::{CachePlan, Candidate, CutAt};
 use crate::providers::{History, Role};
 use crate::tokens::{ApproxCounter, TokenCounter};
 
+// What this crate's builders can ask for (the tools' cut, the system
+// prompt's breakpoints, the frontier) fits the API's limit: the plan never
+// has to drop one of them for a request built here.
+const _: () = assert!(1 + super::SYSTEM_BREAKPOINTS + 1 <= MAX_BREAKPOINTS);
+
 impl MessagesRequest {
     /// This request with `history` as its messages, exactly as sent, and its
     /// breakpoints placed by its [cache plan](Self::cache_plan), one at the
@@ -24,7 +29,7 @@ impl MessagesRequest {
     /// # Errors
     /// [`RequestError::SystemMessagesUnsupported`] when the history holds a
     /// mid-conversation system message and the model is not known to take
-    /// one ([`takes_system_messages`](super::takes_system_messages)).
+    /// one ([`takes_system_messages`]).
     pub fn history(mut self, history: &History) -> Result<Self, RequestError> {
         if history.has_system_messages() && !takes_system_messages(&self.model) {
             return Err(RequestError::SystemMessagesUnsupported {
