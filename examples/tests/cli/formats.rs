@@ -1,11 +1,11 @@
 //! The formats of `prompt render` are one list: the CLI's `Format` enum,
-//! read through `prompt_layers::cli::__private::render_formats`. Every other place that
+//! read through `prompt_cli::__private::render_formats`. Every other place that
 //! names them (the docs, the CLI's synopsis, the SDK validator, the provider
 //! snapshots it validates) is checked against it here, so adding a format
 //! fails this test until each of them says it too. The hostile sweep
 //! iterates the list itself.
 
-use prompt_layers::cli::__private::{FormatKind, render_formats};
+use prompt_cli::__private::{FormatKind, render_formats};
 
 fn repo(path: &str) -> String {
     let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -34,7 +34,7 @@ pub type AgentError = Box<dyn std::error::Error + Send + Sync>;
 /// ```standalone_crate
 /// use prompt_core::{Context, prompt_layer, prompt_pipeline, LayerInput, LayerWriter, Render};
 /// use prompt_core::{SessionValue, Stable};
-/// use prompt_layers::cli::{Agent, AgentError, Options};
+/// use prompt_cli::{Agent, AgentError, Options};
 ///
 /// #[prompt_pipeline(paths = [Cached], modes = [Full])]
 /// pub struct Ferris;
@@ -71,7 +71,7 @@ pub type AgentError = Box<dyn std::error::Error + Send + Sync>;
 /// let prompt = FerrisAgent.render(&Options::new(dir.path())).unwrap();
 /// assert_eq!(prompt.text(), "Crabs first.");
 /// // A binary's `main` is then:
-/// // fn main() -> std::process::ExitCode { prompt_layers::cli::main_with(&[&FerrisAgent]) }
+/// // fn main() -> std::process::ExitCode { prompt_cli::main_with(&[&FerrisAgent]) }
 /// ```
 pub trait Agent: Sync {
     /// The name `--agent` takes (lowercase, e.g. `ferris`).

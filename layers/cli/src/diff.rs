@@ -110,8 +110,8 @@ pub(crate) fn read_capped_as(
             "`{name}` is {size} bytes, over the {cap}-byte cap of `{command}`: {hint}"
         ))
     };
-    if opened.meta.len() > cap {
-        return Err(too_big(opened.meta.len().to_string()));
+    if opened.size() > cap {
+        return Err(too_big(opened.size().to_string()));
     }
     // One byte past the cap tells a file that grew since its metadata was read.
     let bytes = sources::read_head(&mut opened, usize::try_from(cap).unwrap_or(usize::MAX))

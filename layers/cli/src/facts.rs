@@ -27,18 +27,18 @@ pub(crate) fn gather(
             )),
         ),
     };
-    let facts = RuntimeFacts {
-        date: Some(date.unwrap_or_else(|| now.date().to_string())),
-        time_zone,
-        cwd: Some(config.cwd.display().to_string()),
-        os: Some(std::env::consts::OS.to_owned()),
-        shell: std::env::var_os("SHELL").and_then(|s| {
-            Path::new(&s)
-                .file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-        }),
-        model,
-        git_branch,
-    };
+    // `RuntimeFacts` is `#[non_exhaustive]` outside prompt-layers.
+    let mut facts = RuntimeFacts::default();
+    facts.date = Some(date.unwrap_or_else(|| now.date().to_string()));
+    facts.time_zone = time_zone;
+    facts.cwd = Some(config.cwd.display().to_string());
+    facts.os = Some(std::env::consts::OS.to_owned());
+    facts.shell = std::env::var_os("SHELL").and_then(|s| {
+        Path::new(&s)
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+    });
+    facts.model = model;
+    facts.git_branch = git_branch;
     (facts, warning)
 }

@@ -87,7 +87,7 @@ pub enum FormatKind {
 /// ```
 /// # // The hook is behind `unstable-internals`: without it, nothing to run.
 /// # #[cfg(feature = "unstable-internals")] {
-/// use prompt_layers::cli::__private::{render_formats, FormatKind};
+/// use prompt_cli::__private::{render_formats, FormatKind};
 ///
 /// let formats = render_formats();
 /// assert_eq!(formats[0], ("text".to_owned(), FormatKind::Prompt));
@@ -147,8 +147,8 @@ impl Tokenizer {
             TokenizerName::Cl100k => Ok(Tokenizer::Cl100k),
             #[cfg(not(feature = "tiktoken"))]
             TokenizerName::O200k | TokenizerName::Cl100k => Err(
-                "this `prompt` counts exact OpenAI tokens only when built with prompt-layers' \
-                 `tiktoken` feature (`prompt-layers = { features = [\"cli\", \"tiktoken\"] }`); \
+                "this `prompt` counts exact OpenAI tokens only when built with prompt-cli's \
+                 `tiktoken` feature (`prompt-cli = { features = [\"tiktoken\"] }`); \
                  use `--tokenizer approx`, or turn the feature on"
                     .to_owned(),
             ),

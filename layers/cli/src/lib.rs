@@ -1,8 +1,8 @@
 //! The `prompt` CLI as a library: render a pipeline for a workspace,
 //! measure it, lint it, simulate its cache, explain a cache miss (between
-//! two renders, or across a production log), or print its manifest. Feature
-//! `cli`; the exact `--tokenizer o200k|cl100k` also needs feature `tiktoken`
-//! (tiktoken's tables weigh several MB).
+//! two renders, or across a production log), or print its manifest. The
+//! exact `--tokenizer o200k|cl100k` needs feature `tiktoken` (tiktoken's
+//! tables weigh several MB).
 //!
 //! Registration is link-time, so the tool must be linked into the binary
 //! whose layers it describes. A user's own `prompt` is a few lines; it sees
@@ -12,7 +12,7 @@
 //! use prompt_layers as _; // and `use my_layers as _;`: name every crate of layers
 //!
 //! fn main() -> std::process::ExitCode {
-//!     prompt_layers::cli::main()
+//!     prompt_cli::main()
 //! }
 //! ```
 //!
@@ -56,6 +56,18 @@
 //!
 //! Everything printed about files (trace notes, warnings, errors) has its
 //! control characters escaped: a file name or note cannot drive the terminal.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+// The paths these modules were written against inside prompt-layers
+// (`crate::cli::…`, `crate::sources::…`, `crate::SessionConfig`), kept so
+// the modules read as they did there.
+use crate as cli;
+use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
+mod sources {
+    pub(crate) use prompt_layers::sources::__cli::{open, read_head, report};
+    pub(crate) use prompt_layers::sources::*;
+}
 
 mod agent;
 pub(crate) mod args;
@@ -130,7 +142,7 @@ pub type ScenariosFn = fn(&Options) -> Result<Vec<Scenario>, AgentError>;
 /// ```standalone_crate
 /// use prompt_core::contract::{Contract, Scenario};
 /// use prompt_core::{LayerInput, LayerWriter, Render, TurnValue, prompt_layer, prompt_pipeline};
-/// use prompt_layers::cli::{AgentError, Main, Options, standard_session, standard_turn};
+/// use prompt_cli::{AgentError, Main, Options, standard_session, standard_turn};
 ///
 /// #[prompt_pipeline(paths = [Cached], modes = [Full])]
 /// pub struct Quill;
@@ -242,7 +254,7 @@ impl Main {
     /// is a [`CliErrorKind::Usage`] error in clap's words.
     ///
     /// ```
-    /// use prompt_layers::cli::{CliErrorKind, Main};
+    /// use prompt_cli::{CliErrorKind, Main};
     ///
     /// let error = Main::new().try_run(["prompt", "render", "--pipeline", "nope"]).unwrap_err();
     /// assert_eq!(error.kind(), CliErrorKind::Usage);
@@ -392,7 +404,7 @@ impl From<PathArg> for AssemblyPath {
 }
 
 /// The `prompt` CLI over every pipeline linked into this binary, with no
-/// [`Agent`] registered: `fn main() -> ExitCode { prompt_layers::cli::main() }`
+/// [`Agent`] registered: `fn main() -> ExitCode { prompt_cli::main() }`
 /// (`Main::new().run()`, see [`Main::run`]).
 pub fn main() -> ExitCode {
     main_with(&[])
@@ -712,3 +724,8 @@ mod tests {
         assert!(!escape_lines("a\nb").contains("\\n"));
     }
 }
+
+/// This package's crates.io README, run as a doctest so it cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

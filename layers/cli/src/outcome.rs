@@ -29,7 +29,7 @@ pub enum CliErrorKind {
 /// caller that prints [`report`](Self::report) to a terminal should too.
 ///
 /// ```
-/// use prompt_layers::cli::{CliError, CliErrorKind};
+/// use prompt_cli::{CliError, CliErrorKind};
 ///
 /// let io = std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
 /// let error = CliError::new(CliErrorKind::Failed, "cannot read `a.json`").with_source(io);

@@ -209,7 +209,7 @@ impl WorkspaceArgs {
         Some(format!(
             "rendered the built-in pipeline `{default}` (no --pipeline given); this binary also has: {}. \
              Pass --pipeline NAME, or name the binary's default with \
-             `prompt_layers::cli::Main::new().default_pipeline(\"{}\").run()`",
+             `prompt_cli::Main::new().default_pipeline(\"{}\").run()`",
             others.join(", "),
             others[0]
         ))

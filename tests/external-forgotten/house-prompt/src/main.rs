@@ -4,7 +4,7 @@
 
 use prompt_core::contract::Scenario;
 use prompt_core::{prompt_layer, prompt_pipeline, LayerInput, LayerWriter, Render, TurnValue};
-use prompt_layers::cli::{standard_session, standard_turn, AgentError, Main, Options};
+use prompt_cli::{standard_session, standard_turn, AgentError, Main, Options};
 
 /// The house's writing agent.
 #[prompt_pipeline(paths = [Cached], modes = [Full])]
