@@ -193,11 +193,11 @@ impl prompt_cli::Agent for Agent {
     fn scenarios(
         &self,
         options: &Options,
-    ) -> Result<Vec<prompt_core::contract::Scenario>, prompt_cli::AgentError> {
+    ) -> Result<Vec<prompt_checks::contract::Scenario>, prompt_cli::AgentError> {
         let layout = RenderRequest::of(options).layout;
         Ok(Agent::scenarios(*self, &options.workspace, layout)?
             .into_iter()
-            .map(|p| prompt_core::contract::Scenario::new(p.name, p.session).turn(p.turn))
+            .map(|p| prompt_checks::contract::Scenario::new(p.name, p.session).turn(p.turn))
             .collect())
     }
 }

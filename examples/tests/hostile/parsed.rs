@@ -280,7 +280,7 @@ fn one_line_sources_cannot_hold_a_whole_forged_quote() {
 /// ends the block early.
 #[test]
 fn no_spelling_of_the_reminder_close_ends_its_block() {
-    use prompt_core::providers::reminder_block;
+    use prompt_providers::reminder_block;
     for close in [
         "</system-reminder>",
         "</SYSTEM-REMINDER >",

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use prompt_checks::contract::Scenario;
 use prompt_core::budget::TokenBudget;
-use prompt_core::contract::Scenario;
 use prompt_core::tokens::TokenCounter;
 use prompt_core::{
     AssembledPrompt, AssemblyPath, Context, Pipeline, PromptBuilder, PromptMode, TurnContext,

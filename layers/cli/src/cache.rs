@@ -9,11 +9,11 @@
 
 use std::process::ExitCode;
 
-use prompt_core::providers::anthropic::CacheMinimums;
-use prompt_core::providers::cost::Multipliers;
-use prompt_core::providers::simulation::{CacheReport, CacheSimulation, SimulationError};
 use prompt_core::tokens::{CountStats, Memoized, TokenCounter};
 use prompt_core::{AssembledPrompt, AssemblyPath, Stability};
+use prompt_providers::anthropic::CacheMinimums;
+use prompt_providers::cost::Multipliers;
+use prompt_providers::simulation::{CacheReport, CacheSimulation, SimulationError};
 use serde::Serialize;
 
 use super::formats::{DEFAULT_ANTHROPIC_MODEL, Tokenizer, Ttl};
@@ -46,7 +46,7 @@ pub(crate) struct CacheArgs {
     users: Option<u16>,
     /// The input price for --users, in USD per million tokens (a finite
     /// number, 0 or more).
-    #[arg(long, value_name = "USD", default_value_t = prompt_core::providers::cost::DEFAULT_USD_PER_MTOK, value_parser = price, allow_negative_numbers = true, requires = "users")]
+    #[arg(long, value_name = "USD", default_value_t = prompt_providers::cost::DEFAULT_USD_PER_MTOK, value_parser = price, allow_negative_numbers = true, requires = "users")]
     usd_per_mtok: f64,
     /// Anthropic's cache TTL: a write costs 1.25x input for 5m, 2x for 1h; a
     /// read 0.1x [default: 5m]. An OpenAI model takes none: from GPT-5.6 on
@@ -72,7 +72,7 @@ fn price(value: &str) -> Result<f64, CliError> {
     let usd: f64 = value.trim().parse().map_err(|_| {
         CliError::usage("not a number: give the price in US dollars, such as 3 or 0.25")
     })?;
-    prompt_core::providers::cost::usd_per_mtok(usd).map_err(CliError::from_error)
+    prompt_providers::cost::usd_per_mtok(usd).map_err(CliError::from_error)
 }
 
 /// The report `--json` prints: the simulation's, with what was measured.

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use prompt_core::diff::{StablePrefix, explain};
+use prompt_checks::diff::{StablePrefix, explain};
 
 use crate::sources::{self, Root, SourceError};
 

@@ -1,7 +1,7 @@
 //! `prompt explain LOG`: what the provider's cache served, request by
 //! request, and why it missed.
 //!
-//! LOG is what a [`CacheLedger`](prompt_core::observe::CacheLedger) writes
+//! LOG is what a [`CacheLedger`](prompt_providers::observe::CacheLedger) writes
 //! with `with_log`: one verdict a line. `--claude TRANSCRIPT` explains a
 //! Claude Code session instead, from the transcript Claude Code keeps
 //! (`~/.claude/projects/<folder>/<session>.jsonl`), whose entries record
@@ -20,9 +20,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use prompt_core::observe::{CacheVerdict, Pricing, Provider, Summary, read_log};
-use prompt_core::providers::anthropic::CacheTtl;
-use prompt_core::providers::cost::usd_per_mtok;
+use prompt_providers::anthropic::CacheTtl;
+use prompt_providers::cost::usd_per_mtok;
+use prompt_providers::observe::{CacheVerdict, Pricing, Provider, Summary, read_log};
 
 use super::diff::read_capped_as;
 use super::outcome::{CliError, Outcome};
@@ -160,7 +160,7 @@ pub(crate) fn text(verdicts: &[CacheVerdict], summary: &Summary, notes: &[String
             verdict.hit_ratio() * 100.0,
             escape(&verdict.to_string()),
         );
-        if let Some(prompt_core::observe::Agreement::Differs { theirs, note, .. }) =
+        if let Some(prompt_providers::observe::Agreement::Differs { theirs, note, .. }) =
             verdict.agreement.as_deref()
         {
             let _ = writeln!(

@@ -1,7 +1,7 @@
 //! What `prompt render` delivers: the output formats (the prompt itself, or a
 //! provider's request carrying it), the budget and the token counter.
 //!
-//! The request formats are thin: `prompt_core::providers` builds every body;
+//! The request formats are thin: `prompt_providers` builds every body;
 //! this file only picks the defaults a command line needs (a model, a
 //! placeholder user turn) and says on stderr what a provider would not.
 
@@ -10,15 +10,15 @@ use std::sync::Arc;
 
 use clap::ValueEnum;
 use prompt_core::budget::TokenBudget;
-use prompt_core::providers::anthropic::{
-    BelowCacheMinimum, CacheMinimums, CacheTtl, MessagesRequest, check_cache_minimum,
-};
-use prompt_core::providers::claude_cli;
-use prompt_core::providers::{Message, gemini, openai};
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
 #[cfg(feature = "tiktoken")]
 use prompt_core::tokens::{Cl100kBase, O200kBase};
 use prompt_core::{AssembledPrompt, AssemblyPath};
+use prompt_providers::anthropic::{
+    BelowCacheMinimum, CacheMinimums, CacheTtl, MessagesRequest, check_cache_minimum,
+};
+use prompt_providers::claude_cli;
+use prompt_providers::{Message, gemini, openai};
 use serde::{Deserialize, Serialize};
 
 /// The model of an Anthropic request (and of `prompt cache`) without `--model`.

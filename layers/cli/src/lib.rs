@@ -24,7 +24,7 @@
 //!
 //! Under `cargo run`, every subcommand that builds a pipeline asks Cargo
 //! for the workspace's layer crates the binary depends on but never names
-//! ([`prompt_core::testing::forgotten_crates`]): a warning with the `use`
+//! ([`prompt_checks::testing::forgotten_crates`]): a warning with the `use`
 //! line to add (`lint` fails on it). An installed binary says nothing.
 //!
 //! [`Main::try_run`] runs the same CLI over given arguments and returns a
@@ -88,7 +88,7 @@ mod workspace;
 pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard_turn};
 pub use outcome::{CliError, CliErrorKind};
 
-use prompt_core::contract::Scenario;
+use prompt_checks::contract::Scenario;
 // Without `unstable-internals` only the hook below reads the formats' kinds.
 #[cfg(not(feature = "unstable-internals"))]
 const _: () = {
@@ -109,7 +109,7 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use prompt_core::secrets::{redact, scan};
+use prompt_checks::secrets::{redact, scan};
 use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptMode};
 
 use formats::{DeliveryArgs, Format};
@@ -140,7 +140,7 @@ pub type ScenariosFn = fn(&Options) -> Result<Vec<Scenario>, AgentError>;
 /// `lint` fails it as unreachable.
 ///
 /// ```standalone_crate
-/// use prompt_core::contract::{Contract, Scenario};
+/// use prompt_checks::contract::{Contract, Scenario};
 /// use prompt_core::{LayerInput, LayerWriter, Render, TurnValue, prompt_layer, prompt_pipeline};
 /// use prompt_cli::{AgentError, Main, Options, standard_session, standard_turn};
 ///
@@ -437,14 +437,14 @@ pub(crate) fn registered_scenarios(pipeline: &str) -> Option<ScenariosFn> {
 }
 
 /// Each layer crate of the binary's Cargo workspace that the binary needs
-/// and does not link ([`prompt_core::testing::forgotten_crates`]), as a
+/// and does not link ([`prompt_checks::testing::forgotten_crates`]), as a
 /// warning on stderr, once per process. `lint` fails on them instead.
 pub(crate) fn warn_forgotten_crates() {
     static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
         return;
     }
-    for problem in prompt_core::testing::forgotten_crates() {
+    for problem in prompt_checks::testing::forgotten_crates() {
         warn(&problem.to_string());
     }
 }
@@ -639,7 +639,7 @@ fn output(
             print(&(json + "\n"))
         }
         Format::Annotated => {
-            print(&prompt_core::testing::annotate(prompt).map_err(CliError::from_error)?)
+            print(&prompt_checks::testing::annotate(prompt).map_err(CliError::from_error)?)
         }
         _ => print(&body.unwrap_or_default()),
     }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use crate::SubAgents;
-use prompt_core::contract::{Contract, Volatile};
+use prompt_checks::contract::{Contract, Volatile};
 
 use super::outcome::Outcome;
 use super::print;
@@ -20,7 +20,7 @@ pub(crate) struct LintArgs {
 /// with the workspace as the one scenario (or the scenarios the binary
 /// registered for the pipeline, `Main::scenarios`), then names each layer
 /// crate of the binary's Cargo workspace that it needs and does not link
-/// (`prompt_core::testing::forgotten_crates`). Prints the report; exit 1
+/// (`prompt_checks::testing::forgotten_crates`). Prints the report; exit 1
 /// when a check fails or a crate is forgotten.
 pub(crate) fn run(args: LintArgs) -> Outcome {
     let (pipeline, scenarios) = args.workspace.scenarios()?;
@@ -43,7 +43,7 @@ pub(crate) fn run(args: LintArgs) -> Outcome {
     print(&report.to_string())?;
     // A layer crate of the binary's workspace that it needs and does not
     // link: the pipeline checked is missing its layers.
-    let forgotten = prompt_core::testing::forgotten_crates();
+    let forgotten = prompt_checks::testing::forgotten_crates();
     for problem in &forgotten {
         print(&format!("forgotten layer crate: {problem}\n"))?;
     }

@@ -23,11 +23,11 @@ use crate::cli::CliError;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use prompt_core::contract::{Scenario, Sizes};
-use prompt_core::observe::{CacheVerdict, Summary};
-use prompt_core::providers::simulation::CacheReport;
-use prompt_core::write::{Access, replace_file_in};
+use prompt_checks::contract::{Scenario, Sizes};
+use prompt_checks::write::{Access, replace_file_in};
 use prompt_core::{AssemblyPath, Pipeline, PromptBuilder};
+use prompt_providers::observe::{CacheVerdict, Summary};
+use prompt_providers::simulation::CacheReport;
 
 /// Why a layer was silent on one path and mode.
 pub(crate) struct Silence {

@@ -9,8 +9,8 @@
 
 use std::collections::BTreeSet;
 
+use prompt_checks::secrets::{scan, scan_prompt, scan_request};
 use prompt_core::AssembledPrompt;
-use prompt_core::secrets::{scan, scan_prompt, scan_request};
 use prompt_core::spec::Channel;
 
 use super::escape;

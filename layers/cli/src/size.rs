@@ -4,7 +4,7 @@ use crate::cli::CliError;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use prompt_core::contract::{AssemblySize, Sizes, measure, measure_tokens};
+use prompt_checks::contract::{AssemblySize, Sizes, measure, measure_tokens};
 use prompt_core::{AssemblyPath, Stability};
 
 use std::path::PathBuf;

@@ -4,9 +4,9 @@
 use crate::cli::CliError;
 use crate::sources::{CappedText, MemoryFile, UserPreferences};
 use prompt_core::PromptBuilder;
-use prompt_core::providers::anthropic::CacheTtl;
-use prompt_core::providers::simulation::{TeamPrefix, TeamSimulation};
 use prompt_core::tokens::{CountStats, Memoized, TokenCounter};
+use prompt_providers::anthropic::CacheTtl;
+use prompt_providers::simulation::{TeamPrefix, TeamSimulation};
 use serde::Serialize;
 
 use super::formats::DEFAULT_ANTHROPIC_MODEL;
@@ -17,7 +17,7 @@ use super::workspace::WorkspaceArgs;
 #[derive(Serialize)]
 struct Output<'a> {
     #[serde(flatten)]
-    report: &'a prompt_core::providers::simulation::TeamReport,
+    report: &'a prompt_providers::simulation::TeamReport,
     counting: CountStats,
 }
 
@@ -95,8 +95,8 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use clap::Parser;
-    use prompt_core::providers::anthropic::CacheTtl;
     use prompt_core::tokens::{O200kBase, TokenCounter};
+    use prompt_providers::anthropic::CacheTtl;
 
     use super::super::workspace::WorkspaceArgs;
 

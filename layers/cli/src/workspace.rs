@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use prompt_core::contract::Scenario;
+use prompt_checks::contract::Scenario;
 use prompt_core::{AssemblyPath, Pipeline, PromptMode};
 use serde::{Deserialize, Serialize};
 
@@ -175,7 +175,7 @@ impl WorkspaceArgs {
 
     /// The workspace the options read: `--workspace`, else the agent's
     /// built-in one, else the current directory. A file the command writes
-    /// inside it is repository ground ([`prompt_core::write::replace_file_in`]).
+    /// inside it is repository ground ([`prompt_checks::write::replace_file_in`]).
     pub(crate) fn workspace_dir(&self) -> Result<std::path::PathBuf, CliError> {
         Ok(self
             .choose(AssemblyPath::Cached, None, None)?

@@ -96,7 +96,7 @@ pub enum Access {
 /// `--system-prompt-file` through it as well.
 ///
 /// ```
-/// use prompt_core::write::{replace_file, Access, WriteError};
+/// use prompt_checks::write::{replace_file, Access, WriteError};
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("report.html");
@@ -133,7 +133,7 @@ pub fn replace_file(path: &Path, contents: &[u8], access: Access) -> Result<(), 
 ///
 /// ```
 /// # #[cfg(unix)] {
-/// use prompt_core::write::{replace_file_in, Access, WriteError};
+/// use prompt_checks::write::{replace_file_in, Access, WriteError};
 ///
 /// let repo = tempfile::tempdir()?;
 /// let elsewhere = tempfile::tempdir()?;

@@ -32,7 +32,7 @@
 //! Nothing is spawned: the caller passes the arguments to its own `Command`.
 //!
 //! ```
-//! use prompt_core::providers::claude_cli;
+//! use prompt_providers::claude_cli;
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 //! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
 //! # struct DocClaudeCli;
@@ -98,7 +98,7 @@ pub fn invocation_for_text(
 /// a file name, so sessions over one prefix share one file.
 ///
 /// ```
-/// use prompt_core::providers::claude_cli;
+/// use prompt_providers::claude_cli;
 /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
 /// # struct DocClaudeFile;

@@ -17,7 +17,7 @@
 //! the umask), and a target that is not a regular file is never replaced.
 //!
 //! ```
-//! use prompt_core::providers::codex;
+//! use prompt_providers::codex;
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 //! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
 //! # struct DocCodex;
@@ -63,7 +63,7 @@ pub fn instructions_file_name(text: &str) -> String {
 /// that writes it itself).
 ///
 /// ```
-/// use prompt_core::providers::codex;
+/// use prompt_providers::codex;
 /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
 /// # struct DocCodexInv;

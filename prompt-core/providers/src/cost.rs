@@ -12,8 +12,8 @@
 //! finite number at or above zero before it can turn every figure into `NaN`.
 //!
 //! ```
-//! use prompt_core::providers::anthropic::CacheTtl;
-//! use prompt_core::providers::cost::{usd_per_mtok, Multipliers};
+//! use prompt_providers::anthropic::CacheTtl;
+//! use prompt_providers::cost::{usd_per_mtok, Multipliers};
 //!
 //! assert_eq!(Multipliers::anthropic(CacheTtl::OneHour).cache_write(), 2.0);
 //! assert_eq!(Multipliers::openai("gpt-5.6").unwrap().cache_write(), 1.25);

@@ -24,8 +24,8 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use prompt_core::providers::gemini::{CreateCachedContent, GenerateContentRequest};
-//! use prompt_core::providers::Message;
+//! use prompt_providers::gemini::{CreateCachedContent, GenerateContentRequest};
+//! use prompt_providers::Message;
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 //! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
 //! # struct DocGemini;

@@ -27,7 +27,7 @@
 //! limit, and the conversation as provider-neutral [`Message`]s.
 //!
 //! ```
-//! use prompt_core::providers::{anthropic, openai, Message};
+//! use prompt_providers::{anthropic, openai, Message};
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 //! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
 //! # struct DocProviders;
@@ -46,7 +46,25 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! [`AssembledPrompt`]: crate::AssembledPrompt
+//! [`AssembledPrompt`]: prompt_core::AssembledPrompt
+//!
+//! [`observe`] reads what came back: usage from the providers' responses, a
+//! ledger of what was sent and what came back, a verdict with the cause of
+//! each miss, `tracing` events under the OpenTelemetry GenAI names.
+//!
+//! This package is released on its own: a new minimum, price or response
+//! field is a release of `prompt-providers`, never of `prompt-core`.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+// The paths these modules were written against inside prompt-core
+// (`crate::providers::…`, `crate::spec::…`, `crate::diff::…`), kept so they
+// read as they did.
+use crate as providers;
+use prompt_checks::{diff, write};
+use prompt_core::{AssembledPrompt, AssemblyPath, assembly, fingerprint, spec, text, tokens};
+
+pub mod observe;
 
 pub mod anthropic;
 pub mod claude_cli;
@@ -69,3 +87,8 @@ pub use placement::{
     CONTEXT_CLOSE, CONTEXT_OPEN, CONTEXT_PREAMBLE, InstructionsFile, Invocation, context_text,
     reminder_block, system_slot, user_prefix,
 };
+
+/// This package's crates.io README, run as a doctest so it cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

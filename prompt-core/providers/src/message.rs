@@ -15,7 +15,7 @@ pub enum Role {
 /// One conversation turn in plain text, before a provider shapes it.
 ///
 /// ```
-/// use prompt_core::providers::{Message, Role};
+/// use prompt_providers::{Message, Role};
 ///
 /// let turn = Message::user("Fix the failing test.");
 /// assert_eq!(turn.role, Role::User);

@@ -257,7 +257,7 @@ impl ModelFamily {
 /// that silently never works), and the lookup says it was unknown.
 ///
 /// ```
-/// use prompt_core::providers::anthropic::{CacheMinimums, MinimumSource};
+/// use prompt_providers::anthropic::{CacheMinimums, MinimumSource};
 ///
 /// let table = CacheMinimums::anthropic();
 /// assert_eq!(table.lookup("claude-sonnet-4-5-20250929").tokens, 1024);
@@ -470,10 +470,10 @@ impl fmt::Display for BelowCacheMinimum {
 ///
 /// `None` when it is long enough, or when nothing is marked for caching (the
 /// Basic path, an empty stable prefix). `Some` is also logged with
-/// `tracing::warn!` (target `prompt_core::providers`).
+/// `tracing::warn!` (target `prompt_providers`).
 ///
 /// ```
-/// use prompt_core::providers::anthropic::{check_cache_minimum, CacheMinimums};
+/// use prompt_providers::anthropic::{check_cache_minimum, CacheMinimums};
 /// use prompt_core::tokens::ApproxCounter;
 /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
@@ -514,7 +514,7 @@ pub fn check_cache_minimum(
         checked: minimums.checked.clone(),
     };
     tracing::warn!(
-        target: "prompt_core::providers",
+        target: "prompt_providers",
         model = %warning.model,
         stable_tokens = warning.stable_tokens,
         minimum = warning.minimum,

@@ -58,8 +58,8 @@
 //! Other models' bodies are unchanged: one string, no `prompt_cache_options`.
 //!
 //! ```
-//! use prompt_core::providers::openai::{prompt_cache_key, CacheRetention, ResponsesRequest};
-//! use prompt_core::providers::Message;
+//! use prompt_providers::openai::{prompt_cache_key, CacheRetention, ResponsesRequest};
+//! use prompt_providers::Message;
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 //! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
 //! # struct DocOpenai;
@@ -128,7 +128,7 @@ const _: () = assert!(super::anthropic::SYSTEM_BREAKPOINTS < MAX_BREAKPOINT_WRIT
 /// input.
 ///
 /// ```
-/// use prompt_core::providers::openai::takes_prompt_cache_options;
+/// use prompt_providers::openai::takes_prompt_cache_options;
 ///
 /// assert!(takes_prompt_cache_options("gpt-5.6"));
 /// assert!(takes_prompt_cache_options("openai/gpt-6-mini"));

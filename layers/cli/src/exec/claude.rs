@@ -118,7 +118,7 @@ fn options(args: &[OsString]) -> impl Iterator<Item = &str> {
 /// Writes the system prompt file, the turn file and the settings file, then
 /// becomes `claude --system-prompt-file F --settings S ARGS...`.
 pub(super) fn launch(launch: &Launch) -> Outcome {
-    let context = prompt_core::providers::context_text(&launch.prompt);
+    let context = prompt_providers::context_text(&launch.prompt);
     let chars = context.chars().count();
     if chars > CLAUDE_CONTEXT_LIMIT {
         return Err(CliError::failed(format!(

@@ -17,7 +17,7 @@
 use crate::cli::CliError;
 use std::io::IsTerminal;
 
-use prompt_core::providers::codex;
+use prompt_providers::codex;
 
 use super::first_message::{Delivery, Parsed, Takes, deliver, parse};
 use super::{ClientKind, Launch};
@@ -37,7 +37,7 @@ pub(super) fn launch(launch: &Launch, delivery: Delivery) -> Outcome {
     let dir = super::cache_dir(ClientKind::Codex)?;
     let invocation = codex::invocation_for_text(
         launch.system.clone(),
-        prompt_core::providers::user_prefix(&launch.prompt),
+        prompt_providers::user_prefix(&launch.prompt),
         &dir,
     )
     .map_err(CliError::from_error)?;

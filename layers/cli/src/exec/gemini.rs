@@ -56,7 +56,7 @@ pub(super) fn check_args(args: &[std::ffi::OsString]) -> Result<Delivery, CliErr
 pub(super) fn launch(launch: &Launch, delivery: Delivery) -> Outcome {
     let dir = super::cache_dir(ClientKind::Gemini)?;
     let system = super::write_system_file(&dir, &launch.system)?;
-    let prefix = prompt_core::providers::user_prefix(&launch.prompt);
+    let prefix = prompt_providers::user_prefix(&launch.prompt);
     deliver(
         launch,
         delivery,

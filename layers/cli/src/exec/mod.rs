@@ -34,8 +34,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
 use clap::ValueEnum;
-use prompt_core::providers::codex as codex_files;
 use prompt_core::{AssembledPrompt, AssemblyPath, PromptMode};
+use prompt_providers::codex as codex_files;
 use serde::{Deserialize, Serialize};
 
 use super::formats::DeliveryArgs;
@@ -299,8 +299,12 @@ fn private_folder(dir: &Path) -> Result<(), CliError> {
 fn write_private(dir: &Path, name: &str, text: &str) -> Result<PathBuf, CliError> {
     let path = dir.join(name);
     // 0600 on the open file whatever the umask, never over a non-regular file.
-    prompt_core::write::replace_file(&path, text.as_bytes(), prompt_core::write::Access::Private)
-        .map_err(CliError::from_error)?;
+    prompt_checks::write::replace_file(
+        &path,
+        text.as_bytes(),
+        prompt_checks::write::Access::Private,
+    )
+    .map_err(CliError::from_error)?;
     Ok(path)
 }
 

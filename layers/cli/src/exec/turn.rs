@@ -21,7 +21,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use prompt_core::providers::context_text;
+use prompt_providers::context_text;
 use serde::{Deserialize, Serialize};
 
 use super::{ClientKind, RenderOptions};
@@ -124,7 +124,7 @@ pub(crate) fn run(args: TurnArgs) -> Outcome {
         return Ok(ExitCode::SUCCESS);
     }
     if render.check_secrets {
-        let findings = prompt_core::secrets::scan(&context);
+        let findings = prompt_checks::secrets::scan(&context);
         for found in &findings {
             eprintln!(
                 "prompt: secret: {} at bytes {}..{} of this turn's context",

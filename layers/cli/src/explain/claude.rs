@@ -31,10 +31,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use prompt_core::diff::StablePrefix;
+use prompt_checks::diff::StablePrefix;
 use prompt_core::fingerprint::Fingerprint;
-use prompt_core::observe::{CacheLedger, CacheUsage, CacheVerdict, Provider, Sent};
 use prompt_core::spec::{AssemblyPath, PromptMode, Scope};
+use prompt_providers::observe::{CacheLedger, CacheUsage, CacheVerdict, Provider, Sent};
 use serde_json::Value;
 
 use super::MAX_LOG_BYTES;
@@ -323,7 +323,7 @@ mod tests {
         let names: Vec<&str> = prefix.layers.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["persona", "project_context"]);
         assert_eq!(prefix.scopes, [Some(Scope::Global), Some(Scope::Project)]);
-        let diff = prompt_core::diff::explain(&layout, &prefix);
+        let diff = prompt_checks::diff::explain(&layout, &prefix);
         let change = diff.first_change.unwrap();
         assert_eq!(change.layer, "project_context");
         assert_eq!(

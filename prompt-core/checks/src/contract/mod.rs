@@ -22,7 +22,7 @@
 //! ```standalone_crate
 //! use prompt_core::{prompt_layer, Context, LayerInput, LayerWriter, Pipeline, Render, TurnContext, TurnValue};
 //! use prompt_core::pipeline::LayerEntry;
-//! use prompt_core::contract::{self, Check, Scenario};
+//! use prompt_checks::contract::{self, Check, Scenario};
 //!
 //! /// The pipeline of this example.
 //! #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]

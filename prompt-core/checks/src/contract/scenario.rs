@@ -14,7 +14,7 @@ use crate::context::{Context, TurnContext};
 ///
 /// ```
 /// use prompt_core::{Context, TurnValue};
-/// use prompt_core::contract::Scenario;
+/// use prompt_checks::contract::Scenario;
 ///
 /// struct Date(&'static str);
 /// impl TurnValue for Date {}

@@ -76,7 +76,7 @@ impl AssemblySize {
 /// ```standalone_crate
 /// use prompt_core::{prompt_layer, Context, Pipeline};
 /// use prompt_core::pipeline::LayerEntry;
-/// use prompt_core::contract::{measure, Scenario};
+/// use prompt_checks::contract::{measure, Scenario};
 ///
 /// /// The pipeline of this example.
 /// #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
@@ -98,7 +98,7 @@ pub fn measure(pipeline: &Pipeline, scenarios: &[Scenario]) -> Sizes {
 /// (the most it wrote) and per path and mode (the largest whole prompt).
 ///
 /// ```standalone_crate
-/// use prompt_core::contract::{measure_tokens, Scenario};
+/// use prompt_checks::contract::{measure_tokens, Scenario};
 /// use prompt_core::tokens::ApproxCounter;
 /// use prompt_core::{prompt_layer, Context, Pipeline};
 ///

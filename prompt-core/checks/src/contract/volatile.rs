@@ -53,7 +53,7 @@ impl Volatile {
     /// The first match of this kind in `text`, if any.
     ///
     /// ```
-    /// use prompt_core::contract::Volatile;
+    /// use prompt_checks::contract::Volatile;
     ///
     /// assert_eq!(Volatile::Date.find("Today is 2026-11-29."), Some("2026-11-29"));
     /// assert_eq!(Volatile::Time.find("It is 14:05 now"), Some("14:05"));

@@ -10,7 +10,7 @@
 //! ```standalone_crate
 //! use prompt_core::{prompt_layer, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, SessionValue, Stable};
 //! use prompt_core::pipeline::LayerEntry;
-//! use prompt_core::diff::{explain, StablePrefix};
+//! use prompt_checks::diff::{explain, StablePrefix};
 //!
 //! /// The pipeline of this example.
 //! #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
@@ -41,7 +41,7 @@
 //! assert_eq!(change.line.as_ref().unwrap().number, 2);
 //! assert_eq!(diff.cacheable_bytes, "You are terse.".len());
 //! assert!(diff.to_string().contains("first changed Stable layer: `user_notes`"));
-//! # Ok::<(), prompt_core::diff::PrefixError>(())
+//! # Ok::<(), prompt_checks::diff::PrefixError>(())
 //! ```
 //!
 //! `prompt diff A.json B.json` does the same for two outputs of
@@ -358,7 +358,7 @@ fn show(line: Option<&str>) -> String {
 /// character ([`is_invisible`]: bidi overrides and isolates, zero-width
 /// spaces, tags, BOM; and the line separators) written as an escape (`\u{1b}`, `\u{202e}`): what the
 /// report prints comes from files and must not drive a terminal or hide text.
-pub(crate) fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     // The sources' list, and the line and paragraph separators, which a
     // line of the report must not carry.
     let invisible = |c: char| is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}');

@@ -75,7 +75,7 @@
 //! renders.
 //!
 //! ```
-//! use prompt_core::secrets::{redact, scan, SecretKind};
+//! use prompt_checks::secrets::{redact, scan, SecretKind};
 //!
 //! let text = "Deploy with GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345 set.";
 //! let found = scan(text);
@@ -102,14 +102,12 @@ mod decode;
 mod formats;
 mod gitleaks;
 mod prompt;
-#[cfg(feature = "providers")]
 mod request;
 mod rules;
 mod scan;
 mod structure;
 
 pub use prompt::{PromptFinding, scan_prompt};
-#[cfg(feature = "providers")]
 pub use request::{RequestFinding, scan_request};
 pub use scan::scan;
 
@@ -133,7 +131,7 @@ pub struct VendorRule {
 /// are parsed and compiled at the first call (or the first scan).
 ///
 /// ```
-/// use prompt_core::secrets::vendor_rules;
+/// use prompt_checks::secrets::vendor_rules;
 ///
 /// let npm = vendor_rules().find(|r| r.id == "npm-access-token").unwrap();
 /// assert!(npm.vendored);

@@ -28,7 +28,7 @@ pub struct RequestFinding {
 /// the layers, this finds what reaches the wire whatever wrote it.
 ///
 /// ```
-/// use prompt_core::secrets::scan_request;
+/// use prompt_checks::secrets::scan_request;
 ///
 /// let body = serde_json::json!({
 ///     "messages": [{"role": "user", "content": [

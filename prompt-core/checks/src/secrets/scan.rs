@@ -21,7 +21,7 @@ pub(super) fn compile(pattern: &str) -> Regex {
 /// view is reported at the raw bytes it came from.
 ///
 /// ```
-/// use prompt_core::secrets::{scan, SecretKind};
+/// use prompt_checks::secrets::{scan, SecretKind};
 ///
 /// let text = r#"{"note": "key \u0073k-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx"}"#;
 /// let found = scan(text);

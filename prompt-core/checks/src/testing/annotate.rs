@@ -21,7 +21,7 @@ use crate::spec::{AssemblyPath, Channel, Stability};
 /// ```standalone_crate
 /// use prompt_core::{prompt_layer, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stable};
 /// use prompt_core::pipeline::LayerEntry;
-/// use prompt_core::testing::annotate;
+/// use prompt_checks::testing::annotate;
 ///
 /// /// The pipeline of this example.
 /// #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]

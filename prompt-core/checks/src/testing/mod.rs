@@ -9,7 +9,8 @@
 //! changed line shows under the marker of the layer that wrote it.
 //!
 //! ```no_run
-//! use prompt_core::{testing, Context, Pipeline};
+//! use prompt_checks::testing;
+//! use prompt_core::{Context, Pipeline};
 //! # fn my_fixture_session() -> Context { Context::new() }
 //! # fn my_fixture_turn() -> Context { Context::new() }
 //!
@@ -28,7 +29,8 @@
 //! The same, checked here without insta:
 //!
 //! ```standalone_crate
-//! use prompt_core::{prompt_layer, testing, Context, Pipeline};
+//! use prompt_checks::testing;
+//! use prompt_core::{prompt_layer, Context, Pipeline};
 //! use prompt_core::pipeline::LayerEntry;
 //!
 //! /// The pipeline of this example.
@@ -61,7 +63,6 @@ use crate::context::{Context, TurnContext};
 use crate::pipeline::Pipeline;
 use crate::spec::{AssemblyPath, PromptMode};
 
-#[cfg(feature = "diff")]
 pub(crate) use segments::split;
 
 /// The paths at least one of `pipeline`'s layers renders on, in declaration order

@@ -47,7 +47,8 @@ impl fmt::Display for PipelinesError {
 /// One `#[test]` per crate that builds an agent:
 ///
 /// ```standalone_crate
-/// use prompt_core::{prompt_layer, testing};
+/// use prompt_checks::testing;
+/// use prompt_core::prompt_layer;
 ///
 /// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "Hi.")]
 /// struct Hello;

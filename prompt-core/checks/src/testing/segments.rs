@@ -33,7 +33,7 @@ pub struct SegmentError {
 /// ```standalone_crate
 /// use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 /// use prompt_core::pipeline::LayerEntry;
-/// use prompt_core::testing::segments;
+/// use prompt_checks::testing::segments;
 ///
 /// /// The pipeline of this example.
 /// #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]

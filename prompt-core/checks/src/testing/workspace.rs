@@ -67,14 +67,14 @@ const MAX_DEPTH: usize = 16;
 ///
 /// ```
 /// // A doctest is no target of its package: nothing to report.
-/// assert!(prompt_core::testing::forgotten_crates().is_empty());
+/// assert!(prompt_checks::testing::forgotten_crates().is_empty());
 /// ```
 pub fn forgotten_crates() -> Vec<Problem> {
     static FORGOTTEN: OnceLock<Vec<Problem>> = OnceLock::new();
     FORGOTTEN
         .get_or_init(|| {
-            let linked: Vec<String> = crate::registry::registrations()
-                .map(|r| normal(r.spec().package()))
+            let linked: Vec<String> = crate::pipeline::linked_layers()
+                .map(|spec| normal(spec.package()))
                 .collect();
             find(&linked).unwrap_or_default()
         })

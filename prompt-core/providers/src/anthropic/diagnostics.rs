@@ -65,8 +65,8 @@ impl MessagesRequest {
     /// [`headers`](Self::headers) lists it too.
     ///
     /// ```
-    /// use prompt_core::providers::anthropic::{Header, MessagesRequest};
-    /// use prompt_core::providers::Message;
+    /// use prompt_providers::anthropic::{Header, MessagesRequest};
+    /// use prompt_providers::Message;
     /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
     /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
     /// # struct DocDiagnostics;

@@ -35,8 +35,8 @@
 //! says nothing.
 //!
 //! ```
-//! use prompt_core::providers::anthropic::{CacheTtl, MessagesRequest};
-//! use prompt_core::providers::Message;
+//! use prompt_providers::anthropic::{CacheTtl, MessagesRequest};
+//! use prompt_providers::Message;
 //! # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 //! # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
 //! # struct DocAnthropic;
@@ -211,7 +211,7 @@ impl Turn for MessageParam {
 /// marked with a breakpoint of `ttl`.
 ///
 /// ```
-/// use prompt_core::providers::anthropic::{system_blocks, CacheTtl};
+/// use prompt_providers::anthropic::{system_blocks, CacheTtl};
 /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
 /// # struct DocSystemBlocks;

@@ -20,7 +20,7 @@ const MAX_MESSAGE: usize = 200;
 /// newline is read if whole (the writer may still be writing the next).
 ///
 /// ```
-/// use prompt_core::observe::read_log;
+/// use prompt_providers::observe::read_log;
 ///
 /// let error = read_log("{\"seq\": 1}\n").unwrap_err();
 /// assert!(error.to_string().starts_with("line 1: not a verdict the cache ledger writes"));

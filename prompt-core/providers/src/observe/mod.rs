@@ -18,7 +18,7 @@
 //! that `prompt explain` reads ([`read_log`], [`Summary`]).
 //!
 //! ```
-//! use prompt_core::observe::{CacheLedger, CacheUsage, MissCause, Provider, Sent};
+//! use prompt_providers::observe::{CacheLedger, CacheUsage, MissCause, Provider, Sent};
 //! use prompt_core::spec::Scope;
 //! use prompt_core::{prompt_layer, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder};
 //! use prompt_core::{Render, SessionValue, Stable};

@@ -9,8 +9,8 @@ use crate::providers::cost::{Multipliers, PriceError, usd_per_mtok};
 /// a miss did not read into dollars.
 ///
 /// ```
-/// use prompt_core::observe::Pricing;
-/// use prompt_core::providers::anthropic::CacheTtl;
+/// use prompt_providers::observe::Pricing;
+/// use prompt_providers::anthropic::CacheTtl;
 ///
 /// // Claude Sonnet 4.5: USD 3 per million input tokens, reads 0.1x, 5-minute writes 1.25x.
 /// let sonnet = Pricing::anthropic(3.0, CacheTtl::FiveMinutes)?;
@@ -20,7 +20,7 @@ use crate::providers::cost::{Multipliers, PriceError, usd_per_mtok};
 /// // A model whose cache reads cost a quarter and whose writes cost nothing extra.
 /// let other = Pricing::new(1.25, 0.25, 1.0)?;
 /// assert!((other.lost_usd(0, 1_000_000) - 0.9375).abs() < 1e-9);
-/// # Ok::<(), prompt_core::providers::cost::PriceError>(())
+/// # Ok::<(), prompt_providers::cost::PriceError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Pricing {

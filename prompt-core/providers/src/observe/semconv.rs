@@ -11,10 +11,10 @@
 //! when that ships, this file is the one to change.
 
 /// Target of the one event per response.
-pub const TARGET: &str = "prompt_core::observe";
+pub const TARGET: &str = "prompt_providers::observe";
 /// Target of the metric events (one per token kind), for a metrics layer
 /// such as `tracing-opentelemetry`'s `MetricsLayer`.
-pub const METRICS_TARGET: &str = "prompt_core::observe::metrics";
+pub const METRICS_TARGET: &str = "prompt_providers::observe::metrics";
 
 /// `gen_ai.provider.name`.
 pub const PROVIDER_NAME: &str = "gen_ai.provider.name";

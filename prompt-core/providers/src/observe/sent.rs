@@ -14,7 +14,7 @@ use crate::fingerprint::Fingerprint;
 /// [`CacheLedger::sent`](super::CacheLedger::sent) with the prompt.
 ///
 /// ```
-/// use prompt_core::observe::{Provider, Sent};
+/// use prompt_providers::observe::{Provider, Sent};
 /// use std::time::Duration;
 ///
 /// let tools = serde_json::json!([{"name": "read_file", "input_schema": {"type": "object"}}]);

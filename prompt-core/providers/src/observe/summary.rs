@@ -13,11 +13,11 @@ use crate::diff::escape;
 /// What a run of verdicts adds up to.
 ///
 /// ```
-/// use prompt_core::observe::{read_log, Summary};
+/// use prompt_providers::observe::{read_log, Summary};
 ///
 /// let summary = Summary::of(&read_log("")?);
 /// assert_eq!((summary.requests, summary.hits), (0, 0));
-/// # Ok::<(), prompt_core::observe::LogError>(())
+/// # Ok::<(), prompt_providers::observe::LogError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[non_exhaustive]

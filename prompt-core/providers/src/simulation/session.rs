@@ -21,7 +21,7 @@
 //! counted: caching does not change them.
 //!
 //! ```
-//! use prompt_core::providers::simulation::CacheSimulation;
+//! use prompt_providers::simulation::CacheSimulation;
 //!
 //! let report = CacheSimulation::new("claude-sonnet-4-5", 10_000, [500, 500, 500]).run()?;
 //! assert_eq!(report.total.cache_write, 10_000);
@@ -36,7 +36,7 @@
 //! let openai = CacheSimulation::new("gpt-5.6", 10_000, [500, 500, 500]).run()?;
 //! assert_eq!((openai.ttl, openai.minimum_tokens), ("30m", 1024));
 //! assert_eq!(openai.total.cost, 16_000.0);
-//! # Ok::<(), prompt_core::providers::simulation::SimulationError>(())
+//! # Ok::<(), prompt_providers::simulation::SimulationError>(())
 //! ```
 
 use std::fmt;

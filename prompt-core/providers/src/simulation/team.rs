@@ -144,7 +144,7 @@ pub struct TeamReport {
 /// is not cached: a call whose last breakpoint is below it pays plain input.
 ///
 /// ```
-/// use prompt_core::providers::simulation::{TeamPrefix, TeamSimulation};
+/// use prompt_providers::simulation::{TeamPrefix, TeamSimulation};
 /// use prompt_core::tokens::ApproxCounter;
 /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
 /// # #[prompt_core::prompt_pipeline(paths = [Cached])]

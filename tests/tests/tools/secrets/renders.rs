@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use prompt_core::secrets::{scan, scan_prompt};
+use prompt_checks::secrets::{scan, scan_prompt};
 use prompt_tests::FixtureWorkspace;
 
 use crate::common::{full_config, render};

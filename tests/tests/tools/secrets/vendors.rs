@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use prompt_core::secrets::{SecretFinding, scan, vendor_rules};
+use prompt_checks::secrets::{SecretFinding, scan, vendor_rules};
 
 use super::marked;
 

@@ -55,7 +55,7 @@ pub const MAX_IN_FLIGHT: usize = 64;
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
-/// use prompt_core::observe::{CacheLedger, CacheUsage, MissCause, Provider, Sent};
+/// use prompt_providers::observe::{CacheLedger, CacheUsage, MissCause, Provider, Sent};
 /// # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
 /// # struct DocLedger;

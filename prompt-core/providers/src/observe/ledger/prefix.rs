@@ -65,7 +65,7 @@ impl Prefix {
     pub(crate) fn text(&self) -> &str {
         match self {
             Self::Empty => "",
-            Self::Assembled(stable) => &stable.text,
+            Self::Assembled(stable) => stable.text(),
             Self::Given(given) => &given.text,
         }
     }
@@ -98,7 +98,7 @@ impl Prefix {
     /// it had a counter, else 4 bytes a token.
     pub(crate) fn tokens_of(&self, bytes: usize) -> u64 {
         let counted = match self {
-            Self::Assembled(stable) => stable.tokens,
+            Self::Assembled(stable) => stable.tokens(),
             _ => None,
         };
         let len = self.len();
@@ -115,7 +115,7 @@ impl Prefix {
         match self {
             Self::Empty => Vec::new(),
             Self::Assembled(stable) => stable
-                .layers
+                .layers()
                 .iter()
                 .filter_map(|l| {
                     let range = l.stable_range()?;

@@ -32,7 +32,7 @@ use super::Provider;
 /// library's own usage type with [`new`](Self::new):
 ///
 /// ```
-/// use prompt_core::observe::{CacheUsage, Provider};
+/// use prompt_providers::observe::{CacheUsage, Provider};
 ///
 /// // Anthropic: the cache's tokens are beside `input_tokens`.
 /// let body = serde_json::json!({
@@ -58,7 +58,7 @@ use super::Provider;
 /// // From plain numbers, e.g. a client crate's usage struct.
 /// let usage = CacheUsage::new(136, 4864, 0).with_output(20);
 /// assert_eq!(usage.input_tokens(), 5000);
-/// # Ok::<(), prompt_core::observe::UsageError>(())
+/// # Ok::<(), prompt_providers::observe::UsageError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -224,7 +224,7 @@ impl CacheUsage {
     /// providers report them cumulatively), the rest are skipped.
     ///
     /// ```
-    /// use prompt_core::observe::{CacheUsage, Provider};
+    /// use prompt_providers::observe::{CacheUsage, Provider};
     ///
     /// let events = [
     ///     serde_json::json!({"type": "message_start", "message": {
@@ -238,7 +238,7 @@ impl CacheUsage {
     /// ];
     /// let usage = CacheUsage::from_stream(Provider::Anthropic, &events)?;
     /// assert_eq!((usage.cache_read, usage.output), (2048, Some(57)));
-    /// # Ok::<(), prompt_core::observe::UsageError>(())
+    /// # Ok::<(), prompt_providers::observe::UsageError>(())
     /// ```
     ///
     /// # Errors
