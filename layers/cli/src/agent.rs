@@ -164,7 +164,7 @@ pub trait Agent: Sync {
 /// plus [`SubAgents`] when `--sub-agent` was given.
 ///
 /// # Errors
-/// A [`crate::ConfigError`] from loading.
+/// A [`prompt_layers::ConfigError`] from loading.
 pub fn standard_session(options: &Options) -> Result<Context, AgentError> {
     let mut session = load_session(&options.session_config())?;
     if !options.sub_agents.is_empty() {

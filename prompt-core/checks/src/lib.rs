@@ -6,7 +6,7 @@
 //! | [`diff`] | | why two renderings do not share their stable prefix |
 //! | `contract` | `contract` (default) | the reference agents' contract checks and byte ratchets |
 //! | `secrets` | `secrets` (default) | a scan of a rendered prompt (or a request body) for credential-shaped strings |
-//! | [`write`] | | the one writer of the tools' files: never through a device, a FIFO or a symlinked folder, never half a file |
+//! | [`write`](mod@write) | | the one writer of the tools' files: never through a device, a FIFO or a symlinked folder, never half a file |
 //!
 //! The runtime (`prompt-core`) holds none of them, so a crate that only
 //! declares and assembles layers compiles none of them; a test crate adds

@@ -62,7 +62,10 @@
 // read as they did.
 use crate as providers;
 use prompt_checks::{diff, write};
-use prompt_core::{AssembledPrompt, AssemblyPath, assembly, fingerprint, spec, text, tokens};
+#[allow(unused_imports)] // `AssemblyTrace`: for the modules' doc links
+use prompt_core::{
+    AssembledPrompt, AssemblyPath, AssemblyTrace, assembly, fingerprint, spec, text, tokens,
+};
 
 pub mod observe;
 
