@@ -5,8 +5,8 @@
 //! symlinked `.env` would leave the machine with it. [`scan`] finds
 //! credential-shaped strings in a text, [`scan_prompt`] scans every channel
 //! of an assembled prompt (the system prompt and the reminder that rides in
-//! the user message) and names the layer each finding sits in, `scan_request`
-//! (feature `providers`) scans every string of a request body that leaves
+//! the user message) and names the layer each finding sits in, [`scan_request`]
+//! scans every string of a request body that leaves
 //! the process, and [`redact`] replaces them.
 //!
 //! What is looked for, anywhere in a line (after a list marker, in prose,
