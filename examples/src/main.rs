@@ -1,4 +1,4 @@
-//! `prompt`: the CLI of `prompt_layers::cli` over every pipeline linked into
+//! `prompt`: the CLI of `prompt_cli` over every pipeline linked into
 //! this binary (the standard library's and the three reference agents'),
 //! with the reference agents registered for `--agent recursive|aleph|kitsoki`.
 //! `prompt --help` lists the subcommands.
@@ -8,7 +8,7 @@ use prompt_examples::agents::Agent;
 fn main() -> std::process::ExitCode {
     // The standard pipeline is this binary's default on purpose: the
     // reference agents' pipelines are chosen with `--agent`.
-    prompt_layers::cli::Main::new()
+    prompt_cli::Main::new()
         .agents(&[&Agent::Recursive, &Agent::Aleph, &Agent::Kitsoki])
         .default_pipeline(prompt_core::spec::DEFAULT_PIPELINE)
         .run()

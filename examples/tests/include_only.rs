@@ -4,7 +4,7 @@
 //! workspace, until a pipeline includes the layer.
 //!
 //! No test harness: this binary is that user's `prompt` (when `PROMPT_AS_CLI`
-//! is set it runs `prompt_layers::cli::main()`, with the layer below linked
+//! is set it runs `prompt_cli::main()`, with the layer below linked
 //! in), and the test runs it and this package's `prompt` as child processes.
 
 use std::path::Path;
@@ -32,7 +32,7 @@ pub struct Styled;
 
 fn main() -> ExitCode {
     if std::env::var_os(common::AS_CLI).is_some() {
-        return prompt_layers::cli::main();
+        return prompt_cli::main();
     }
     let home = tempfile::tempdir().unwrap();
     let ws = tempfile::tempdir().unwrap();

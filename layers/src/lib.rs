@@ -51,8 +51,6 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod priorities;
 mod session;
 mod sets;

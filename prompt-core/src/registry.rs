@@ -79,6 +79,18 @@ pub(crate) fn registrations() -> impl Iterator<Item = &'static Registration> {
     inventory::iter::<Registration>.into_iter()
 }
 
+/// Every layer linked into this binary, whatever its pipeline, in no
+/// particular order: what the free test (`prompt_checks::testing`) holds a
+/// workspace's layer crates against.
+///
+/// ```
+/// // A doctest links no layer of its own.
+/// assert!(prompt_core::pipeline::linked_layers().all(|spec| spec.package() != "rust_out"));
+/// ```
+pub fn linked_layers() -> impl Iterator<Item = &'static LayerSpec> {
+    registrations().map(Registration::spec)
+}
+
 /// Every pipeline declared in this binary, sorted by name, then definition site.
 pub(crate) fn pipelines() -> Vec<&'static PipelineSpec> {
     let mut specs: Vec<&'static PipelineSpec> = inventory::iter::<PipelineRegistration>

@@ -4,8 +4,9 @@
 //! Likewise one name in two modules of one crate: the compile-time check sees
 //! one module (it exports nothing), collecting sees them all.
 
+use prompt_checks::testing;
 use prompt_core::pipeline::Problem;
-use prompt_core::{Pipeline, prompt_layer, prompt_pipeline, testing};
+use prompt_core::{Pipeline, prompt_layer, prompt_pipeline};
 
 use prompt_layers as _;
 

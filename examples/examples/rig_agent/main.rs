@@ -47,13 +47,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use prompt_clients::loopback::Loopback;
 use prompt_clients::rig::{cache_prefix, cache_usage, completion_request};
 use prompt_core::assembly::PrefixCache;
-use prompt_core::observe::{CacheLedger, CacheVerdict, MissCause};
-use prompt_core::providers::anthropic::{CacheMinimums, check_cache_minimum};
 use prompt_core::tokens::ApproxCounter;
 use prompt_core::{
     Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptSession, Render, SessionValue,
     Stable, TurnContext, TurnValue, prompt_layer, prompt_pipeline,
 };
+use prompt_providers::anthropic::{CacheMinimums, check_cache_minimum};
+use prompt_providers::observe::{CacheLedger, CacheVerdict, MissCause};
 use rig_core::Model;
 use rig_core::message::Message;
 use rig_core::providers::anthropic::completion::CacheTtl;
@@ -240,7 +240,7 @@ impl Server {
         let sent = lock(&self.ledger).sent(
             &prompt,
             placed
-                .sent(MODEL, prompt_core::observe::Timestamp::now())
+                .sent(MODEL, prompt_providers::observe::Timestamp::now())
                 .conversation(id),
         );
         let response = self.model.call(placed.request).await?;

@@ -7,14 +7,14 @@ use crate::report_browser::{chromium, dump_dom, get, tags};
 use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
-use prompt_core::observe::{CacheLedger, CacheUsage, Pricing, Provider, Sent, read_log};
 use prompt_core::pipeline::LayerEntry;
-use prompt_core::providers::anthropic::CacheTtl;
 use prompt_core::spec::{PipelineSpec, Scope};
 use prompt_core::{
     AssembledPrompt, Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder, Render,
     SessionValue, Stability, Stable,
 };
+use prompt_providers::anthropic::CacheTtl;
+use prompt_providers::observe::{CacheLedger, CacheUsage, Pricing, Provider, Sent, read_log};
 use serde_json::json;
 
 /// A layer name a hostile file could give (markup and a terminal escape).

@@ -201,7 +201,7 @@ fn no_subcommand_prints_a_terminal_control_or_a_hidden_character_in_any_output()
     };
 
     let mut commands: Vec<Vec<String>> = Vec::new();
-    for (format, _) in prompt_layers::cli::__private::render_formats() {
+    for (format, _) in prompt_cli::__private::render_formats() {
         for path in ["cached", "basic"] {
             commands.push(with(
                 &["render"],

@@ -21,7 +21,8 @@ pub struct PipelineError {
 }
 
 impl PipelineError {
-    pub(crate) fn new(pipeline: &str, problems: Vec<Problem>) -> Self {
+    /// The problems of `pipeline`, in the order given.
+    pub fn new(pipeline: &str, problems: Vec<Problem>) -> Self {
         Self {
             pipeline: pipeline.to_owned(),
             problems,
@@ -173,7 +174,7 @@ pub enum Problem {
     },
     /// A package of the binary's Cargo workspace that declares layers and
     /// that the binary's package depends on, none of whose layers is linked
-    /// (found by [`testing::forgotten_crates`](crate::testing::forgotten_crates)).
+    /// (found by `prompt_checks::testing::forgotten_crates`).
     #[error("{}", forgotten_message(package, lib, dependent))]
     ForgottenCrate {
         /// The package that declares the layers (its name in `Cargo.toml`).

@@ -10,7 +10,7 @@ use std::fmt;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 pub use crate::layer_set::LayerSet;
-pub use crate::registry::pipeline_names;
+pub use crate::registry::{linked_layers, pipeline_names};
 pub use error::{LayerRef, PipelineError, Problem, Relation};
 pub(crate) use validate::joined;
 
@@ -507,7 +507,7 @@ fn sort(layers: &mut [LayerEntry]) {
 
 /// A [`Problem::MissingCrate`] for each of `crates` (`-` or `_`) that no
 /// layer of `specs` comes from.
-pub(crate) fn missing_crates<'a>(
+pub fn missing_crates<'a>(
     crates: &[&str],
     specs: impl Iterator<Item = &'a LayerSpec>,
 ) -> Vec<Problem> {

@@ -47,11 +47,15 @@ fn build(workspace: &Path, scratch: &Path) -> PathBuf {
             &format!("prompt-core = {{ path = \"{root}/prompt-core\" }}"),
         )
         .replace(
-            "prompt-layers = { version = \"0.1\",",
-            &format!("prompt-layers = {{ path = \"{root}/layers\","),
+            "prompt-layers = \"0.1\"",
+            &format!("prompt-layers = {{ path = \"{root}/layers\" }}"),
+        )
+        .replace(
+            "prompt-cli = \"0.1\"",
+            &format!("prompt-cli = {{ path = \"{root}/layers/cli\" }}"),
         );
-    assert!(manifest.contains("/layers\", features"), "{manifest}");
-    assert!(manifest.contains("features = [\"cli\"]"), "{manifest}");
+    assert!(manifest.contains("/layers\" }"), "{manifest}");
+    assert!(manifest.contains("/layers/cli\" }"), "{manifest}");
     std::fs::write(scratch.join("Cargo.toml"), manifest + "\n[workspace]\n").unwrap();
     std::fs::create_dir_all(scratch.join("src")).unwrap();
     // A pipeline with no layer, beside the README's: its error is several lines.
@@ -198,7 +202,7 @@ fn the_readme_s_own_prompt_binary_runs_every_subcommand_on_its_pipeline() {
     assert!(
         stderr.contains(
             "invalid value 'o200k' for '--tokenizer <TOKENIZER>': this `prompt` counts exact \
-             OpenAI tokens only when built with prompt-layers' `tiktoken` feature"
+             OpenAI tokens only when built with prompt-cli's `tiktoken` feature"
         ),
         "{stderr}"
     );

@@ -9,7 +9,8 @@
 use crate::common;
 
 use common::full_config;
-use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder, testing};
+use prompt_checks::testing;
+use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder};
 use prompt_layers::load_session;
 use prompt_layers::{RuntimeFacts, sources::fence};
 use prompt_tests::FixtureWorkspace;

@@ -1,13 +1,14 @@
 //! The contract of every pipeline in this repository, over a bare session and
 //! the full fixture workspace, with byte ratchets in `tests/ratchets.json`;
-//! and the snapshot recipe of `prompt_core::testing`, applied to the standard
+//! and the snapshot recipe of `prompt_checks::testing`, applied to the standard
 //! pipeline.
 
 use crate::common;
 
 use common::full_config;
-use prompt_core::contract::{Contract, Scenario, Volatile};
-use prompt_core::{Context, Pipeline, TurnContext, testing};
+use prompt_checks::contract::{Contract, Scenario, Volatile};
+use prompt_checks::testing;
+use prompt_core::{Context, Pipeline, TurnContext};
 use prompt_layers::sources::Scratchpad;
 use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
 use prompt_tests::FixtureWorkspace;
@@ -100,13 +101,13 @@ fn the_full_workspace_wakes_every_declared_silent_layer() {
     let unwoken: Vec<&str> = report
         .notes()
         .iter()
-        .filter(|n| n.check == prompt_core::contract::Check::Reachable)
+        .filter(|n| n.check == prompt_checks::contract::Check::Reachable)
         .map(|n| n.subject.as_str())
         .collect();
     assert!(unwoken.is_empty(), "{report}");
 }
 
-/// The recipe from `prompt_core::testing`'s docs: the annotated prompt of
+/// The recipe from `prompt_checks::testing`'s docs: the annotated prompt of
 /// every path and mode (the manifest half is `manifest.rs`).
 #[test]
 fn standard_pipeline_snapshots() {

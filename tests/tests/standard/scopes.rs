@@ -269,7 +269,7 @@ fn two_users_of_one_repository_share_the_whole_global_and_project_part() {
 
 /// The request with each system block's text shown by its length and ends,
 /// so the snapshot shows the cuts rather than 8 KiB of AGENTS.md.
-fn outline(request: &prompt_core::providers::anthropic::MessagesRequest) -> serde_json::Value {
+fn outline(request: &prompt_providers::anthropic::MessagesRequest) -> serde_json::Value {
     let mut body = serde_json::to_value(request).unwrap();
     for block in body["system"].as_array_mut().unwrap() {
         let text = block["text"].as_str().unwrap().to_owned();
@@ -291,8 +291,8 @@ fn outline(request: &prompt_core::providers::anthropic::MessagesRequest) -> serd
 
 #[test]
 fn the_anthropic_request_breaks_at_the_end_of_the_project_part_so_teammates_read_it() {
-    use prompt_core::providers::Message;
-    use prompt_core::providers::anthropic::{CacheTtl, MessagesRequest, SYSTEM_BREAKPOINTS};
+    use prompt_providers::Message;
+    use prompt_providers::anthropic::{CacheTtl, MessagesRequest, SYSTEM_BREAKPOINTS};
 
     let ws = sentry_workspace();
     let (alice, bob) = (home("Answer in English."), home("Answer in German."));
@@ -333,9 +333,9 @@ fn the_anthropic_request_breaks_at_the_end_of_the_project_part_so_teammates_read
 /// Anthropic request's do: one placement rule for both.
 #[test]
 fn the_openai_request_breaks_where_the_anthropic_one_does() {
-    use prompt_core::providers::Message;
-    use prompt_core::providers::anthropic::MessagesRequest;
-    use prompt_core::providers::openai::{ChatRequest, MAX_BREAKPOINT_WRITES, ResponsesRequest};
+    use prompt_providers::Message;
+    use prompt_providers::anthropic::MessagesRequest;
+    use prompt_providers::openai::{ChatRequest, MAX_BREAKPOINT_WRITES, ResponsesRequest};
 
     let ws = sentry_workspace();
     let (alice, bob) = (home("Answer in English."), home("Answer in German."));
@@ -382,7 +382,7 @@ fn the_openai_request_breaks_where_the_anthropic_one_does() {
 
 #[test]
 fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
-    use prompt_core::providers::openai::prompt_cache_key;
+    use prompt_providers::openai::prompt_cache_key;
 
     let ws = sentry_workspace();
     let (alice, bob) = (home("Answer in English."), home("Answer in German."));
@@ -408,8 +408,8 @@ fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
 
 #[test]
 fn the_team_simulation_reads_what_a_teammate_wrote_and_only_at_a_breakpoint() {
-    use prompt_core::providers::simulation::{SimulationError, TeamPrefix, TeamSimulation};
     use prompt_core::tokens::ApproxCounter;
+    use prompt_providers::simulation::{SimulationError, TeamPrefix, TeamSimulation};
 
     let ws = sentry_workspace();
     let pipeline = Pipeline::collect().unwrap();
@@ -466,7 +466,7 @@ fn the_team_simulation_reads_what_a_teammate_wrote_and_only_at_a_breakpoint() {
 
 #[test]
 fn the_contract_notes_what_a_relaxed_order_costs_and_passes_the_standard_pipeline() {
-    use prompt_core::contract::{self, Check, Scenario};
+    use prompt_checks::contract::{self, Check, Scenario};
 
     let relaxed = DefaultPipeline::SPEC.with_scope_order(ScopeOrder::Relaxed);
     let pipeline = Pipeline::from_layers(
@@ -521,7 +521,7 @@ fn the_contract_notes_what_a_relaxed_order_costs_and_passes_the_standard_pipelin
 
 #[test]
 fn the_diff_of_two_teammates_says_they_differ_only_below_project() {
-    use prompt_core::diff::{StablePrefix, explain};
+    use prompt_checks::diff::{StablePrefix, explain};
 
     let ws = sentry_workspace();
     let (alice, bob) = (home("Answer in English."), home("Answer in German."));
@@ -547,7 +547,7 @@ fn the_diff_of_two_teammates_says_they_differ_only_below_project() {
 
 #[test]
 fn a_basic_prompt_has_no_scope_groups_and_keeps_its_whole_prefix_key() {
-    use prompt_core::providers::openai::prompt_cache_key;
+    use prompt_providers::openai::prompt_cache_key;
 
     let ws = sentry_workspace();
     let alice = home("Answer in English.");

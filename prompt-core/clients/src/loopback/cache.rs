@@ -30,9 +30,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hasher};
 
-use prompt_core::providers::minimums::CacheMinimums;
-use prompt_core::providers::openai;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
+use prompt_providers::minimums::CacheMinimums;
+use prompt_providers::openai;
 use serde_json::{Value, json};
 
 /// Which API a request was sent to.
