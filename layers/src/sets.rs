@@ -109,7 +109,10 @@ impl LayerSet for MemoryLayers {
 pub struct ProjectLayers;
 
 impl LayerSet for ProjectLayers {
-    const LAYERS: &'static [IncludedLayer] = &[IncludedLayer::of::<ProjectContextLayer>(), IncludedLayer::of::<SkillsIndexLayer>()];
+    const LAYERS: &'static [IncludedLayer] = &[
+        IncludedLayer::of::<ProjectContextLayer>(),
+        IncludedLayer::of::<SkillsIndexLayer>(),
+    ];
 }
 
 #[cfg(test)]

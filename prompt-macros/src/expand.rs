@@ -766,7 +766,12 @@ mod tests {
         assert!(!out.contains("inventory"), "{out}");
         assert!(out.contains("const __TEXT"), "{out}");
         let joined = expand(
-            quote!(priority = 1, stability = Stable, paths = [Basic], text = "a"),
+            quote!(
+                priority = 1,
+                stability = Stable,
+                paths = [Basic],
+                text = "a"
+            ),
             quote!(
                 pub struct A;
             ),

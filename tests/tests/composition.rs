@@ -282,4 +282,3 @@ fn an_include_only_layer_joins_only_the_pipelines_that_include_it() {
         ["house_style"]
     );
 }
-

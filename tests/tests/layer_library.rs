@@ -95,7 +95,9 @@ fn include_builds_the_standard_layers_from_the_set_none_of_them_registered() {
         .build_cached(&session, &turn)
         .unwrap();
     assert!(
-        prompt.stable().contains("<file path=\"AGENTS.md\">\nRun `make check`."),
+        prompt
+            .stable()
+            .contains("<file path=\"AGENTS.md\">\nRun `make check`."),
         "{}",
         prompt.stable()
     );

@@ -97,8 +97,8 @@ use std::process::ExitCode;
 use std::sync::OnceLock;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use prompt_core::secrets::{redact, scan};
 use prompt_core::pipeline::Problem;
+use prompt_core::secrets::{redact, scan};
 use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptMode};
 
 use formats::{DeliveryArgs, Format};

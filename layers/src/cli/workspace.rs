@@ -202,7 +202,13 @@ impl WorkspaceArgs {
         let default = super::builtin_pipeline();
         let others: Vec<&str> = prompt_core::pipeline::pipeline_names()
             .into_iter()
-            .filter(|name| ![prompt_core::spec::DEFAULT_PIPELINE, super::STANDARD_PIPELINE].contains(name))
+            .filter(|name| {
+                ![
+                    prompt_core::spec::DEFAULT_PIPELINE,
+                    super::STANDARD_PIPELINE,
+                ]
+                .contains(name)
+            })
             .collect();
         if others.is_empty() {
             return None;

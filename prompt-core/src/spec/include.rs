@@ -61,7 +61,9 @@ impl Eq for IncludedLayer {}
 
 impl fmt::Debug for IncludedLayer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("IncludedLayer").field(&self.spec.name).finish()
+        f.debug_tuple("IncludedLayer")
+            .field(&self.spec.name)
+            .finish()
     }
 }
 

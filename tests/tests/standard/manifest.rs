@@ -26,7 +26,10 @@ fn every_pipeline_in_the_standard_library_has_a_manifest_snapshot() {
     // A new pipeline in `prompt_layers` must get its own snapshot test here:
     // `standard` has `default_pipeline_manifest`, and `default` (no layer:
     // the standard layers are include-only) none.
-    assert_eq!(prompt_core::pipeline::pipeline_names(), ["default", "standard"]);
+    assert_eq!(
+        prompt_core::pipeline::pipeline_names(),
+        ["default", "standard"]
+    );
     assert!(Pipeline::collect().is_err());
 }
 
