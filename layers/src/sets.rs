@@ -33,8 +33,6 @@ use crate::standard::{
 /// let pipeline = Pipeline::of::<SubAgent>()?;
 /// assert!(pipeline.layer("project_context").is_some());
 /// assert!(pipeline.layer("scratchpad").is_none(), "Cached only: left out of a Basic-only pipeline");
-/// // Include-only: linking this crate added nothing to the default pipeline.
-/// assert!(Pipeline::collect().is_err());
 /// # Ok::<(), prompt_core::PipelineError>(())
 /// ```
 pub struct Standard;
