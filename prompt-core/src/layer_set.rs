@@ -55,8 +55,6 @@ impl IncludedLayer {
 ///
 /// let pipeline = Pipeline::of::<SubAgent>()?;
 /// assert_eq!(pipeline.specs().map(|s| s.name).collect::<Vec<_>>(), ["persona"]);
-/// // Include-only: the default pipeline has neither.
-/// assert!(Pipeline::collect().is_err());
 /// # Ok::<(), prompt_core::PipelineError>(())
 /// ```
 ///
