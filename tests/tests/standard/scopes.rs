@@ -66,8 +66,8 @@ fn a_layer_ahead_of_wider_ones_is_one_problem_naming_them_and_the_priority_to_mo
 }
 
 /// The mistake: a User-scope layer of the user's crate at 2500, in
-/// the default pipeline with the standard layers (another crate, so only the
-/// collected pipeline sees both). One problem, about the user's layer; it
+/// one pipeline with the standard layers, built by hand (a declared pipeline
+/// that includes them gets the same problem at build time). One problem, about the user's layer; it
 /// never asks to move the standard layers.
 #[test]
 fn a_user_layer_ahead_of_the_standard_project_layers_is_one_problem_about_it() {
