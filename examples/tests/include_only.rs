@@ -65,7 +65,10 @@ fn main() -> ExitCode {
     // The pipeline that includes it does render it, first (priority 50).
     let styled = Pipeline::of::<Styled>().unwrap();
     assert_eq!(styled.specs().next().map(|s| s.name), Some("house_style"));
-    assert!(Pipeline::collect().unwrap().layer("house_style").is_none());
+    // Include-only: in no pipeline of its own, and not registered at all
+    // (the standard layers neither, so this binary's default is empty).
+    assert!(prompt_core::pipeline::registered_layers().all(|s| s.name != "house_style"));
+    assert!(Pipeline::collect().is_err());
     println!("include_only: the default prompt is unchanged in 3 renderings");
     ExitCode::SUCCESS
 }

@@ -79,15 +79,25 @@ pub(crate) fn registrations() -> impl Iterator<Item = &'static Registration> {
     inventory::iter::<Registration>.into_iter()
 }
 
-/// Every layer linked into this binary, whatever its pipeline, in no
-/// particular order: what the free test (`prompt_checks::testing`) holds a
-/// workspace's layer crates against.
+/// The spec of every layer registered in this binary: each `#[prompt_layer]`
+/// type that joins a pipeline at link time, in no particular order. An
+/// include-only layer (`pipeline = []`) is never among them: the sets and
+/// pipelines that include it build it. A test can assert with it what
+/// linking a crate added to the registry.
 ///
 /// ```
-/// // A doctest links no layer of its own.
-/// assert!(prompt_core::pipeline::linked_layers().all(|spec| spec.package() != "rust_out"));
+/// use prompt_core::{prompt_layer, pipeline::registered_layers};
+///
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "Mine.")]
+/// struct Mine;
+/// #[prompt_layer(priority = 2, stability = Stable, paths = [Basic], text = "Lent.", pipeline = [])]
+/// struct IncludeOnly;
+///
+/// let names: Vec<&str> = registered_layers().map(|s| s.name).collect();
+/// assert!(names.contains(&"mine"));
+/// assert!(!names.contains(&"include_only"));
 /// ```
-pub fn linked_layers() -> impl Iterator<Item = &'static LayerSpec> {
+pub fn registered_layers() -> impl Iterator<Item = &'static LayerSpec> {
     registrations().map(Registration::spec)
 }
 

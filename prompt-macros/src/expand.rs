@@ -324,6 +324,18 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         }
     };
 
+    // An include-only layer (`pipeline = []`) joins no pipeline at link
+    // time: the sets that carry it build it, so it is not registered.
+    let registration = if layer.include_only {
+        TokenStream::new()
+    } else {
+        quote! {
+            #p::inventory::submit! {
+                #registration
+            }
+        }
+    };
+
     quote! {
         #item
 
@@ -337,10 +349,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
 
         #(#checks)*
         #link_time
-
-        #p::inventory::submit! {
-            #registration
-        }
+        #registration
     }
 }
 
@@ -738,6 +747,36 @@ mod tests {
             !out.contains("inventory"),
             "a stub is never registered: {out}"
         );
+    }
+
+    #[test]
+    fn an_include_only_layer_is_not_registered() {
+        let out = expand(
+            quote!(
+                priority = 1,
+                stability = Stable,
+                paths = [Basic],
+                text = "a",
+                pipeline = []
+            ),
+            quote!(
+                pub struct A;
+            ),
+        );
+        assert!(!out.contains("inventory"), "{out}");
+        assert!(out.contains("const __TEXT"), "{out}");
+        let joined = expand(
+            quote!(
+                priority = 1,
+                stability = Stable,
+                paths = [Basic],
+                text = "a"
+            ),
+            quote!(
+                pub struct A;
+            ),
+        );
+        assert!(joined.contains("inventory :: submit"), "{joined}");
     }
 
     #[test]

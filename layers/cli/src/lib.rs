@@ -114,6 +114,7 @@ use std::sync::OnceLock;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use prompt_checks::secrets::{redact, scan};
+use prompt_core::pipeline::Problem;
 use prompt_core::{AssemblyPath, AssemblyTrace, Pipeline, PromptMode};
 
 use formats::{DeliveryArgs, Format};
@@ -430,6 +431,27 @@ pub(crate) fn default_pipeline() -> Option<&'static str> {
     CONFIG.get().and_then(|config| config.default_pipeline)
 }
 
+/// The pipeline a subcommand takes when neither `--pipeline`, `--agent`
+/// nor the binary names one: `default` when the binary's own layers join
+/// it, else `standard` ([`StandardPipeline`](prompt_layers::StandardPipeline)): the
+/// standard layers are include-only, so a binary with no layers of its own
+/// renders the standard prompt.
+pub(crate) fn builtin_pipeline() -> &'static str {
+    let own = match Pipeline::collect() {
+        Ok(_) => true,
+        Err(error) => !matches!(error.problems.as_slice(), [Problem::Empty { .. }]),
+    };
+    if own {
+        prompt_core::spec::DEFAULT_PIPELINE
+    } else {
+        STANDARD_PIPELINE
+    }
+}
+
+/// The name of [`StandardPipeline`](prompt_layers::StandardPipeline).
+pub(crate) const STANDARD_PIPELINE: &str =
+    <prompt_layers::StandardPipeline as prompt_core::spec::PromptPipeline>::SPEC.name;
+
 /// The scenarios the binary registered for `pipeline` ([`Main::scenarios`]).
 pub(crate) fn registered_scenarios(pipeline: &str) -> Option<ScenariosFn> {
     let config = CONFIG.get()?;
@@ -517,10 +539,10 @@ fn run(cli: Cli) -> Outcome {
             let name = match &agent {
                 Some(agent) => find_agent(agent)?.pipeline(),
                 None => {
-                    let pipeline = pipeline
-                        .as_deref()
-                        .or(default_pipeline())
-                        .unwrap_or(prompt_core::spec::DEFAULT_PIPELINE);
+                    let pipeline = match pipeline.as_deref().or(default_pipeline()) {
+                        Some(name) => name,
+                        None => builtin_pipeline(),
+                    };
                     check_pipeline(pipeline)?;
                     pipeline
                 }
@@ -552,7 +574,18 @@ fn all_manifests() -> Result<String, CliError> {
          # Layers of every pipeline\n",
     );
     for name in prompt_core::pipeline::pipeline_names() {
-        let pipeline = Pipeline::named(name).map_err(CliError::from_error)?;
+        let pipeline = match Pipeline::named(name) {
+            Ok(pipeline) => pipeline,
+            // The default pipeline need not have layers (the standard ones
+            // are include-only): a binary may use declared pipelines only.
+            Err(error)
+                if name == prompt_core::spec::DEFAULT_PIPELINE
+                    && matches!(error.problems.as_slice(), [Problem::Empty { .. }]) =>
+            {
+                continue;
+            }
+            Err(error) => return Err(CliError::from_error(error)),
+        };
         out.push('\n');
         out.push_str(&pipeline.manifest().replacen("# Pipeline", "## Pipeline", 1));
     }

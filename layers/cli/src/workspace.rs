@@ -192,16 +192,23 @@ impl WorkspaceArgs {
 
     /// What to say on stderr when neither `--pipeline` nor `--agent` was
     /// given, the binary named no default, and its own crates declare
-    /// pipelines (prompt-layers declares none): a script that forgot the
-    /// flag learns which pipeline it got.
+    /// pipelines (prompt-layers declares only `standard`, which with
+    /// `default` is a built-in one): a script that forgot the flag learns
+    /// which pipeline it got.
     pub(crate) fn unstated_pipeline(&self) -> Option<String> {
         if self.pipeline.is_some() || self.agent.is_some() || super::default_pipeline().is_some() {
             return None;
         }
-        let default = prompt_core::spec::DEFAULT_PIPELINE;
+        let default = super::builtin_pipeline();
         let others: Vec<&str> = prompt_core::pipeline::pipeline_names()
             .into_iter()
-            .filter(|name| *name != default)
+            .filter(|name| {
+                ![
+                    prompt_core::spec::DEFAULT_PIPELINE,
+                    super::STANDARD_PIPELINE,
+                ]
+                .contains(name)
+            })
             .collect();
         if others.is_empty() {
             return None;
@@ -269,11 +276,13 @@ impl WorkspaceArgs {
     }
 }
 
-/// `--pipeline` as given, else the binary's default, else `default`.
+/// `--pipeline` as given, else the binary's default, else the built-in one
+/// ([`builtin_pipeline`](super::builtin_pipeline)).
 fn resolved(given: Option<&str>) -> &str {
-    given
-        .or(super::default_pipeline())
-        .unwrap_or(prompt_core::spec::DEFAULT_PIPELINE)
+    match given.or(super::default_pipeline()) {
+        Some(name) => name,
+        None => super::builtin_pipeline(),
+    }
 }
 
 /// What `cache --users` varies: the pipeline with one session and turn.

@@ -324,17 +324,6 @@ pub enum Problem {
         /// The pipeline.
         pipeline: String,
     },
-    /// A layer a pipeline includes that has no registration in this binary
-    /// (a set listing a spec not declared with `#[prompt_layer]`).
-    #[error(
-        "layer {layer}, included through `{include}`, is not registered in this binary; a set may list only `#[prompt_layer]` types' specs (`MyLayer::SPEC`)"
-    )]
-    NotRegistered {
-        /// The layer.
-        layer: LayerRef,
-        /// The include entry as written.
-        include: &'static str,
-    },
 }
 
 /// The words of [`Problem::OutOfBand`]: the rule's, as at compile time.

@@ -187,12 +187,13 @@ fn the_readme_s_own_prompt_binary_runs_every_subcommand_on_its_pipeline() {
     assert!(cache.starts_with("pipeline `ferris`, 3 turns"), "{cache}");
     assert!(cache.contains("cost (tok-eq)"), "{cache}");
 
-    // An unknown pipeline lists the pipelines this binary has: its own.
+    // An unknown pipeline lists the pipelines this binary has: its own, and
+    // the standard one the CLI links (no layer of it joins `default`).
     let unknown = run.prompt(&["render", "--pipeline", "nope"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert_eq!(
         String::from_utf8(unknown.stderr).unwrap(),
-        "prompt: unknown pipeline `nope`; this binary has: default, ferris, unfinished\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
+        "prompt: unknown pipeline `nope`; this binary has: default, ferris, standard, unfinished\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
     );
     // The README's binary turns on `cli` alone: no exact tokenizer, and
     // asking for one names the feature that brings it.

@@ -84,8 +84,9 @@ fn every_pipeline_in_the_repository_keeps_its_contract() {
     let ws = FixtureWorkspace::new();
     let scenarios = scenarios(bare.path(), &ws);
     let names = prompt_core::pipeline::pipeline_names();
-    assert!(names.contains(&"default"), "{names:?}");
-    for name in names {
+    assert!(names.contains(&"standard"), "{names:?}");
+    // `default` has no layer here: the standard layers are include-only.
+    for name in names.into_iter().filter(|name| *name != "default") {
         let pipeline = Pipeline::named(name).unwrap();
         contract(&pipeline, &scenarios).run().assert_ok();
     }
@@ -96,7 +97,7 @@ fn the_full_workspace_wakes_every_declared_silent_layer() {
     let bare = tempfile::tempdir().unwrap();
     let ws = FixtureWorkspace::new();
     let scenarios = scenarios(bare.path(), &ws);
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let report = contract(&pipeline, &scenarios).run();
     let unwoken: Vec<&str> = report
         .notes()
@@ -113,7 +114,7 @@ fn the_full_workspace_wakes_every_declared_silent_layer() {
 fn standard_pipeline_snapshots() {
     let ws = FixtureWorkspace::new();
     let session = load_session(&full_config(&ws)).unwrap().with(sub_agents());
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let turn = turn(facts("29", "claude-opus"));
     for (label, prompt) in testing::every_assembly(&pipeline, &session, &turn).unwrap() {
         insta::assert_snapshot!(

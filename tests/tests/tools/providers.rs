@@ -73,7 +73,7 @@ fn standard() -> Standard {
         .into_iter()
         .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
         .collect();
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&session, &turn)
         .unwrap();

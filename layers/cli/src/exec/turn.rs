@@ -296,7 +296,8 @@ mod tests {
             serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         let options = &json["options"];
         assert_eq!(options["workspace"]["app"], "ferris");
-        assert_eq!(options["workspace"]["pipeline"], "default");
+        // No layer of this test's own joins `default`: the standard pipeline.
+        assert_eq!(options["workspace"]["pipeline"], "standard");
         assert_eq!(
             options["workspace"]["sub_agents"],
             serde_json::json!(["reviewer=reads diffs=carefully"])

@@ -73,7 +73,7 @@ pub fn forgotten_crates() -> Vec<Problem> {
     static FORGOTTEN: OnceLock<Vec<Problem>> = OnceLock::new();
     FORGOTTEN
         .get_or_init(|| {
-            let linked: Vec<String> = crate::pipeline::linked_layers()
+            let linked: Vec<String> = crate::pipeline::registered_layers()
                 .map(|spec| normal(spec.package()))
                 .collect();
             find(&linked).unwrap_or_default()
@@ -297,7 +297,10 @@ fn declares_layers(lib_rs: &Path) -> Option<bool> {
 }
 
 /// Whether `source` holds a `#[prompt_layer` attribute (any path before
-/// it: `#[prompt_core::prompt_layer(`) on a line that is not a `//` comment.
+/// it: `#[prompt_core::prompt_layer(`) on a line that is not a `//`
+/// comment, of a layer that joins a pipeline at link time: an include-only
+/// layer (`pipeline = []`) is not registered, so its crate is never
+/// "forgotten" (a pipeline that includes it names it, which links it).
 fn has_layer_attribute(source: &str) -> bool {
     source.lines().any(|line| {
         let line = line.trim_start();
@@ -307,11 +310,55 @@ fn has_layer_attribute(source: &str) -> bool {
         let path_end = attribute
             .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':' || c == ' '))
             .unwrap_or(attribute.len());
-        attribute[..path_end]
+        let is_layer = attribute[..path_end]
             .rsplit("::")
             .next()
-            .is_some_and(|last| last.trim() == "prompt_layer")
+            .is_some_and(|last| last.trim() == "prompt_layer");
+        // `attribute` lies within `source`: read on from there.
+        let at = attribute.as_ptr() as usize - source.as_ptr() as usize;
+        is_layer && !include_only(&source[at..])
     })
+}
+
+/// Whether the attribute at the start of `from` (`prompt_layer(..)]` and
+/// what follows) says `pipeline = []`. Reads up to the `)` that closes its
+/// arguments, skipping string literals; an attribute it cannot read to its
+/// end counts as registered (the check then says too much, never too little).
+fn include_only(from: &str) -> bool {
+    let Some(open) = from.find('(') else {
+        return false;
+    };
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut args = String::new();
+    for c in from[open..].chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '(' | '[' => depth += 1,
+            ')' | ']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        if !c.is_whitespace() {
+            args.push(c);
+        }
+    }
+    args.contains(",pipeline=[]") || args.starts_with("(pipeline=[]")
 }
 
 /// `command`'s standard output, when it exits successfully within
@@ -389,6 +436,22 @@ mod tests {
         assert!(!has_layer_attribute("#[prompt_pipeline(paths = [Basic])]"));
         assert!(!has_layer_attribute("#[derive(Debug)] // prompt_layer"));
         assert!(!has_layer_attribute("use prompt_core::prompt_layer;"));
+    }
+
+    #[test]
+    fn an_include_only_layer_is_not_counted() {
+        let include_only = "#[prompt_layer(\n    priority = 1,\n    text = \"a ) \\\" ]\",\n    pipeline = []\n)]\npub struct A;";
+        assert!(!has_layer_attribute(include_only));
+        assert!(!has_layer_attribute(
+            "#[prompt_layer(pipeline = [], priority = 1)]"
+        ));
+        // One layer that joins a pipeline is enough.
+        assert!(has_layer_attribute(&format!(
+            "{include_only}\n#[prompt_layer(priority = 2, pipeline = [Main])]\nstruct B;"
+        )));
+        assert!(has_layer_attribute(
+            "#[prompt_layer(priority = 1, text = \"pipeline = []\")]"
+        ));
     }
 
     fn package(name: &str, needs: &[&str], lib: bool) -> Package {
