@@ -217,7 +217,7 @@ pub(crate) fn simulate(
     let base_date = workspace
         .date
         .clone()
-        .unwrap_or_else(|| jiff::Zoned::now().date().to_string());
+        .unwrap_or_else(|| jiff::ZonedDateTime::now().date().to_string());
 
     let mut prompts = render_turns(workspace, &base_date, turns)?;
     let pipeline = prompts[0].trace().pipeline.to_owned();

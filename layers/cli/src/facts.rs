@@ -15,7 +15,7 @@ pub(crate) fn gather(
     date: Option<String>,
     model: Option<String>,
 ) -> (RuntimeFacts, Option<String>) {
-    let now = jiff::Zoned::now();
+    let now = jiff::ZonedDateTime::now();
     let time_zone = now.time_zone().iana_name().map(str::to_owned);
     let (git_branch, warning) = match git_branch(&config.workspace, &config.cwd) {
         Ok(branch) => (branch, None),
