@@ -503,8 +503,16 @@ fn new_part(units: &[Unit], body: &Value) -> u64 {
         .get("messages")
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
-    let role = |at: usize| messages.get(at).and_then(|m| m.get("role")).and_then(Value::as_str);
-    let Some(last_user) = (0..messages.len()).rev().find(|&at| role(at) == Some("user")) else {
+    let role = |at: usize| {
+        messages
+            .get(at)
+            .and_then(|m| m.get("role"))
+            .and_then(Value::as_str)
+    };
+    let Some(last_user) = (0..messages.len())
+        .rev()
+        .find(|&at| role(at) == Some("user"))
+    else {
         return 0;
     };
     let first_new = match last_user.checked_sub(1) {
@@ -685,15 +693,9 @@ mod tests {
         let long = "x".repeat(4 * 1100);
         let mut cache = Cache::default();
         let first = cache.serve(Api::Messages, &messages(&long, "one"));
-        assert_eq!(
-            usage(first),
-            Served::new(1, 0, 1100)
-        );
+        assert_eq!(usage(first), Served::new(1, 0, 1100));
         let second = cache.serve(Api::Messages, &messages(&long, "two"));
-        assert_eq!(
-            usage(second),
-            Served::new(1, 1100, 0)
-        );
+        assert_eq!(usage(second), Served::new(1, 1100, 0));
         let moved = cache.serve(Api::Messages, &messages(&format!("{long}y"), "two"));
         assert_eq!((moved.read, moved.written), (0, 1101));
     }
@@ -802,12 +804,24 @@ mod tests {
         let body = conversation(1, None);
         assert_eq!(cache.serve(Api::Messages, &body).read, 0);
         clock.advance(FIVE_MINUTES - Duration::from_secs(1));
-        assert_eq!(cache.serve(Api::Messages, &body).read, 1202, "alive, and renewed");
+        assert_eq!(
+            cache.serve(Api::Messages, &body).read,
+            1202,
+            "alive, and renewed"
+        );
         clock.advance(FIVE_MINUTES - Duration::from_secs(1));
-        assert_eq!(cache.serve(Api::Messages, &body).read, 1202, "renewed by the read");
+        assert_eq!(
+            cache.serve(Api::Messages, &body).read,
+            1202,
+            "renewed by the read"
+        );
         clock.advance(FIVE_MINUTES);
         let expired = cache.serve(Api::Messages, &body);
-        assert_eq!((expired.read, expired.written), (0, 1202), "expired: written again");
+        assert_eq!(
+            (expired.read, expired.written),
+            (0, 1202),
+            "expired: written again"
+        );
 
         let mut cache = Cache::with_clock(clock.clone());
         let hour = conversation(1, Some("1h"));
@@ -832,13 +846,18 @@ mod tests {
             "automatic caching takes one of the four"
         );
         let mut tool = four.clone();
-        tool["tools"] = json!([{"name": "t", "input_schema": {}, "cache_control": {"type": "ephemeral"}}]);
+        tool["tools"] =
+            json!([{"name": "t", "input_schema": {}, "cache_control": {"type": "ephemeral"}}]);
         assert!(refusal(Api::Messages, &tool).is_some_and(|m| m.ends_with("Found 5.")));
         let order = json!({"system": [marked("5m"), marked("1h")], "messages": []});
         assert!(refusal(Api::Messages, &order).is_some_and(|m| m.contains("ttl='1h'")));
         let longer_first = json!({"system": [marked("1h"), marked("5m")], "messages": []});
         assert_eq!(refusal(Api::Messages, &longer_first), None);
-        assert_eq!(refusal(Api::ChatCompletions, &automatic), None, "Anthropic's rule");
+        assert_eq!(
+            refusal(Api::ChatCompletions, &automatic),
+            None,
+            "Anthropic's rule"
+        );
     }
 
     #[test]

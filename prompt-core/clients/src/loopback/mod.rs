@@ -327,13 +327,18 @@ mod tests {
         );
         let reply = post(&server, &body);
         assert!(reply.starts_with("HTTP/1.1 400"), "{reply}");
-        assert!(reply.contains("A maximum of 4 blocks with cache_control may be provided. Found 5."));
+        assert!(
+            reply.contains("A maximum of 4 blocks with cache_control may be provided. Found 5.")
+        );
         assert_eq!(server.requests().len(), 1, "recorded");
         assert!(server.served().is_empty(), "neither read nor written");
         let fine = body.replacen(r#","cache_control":{"type":"ephemeral"}"#, "", 1);
         let reply = post(&server, &fine);
         assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
-        assert!(reply.len() > super::cache::REPLY_BYTES, "a turn's worth of text");
+        assert!(
+            reply.len() > super::cache::REPLY_BYTES,
+            "a turn's worth of text"
+        );
         assert_eq!(server.read_share().requests, 1);
     }
 }
