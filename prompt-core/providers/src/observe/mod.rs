@@ -80,13 +80,13 @@ mod usage;
 mod verdict;
 mod wire;
 
-/// The time [`Sent::new`] takes, jiff 1's: `Timestamp::now()` needs no
-/// `jiff` dependency of your own (and no guess at its version).
-pub use jiff::Timestamp;
 /// What moves a [`Timestamp`] (`at + SignedDuration::from_secs(300)`) and
 /// what subtracting two of them gives, jiff 1's, re-exported for the same
 /// reason.
 pub use jiff::SignedDuration;
+/// The time [`Sent::new`] takes, jiff 1's: `Timestamp::now()` needs no
+/// `jiff` dependency of your own (and no guess at its version).
+pub use jiff::Timestamp;
 pub use ledger::{
     CacheLedger, DEFAULT_CONVERSATIONS, DEFAULT_TTL, GivenPrefix, LedgerError, MAX_IN_FLIGHT,
 };
