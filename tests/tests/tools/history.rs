@@ -5,15 +5,15 @@
 //! 3-turn history are snapshotted (and validated by `tests/sdk/validate.py`).
 
 use prompt_core::pipeline::LayerEntry;
-use prompt_core::providers::anthropic::{
-    BreakpointLocation, CacheTtl, MAX_BREAKPOINTS, MessagesRequest, RequestError,
-};
-use prompt_core::providers::gemini::GenerateContentRequest;
-use prompt_core::providers::openai::{CacheMode, ChatRequest, ResponsesRequest};
-use prompt_core::providers::plan::CutAt;
-use prompt_core::providers::{History, HistoryError, Message, Role};
 use prompt_core::spec::{Channel, Scope};
 use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder, Stability};
+use prompt_providers::anthropic::{
+    BreakpointLocation, CacheTtl, MAX_BREAKPOINTS, MessagesRequest, RequestError,
+};
+use prompt_providers::gemini::GenerateContentRequest;
+use prompt_providers::openai::{CacheMode, ChatRequest, ResponsesRequest};
+use prompt_providers::plan::CutAt;
+use prompt_providers::{History, HistoryError, Message, Role};
 use prompt_tests::{Fixed, TEST, spec};
 use proptest::prelude::*;
 use serde_json::{Value, json};
