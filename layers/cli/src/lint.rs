@@ -87,10 +87,13 @@ fn text(pipeline: &str, report: &Report, forgotten: &[impl std::fmt::Display]) -
         }
     }
     // The contract's failures, then the forgotten crates, then its notes.
-    let (failed, notes) = match rest.find("\nnote ") {
-        Some(at) => rest.split_at(at + 1),
-        None if rest.starts_with("note ") => ("", rest),
-        None => (rest, ""),
+    let (failed, notes) = if rest.starts_with("note ") {
+        ("", rest)
+    } else {
+        match rest.find("\nnote ") {
+            Some(at) => rest.split_at(at + 1),
+            None => (rest, ""),
+        }
     };
     out.push_str(&failed.replace(
         "allow it: `.allow(\"",

@@ -159,6 +159,12 @@ fn a_forgotten_default_pipeline_crate_is_named_and_a_runtime_only_one_is_not() {
             && stdout.contains(USE_LINE),
         "{stdout}"
     );
+    // Among the failures, before the contract's notes.
+    let failed = stdout.find("FAIL forgotten layer crate").unwrap();
+    assert!(
+        stdout.find("\nnote ").is_none_or(|note| failed < note),
+        "{stdout}"
+    );
     assert!(
         !stdout.contains("house_runtime") && !stdout.contains("house-runtime"),
         "{stdout}"
