@@ -93,16 +93,17 @@ pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard
 pub use outcome::{CliError, CliErrorKind};
 
 use prompt_checks::contract::Scenario;
-// Without `unstable-internals` only the hook below reads the formats' kinds.
-#[cfg(not(feature = "unstable-internals"))]
+// Without `--cfg prompt_unstable` only the hook below reads the formats' kinds.
+#[cfg(not(prompt_unstable))]
 const _: () = {
     let _ = formats::render_formats;
 };
 
 /// This workspace's test hooks: the render formats the CLI's own tests hold
-/// every list of formats to. Not API: behind `unstable-internals`, with no
+/// every list of formats to. Not API: behind `--cfg prompt_unstable` (in
+/// `RUSTFLAGS`, as this workspace's `.cargo/config.toml` sets it), with no
 /// semver promise.
-#[cfg(feature = "unstable-internals")]
+#[cfg(prompt_unstable)]
 #[doc(hidden)]
 pub mod __private {
     pub use super::formats::{FormatKind, render_formats};
