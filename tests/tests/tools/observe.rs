@@ -1261,9 +1261,18 @@ fn a_log_that_cannot_be_written_returns_the_verdict_with_the_error() {
     let prompt = build(&pipeline(), &Files::new(), "1");
     let mut ledger = CacheLedger::new().with_log(Full);
     let id = ledger.sent(&prompt, anthropic(0));
-    let Err(LedgerError::Log { verdict, source }) =
-        ledger.received(id, &anthropic_usage(20, 0, 4100))
-    else {
+    let Err(error) = ledger.received(id, &anthropic_usage(20, 0, 4100)) else {
+        panic!("a log error")
+    };
+    // A message or a source, never both: the writer's words are the source
+    // only, so a report that walks the chain prints them once.
+    assert_eq!(
+        error.to_string(),
+        "the cache ledger could not write its log line"
+    );
+    let cause = std::error::Error::source(&error).map(ToString::to_string);
+    assert_eq!(cause.as_deref(), Some("disk full"));
+    let LedgerError::Log { verdict, source } = error else {
         panic!("a log error")
     };
     assert!(matches!(verdict.cause, Some(MissCause::ColdStart { .. })));

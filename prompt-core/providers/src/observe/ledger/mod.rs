@@ -219,8 +219,10 @@ pub enum LedgerError {
     /// nothing is recorded, and the request stays in flight.
     #[error(transparent)]
     Usage(#[from] super::UsageError),
-    /// The verdict was made but its log line could not be written.
-    #[error("the cache ledger could not write its log line: {source}")]
+    /// The verdict was made but its log line could not be written. The
+    /// writer's error is the [`source`](std::error::Error::source), not part
+    /// of the message: a report that walks the chain prints it once.
+    #[error("the cache ledger could not write its log line")]
     Log {
         /// The verdict, whole: nothing is lost.
         verdict: Box<CacheVerdict>,
