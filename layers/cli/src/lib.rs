@@ -134,6 +134,7 @@ struct Registered {
     agents: &'static [&'static dyn Agent],
     default_pipeline: Option<&'static str>,
     scenarios: Vec<(&'static str, ScenariosFn)>,
+    allowances: Vec<Allowance>,
     /// Whether this call warned of forgotten crates already.
     warned: bool,
 }
@@ -150,6 +151,7 @@ impl Registered {
             agents: main.agents,
             default_pipeline: main.default_pipeline,
             scenarios: main.scenarios,
+            allowances: main.allowances,
             warned: false,
         };
         RegisteredGuard(CURRENT.with(|current| current.replace(Some(registered))))
@@ -567,20 +569,22 @@ pub(crate) fn registered_scenarios(pipeline: &str) -> Option<ScenariosFn> {
 
 /// The allowances the binary registered for `pipeline` ([`Main::allow`]):
 /// `(layer, kind, reason)`.
-pub(crate) fn registered_allowances(pipeline: &str) -> Vec<(&'static str, Volatile, &'static str)> {
-    CONFIG.get().map_or_else(Vec::new, |config| {
-        config
-            .allowances
-            .iter()
-            .filter(|allowance| allowance.pipeline == pipeline)
-            .map(|allowance| {
-                (
-                    allowance.layer.as_str(),
-                    allowance.kind,
-                    allowance.reason.as_str(),
-                )
-            })
-            .collect()
+pub(crate) fn registered_allowances(pipeline: &str) -> Vec<(String, Volatile, String)> {
+    Registered::with(|config| {
+        config.map_or_else(Vec::new, |config| {
+            config
+                .allowances
+                .iter()
+                .filter(|allowance| allowance.pipeline == pipeline)
+                .map(|allowance| {
+                    (
+                        allowance.layer.clone(),
+                        allowance.kind,
+                        allowance.reason.clone(),
+                    )
+                })
+                .collect()
+        })
     })
 }
 
