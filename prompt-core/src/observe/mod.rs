@@ -69,6 +69,7 @@
 
 mod agreement;
 mod emit;
+mod history;
 mod ledger;
 mod log;
 mod price;
@@ -80,6 +81,7 @@ mod usage;
 mod verdict;
 mod wire;
 
+pub use history::{BREAKPOINT_MARKERS, MessagesDigest};
 /// The time [`Sent::new`] takes, jiff 0.2's: `Timestamp::now()` needs no
 /// `jiff` dependency of your own (and no guess at its version).
 pub use jiff::Timestamp;
@@ -89,7 +91,7 @@ pub use ledger::{
 pub use log::{LogError, read_log};
 pub use price::Pricing;
 pub use provider::{Provider, UnknownProvider};
-pub use sent::{MessagesDigest, Sent, SentId};
+pub use sent::{Sent, SentId};
 pub use summary::{Lost, Summary};
 pub use usage::{
     CacheUsage, DiagnosisOutcome, MAX_REQUEST_TOKENS, ProviderDiagnosis, TtlTokens, UsageError,

@@ -124,6 +124,11 @@ struct Conversation {
     pending: VecDeque<Pending>,
     /// The usage of the last few requests received.
     received: VecDeque<Received>,
+    /// How many responses came back, above the minimum, while none of the
+    /// conversation's read or wrote anything.
+    never_cached: u64,
+    /// Whether a response of it has read or written the cache.
+    ever_cached: bool,
 }
 
 /// How many received requests' usage a conversation keeps for the ones in
@@ -190,8 +195,8 @@ struct Moved {
     model: Option<(Arc<str>, Arc<str>)>,
     tools: bool,
     layer: Option<Box<MissCause>>,
-    /// The history rewritten: the first changed message, the counts before and now.
-    messages: Option<(Option<usize>, usize, usize)>,
+    /// The history rewritten: where it parts, the counts before and now.
+    messages: Option<(crate::observe::history::Parting, usize, usize)>,
 }
 
 /// Why [`CacheLedger::received`] has no verdict, or could not log it.
@@ -374,7 +379,28 @@ impl CacheLedger {
                 .copied()
         });
         let pricing = pending.pricing.or(self.pricing);
-        let verdict = judge::verdict(id, &conversation.key, &pending, previous, usage, pricing);
+        let never_cached = if conversation.ever_cached {
+            0
+        } else {
+            conversation.never_cached
+        };
+        let verdict = judge::verdict(
+            id,
+            &conversation.key,
+            &pending,
+            previous,
+            usage,
+            pricing,
+            never_cached,
+        );
+        if usage.cache_read > 0 || usage.cache_write > 0 {
+            conversation.ever_cached = true;
+        } else if !conversation.ever_cached
+            && !matches!(verdict.cause, Some(MissCause::BelowMinimum { .. }))
+        {
+            // A response below the minimum wrote nothing for a known reason.
+            conversation.never_cached += 1;
+        }
         if conversation.received.len() == RECEIVED_KEPT {
             conversation.received.pop_front();
         }
@@ -523,6 +549,8 @@ impl CacheLedger {
                         // for each response before the next request.
                         pending: VecDeque::with_capacity(1),
                         received: VecDeque::with_capacity(RECEIVED_KEPT),
+                        never_cached: 0,
+                        ever_cached: false,
                     }),
                 );
                 number
