@@ -107,6 +107,19 @@ impl MessageDigest {
     }
 }
 
+/// The longest role kept, in bytes: roles are words (`user`, `assistant`,
+/// `tool`), and a digest keeps no text of the caller's beyond them.
+const ROLE_MAX: usize = 32;
+
+/// `role`, cut to [`ROLE_MAX`] bytes at a character boundary.
+fn kept_role(role: &str) -> Box<str> {
+    let mut end = role.len().min(ROLE_MAX);
+    while !role.is_char_boundary(end) {
+        end -= 1;
+    }
+    Box::from(&role[..end])
+}
+
 /// A message's `role`, read from its JSON (`None` when it is not an object
 /// with a string `role`).
 fn role_of(bytes: &[u8]) -> Option<Box<str>> {
@@ -118,7 +131,7 @@ fn role_of(bytes: &[u8]) -> Option<Box<str>> {
     serde_json::from_slice::<Role<'_>>(bytes)
         .ok()
         .and_then(|r| r.role)
-        .map(|r| Box::from(&*r))
+        .map(|r| kept_role(&r))
 }
 
 /// `message` without its [`BREAKPOINT_MARKERS`], at any depth; `None` when
@@ -216,7 +229,7 @@ impl MessagesDigest {
             let _ = serde_json::to_writer(&mut bytes, copy.as_ref().unwrap_or(message));
             let tracked = out.running.len() < Self::TRACKED;
             let role = match message.get("role") {
-                Some(Value::String(role)) if tracked => Some(Box::from(role.as_str())),
+                Some(Value::String(role)) if tracked => Some(kept_role(role)),
                 _ => None,
             };
             out.push(&mut hasher, &bytes, role);
@@ -396,6 +409,9 @@ mod tests {
         assert_eq!(parting.at, Some(0));
         assert_eq!(parting.role.as_deref(), Some("user"));
         assert_eq!(parting.offset, Some(0));
+        let long = json!([{"role": "é".repeat(40), "content": "Hi"}]);
+        let parting = MessagesDigest::of_json(&long).rewritten_since(&b).unwrap();
+        assert_eq!(parting.role.map(|r| r.len()), Some(32));
         let responses = json!({"input": [{"role": "user", "content": "Hi"}]});
         assert_eq!(MessagesDigest::of_json(&responses).len(), 1);
         assert!(MessagesDigest::of_json(&json!({"x": 1})).is_empty());
