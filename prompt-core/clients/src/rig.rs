@@ -13,7 +13,7 @@
 //!
 //! ```no_run
 //! use prompt_clients::rig::{cache_prefix, cache_usage, completion_request};
-//! use prompt_core::observe::CacheLedger;
+//! use prompt_providers::observe::CacheLedger;
 //! use rig_core::message::Message;
 //! use rig_core::providers::anthropic::{self, completion::CacheTtl};
 //! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
@@ -31,7 +31,7 @@
 //!
 //! let prompt = session.build_cached(&Context::new())?;
 //! let placed = completion_request(&prompt, [Message::user("Fix the failing test.")])?;
-//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_core::observe::Timestamp::now()));
+//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_providers::observe::Timestamp::now()));
 //! let response = model.call(placed.request).await?;
 //! let verdict = ledger.received(id, &cache_usage(&response.usage)?)?;
 //! println!("{verdict}");
@@ -56,7 +56,7 @@
 //!   [`cache_prefix`] turns it off.
 
 use prompt_core::AssembledPrompt;
-use prompt_core::observe::{CacheUsage, Provider};
+use prompt_providers::observe::{CacheUsage, Provider};
 use rig_core::Model;
 use rig_core::completion::{CompletionRequest, Usage};
 use rig_core::message::{Message, UserContent};
