@@ -125,11 +125,12 @@ struct Conversation {
     /// The usage of the last few requests received.
     received: VecDeque<Received>,
     /// How many responses came back, above the minimum, while none of the
-    /// conversation's read or wrote anything.
-    never_cached: u64,
-    /// Whether a response of it has read or written the cache.
-    ever_cached: bool,
+    /// conversation's read or wrote anything; [`CACHED`] once one did.
+    never_cached: u32,
 }
+
+/// `Conversation::never_cached` once a response read or wrote the cache.
+const CACHED: u32 = u32::MAX;
 
 /// How many received requests' usage a conversation keeps for the ones in
 /// flight after them.
@@ -379,10 +380,9 @@ impl CacheLedger {
                 .copied()
         });
         let pricing = pending.pricing.or(self.pricing);
-        let never_cached = if conversation.ever_cached {
-            0
-        } else {
-            conversation.never_cached
+        let never_cached = match conversation.never_cached {
+            CACHED => 0,
+            n => u64::from(n),
         };
         let verdict = judge::verdict(
             id,
@@ -394,8 +394,8 @@ impl CacheLedger {
             never_cached,
         );
         if usage.cache_read > 0 || usage.cache_write > 0 {
-            conversation.ever_cached = true;
-        } else if !conversation.ever_cached
+            conversation.never_cached = CACHED;
+        } else if conversation.never_cached < CACHED - 1
             && !matches!(verdict.cause, Some(MissCause::BelowMinimum { .. }))
         {
             // A response below the minimum wrote nothing for a known reason.
@@ -550,7 +550,6 @@ impl CacheLedger {
                         pending: VecDeque::with_capacity(1),
                         received: VecDeque::with_capacity(RECEIVED_KEPT),
                         never_cached: 0,
-                        ever_cached: false,
                     }),
                 );
                 number
