@@ -31,7 +31,10 @@
 //!    `prompt_clients::rig::completion_request(&prompt, history)`. It puts
 //!    the stable prefix in rig's one system block (the one rig marks) and
 //!    the per-turn suffix and reminder at the head of the latest user turn,
-//!    after the breakpoint. Keep the user's own words in the history.
+//!    after the breakpoint. Keep the history as sent: the latest user turn
+//!    goes back into the history with its block, so the next request's
+//!    messages begin with this one's, byte for byte, and the history can be
+//!    read from the cache.
 //! 5. Tell the ledger before sending (`ledger.sent(&prompt, placed.sent(..))`)
 //!    and give it rig's usage after (`prompt_clients::rig::cache_usage`):
 //!    the verdict says whether the prefix was read, and why not.
@@ -240,6 +243,14 @@ impl Server {
             )
         };
         let placed = completion_request(&prompt, history)?;
+        // The history as sent: the user's turn with the block it went out with.
+        if let (Some(conversation), Some(sent)) = (
+            lock(&self.conversations).get_mut(id),
+            placed.request.chat_history.last(),
+        ) && let Some(turn) = conversation.history.last_mut()
+        {
+            *turn = sent.clone();
+        }
         let sent = lock(&self.ledger).sent(
             &prompt,
             placed

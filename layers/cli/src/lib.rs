@@ -1,6 +1,7 @@
 //! The `prompt` CLI as a library: render a pipeline for a workspace,
 //! measure it, lint it, simulate its cache, explain a cache miss (between
-//! two renders, or across a production log), or print its manifest. The
+//! two renders, or across a production log), print its manifest, or run
+//! Claude Code, Codex or Gemini CLI with it (`exec`). The
 //! exact `--tokenizer o200k|cl100k` needs feature `tiktoken` (tiktoken's
 //! tables weigh several MB).
 //!
@@ -19,8 +20,10 @@
 //! A pipeline that loads its own session and turn (its own config file, its
 //! own sources) implements [`Agent`] and is registered with
 //! [`main_with`]`(&[&MyAgent])`; `--agent NAME` chooses it. [`Main`] also
-//! names the binary's default pipeline and the scenarios `lint` checks a
-//! pipeline over (for layers fed by the binary's own turn values).
+//! names the binary's default pipeline, the scenarios `lint` checks a
+//! pipeline over (for layers fed by the binary's own turn values), and the
+//! volatile values `lint` allows a Stable layer ([`Main::allow`], what
+//! `lint`'s failure for one names).
 //!
 //! Under `cargo run`, every subcommand that builds a pipeline asks Cargo
 //! for the workspace's layer crates the binary depends on but never names
@@ -91,6 +94,8 @@ pub(crate) use escape::{lines as escape_lines, text as escape};
 
 pub use agent::{Agent, AgentError, Options, Rendered, standard_session, standard_turn};
 pub use outcome::{CliError, CliErrorKind};
+/// The kinds of volatile value [`Main::allow`] lets a Stable layer state.
+pub use prompt_checks::contract::Volatile;
 
 use prompt_checks::contract::Scenario;
 // Without `unstable-internals` only the hook below reads the formats' kinds.
@@ -131,8 +136,8 @@ static CONFIG: OnceLock<Main> = OnceLock::new();
 pub type ScenariosFn = fn(&Options) -> Result<Vec<Scenario>, AgentError>;
 
 /// The `prompt` CLI with what this binary registers: its [`Agent`]s, the
-/// pipeline `--pipeline` defaults to, and the scenarios `lint` and `size`
-/// check a pipeline with. [`main`] and [`main_with`] are the shorthands
+/// pipeline `--pipeline` defaults to, the scenarios `lint` and `size`
+/// check a pipeline with, and the volatile values `lint` allows. [`main`] and [`main_with`] are the shorthands
 /// for a binary that needs neither of the last two.
 ///
 /// Without [`default_pipeline`](Main::default_pipeline), `--pipeline`
@@ -194,6 +199,15 @@ pub struct Main {
     agents: &'static [&'static dyn Agent],
     default_pipeline: Option<&'static str>,
     scenarios: Vec<(&'static str, ScenariosFn)>,
+    allowances: Vec<Allowance>,
+}
+
+/// One [`Main::allow`]: the library's `Contract::allow` for one pipeline.
+struct Allowance {
+    pipeline: &'static str,
+    layer: String,
+    kind: Volatile,
+    reason: String,
 }
 
 impl Default for Main {
@@ -209,6 +223,7 @@ impl Main {
             agents: &[],
             default_pipeline: None,
             scenarios: Vec::new(),
+            allowances: Vec::new(),
         }
     }
 
@@ -234,6 +249,43 @@ impl Main {
     pub fn scenarios(mut self, pipeline: &'static str, scenarios: ScenariosFn) -> Self {
         self.scenarios.retain(|(name, _)| *name != pipeline);
         self.scenarios.push((pipeline, scenarios));
+        self
+    }
+
+    /// Lets the Stable layer `layer` of `pipeline` state values of `kind`
+    /// when `prompt lint --pipeline PIPELINE` checks it, for `reason`: what
+    /// [`Contract::allow`](prompt_checks::contract::Contract::allow) does
+    /// in a test, and what `lint`'s failure for a volatile value names.
+    /// An empty reason is a failure of its own. A pipeline this binary does
+    /// not have is bad usage, as for [`scenarios`](Self::scenarios).
+    ///
+    /// ```
+    /// use prompt_cli::{Main, Volatile};
+    ///
+    /// // `fn main() -> ExitCode { runbook_main().run() }`
+    /// fn runbook_main() -> Main {
+    ///     Main::new().allow(
+    ///         "standard",
+    ///         "account_runbook",
+    ///         Volatile::Time,
+    ///         "the maintenance window is the same every day",
+    ///     )
+    /// }
+    /// # let _ = runbook_main;
+    /// ```
+    pub fn allow(
+        mut self,
+        pipeline: &'static str,
+        layer: impl Into<String>,
+        kind: Volatile,
+        reason: impl Into<String>,
+    ) -> Self {
+        self.allowances.push(Allowance {
+            pipeline,
+            layer: layer.into(),
+            kind,
+            reason: reason.into(),
+        });
         self
     }
 
@@ -299,6 +351,7 @@ impl Main {
             .default_pipeline
             .into_iter()
             .chain(self.scenarios.iter().map(|(name, _)| *name))
+            .chain(self.allowances.iter().map(|allowance| allowance.pipeline))
             .find(|name| !names.contains(name));
         let _ = CONFIG.set(self);
         let _ = tracing_subscriber::fmt()
@@ -460,6 +513,25 @@ pub(crate) fn registered_scenarios(pipeline: &str) -> Option<ScenariosFn> {
         .iter()
         .find(|(name, _)| *name == pipeline)
         .map(|(_, scenarios)| *scenarios)
+}
+
+/// The allowances the binary registered for `pipeline` ([`Main::allow`]):
+/// `(layer, kind, reason)`.
+pub(crate) fn registered_allowances(pipeline: &str) -> Vec<(&'static str, Volatile, &'static str)> {
+    CONFIG.get().map_or_else(Vec::new, |config| {
+        config
+            .allowances
+            .iter()
+            .filter(|allowance| allowance.pipeline == pipeline)
+            .map(|allowance| {
+                (
+                    allowance.layer.as_str(),
+                    allowance.kind,
+                    allowance.reason.as_str(),
+                )
+            })
+            .collect()
+    })
 }
 
 /// Each layer crate of the binary's Cargo workspace that the binary needs

@@ -73,8 +73,11 @@ const CLIENT: &str = "rig";
 /// request with `prompt` placed: the stable prefix as the one system
 /// message, the dynamic suffix and the reminder at the head of the latest
 /// user turn (after any tool results it leads with, which Anthropic wants
-/// first). Keep the user's own words in your history: the next request
-/// places the next turn's context again.
+/// first). Keep the history as sent: put the latest user turn of the
+/// request (`placed.request.chat_history.last()`), block included, back in
+/// your history in place of the words alone, so the next request's messages
+/// begin with this one's byte for byte and the provider reads them from its
+/// cache. Earlier turns are left as they are: only the latest is placed.
 ///
 /// # Errors
 /// [`PlacementError::EmptyConversation`] for an empty history,

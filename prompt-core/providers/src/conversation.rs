@@ -44,6 +44,15 @@ impl Reminder {
         }
     }
 
+    /// No reminder to place: a [`History`](super::History) carries it in
+    /// the turn it placed.
+    pub(crate) fn carried(&self) -> Self {
+        Self {
+            text: None,
+            request: self.request,
+        }
+    }
+
     /// The reminder's text, if there is one.
     pub(crate) fn text(&self) -> Option<&str> {
         self.text.as_deref()

@@ -91,6 +91,7 @@ impl Content {
             role: Some(match message.role {
                 Role::User => "user",
                 Role::Assistant => "model",
+                Role::System => "system",
             }),
             parts: (!message.text.is_empty())
                 .then(|| Part {
@@ -160,6 +161,12 @@ struct GenerateContentBody<'a> {
 
 impl Serialize for GenerateContentRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.contents.iter().any(|c| c.role == Some("system")) {
+            return Err(serde::ser::Error::custom(
+                "Gemini takes no system message inside `contents`: keep the history's per-turn \
+                 context in the user turn (the default of `History`) for a Gemini request",
+            ));
+        }
         let contents = self
             .reminder
             .place(&self.contents)

@@ -11,6 +11,13 @@
 //! | [`claude_cli`] | arguments for the `claude` CLI | the host's own caching of its system block |
 //! | [`codex`] | an instructions file written atomically, and the `-c` override for `codex` | the host's own caching of its `developer` item |
 //!
+//! A conversation goes in as a [`History`], kept exactly as it was sent (the
+//! per-turn block at the head of each user turn included) and only appended
+//! to, so each request's messages begin with the previous request's and the
+//! whole history is read from the cache; [`plan`] decides every breakpoint of
+//! the request (tools, scope cuts, stable end, the conversation's frontier)
+//! within the provider's limit.
+//!
 //! [`simulation`] prices what the cache saves over a session or for a team,
 //! at the prices in [`cost`]; [`minimums`] holds the shortest prefix each
 //! model caches, each figure with the day it was read and its source.
@@ -76,15 +83,19 @@ pub mod cost;
 pub mod gemini;
 pub mod minimums;
 pub mod openai;
+pub mod plan;
 pub mod simulation;
 
 mod conversation;
+mod history;
 mod message;
+mod mid_conversation;
 mod placement;
 
 /// Why a prompt file ([`InstructionsFile::write`], Codex's instructions) was not written.
 pub use crate::write::WriteError;
 pub use conversation::UndeliveredReminder;
+pub use history::{ContextChannel, History, HistoryError};
 pub use message::{Message, Role};
 pub use placement::{
     CONTEXT_CLOSE, CONTEXT_OPEN, CONTEXT_PREAMBLE, InstructionsFile, Invocation, context_text,

@@ -10,6 +10,12 @@ pub enum Role {
     User,
     /// The model.
     Assistant,
+    /// A system message inside the conversation: Anthropic's mid-conversation
+    /// system messages, for the models that take them
+    /// ([`anthropic::takes_system_messages`](super::anthropic::takes_system_messages)).
+    /// [`History::context_as_system_message`](super::History::context_as_system_message)
+    /// makes them; Gemini takes none (its request fails to serialize with one).
+    System,
 }
 
 /// One conversation turn in plain text, before a provider shapes it.
@@ -34,6 +40,14 @@ impl Message {
     pub fn user(text: impl Into<String>) -> Self {
         Self {
             role: Role::User,
+            text: text.into(),
+        }
+    }
+
+    /// A system message inside the conversation (see [`Role::System`]).
+    pub fn system(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::System,
             text: text.into(),
         }
     }

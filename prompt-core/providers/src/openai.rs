@@ -276,6 +276,9 @@ fn parts<'a>(text: &'a str, ends: &[usize], kind: &'static str) -> Vec<TextPart<
 struct Led<'a> {
     lead: Option<PartsMessage<'a>>,
     rest: &'a [InputMessage],
+    /// The message of `rest` sent as one part with an explicit breakpoint
+    /// (the conversation's frontier), and the part's type.
+    frontier: Option<(usize, &'static str)>,
 }
 
 impl Serialize for Led<'_> {
@@ -285,8 +288,14 @@ impl Serialize for Led<'_> {
         if let Some(lead) = &self.lead {
             seq.serialize_element(lead)?;
         }
-        for message in self.rest {
-            seq.serialize_element(message)?;
+        for (index, message) in self.rest.iter().enumerate() {
+            match self.frontier {
+                Some((at, kind)) if at == index => seq.serialize_element(&PartsMessage {
+                    role: message.role,
+                    content: parts(&message.content, &[message.content.len()], kind),
+                })?,
+                _ => seq.serialize_element(message)?,
+            }
         }
         seq.end()
     }
@@ -336,6 +345,76 @@ fn defaults(layout: &[usize], model: &str) -> (Vec<usize>, Option<PromptCacheOpt
     }
 }
 
+/// Where `prompt`'s dynamic suffix starts in its instruction text, when it
+/// has one: the stable prefix's length (the separator between them goes too).
+fn dynamic_from(prompt: &AssembledPrompt) -> Option<usize> {
+    (prompt.path() == crate::AssemblyPath::Cached && !prompt.dynamic().is_empty())
+        .then(|| prompt.stable().len())
+}
+
+/// The index of the newest user message: the conversation's frontier.
+fn frontier(messages: &[InputMessage]) -> Option<usize> {
+    messages.iter().rposition(|m| m.role == "user")
+}
+
+/// The explicit breakpoints a request with a history keeps, by the
+/// [cache plan](super::plan): the prompt's `breakpoints` (scope cuts, then
+/// the stable end) and, in explicit mode, the frontier, within
+/// [`MAX_BREAKPOINT_WRITES`] (one fewer beside OpenAI's implicit breakpoint,
+/// which is then the frontier). Returns the kept offsets and whether the
+/// frontier is kept.
+fn planned(
+    breakpoints: &[usize],
+    explicit: bool,
+    instructions: &str,
+    history: &[InputMessage],
+) -> (Vec<usize>, bool) {
+    use super::plan::{CachePlan, Candidate, CutAt};
+    use crate::tokens::{ApproxCounter, TokenCounter};
+    let ttl = super::anthropic::CacheTtl::FiveMinutes;
+    let mut candidates: Vec<Candidate> = breakpoints
+        .iter()
+        .enumerate()
+        .map(|(i, &end)| {
+            let at = if i + 1 == breakpoints.len() {
+                CutAt::StableEnd
+            } else {
+                CutAt::Scope
+            };
+            Candidate::new(
+                at,
+                ApproxCounter.count(instructions.get(..end).unwrap_or("")),
+                ttl,
+            )
+        })
+        .collect();
+    let newest = frontier(history);
+    if explicit && let Some(newest) = newest {
+        let tokens = ApproxCounter.count(instructions)
+            + history[..=newest]
+                .iter()
+                .map(|m| ApproxCounter.count(&m.content))
+                .sum::<usize>();
+        candidates.push(Candidate::new(CutAt::Frontier, tokens, ttl));
+    }
+    let limit = MAX_BREAKPOINT_WRITES - usize::from(!explicit);
+    let plan = CachePlan::new(candidates.iter().copied(), limit);
+    let kept = breakpoints
+        .iter()
+        .zip(&candidates)
+        .filter(|(_, c)| plan.cuts().contains(c))
+        .map(|(&end, _)| end)
+        .collect();
+    (
+        kept,
+        explicit && newest.is_some() && plan.keeps(CutAt::Frontier),
+    )
+}
+
+fn is_explicit(options: Option<&PromptCacheOptions>) -> bool {
+    options.is_some_and(|o| o.mode == Some(CacheMode::Explicit))
+}
+
 fn explicit_options(options: Option<PromptCacheOptions>, mode: CacheMode) -> PromptCacheOptions {
     PromptCacheOptions {
         mode: Some(mode),
@@ -368,6 +447,7 @@ impl From<&Message> for InputMessage {
             role: match message.role {
                 Role::User => "user",
                 Role::Assistant => "assistant",
+                Role::System => "system",
             },
             content: message.text.clone(),
         }
@@ -421,6 +501,11 @@ pub struct ResponsesRequest {
     layout: Vec<usize>,
     /// The prompt's reminder, placed when serialized.
     reminder: Reminder,
+    /// Where the dynamic suffix starts in the instruction text, when the
+    /// prompt has one (a [`History`] carries it in its newest turn instead).
+    dynamic_from: Option<usize>,
+    /// Whether the newest user message carries an explicit breakpoint.
+    frontier: bool,
 }
 
 #[derive(Serialize)]
@@ -454,6 +539,11 @@ impl Serialize for ResponsesRequest {
                     content: parts(&self.instructions, &self.breakpoints, "input_text"),
                 }),
                 rest: &input,
+                frontier: self
+                    .frontier
+                    .then(|| frontier(&input))
+                    .flatten()
+                    .map(|i| (i, "input_text")),
             },
             max_output_tokens: self.max_output_tokens,
             prompt_cache_key: &self.prompt_cache_key,
@@ -486,6 +576,8 @@ impl ResponsesRequest {
             breakpoints,
             layout,
             reminder: Reminder::of(prompt, RESPONSES),
+            dynamic_from: dynamic_from(prompt),
+            frontier: false,
         }
     }
 
@@ -538,6 +630,50 @@ impl ResponsesRequest {
         let mut options = self.prompt_cache_options.unwrap_or_default();
         options.comparison_response_id = Some(id.into());
         self.prompt_cache_options = Some(options);
+        self
+    }
+
+    /// This request with `history` as its input, exactly as sent (see
+    /// [`History`](super::History)): the instructions keep only the stable prefix, as the
+    /// history's turns carry the per-turn block, and the request adds no
+    /// reminder of its own. With explicit breakpoints (GPT-5.6 and later),
+    /// they follow the request's [cache plan](super::plan): in
+    /// [`CacheMode::Explicit`] one more at the newest user message (the
+    /// conversation's frontier); in the implicit mode OpenAI's own
+    /// breakpoint is that frontier. Messages already added are replaced.
+    ///
+    /// ```
+    /// use prompt_providers::{History, openai::{CacheMode, ResponsesRequest}};
+    /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+    /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+    /// # struct DocOpenaiHistory;
+    /// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocOpenaiHistory)]
+    /// # struct Persona;
+    /// # #[prompt_layer(priority = 10_000, stability = Dynamic, paths = [Cached], text = "Turn context.", pipeline = DocOpenaiHistory)]
+    /// # struct Now;
+    /// # let pipeline = Pipeline::of::<DocOpenaiHistory>()?;
+    /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+    /// let mut history = History::new();
+    /// history.user_turn(&prompt, "Hi");
+    /// let request = ResponsesRequest::new(&prompt, "gpt-5.6")
+    ///     .explicit_breakpoints(CacheMode::Explicit)
+    ///     .history(&history);
+    /// let body = serde_json::to_value(&request)?;
+    /// assert_eq!(body["input"][0]["content"][0]["text"], "You are terse.");
+    /// let newest = &body["input"][1]["content"][0];
+    /// assert!(newest["text"].as_str().is_some_and(|t| t.ends_with("Hi")));
+    /// assert_eq!(newest["prompt_cache_breakpoint"]["mode"], "explicit");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn history(mut self, history: &super::History) -> Self {
+        if let Some(from) = self.dynamic_from.take() {
+            self.instructions.truncate(from);
+        }
+        self.reminder = self.reminder.carried();
+        self.input = history.messages().iter().map(Into::into).collect();
+        let explicit = is_explicit(self.prompt_cache_options.as_ref());
+        (self.breakpoints, self.frontier) =
+            planned(&self.breakpoints, explicit, &self.instructions, &self.input);
         self
     }
 
@@ -607,6 +743,11 @@ pub struct ChatRequest {
     layout: Vec<usize>,
     /// The prompt's reminder, placed when serialized.
     reminder: Reminder,
+    /// Where the dynamic suffix starts in the instruction text, when the
+    /// prompt has one (a [`History`] carries it in its newest turn instead).
+    dynamic_from: Option<usize>,
+    /// Whether the newest user message carries an explicit breakpoint.
+    frontier: bool,
 }
 
 #[derive(Serialize)]
@@ -649,6 +790,11 @@ impl Serialize for ChatRequest {
                     content: parts(&m.content, &self.breakpoints, "text"),
                 }),
                 rest: &messages[usize::from(lead.is_some())..],
+                frontier: self
+                    .frontier
+                    .then(|| frontier(&messages[usize::from(lead.is_some())..]))
+                    .flatten()
+                    .map(|i| (i, "text")),
             },
             max_completion_tokens: self.max_completion_tokens,
             prompt_cache_key: &self.prompt_cache_key,
@@ -692,6 +838,8 @@ impl ChatRequest {
             breakpoints,
             layout,
             reminder: Reminder::of(prompt, CHAT),
+            dynamic_from: dynamic_from(prompt),
+            frontier: false,
         }
     }
 
@@ -737,6 +885,34 @@ impl ChatRequest {
                 InstructionRole::Developer => "developer",
             };
         }
+        self
+    }
+
+    /// As [`ResponsesRequest::history`]: `history` after the instruction
+    /// message, which keeps only the stable prefix (and goes when that is
+    /// empty).
+    pub fn history(mut self, history: &super::History) -> Self {
+        let instruction = self.messages.first().filter(|m| is_instruction(m)).cloned();
+        self.messages = instruction.into_iter().collect();
+        if let Some(from) = self.dynamic_from.take()
+            && let Some(first) = self.messages.first_mut()
+        {
+            first.content.truncate(from);
+            if first.content.is_empty() {
+                self.messages.clear();
+            }
+        }
+        self.reminder = self.reminder.carried();
+        let lead = self
+            .messages
+            .first()
+            .map(|m| m.content.clone())
+            .unwrap_or_default();
+        self.messages
+            .extend(history.messages().iter().map(InputMessage::from));
+        let explicit = is_explicit(self.prompt_cache_options.as_ref());
+        let rest = &self.messages[self.messages.len() - history.len()..];
+        (self.breakpoints, self.frontier) = planned(&self.breakpoints, explicit, &lead, rest);
         self
     }
 

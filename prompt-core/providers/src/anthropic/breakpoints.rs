@@ -174,7 +174,8 @@ impl MessagesRequest {
         let block = turn
             .content
             .iter()
-            .rposition(|b| !b.text.starts_with(REMINDER_OPEN))
+            .enumerate()
+            .rposition(|(i, b)| i == 0 || !b.text.starts_with(REMINDER_OPEN))
             .ok_or(no_turn)?;
         let previous = turn.content[block]
             .cache_control
@@ -215,7 +216,7 @@ impl MessagesRequest {
 }
 
 /// The TTL of a tool's `cache_control`, if it has one.
-fn tool_ttl(tool: &Value) -> Option<CacheTtl> {
+pub(super) fn tool_ttl(tool: &Value) -> Option<CacheTtl> {
     let control = tool.get("cache_control").filter(|c| !c.is_null())?;
     Some(match control.get("ttl").and_then(Value::as_str) {
         Some("1h") => CacheTtl::OneHour,

@@ -16,6 +16,13 @@
 //!   breakpoint;
 //! - the Basic path's single uncached part gives one unmarked block.
 //!
+//! A conversation goes in with [`MessagesRequest::history`]: a
+//! [`History`](super::History) kept as sent, the system prompt then the
+//! stable prefix alone, and every breakpoint (after the tools, at the scope
+//! cut, at the stable end, at the conversation's frontier) placed by the
+//! request's [cache plan](super::plan) ([`MessagesRequest::cache_plan`],
+//! [`MessagesRequest::plan_breakpoints`]) within the API's limit.
+//!
 //! [`MessagesRequest::cache_tools`] and [`MessagesRequest::cache_last_user_turn`]
 //! place the remaining breakpoints and refuse what the API would reject: more
 //! than 4, or a 1-hour breakpoint after a 5-minute one.
@@ -78,8 +85,12 @@
 
 mod breakpoints;
 mod diagnostics;
+mod plan;
 mod scopes;
 
+pub use super::mid_conversation::{
+    SYSTEM_MESSAGES_CHECKED, SYSTEM_MESSAGES_SOURCE, takes_system_messages,
+};
 pub use super::minimums::{
     BelowCacheMinimum, CacheMinimum, CacheMinimums, MINIMUMS_CHECKED, MinimumSource, ModelFamily,
     check_cache_minimum,
@@ -270,6 +281,9 @@ pub struct MessagesRequest {
     pub diagnostics: Option<Diagnostics>,
     /// The prompt's reminder, placed when serialized.
     reminder: Reminder,
+    /// Whether the last `system` block is the prompt's dynamic suffix (which
+    /// a [`History`](super::History) carries in its newest turn instead).
+    dynamic_block: bool,
 }
 
 /// The body as sent: [`MessagesRequest`] with the reminder placed.
@@ -331,6 +345,8 @@ impl MessagesRequest {
             cache_control: None,
             diagnostics: None,
             reminder: Reminder::of(prompt, "Anthropic Messages request"),
+            dynamic_block: prompt.path() == crate::AssemblyPath::Cached
+                && !prompt.dynamic().is_empty(),
         }
     }
 
@@ -483,6 +499,17 @@ pub enum RequestError {
          `cache_last_user_turn`, which marks the user's own words before the reminder"
     )]
     AutomaticCachingWithReminder,
+    /// A history with mid-conversation system messages, for a model not
+    /// known to take them.
+    #[error(
+        "the history has a system message inside `messages` and model `{model}` is not known to \
+         take one (see `takes_system_messages`): build the history with `History::new()`, which \
+         keeps the per-turn context in the user turn"
+    )]
+    SystemMessagesUnsupported {
+        /// The request's model.
+        model: String,
+    },
     /// No user message to attach to.
     #[error("the request has no user message to carry {what}: add the user's turn first")]
     NoUserTurn {
