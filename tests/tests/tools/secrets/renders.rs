@@ -108,9 +108,14 @@ fn nothing_the_project_renders_or_ships_as_text_is_a_finding() {
             .concat(),
         ),
         (
-            "docs (docs/, README, ARCHITECTURE, CONTRIBUTING, CHANGELOG)",
+            "docs (docs/ but its lab notebooks, README, ARCHITECTURE, CONTRIBUTING, CHANGELOG)",
             [
-                files(&root.join("docs"), &[".md"]),
+                // The lab notebooks (BENCHMARKS, RELIABILITY) quote the
+                // credentials and attacks each round planted, on purpose.
+                files(&root.join("docs"), &[".md"])
+                    .into_iter()
+                    .filter(|f| !f.ends_with("BENCHMARKS.md") && !f.ends_with("RELIABILITY.md"))
+                    .collect::<Vec<_>>(),
                 [
                     "README.md",
                     "ARCHITECTURE.md",
