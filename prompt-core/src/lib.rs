@@ -132,6 +132,7 @@ pub mod secrets;
 #[doc(hidden)]
 pub mod text;
 pub mod tokens;
+pub mod tools;
 #[cfg(any(feature = "providers", feature = "contract"))]
 #[doc(hidden)]
 pub mod write;
