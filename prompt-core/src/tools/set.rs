@@ -77,7 +77,9 @@ impl ToolSlot {
 #[non_exhaustive]
 pub enum ToolError {
     /// Two tools share a name.
-    #[error("two tools are called `{name}` ({first} and {second}); a request takes one of each name")]
+    #[error(
+        "two tools are called `{name}` ({first} and {second}); a request takes one of each name"
+    )]
     Duplicate {
         /// The name.
         name: String,
@@ -183,7 +185,10 @@ impl ToolSet {
             .cloned()
             .collect();
         let supplied = [
-            (ToolTier::Session, session.get::<SessionTools>().map(|s| &s.0)),
+            (
+                ToolTier::Session,
+                session.get::<SessionTools>().map(|s| &s.0),
+            ),
             (ToolTier::Turn, turn.get::<TurnTools>().map(|t| &t.0)),
         ];
         for (tier, tools) in supplied {

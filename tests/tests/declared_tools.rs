@@ -1,0 +1,323 @@
+//! Tools declared beside the layers: canonical bytes, the lockstep of a
+//! conditional tool and the layer that documents it, and the contract reading
+//! tool descriptions with the layers.
+
+use prompt_core::contract::{Check, Contract, Scenario};
+use prompt_core::pipeline::{LayerEntry, Problem};
+use prompt_core::spec::PipelineSpec;
+use prompt_core::tools::{
+    RequestTools, SessionTools, Tool, ToolError, ToolSet, ToolSlot, ToolTier, TurnTools,
+};
+use prompt_core::{
+    Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder, Render, Stability, Stable,
+};
+use prompt_layers::{DELEGATE_TOOL, SubAgent, SubAgents};
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+/// A Stable layer that speaks when the session holds `Speak(true)`.
+struct Conditional(&'static str);
+
+#[derive(Debug, Clone, Copy)]
+struct Speak(bool);
+impl prompt_core::SessionValue for Speak {}
+
+impl Render<Stable> for Conditional {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+        if input.get::<Speak>().is_some_and(|s| s.0) {
+            out.push_str(self.0);
+        }
+    }
+}
+
+const WORKER_SENTENCE: &str = "Start a worker on a self-contained task and return its report.";
+
+fn pipeline(coordinator_text: &'static str) -> Pipeline {
+    Pipeline::from_layers(
+        PipelineSpec::new("default"),
+        [
+            LayerEntry::new(
+                LayerSpec::new("base", 10, Stability::Stable),
+                Conditional("You are a coding agent."),
+            ),
+            LayerEntry::new(
+                LayerSpec::new("coordinator", 20, Stability::Stable),
+                Conditional(coordinator_text),
+            ),
+        ],
+    )
+    .unwrap()
+}
+
+fn agent_tool() -> Tool {
+    Tool::new(
+        "agent",
+        WORKER_SENTENCE,
+        json!({"type": "object", "properties": {"task": {"type": "string"}}, "required": ["task"]}),
+    )
+}
+
+fn grep_tool() -> Tool {
+    Tool::new(
+        "grep",
+        "Search the workspace for a pattern.",
+        json!({"type": "object", "properties": {"pattern": {"type": "string"}}}),
+    )
+}
+
+fn tools_of(pipeline: &Pipeline, session: &Context) -> Result<RequestTools, ToolError> {
+    let turn = Context::new();
+    let prompt = PromptBuilder::new(pipeline)
+        .build_cached(session, &turn)
+        .unwrap();
+    pipeline.tools().for_prompt(&prompt, session, &turn)
+}
+
+#[test]
+fn a_documented_tool_is_sent_exactly_when_its_layer_speaks() {
+    // recursive's lockstep: the coordinator section and the `agent` tool.
+    let pipeline = pipeline("## Coordinator workflow\n\nDelegate with the `agent` tool.")
+        .with_tools(
+            ToolSet::new()
+                .tool(grep_tool())
+                .tool(agent_tool().documented_by("coordinator")),
+        )
+        .unwrap();
+    let on = tools_of(&pipeline, &Context::new().with(Speak(true))).unwrap();
+    assert_eq!(on.names().collect::<Vec<_>>(), ["agent", "grep"]);
+    let off = tools_of(&pipeline, &Context::new().with(Speak(false))).unwrap();
+    assert_eq!(off.names().collect::<Vec<_>>(), ["grep"]);
+}
+
+#[test]
+fn a_tool_documented_by_a_layer_the_pipeline_lacks_is_a_pipeline_error_with_its_line() {
+    let line = line!() + 3;
+    let error =
+        pipeline("x")
+            .with_tools(ToolSet::new().tool(
+                Tool::new("agent", "Start a worker.", json!({})).documented_by("coordinater"),
+            ))
+            .unwrap_err();
+    let [
+        Problem::ToolLayerMissing {
+            tool,
+            layer,
+            location,
+            known,
+        },
+    ] = error.problems.as_slice()
+    else {
+        panic!("{error}");
+    };
+    assert_eq!((tool.as_str(), layer.as_str()), ("agent", "coordinater"));
+    assert!(
+        location.ends_with(&format!("declared_tools.rs:{line}")),
+        "{location}"
+    );
+    assert_eq!(known, &["base", "coordinator"]);
+    // Removing the layer a tool names is the same error.
+    let with = pipeline("x")
+        .with_tools(ToolSet::new().tool(agent_tool().documented_by("coordinator")))
+        .unwrap();
+    let error = with.without(&["coordinator"]).unwrap_err();
+    assert!(
+        matches!(error.problems[0], Problem::ToolLayerMissing { .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn two_tools_of_one_name_are_a_pipeline_error() {
+    let error = pipeline("x")
+        .with_tools(
+            ToolSet::new()
+                .tool(grep_tool())
+                .slot(ToolSlot::turn("grep")),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&error.problems[..], [Problem::DuplicateTool { name, .. }] if name == "grep"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_layer_that_speaks_of_a_session_tool_the_session_lacks_is_an_error() {
+    let pipeline = pipeline("Delegate with the `agent` tool.")
+        .with_tools(ToolSet::new().slot(ToolSlot::session("agent").documented_by("coordinator")))
+        .unwrap();
+    let error = tools_of(&pipeline, &Context::new().with(Speak(true))).unwrap_err();
+    assert!(
+        matches!(&error, ToolError::Missing { tool, layer, .. } if tool == "agent" && layer == "coordinator"),
+        "{error}"
+    );
+    // Supplied: sent, in the session tier.
+    let session = Context::new()
+        .with(Speak(true))
+        .with(SessionTools(vec![agent_tool()]));
+    let tools = tools_of(&pipeline, &session).unwrap();
+    assert_eq!(tools.tools()[0].tier(), ToolTier::Session);
+    // The layer silent: the supplied tool stays home too.
+    let session = Context::new()
+        .with(Speak(false))
+        .with(SessionTools(vec![agent_tool()]));
+    assert!(tools_of(&pipeline, &session).unwrap().is_empty());
+    // A tool the pipeline never declared is refused, not sent.
+    let session = Context::new().with(SessionTools(vec![grep_tool()]));
+    assert!(matches!(
+        tools_of(&pipeline, &session),
+        Err(ToolError::Undeclared { .. })
+    ));
+}
+
+#[test]
+fn turn_tools_come_after_session_tools_after_stable_ones() {
+    let pipeline = pipeline("x")
+        .with_tools(
+            ToolSet::new()
+                .tool(grep_tool())
+                .slot(ToolSlot::session("agent"))
+                .slot(ToolSlot::turn("ask")),
+        )
+        .unwrap();
+    let session = Context::new().with(SessionTools(vec![agent_tool()]));
+    let turn = Context::new().with(TurnTools(vec![Tool::new(
+        "ask",
+        "Ask the user.",
+        json!({}),
+    )]));
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&session, &turn)
+        .unwrap();
+    let tools = pipeline
+        .tools()
+        .for_prompt(&prompt, &session, &turn)
+        .unwrap();
+    assert_eq!(tools.names().collect::<Vec<_>>(), ["grep", "agent", "ask"]);
+}
+
+#[test]
+fn the_standard_coordinator_and_its_delegate_tool_speak_together() {
+    let pipeline = Pipeline::collect()
+        .unwrap()
+        .with_tools(ToolSet::new().slot(SubAgents::tool_slot()))
+        .unwrap();
+    let agents = SubAgents(vec![SubAgent {
+        name: "tester".into(),
+        description: "Runs the test suite.".into(),
+    }]);
+    let session = Context::new()
+        .with(agents.session_tools())
+        .with(agents.clone());
+    assert_eq!(
+        tools_of(&pipeline, &session)
+            .unwrap()
+            .names()
+            .collect::<Vec<_>>(),
+        [DELEGATE_TOOL]
+    );
+    assert!(tools_of(&pipeline, &Context::new()).unwrap().is_empty());
+    // The layer speaks, the session forgot the tool: an error, never a
+    // prompt that advertises a tool the request lacks.
+    assert!(matches!(
+        tools_of(&pipeline, &Context::new().with(agents)),
+        Err(ToolError::Missing { .. })
+    ));
+}
+
+#[test]
+fn a_sentence_in_both_a_tool_description_and_a_layer_is_found() {
+    let text: &'static str =
+        "## Coordinator workflow\n\nStart a worker on a self-contained task and return its report.";
+    let declared = pipeline(text)
+        .with_tools(ToolSet::new().tool(agent_tool().documented_by("coordinator")))
+        .unwrap();
+    let scenarios = [Scenario::new("on", Context::new().with(Speak(true)))];
+    let report = Contract::new(&declared, &scenarios)
+        .only(&[Check::RepeatedSentence])
+        .run();
+    let shown = report.to_string();
+    assert!(!report.is_ok(), "{shown}");
+    assert!(shown.contains("coordinator"), "{shown}");
+    assert!(shown.contains("tool `agent`"), "{shown}");
+    assert!(shown.contains("belongs in its description"), "{shown}");
+    // A tool supplied by the session is read when named.
+    let plain = pipeline(text);
+    let report = Contract::new(&plain, &scenarios)
+        .only(&[Check::RepeatedSentence])
+        .tool(&agent_tool())
+        .run();
+    assert!(!report.is_ok());
+}
+
+/// `value` with each object's keys inserted in the order `seed` picks.
+fn shuffled(value: &Value, seed: &mut u64) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            for i in (1..keys.len()).rev() {
+                *seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                keys.swap(i, (*seed >> 33) as usize % (i + 1));
+            }
+            let mut out = Map::new();
+            for key in keys {
+                out.insert(key.clone(), shuffled(&map[key], seed));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| shuffled(v, seed)).collect()),
+        other => other.clone(),
+    }
+}
+
+fn tools() -> Vec<Tool> {
+    vec![
+        grep_tool(),
+        agent_tool(),
+        Tool::new(
+            "read",
+            "Read a file.",
+            json!({"type": "object", "properties": {"path": {"type": "string", "description": "Relative.", "minLength": 1}}, "required": ["path"], "additionalProperties": false}),
+        ),
+        Tool::new(
+            "ask",
+            "Ask the user.",
+            json!({"b": 1, "a": [{"z": 1, "y": 2}]}),
+        )
+        .tier_of(ToolTier::Turn),
+        Tool::new("todo", "Keep a list.", json!({"type": "object"})).tier_of(ToolTier::Session),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn any_order_of_tools_and_of_schema_keys_gives_the_same_bytes(
+        order in Just((0..5).collect::<Vec<usize>>()).prop_shuffle(),
+        mut seed in any::<u64>(),
+    ) {
+        let reference = RequestTools::new(tools()).unwrap();
+        let base = tools();
+        let permuted: Vec<Tool> = order
+            .iter()
+            .map(|&i| {
+                let t = &base[i];
+                Tool::new(t.name().to_owned(), t.description().to_owned(), shuffled(t.input_schema(), &mut seed))
+                    .tier_of(t.tier())
+            })
+            .collect();
+        let again = RequestTools::new(permuted).unwrap();
+        prop_assert_eq!(again.to_json_string(), reference.to_json_string());
+        prop_assert_eq!(again.fingerprints(), reference.fingerprints());
+        prop_assert_eq!(
+            reference.names().collect::<Vec<_>>(),
+            ["agent", "grep", "read", "todo", "ask"]
+        );
+    }
+}
+
+#[test]
+fn the_canonical_bytes_are_pinned() {
+    insta::assert_snapshot!(RequestTools::new(tools()).unwrap().to_json_string());
+}
