@@ -194,6 +194,10 @@ fn turn_tools_come_after_session_tools_after_stable_ones() {
         .for_prompt(&prompt, &session, &turn)
         .unwrap();
     assert_eq!(tools.names().collect::<Vec<_>>(), ["grep", "agent", "ask"]);
+    assert_eq!(
+        [ToolTier::Stable, ToolTier::Session, ToolTier::Turn].map(|t| tools.tier_end(t)),
+        [1, 2, 3]
+    );
 }
 
 #[test]
@@ -320,4 +324,43 @@ proptest! {
 #[test]
 fn the_canonical_bytes_are_pinned() {
     insta::assert_snapshot!(RequestTools::new(tools()).unwrap().to_json_string());
+}
+
+/// The declared tools in an Anthropic body: canonical bytes, a breakpoint
+/// after them, and the body the official SDK types accept
+/// (tests/sdk/validate.py reads this snapshot).
+#[test]
+fn anthropic_request_with_declared_tools() {
+    use prompt_core::providers::Message;
+    use prompt_core::providers::anthropic::{CacheTtl, MessagesRequest};
+
+    let pipeline = pipeline("Delegate with the `agent` tool.")
+        .with_tools(
+            ToolSet::new()
+                .tool(grep_tool())
+                .tool(agent_tool().documented_by("coordinator"))
+                .slot(ToolSlot::turn("ask")),
+        )
+        .unwrap();
+    let session = Context::new().with(Speak(true));
+    let turn = Context::new().with(TurnTools(vec![Tool::new(
+        "ask",
+        "Ask the user a question and wait for the answer.",
+        json!({"required": ["question"], "type": "object", "properties": {"question": {"type": "string"}}}),
+    )]));
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&session, &turn)
+        .unwrap();
+    let tools = pipeline
+        .tools()
+        .for_prompt(&prompt, &session, &turn)
+        .unwrap();
+    let mut request = MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024)
+        .declared_tools(&tools)
+        .message(Message::user("Find the failing test."));
+    request.cache_tools(CacheTtl::OneHour).unwrap();
+    // The opaque setter given the same values builds the same body.
+    let opaque = MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024).tools(tools.to_json());
+    assert_eq!(opaque.tools, tools.to_json());
+    insta::assert_snapshot!(serde_json::to_string_pretty(&request).unwrap());
 }

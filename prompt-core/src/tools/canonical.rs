@@ -89,6 +89,13 @@ impl RequestTools {
         self.tools.iter().map(Tool::name)
     }
 
+    /// How many tools are of tier `tier` or a more stable one: the index
+    /// after which a breakpoint covers exactly those tiers (e.g.
+    /// `tier_end(ToolTier::Stable)` for the tools every session shares).
+    pub fn tier_end(&self, tier: ToolTier) -> usize {
+        self.tools.iter().filter(|t| t.tier <= tier).count()
+    }
+
     /// How many tools.
     pub fn len(&self) -> usize {
         self.tools.len()

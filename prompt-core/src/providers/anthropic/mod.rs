@@ -77,6 +77,7 @@
 //! [`AssembledPrompt`]: crate::AssembledPrompt
 
 mod breakpoints;
+mod declared;
 mod diagnostics;
 mod scopes;
 
