@@ -91,13 +91,10 @@ fn a_documented_tool_is_sent_exactly_when_its_layer_speaks() {
 
 #[test]
 fn a_tool_documented_by_a_layer_the_pipeline_lacks_is_a_pipeline_error_with_its_line() {
-    let line = line!() + 3;
-    let error =
-        pipeline("x")
-            .with_tools(ToolSet::new().tool(
-                Tool::new("agent", "Start a worker.", json!({})).documented_by("coordinater"),
-            ))
-            .unwrap_err();
+    let (tool, line) = (Tool::new("agent", "Start a worker.", json!({})), line!());
+    let error = pipeline("x")
+        .with_tools(ToolSet::new().tool(tool.documented_by("coordinater")))
+        .unwrap_err();
     let [
         Problem::ToolLayerMissing {
             tool,
@@ -363,4 +360,93 @@ fn anthropic_request_with_declared_tools() {
     let opaque = MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024).tools(tools.to_json());
     assert_eq!(opaque.tools, tools.to_json());
     insta::assert_snapshot!(serde_json::to_string_pretty(&request).unwrap());
+}
+
+/// A Stable layer of fixed text.
+struct Text(String);
+
+impl Render<Stable> for Text {
+    fn render(&self, out: &mut LayerWriter<'_>, _input: &LayerInput<'_, Stable>) {
+        out.push_str(&self.0);
+    }
+}
+
+/// The ledger, told the declared tools, names the tool that broke the cache
+/// and how; told opaque JSON, it still says only that the tools changed.
+#[test]
+fn the_ledger_names_the_tool_that_changed() {
+    use prompt_core::observe::{
+        CacheLedger, CacheUsage, MissCause, Provider, Sent, Timestamp, ToolChange,
+    };
+
+    let pipeline = Pipeline::from_layers(
+        PipelineSpec::new("default"),
+        [LayerEntry::new(
+            LayerSpec::new("base", 10, Stability::Stable),
+            Text("Read the code before you change it. ".repeat(600)),
+        )],
+    )
+    .unwrap();
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&Context::new(), &Context::new())
+        .unwrap();
+    let usage = |read: u64, write: u64| {
+        CacheUsage::from_response(
+            Provider::Anthropic,
+            &json!({"id": "msg_x", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [], "stop_reason": "end_turn", "stop_sequence": null,
+                "usage": {"input_tokens": 20, "cache_read_input_tokens": read,
+                    "cache_creation_input_tokens": write,
+                    "cache_creation": {"ephemeral_5m_input_tokens": write, "ephemeral_1h_input_tokens": 0},
+                    "output_tokens": 12, "service_tier": "standard"}}),
+        )
+        .unwrap()
+    };
+    let at = |s: i64| Timestamp::from_second(1_800_000_000 + s).unwrap();
+    let sent = |s: i64| Sent::new(Provider::Anthropic, "claude-sonnet-4-5", at(s));
+    let before = RequestTools::new([grep_tool(), agent_tool()]).unwrap();
+    let reworded = RequestTools::new([
+        grep_tool(),
+        Tool::new(
+            "agent",
+            "Start a worker.",
+            agent_tool().input_schema().clone(),
+        ),
+    ])
+    .unwrap();
+    let mut ledger = CacheLedger::new();
+    let id = ledger.sent(&prompt, sent(0).declared_tools(&before));
+    ledger.received(id, &usage(0, 4300)).unwrap();
+    let id = ledger.sent(&prompt, sent(30).declared_tools(&before));
+    assert!(ledger.received(id, &usage(4300, 0)).unwrap().is_hit());
+    let id = ledger.sent(&prompt, sent(60).declared_tools(&reworded));
+    let verdict = ledger.received(id, &usage(0, 4300)).unwrap();
+    let Some(MissCause::ToolsChanged {
+        change: Some(change),
+        ..
+    }) = &verdict.cause
+    else {
+        panic!("{verdict}");
+    };
+    assert_eq!(
+        change,
+        &ToolChange::Description {
+            tool: "agent".into()
+        }
+    );
+    assert!(
+        verdict
+            .to_string()
+            .contains("tool `agent`'s description changed"),
+        "{verdict}"
+    );
+    // The wire form keeps the old `{"cause": "tools_changed"}` and adds the change.
+    let wire = serde_json::to_value(verdict.cause.as_ref().unwrap()).unwrap();
+    assert_eq!(wire["cause"], "tools_changed");
+    assert_eq!(
+        wire["change"],
+        json!({"change": "description", "tool": "agent"})
+    );
+    let old: MissCause = serde_json::from_value(json!({"cause": "tools_changed"})).unwrap();
+    assert!(matches!(old, MissCause::ToolsChanged { change: None, .. }));
 }
