@@ -181,7 +181,7 @@ mod tests {
         assert_eq!(added.unwrap().to_string(), "tool `c` added at 2");
         let early = ToolChange::between(&prints(&[b.clone(), c.clone()]), &base).unwrap();
         assert_eq!(early.to_string(), "tool `a` added at 0");
-        let removed = ToolChange::between(&base, &prints(&[b.clone()])).unwrap();
+        let removed = ToolChange::between(&base, &prints(std::slice::from_ref(&b))).unwrap();
         assert_eq!(removed.to_string(), "tool `a` removed from 0");
         let described = ToolChange::between(&base, &prints(&[("a", "A!", json!({})), b.clone()]));
         assert_eq!(

@@ -11,7 +11,7 @@ impl Pipeline {
     /// pipeline holds in `documented_by`, and no two share a name. Each
     /// problem names the declaration's `file:line`.
     ///
-    /// ```
+    /// ```standalone_crate
     /// use prompt_core::tools::{Tool, ToolSet};
     /// use prompt_core::{prompt_layer, Pipeline};
     ///

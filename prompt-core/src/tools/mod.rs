@@ -12,7 +12,7 @@
 //! sorted at every depth; stable tools first, then session, then turn, each
 //! tier sorted by name), the same in every process.
 //!
-//! ```
+//! ```standalone_crate
 //! use prompt_core::tools::{RequestTools, Tool, ToolSet};
 //! use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 //! use serde_json::json;

@@ -11,7 +11,7 @@ impl MessagesRequest {
     /// anything [`tools`](Self::tools) set; a breakpoint after the tools is
     /// [`cache_tools`](Self::cache_tools), as with opaque ones.
     ///
-    /// ```
+    /// ```standalone_crate
     /// use prompt_core::providers::anthropic::MessagesRequest;
     /// use prompt_core::tools::{RequestTools, Tool};
     /// use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
