@@ -249,6 +249,17 @@ fn a_sentence_in_both_a_tool_description_and_a_layer_is_found() {
         .tool(&agent_tool())
         .run();
     assert!(!report.is_ok());
+    // So is one in a scenario's session tools.
+    let supplied = [Scenario::new(
+        "supplied",
+        Context::new()
+            .with(Speak(true))
+            .with(SessionTools(vec![agent_tool()])),
+    )];
+    let report = Contract::new(&plain, &supplied)
+        .only(&[Check::RepeatedSentence])
+        .run();
+    assert!(report.to_string().contains("tool `agent`"), "{report}");
 }
 
 /// `value` with each object's keys inserted in the order `seed` picks.

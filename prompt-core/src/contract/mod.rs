@@ -152,7 +152,8 @@ impl<'a> Contract<'a> {
     /// A tool whose description no layer should repeat a sentence or fact
     /// of: a sentence a tool owns belongs in its description, sent only to
     /// requests that can call it. Reports name it as the tool `name`.
-    /// (The pipeline's own declared tools are read already.)
+    /// (The pipeline's own declared tools, and the [`SessionTools`](crate::tools::SessionTools)
+    /// of each scenario's session, are read already.)
     #[must_use]
     pub fn tool(mut self, tool: &crate::tools::Tool) -> Self {
         self.extras.push(tool_extra(tool));
@@ -199,6 +200,18 @@ impl<'a> Contract<'a> {
 
     /// Renders every assembly and runs the checks.
     pub fn run(&self) -> Report {
+        // The tools each scenario's session supplies are read like the
+        // pipeline's own (each once).
+        let mut extras = self.extras.clone();
+        for scenario in self.scenarios {
+            let supplied = scenario.session().get::<crate::tools::SessionTools>();
+            for tool in supplied.into_iter().flat_map(|s| &s.0) {
+                let extra = tool_extra(tool);
+                if !extras.contains(&extra) {
+                    extras.push(extra);
+                }
+            }
+        }
         let renders = Renders::new(self.pipeline, self.scenarios);
         let mut failures = renders.problems.clone();
         let mut notes = Vec::new();
@@ -213,9 +226,9 @@ impl<'a> Contract<'a> {
                 }
                 Check::PrefixInvariance => failures.extend(invariance::check(&renders)),
                 Check::RepeatedSentence => {
-                    failures.extend(sentences::check(&renders, &self.extras, self.min_words));
+                    failures.extend(sentences::check(&renders, &extras, self.min_words));
                 }
-                Check::RepeatedFact => failures.extend(facts::check(&renders, &self.extras)),
+                Check::RepeatedFact => failures.extend(facts::check(&renders, &extras)),
                 Check::VolatileValue => {
                     failures.extend(volatile::check(&renders, &self.allowances))
                 }
