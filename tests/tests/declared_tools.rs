@@ -461,3 +461,33 @@ fn the_ledger_names_the_tool_that_changed() {
     let old: MissCause = serde_json::from_value(json!({"cause": "tools_changed"})).unwrap();
     assert!(matches!(old, MissCause::ToolsChanged { change: None, .. }));
 }
+
+/// The same declared tools in OpenAI's two bodies, each in its API's shape
+/// and canonical key order (tests/sdk/validate.py reads both snapshots).
+#[test]
+fn openai_requests_with_declared_tools() {
+    use prompt_core::providers::Message;
+    use prompt_core::providers::openai::{ChatRequest, ResponsesRequest};
+
+    let pipeline = pipeline("Delegate with the `agent` tool.");
+    let session = Context::new().with(Speak(true));
+    let prompt = PromptBuilder::new(&pipeline)
+        .build_cached(&session, &Context::new())
+        .unwrap();
+    let tools = RequestTools::new([agent_tool(), grep_tool()]).unwrap();
+    let responses = ResponsesRequest::new(&prompt, "gpt-5")
+        .declared_tools(&tools)
+        .message(Message::user("Find the failing test."));
+    assert_eq!(responses.tools()[0]["name"], "agent");
+    insta::assert_snapshot!(
+        "openai_responses_request_with_declared_tools",
+        serde_json::to_string_pretty(&responses).unwrap()
+    );
+    let chat = ChatRequest::new(&prompt, "gpt-5")
+        .declared_tools(&tools)
+        .message(Message::user("Find the failing test."));
+    insta::assert_snapshot!(
+        "openai_chat_request_with_declared_tools",
+        serde_json::to_string_pretty(&chat).unwrap()
+    );
+}

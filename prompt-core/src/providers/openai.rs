@@ -416,6 +416,8 @@ pub struct ResponsesRequest {
     layout: Vec<usize>,
     /// The prompt's reminder, placed when serialized.
     reminder: Reminder,
+    /// Tool definitions in this API's shape ([`declared_tools`](Self::declared_tools)).
+    tools: Vec<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -431,6 +433,8 @@ struct ResponsesBody<'a> {
     prompt_cache_retention: Option<CacheRetention>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_options: Option<&'a PromptCacheOptions>,
+    #[serde(skip_serializing_if = "<[serde_json::Value]>::is_empty")]
+    tools: &'a [serde_json::Value],
 }
 
 impl Serialize for ResponsesRequest {
@@ -454,6 +458,7 @@ impl Serialize for ResponsesRequest {
             prompt_cache_key: &self.prompt_cache_key,
             prompt_cache_retention: self.prompt_cache_retention,
             prompt_cache_options: self.prompt_cache_options.as_ref(),
+            tools: &self.tools,
         }
         .serialize(serializer)
     }
@@ -481,6 +486,7 @@ impl ResponsesRequest {
             breakpoints,
             layout,
             reminder: Reminder::of(prompt, RESPONSES),
+            tools: Vec::new(),
         }
     }
 
@@ -548,6 +554,32 @@ impl ResponsesRequest {
         self
     }
 
+    /// Sends `tools` as Responses function tools (`type`, `name`,
+    /// `description`, `parameters`, `strict: false`), in their canonical
+    /// order with every object's keys sorted: the same tools give the same
+    /// bytes in every process.
+    pub fn declared_tools(mut self, tools: &crate::tools::RequestTools) -> Self {
+        self.tools = tools
+            .tools()
+            .iter()
+            .map(|tool| {
+                crate::tools::canonical_json(&serde_json::json!({
+                    "type": "function",
+                    "name": tool.name(),
+                    "description": tool.description(),
+                    "parameters": tool.input_schema(),
+                    "strict": false,
+                }))
+            })
+            .collect();
+        self
+    }
+
+    /// The tool definitions this request sends, in the API's shape.
+    pub fn tools(&self) -> &[serde_json::Value] {
+        &self.tools
+    }
+
     /// Limits the output.
     pub fn max_output_tokens(mut self, tokens: u32) -> Self {
         self.max_output_tokens = Some(tokens);
@@ -602,6 +634,8 @@ pub struct ChatRequest {
     layout: Vec<usize>,
     /// The prompt's reminder, placed when serialized.
     reminder: Reminder,
+    /// Tool definitions in this API's shape ([`declared_tools`](Self::declared_tools)).
+    tools: Vec<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -615,6 +649,8 @@ struct ChatBody<'a> {
     prompt_cache_retention: Option<CacheRetention>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_options: Option<&'a PromptCacheOptions>,
+    #[serde(skip_serializing_if = "<[serde_json::Value]>::is_empty")]
+    tools: &'a [serde_json::Value],
 }
 
 impl Serialize for ChatRequest {
@@ -649,6 +685,7 @@ impl Serialize for ChatRequest {
             prompt_cache_key: &self.prompt_cache_key,
             prompt_cache_retention: self.prompt_cache_retention,
             prompt_cache_options: self.prompt_cache_options.as_ref(),
+            tools: &self.tools,
         }
         .serialize(serializer)
     }
@@ -687,6 +724,7 @@ impl ChatRequest {
             breakpoints,
             layout,
             reminder: Reminder::of(prompt, CHAT),
+            tools: Vec::new(),
         }
     }
 
@@ -746,6 +784,33 @@ impl ChatRequest {
         self.messages
             .extend(messages.into_iter().map(|m| (&m).into()));
         self
+    }
+
+    /// Sends `tools` as Chat Completions function tools (`type`,
+    /// `function: {name, description, parameters}`), in their canonical
+    /// order with every object's keys sorted: the same tools give the same
+    /// bytes in every process.
+    pub fn declared_tools(mut self, tools: &crate::tools::RequestTools) -> Self {
+        self.tools = tools
+            .tools()
+            .iter()
+            .map(|tool| {
+                crate::tools::canonical_json(&serde_json::json!({
+                    "type": "function",
+                    "function": {
+                        "name": tool.name(),
+                        "description": tool.description(),
+                        "parameters": tool.input_schema(),
+                    },
+                }))
+            })
+            .collect();
+        self
+    }
+
+    /// The tool definitions this request sends, in the API's shape.
+    pub fn tools(&self) -> &[serde_json::Value] {
+        &self.tools
     }
 
     /// Limits the output.
