@@ -11,7 +11,7 @@ use prompt_core::tools::{
 use prompt_core::{
     Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder, Render, Stability, Stable,
 };
-use prompt_layers::{DELEGATE_TOOL, SubAgent, SubAgents};
+use prompt_layers::{CoordinatorLayer, DELEGATE_TOOL, SubAgent, SubAgents};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -199,7 +199,8 @@ fn turn_tools_come_after_session_tools_after_stable_ones() {
 
 #[test]
 fn the_standard_coordinator_and_its_delegate_tool_speak_together() {
-    let pipeline = Pipeline::collect()
+    let layers = [LayerEntry::of::<CoordinatorLayer>().with_pipelines(&["default"])];
+    let pipeline = Pipeline::from_layers(PipelineSpec::new("default"), layers)
         .unwrap()
         .with_tools(ToolSet::new().slot(SubAgents::tool_slot()))
         .unwrap();

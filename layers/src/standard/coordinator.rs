@@ -3,8 +3,7 @@
 //! The layer and the tool are enabled by one context value, [`SubAgents`], so
 //! the prompt never advertises a tool the session does not have.
 
-use prompt_core::tools::{SessionTools, Tool, ToolSlot};
-use prompt_core::{Context, LayerInput, LayerWriter, PromptLayer, Render, Stable, prompt_layer};
+use prompt_core::{Context, LayerInput, LayerWriter, Render, Stable, prompt_layer};
 use serde::Serialize;
 
 use crate::priorities;
@@ -40,15 +39,6 @@ pub struct ToolSpec {
     pub input_schema: serde_json::Value,
 }
 
-impl From<ToolSpec> for Tool {
-    /// A [`ToolTier::Stable`](prompt_core::tools::ToolTier::Stable) tool of
-    /// the same name, description and schema.
-    #[track_caller]
-    fn from(spec: ToolSpec) -> Self {
-        Tool::new(spec.name, spec.description, spec.input_schema)
-    }
-}
-
 impl SubAgents {
     /// The delegation tool, when there is at least one sub-agent: exactly when
     /// the `coordinator` layer speaks.
@@ -70,37 +60,6 @@ impl SubAgents {
                 "required": ["agent", "task"]
             }),
         })
-    }
-
-    /// The slot the delegate tool fills on a pipeline that declares its
-    /// tools ([`Pipeline::with_tools`](prompt_core::Pipeline::with_tools)),
-    /// documented by the `coordinator` layer: the tool is sent exactly when
-    /// the layer speaks, and a session whose coordinator speaks without
-    /// supplying it ([`SubAgents::session_tools`]) is an error.
-    ///
-    /// ```
-    /// use prompt_core::tools::ToolSet;
-    /// use prompt_core::{Context, Pipeline, PromptBuilder};
-    /// use prompt_layers::{SubAgent, SubAgents};
-    ///
-    /// let pipeline = Pipeline::collect()?.with_tools(ToolSet::new().slot(SubAgents::tool_slot()))?;
-    /// let agents = SubAgents(vec![SubAgent { name: "tester".into(), description: "Runs tests.".into() }]);
-    /// let session = Context::new().with(agents.session_tools()).with(agents);
-    /// let turn = Context::new();
-    /// let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn).unwrap();
-    /// let tools = pipeline.tools().for_prompt(&prompt, &session, &turn).unwrap();
-    /// assert_eq!(tools.names().collect::<Vec<_>>(), ["delegate"]);
-    /// # Ok::<(), prompt_core::PipelineError>(())
-    /// ```
-    #[track_caller]
-    pub fn tool_slot() -> ToolSlot {
-        ToolSlot::session(DELEGATE_TOOL).documented_by(CoordinatorLayer::SPEC.name)
-    }
-
-    /// The session's tools for [`SubAgents::tool_slot`]: the delegate tool
-    /// when there is at least one sub-agent. Put it in the session context.
-    pub fn session_tools(&self) -> SessionTools {
-        SessionTools(self.tool().map(Tool::from).into_iter().collect())
     }
 
     /// The tools the session's sub-agents enable: [`SubAgents::tool`] of the
