@@ -4,7 +4,7 @@
 //! workspace, until a pipeline includes the layer.
 //!
 //! No test harness: this binary is that user's `prompt` (when `PROMPT_AS_CLI`
-//! is set it runs `prompt_layers::cli::main()`, with the layer below linked
+//! is set it runs `prompt_cli::main()`, with the layer below linked
 //! in), and the test runs it and this package's `prompt` as child processes.
 
 use std::path::Path;
@@ -32,7 +32,7 @@ pub struct Styled;
 
 fn main() -> ExitCode {
     if std::env::var_os(common::AS_CLI).is_some() {
-        return prompt_layers::cli::main();
+        return prompt_cli::main();
     }
     let home = tempfile::tempdir().unwrap();
     let ws = tempfile::tempdir().unwrap();
@@ -65,7 +65,10 @@ fn main() -> ExitCode {
     // The pipeline that includes it does render it, first (priority 50).
     let styled = Pipeline::of::<Styled>().unwrap();
     assert_eq!(styled.specs().next().map(|s| s.name), Some("house_style"));
-    assert!(Pipeline::collect().unwrap().layer("house_style").is_none());
+    // Include-only: in no pipeline of its own, and not registered at all
+    // (the standard layers neither, so this binary's default is empty).
+    assert!(prompt_core::pipeline::registered_layers().all(|s| s.name != "house_style"));
+    assert!(Pipeline::collect().is_err());
     println!("include_only: the default prompt is unchanged in 3 renderings");
     ExitCode::SUCCESS
 }

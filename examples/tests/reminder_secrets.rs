@@ -4,7 +4,7 @@
 //! prompt only) while `--format anthropic` sent the key in the user message.
 //!
 //! No test harness: this binary is that user's `prompt` (when `PROMPT_AS_CLI`
-//! is set it runs `prompt_layers::cli::main()`, with the layer below linked
+//! is set it runs `prompt_cli::main()`, with the layer below linked
 //! into its default pipeline), and the test runs it as a child process.
 
 use std::process::{ExitCode, Output};
@@ -33,7 +33,7 @@ fn run(home: &std::path::Path, ws: &std::path::Path, extra: &[&str]) -> Output {
 
 fn main() -> ExitCode {
     if std::env::var_os(common::AS_CLI).is_some() {
-        return prompt_layers::cli::main();
+        return prompt_cli::main();
     }
     let home = tempfile::tempdir().unwrap();
     let ws = tempfile::tempdir().unwrap();

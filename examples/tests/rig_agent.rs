@@ -9,5 +9,13 @@
 mod example;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    example::serve(example::Endpoint::Loopback)
+    example::serve(example::Endpoint::Loopback)?;
+    // Ten rounds, measured as `session_agent` is (examples/tests/session_agent.rs):
+    // rig marks the system block only and the history keeps the user's own
+    // words, so the history is never read back. The figure, not a bar.
+    let measured =
+        example::serve_rounds(example::Endpoint::Loopback, 10)?.ok_or("the loopback ran")?;
+    assert_eq!(measured.requests, 30);
+    println!("rig_agent, 10 rounds, on the loopback: {measured}");
+    Ok(())
 }

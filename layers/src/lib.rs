@@ -21,23 +21,25 @@
 //! (`SkillIndex`, `ProjectDocs`, `Facts`). A layer's name (in traces and the
 //! manifest) is its type's without `Layer`, in snake_case (`skills_index`).
 //!
-//! Every layer is in the default pipeline; a pipeline of your own takes them
-//! with `include = [..]`, all at once ([`Standard`]), by theme ([`MemoryLayers`],
-//! [`ProjectLayers`]) or one by one, narrowed where it says so. To drop or
-//! replace one in the default pipeline, use
-//! `Pipeline::collect()?.without(&["base_prompt"])` (and `with_layer`). A binary that uses them must
-//! name this crate, or the linker drops it and its layers with it:
+//! Every layer is **include-only** (`pipeline = []`): it joins no pipeline
+//! until one includes it, so linking this crate (for one source, one set)
+//! changes no existing prompt, your default pipeline included. A pipeline
+//! takes them with `include = [..]`, all at once ([`Standard`]), by theme
+//! ([`MemoryLayers`], [`ProjectLayers`]) or one by one, narrowed where it
+//! says so; [`StandardPipeline`] is the pipeline of them all. To replace
+//! one, include the others (or `without` and `with_layer` on the collected
+//! pipeline). Naming a set or a layer links this crate:
 //!
-//! ```standalone_crate
+//! ```
 //! use prompt_core::{Context, Pipeline, PromptBuilder};
-//! use prompt_layers::{load_session, RuntimeFacts, SessionConfig};
+//! use prompt_layers::{load_session, RuntimeFacts, SessionConfig, StandardPipeline};
 //!
 //! let workspace = tempfile::tempdir().unwrap();
 //! std::fs::write(workspace.path().join("AGENTS.md"), "Run `make test` before you commit.").unwrap();
 //!
 //! let session = load_session(&SessionConfig::new("agent", workspace.path())).unwrap();
 //! let turn = Context::new().with(RuntimeFacts::default().with_model("opus"));
-//! let pipeline = Pipeline::collect().unwrap();
+//! let pipeline = Pipeline::of::<StandardPipeline>().unwrap();
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn).unwrap();
 //!
 //! // File text is quoted: `<file path="…">` … `</file>`.
@@ -51,8 +53,6 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod priorities;
 mod session;
 mod sets;
@@ -60,7 +60,7 @@ pub mod sources;
 mod standard;
 
 pub use session::{ConfigError, SessionConfig, load_session};
-pub use sets::{MemoryLayers, ProjectLayers, Standard};
+pub use sets::{MemoryLayers, ProjectLayers, Standard, StandardPipeline};
 pub use standard::{
     BasePromptLayer, CoordinatorLayer, DELEGATE_TOOL, EpisodicRecallLayer, FactsLayer,
     ProjectContextLayer, ProjectMemoryLayer, QUOTED_FILES_RULE, QuotedFilesLayer,

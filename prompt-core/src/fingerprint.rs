@@ -4,7 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use sha2::{Digest, Sha256};
+
+mod sha256;
 
 /// SHA-256 of a stable prefix's bytes.
 ///
@@ -29,7 +30,7 @@ pub struct Fingerprint([u8; 32]);
 impl Fingerprint {
     /// The fingerprint of `text`.
     pub fn of(text: &str) -> Self {
-        Self(Sha256::digest(text.as_bytes()).into())
+        Self(sha256::digest(text.as_bytes()))
     }
 
     /// The raw digest.

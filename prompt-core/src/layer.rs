@@ -252,7 +252,7 @@ pub trait PromptLayer: Send + Sync + 'static {
     /// unit struct, `Default::default()`, or the attribute's static text.
     /// Written by the attribute for a layer that renders itself; a text
     /// layer takes this one, which is generic, so it costs its crate no
-    /// code unless something calls it (`LayerEntry::of`). Not part of the
+    /// code unless something calls it (`LayerEntry::of`, `IncludedLayer::of`). Not part of the
     /// public API.
     #[doc(hidden)]
     fn __renderer() -> BoxedRender {

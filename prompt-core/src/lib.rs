@@ -70,7 +70,7 @@
 //!    own library counts: its `main.rs` must name it too). State the crate
 //!    so a dropped one is an error: `#[prompt_pipeline(require_crates = [my_layers])]`
 //!    on a pipeline you declare (checked whenever it is collected, and by
-//!    [`testing::check_pipelines`](crate::testing), the free test), or
+//!    `prompt_checks::testing::check_pipelines`, the free test), or
 //!    [`Pipeline::require_crates`] on a pipeline you collect at run time.
 //! 5. Snapshot [`Pipeline::manifest`] in a test: a dropped, moved or
 //!    re-prioritised layer shows up in review.
@@ -82,20 +82,23 @@
 //! # Features
 //!
 //! The default build is the runtime: layers, context, registry, pipeline,
-//! assembly, budget, tokens and fingerprints. The tools are opt-in, so a
-//! crate that only declares and assembles layers compiles none of them (and
-//! neither `regex` nor `serde_json`).
+//! assembly, budget, tokens and fingerprints. The tools are packages of
+//! their own, released on their own, so a crate that only declares and
+//! assembles layers compiles none of them (nor `regex`, `serde_json` or the
+//! Unicode tables):
+//!
+//! | package | what it holds |
+//! |---|---|
+//! | `prompt-layers` | the standard layers and the hardened sources they read |
+//! | `prompt-cli` | the `prompt` CLI as a library |
+//! | `prompt-providers` | provider requests (Anthropic, OpenAI, Gemini, Claude Code, Codex) with their dated vendor data (minimums, prices), and `observe`: usage read from the providers' responses, the cache ledger and its verdicts |
+//! | `prompt-checks` | `testing` (annotated renderings, the free test), `diff` (why two renderings do not share their stable prefix), `contract` (the reference agents' checks and byte ratchets), `secrets` (a scan for credential-shaped strings), `write` (the tools' safe file writes) |
+//! | `prompt-clients` | the prompt in rig's, genai's and async-openai's request types |
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
 //! | `link-time-checks` | yes | duplicate layer names and literal priorities of one pipeline in one module fail the build (E0428, both keys shown; nothing is exported); see the limits at [`prompt_layer`](macro@prompt_layer#what-the-duplicate-check-catches-and-what-it-does-not) |
-//! | `providers` | no | `providers`: Anthropic, OpenAI, Gemini, Claude Code and Codex requests |
-//! | `testing` | no | `testing`: annotated renderings for snapshot tests |
-//! | `diff` | no | `diff`: why two renderings do not share their stable prefix |
-//! | `contract` | no | `contract`: the reference agents' contract checks and byte ratchets |
-//! | `secrets` | no | `secrets`: a scan of a prompt for credential-shaped strings |
-//! | `observe` | no | `observe`: usage read from the providers' responses, the cache ledger and its verdicts (with `providers` and `diff`) |
-//! | `tools` | no | all six above |
+//! | `text` | no | `text`: the invisible characters and the tag matcher (NFKC, UTS #39 confusables) file text is cleaned and quoted with; pulls the Unicode tables |
 //! | `tiktoken` | no | `tokens::O200kBase`, `tokens::Cl100kBase`: exact OpenAI token counts |
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -106,36 +109,19 @@ pub mod assembly;
 pub mod budget;
 mod checks;
 pub mod context;
-#[cfg(feature = "contract")]
-pub mod contract;
-#[cfg(feature = "diff")]
-pub mod diff;
 pub mod fingerprint;
 mod layer;
 mod layer_set;
-#[cfg(feature = "observe")]
-pub mod observe;
 pub mod pipeline;
 mod registry;
-#[cfg(feature = "testing")]
-pub mod testing;
 
-#[cfg(feature = "providers")]
-pub mod providers;
-#[cfg(feature = "secrets")]
-pub mod secrets;
-// Not API (hidden, no semver promise beyond what the prompt-layers of the
-// same release calls): the invisible set and the tag matcher, and the one
-// writer of the tools' files. A user's own text goes through
-// `prompt_layers::sources` (`clean`, `fence`, `one_line`, `is_invisible`);
-// a provider's file is written by its own type (`providers::InstructionsFile::write`).
-#[doc(hidden)]
+// The invisible set, the line separators and the tag matcher: what
+// prompt-layers' sources clean and quote file text with, and what the tools
+// escape it with (feature `text`; the runtime never folds text).
+#[cfg(feature = "text")]
 pub mod text;
 pub mod tokens;
 pub mod tools;
-#[cfg(any(feature = "providers", feature = "contract"))]
-#[doc(hidden)]
-pub mod write;
 
 #[doc(hidden)]
 #[path = "private_v1.rs"]

@@ -22,8 +22,8 @@ pub use crate::layer::{BoxedRender, LayerWriter, PromptLayer, Render, StaticText
 pub use crate::layer_set::LayerSet;
 pub use crate::registry::{PipelineRegistration, Registration};
 pub use crate::spec::{
-    AssemblyPath, Channel, Include, LayerLink, LayerSpec, PromptMode, Scope, ScopeBounds,
-    ScopeOrder, Stability, Yields,
+    AssemblyPath, Channel, Include, IncludedLayer, LayerLink, LayerSpec, PromptMode, Scope,
+    ScopeBounds, ScopeOrder, Stability, Yields,
 };
 pub use crate::spec::{DEFAULT_PIPELINE, DefaultPipeline, PipelineSpec, PromptPipeline};
 

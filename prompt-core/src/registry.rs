@@ -79,6 +79,28 @@ pub(crate) fn registrations() -> impl Iterator<Item = &'static Registration> {
     inventory::iter::<Registration>.into_iter()
 }
 
+/// The spec of every layer registered in this binary: each `#[prompt_layer]`
+/// type that joins a pipeline at link time, in no particular order. An
+/// include-only layer (`pipeline = []`) is never among them: the sets and
+/// pipelines that include it build it. A test can assert with it what
+/// linking a crate added to the registry.
+///
+/// ```
+/// use prompt_core::{prompt_layer, pipeline::registered_layers};
+///
+/// #[prompt_layer(priority = 1, stability = Stable, paths = [Basic], text = "Mine.")]
+/// struct Mine;
+/// #[prompt_layer(priority = 2, stability = Stable, paths = [Basic], text = "Lent.", pipeline = [])]
+/// struct IncludeOnly;
+///
+/// let names: Vec<&str> = registered_layers().map(|s| s.name).collect();
+/// assert!(names.contains(&"mine"));
+/// assert!(!names.contains(&"include_only"));
+/// ```
+pub fn registered_layers() -> impl Iterator<Item = &'static LayerSpec> {
+    registrations().map(Registration::spec)
+}
+
 /// Every pipeline declared in this binary, sorted by name, then definition site.
 pub(crate) fn pipelines() -> Vec<&'static PipelineSpec> {
     let mut specs: Vec<&'static PipelineSpec> = inventory::iter::<PipelineRegistration>

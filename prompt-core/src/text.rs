@@ -18,8 +18,6 @@ mod shapes;
 mod small_capitals;
 mod tags;
 
-#[cfg(feature = "secrets")]
-pub(crate) use fold::ascii_fold;
 pub use invisible::UNICODE_VERSION;
 pub use tags::{TAG_LOOKAHEAD, escape_named_tags, escape_tags, is_angle, starts_tag};
 
@@ -106,6 +104,24 @@ pub fn is_invisible(c: char) -> bool {
 /// ```
 pub fn must_escape(c: char) -> bool {
     c.is_control() || is_invisible(c) || is_line_separator(c)
+}
+
+/// The fold of `c` where it is ASCII, in its case: its compatibility form,
+/// each non-ASCII piece of it through its UTS #39 prototype, a `<` shape and
+/// small capitals (Cyrillic `ѕ` is `s`, Greek `κ` is `k`, `‐` and `−` are
+/// `-`, full-width `ｓ` is `s`, `ﬁ` is `fi`); `None` when any piece of it is
+/// not ASCII (`é`, whose mark stays) or when `c` is ASCII itself. The tag
+/// matcher and the secrets guard read this one fold.
+///
+/// ```
+/// use prompt_core::text::ascii_fold;
+///
+/// assert_eq!(ascii_fold('ѕ').as_deref(), Some("s"));
+/// assert_eq!(ascii_fold('\u{2212}').as_deref(), Some("-"));
+/// assert_eq!(ascii_fold('s'), None);
+/// ```
+pub fn ascii_fold(c: char) -> Option<String> {
+    fold::ascii_fold(c).map(|reading| reading.into_iter().collect())
 }
 
 #[cfg(test)]

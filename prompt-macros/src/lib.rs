@@ -12,6 +12,8 @@
 
 mod ctxt;
 mod expand;
+#[cfg(test)]
+mod expansion_tests;
 mod fallback;
 mod keys;
 mod names;

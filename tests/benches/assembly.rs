@@ -27,7 +27,8 @@ fn turn() -> TurnContext {
 fn benches(c: &mut Criterion) {
     let ws = FixtureWorkspace::new();
     let config = full_config(&ws);
-    let pipeline = Pipeline::collect().expect("the standard pipeline is valid");
+    let pipeline =
+        Pipeline::of::<prompt_layers::StandardPipeline>().expect("the standard pipeline is valid");
 
     c.bench_function("load_session (fixture workspace, every source)", |b| {
         b.iter(|| load_session(black_box(&config)).unwrap())

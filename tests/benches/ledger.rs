@@ -27,10 +27,10 @@ use std::hint::black_box;
 
 use criterion::Criterion;
 use jiff::{SignedDuration, Timestamp};
-use prompt_core::observe::{CacheLedger, CacheUsage, Provider, Sent};
 use prompt_core::{
     AssembledPrompt, Context, LayerInput, LayerWriter, PromptBuilder, PromptSession, Render,
 };
+use prompt_providers::observe::{CacheLedger, CacheUsage, Provider, Sent};
 use workload::Turn;
 
 /// A Dynamic layer of ~200 B reading the turn value (as `warm`'s).

@@ -212,7 +212,8 @@ fn benches(c: &mut Criterion) {
     group.bench_function("standard: load_session (fixture workspace)", |b| {
         b.iter(|| load_session(black_box(&config)))
     });
-    let standard = Pipeline::collect().expect("the standard pipeline is valid");
+    let standard =
+        Pipeline::of::<prompt_layers::StandardPipeline>().expect("the standard pipeline is valid");
     let standard_session = PromptBuilder::new(&standard)
         .session(load_session(&config).expect("the fixture session loads"));
     group.bench_function("standard: warm PromptSession::build_cached", |b| {

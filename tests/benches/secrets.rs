@@ -1,6 +1,6 @@
 //! What the secrets guard costs on hostile text (issue 38, item 3): each unit
 //! of `tests/fixtures/secrets/hostile.txt` repeated to 1 MiB, and 1 MiB of
-//! ordinary prose, scanned with `prompt_core::secrets::scan`: the median of 3
+//! ordinary prose, scanned with `prompt_checks::secrets::scan`: the median of 3
 //! scans, and how many findings. The first scan of the process (which parses
 //! and compiles the rules) is timed apart.
 //!
@@ -11,7 +11,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use prompt_core::secrets::scan;
+use prompt_checks::secrets::scan;
 
 const MIB: usize = 1024 * 1024;
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # RUSTC_WRAPPER for `IR=1 tests/compile-bench/gen.sh`: runs rustc under
-# callgrind for the four bench crates only and appends "crate instructions"
+# callgrind for the bench crates only and appends "crate instructions"
 # to $IR_OUT (nothing with IR_OFF set), so a figure does not depend on the machine's load.
 rustc=$1
 shift
@@ -12,7 +12,7 @@ for arg in "$@"; do
   prev=$arg
 done
 case $name in
-  plain | default | include | include50)
+  plain | default | include | include50 | library)
     log=$(mktemp)
     valgrind --tool=callgrind --callgrind-out-file=/dev/null "$rustc" "$@" 2>"$log"
     rc=$?

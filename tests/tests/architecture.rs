@@ -1,5 +1,7 @@
-//! The dependency direction inside `prompt-core`: each module uses only the
-//! modules below it, so the crate has a bottom (`spec`) and no cycle.
+//! The dependency direction inside `prompt-core`, `prompt-checks` and
+//! `prompt-providers`: each module uses only the modules below it, so each
+//! crate has a bottom and no cycle. A name a crate's root takes from another
+//! crate (`use prompt_core::spec;` in a tool package) is outside, below all.
 //!
 //! The order is the one `ARCHITECTURE.md` draws. Every source file is parsed
 //! with `syn`, and every path that reaches into the crate counts: a `use`
@@ -20,7 +22,7 @@ use syn::visit::Visit;
 /// listed in the same rank's group below.
 const ORDER: &[&[&str]] = &[
     &["spec"],
-    &["fingerprint", "text", "tokens", "checks", "write"],
+    &["fingerprint", "text", "tokens", "checks"],
     &["context"],
     &["layer"],
     &["layer_set"],
@@ -29,15 +31,51 @@ const ORDER: &[&[&str]] = &[
     &["pipeline"],
     &["budget"],
     &["assembly"],
-    &["testing", "providers", "secrets"],
-    &["diff"],
-    &["contract", "observe"],
     // The macro support module: generated code's one entry point, above all.
     &["__private_v1"],
 ];
 
-fn rank(module: &str) -> Option<usize> {
-    ORDER.iter().position(|rank| rank.contains(&module))
+/// One crate whose modules are ranked.
+struct Tree {
+    /// Its `src/`, from the repository's root.
+    src: &'static str,
+    /// Its modules, bottom up, as [`ORDER`] is prompt-core's.
+    order: &'static [&'static [&'static str]],
+    /// The module a top-level module counts as: prompt-providers' request
+    /// files are one module (`providers`), as they were inside prompt-core.
+    fold: fn(&str) -> &str,
+}
+
+const CORE: Tree = Tree {
+    src: "prompt-core/src",
+    order: ORDER,
+    fold: |module| module,
+};
+
+const CHECKS: Tree = Tree {
+    src: "prompt-core/checks/src",
+    order: &[&["write", "testing", "secrets"], &["diff"], &["contract"]],
+    fold: |module| module,
+};
+
+const PROVIDERS: Tree = Tree {
+    src: "prompt-core/providers/src",
+    order: &[&["providers"], &["observe"]],
+    fold: |module| match module {
+        "anthropic" | "claude_cli" | "codex" | "conversation" | "cost" | "gemini" | "history"
+        | "message" | "mid_conversation" | "minimums" | "openai" | "placement" | "plan"
+        | "simulation" => "providers",
+        _ => module,
+    },
+};
+
+const TREES: [&Tree; 3] = [&CORE, &CHECKS, &PROVIDERS];
+
+impl Tree {
+    fn rank(&self, module: &str) -> Option<usize> {
+        let module = (self.fold)(module);
+        self.order.iter().position(|rank| rank.contains(&module))
+    }
 }
 
 /// What the crate root makes of a name: the top-level module that defines
@@ -106,6 +144,7 @@ enum Reach {
 
 /// Walks one file, collecting where its paths reach.
 struct Scan<'a> {
+    tree: &'a Tree,
     roots: &'a RootNames,
     /// The module path of the file, then of the inline modules the walk is in
     /// (`providers/anthropic/scopes.rs` -> `[providers, anthropic, scopes]`).
@@ -118,7 +157,13 @@ impl Scan<'_> {
     /// crate-root name it names, if it leaves the file's own tree that way.
     fn root_segment<'s>(&self, segments: &'s [String]) -> Option<&'s str> {
         match segments.first()?.as_str() {
-            "crate" => segments.get(1).map(String::as_str),
+            // `use crate as providers;`: `crate::providers::x` is `crate::x`.
+            "crate" => match segments.get(1) {
+                Some(alias) if self.roots.get(alias).is_some_and(|from| from == "crate") => {
+                    segments.get(2).map(String::as_str)
+                }
+                name => name.map(String::as_str),
+            },
             "super" => {
                 let climbs = segments.iter().take_while(|s| *s == "super").count();
                 // From `a::b::c`, one `super` is `a::b`; `len` of them is the root.
@@ -134,15 +179,15 @@ impl Scan<'_> {
         let Some(name) = self.root_segment(segments) else {
             return;
         };
-        let reach = if rank(name).is_some() || name == "self" {
+        let reach = if self.tree.rank(name).is_some() || name == "self" {
             Reach::Module {
                 line,
-                module: name.to_owned(),
+                module: (self.tree.fold)(name).to_owned(),
             }
         } else if let Some(module) = self.roots.get(name) {
             Reach::Module {
                 line,
-                module: module.clone(),
+                module: (self.tree.fold)(module).to_owned(),
             }
         } else {
             Reach::Unknown {
@@ -309,18 +354,18 @@ fn module_path(relative: &Path) -> Option<Vec<String>> {
 
 /// The problems of one file: every path to a module not below its own, and
 /// every root name that is neither a module nor a re-export.
-fn check_file(relative: &Path, source: &str, roots: &RootNames) -> Vec<String> {
+fn check_file(tree: &Tree, relative: &Path, source: &str, roots: &RootNames) -> Vec<String> {
     let Some(path) = module_path(relative) else {
         return Vec::new(); // the root re-exports everything
     };
-    let module = path[0].clone();
+    let module = (tree.fold)(&path[0]).to_owned();
     let shown = relative.display();
-    let Some(own) = rank(&module) else {
+    let Some(own) = tree.rank(&module) else {
         return vec![format!(
             "{shown}: module `{module}` has no place in ORDER (tests/tests/architecture.rs); add it at the rank of what it uses"
         )];
     };
-    let found = match reaches(&path, source, roots) {
+    let found = match reaches(tree, &path, source, roots) {
         Ok(found) => found,
         Err(e) => return vec![format!("{shown}: does not parse: {e}")],
     };
@@ -328,7 +373,7 @@ fn check_file(relative: &Path, source: &str, roots: &RootNames) -> Vec<String> {
     for reach in found {
         match reach {
             Reach::Module { module: used, .. } if used == module || used == "self" => {}
-            Reach::Module { line, module: used } => match rank(&used) {
+            Reach::Module { line, module: used } => match tree.rank(&used) {
                 Some(theirs) if theirs < own => {}
                 Some(_) => problems.push(format!(
                     "{shown}:{line}: `{module}` uses `crate::{used}`, which is not below it; \
@@ -348,9 +393,15 @@ fn check_file(relative: &Path, source: &str, roots: &RootNames) -> Vec<String> {
 }
 
 /// Where the paths of a file at module path `path` reach.
-fn reaches(path: &[String], source: &str, roots: &RootNames) -> syn::Result<Vec<Reach>> {
+fn reaches(
+    tree: &Tree,
+    path: &[String],
+    source: &str,
+    roots: &RootNames,
+) -> syn::Result<Vec<Reach>> {
     let file = syn::parse_file(source)?;
     let mut scan = Scan {
+        tree,
         roots,
         path: path.to_vec(),
         found: Vec::new(),
@@ -370,20 +421,23 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../prompt-core/src")
+fn src(tree: &Tree) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(tree.src)
+}
+
+/// prompt-core's root names (see [`read_tree_roots`]).
+fn tree_roots() -> &'static RootNames {
+    static ROOTS: std::sync::OnceLock<RootNames> = std::sync::OnceLock::new();
+    ROOTS.get_or_init(|| read_tree_roots(&CORE))
 }
 
 /// The root's names: what `lib.rs` re-exports, and each `#[macro_export]`
 /// macro (which lives at the root whatever file defines it) mapped to the
 /// module of that file.
-fn tree_roots() -> &'static RootNames {
-    static ROOTS: std::sync::OnceLock<RootNames> = std::sync::OnceLock::new();
-    ROOTS.get_or_init(read_tree_roots)
-}
-
-fn read_tree_roots() -> RootNames {
-    let src = src();
+fn read_tree_roots(tree: &Tree) -> RootNames {
+    let src = src(tree);
     let mut roots = root_names(&std::fs::read_to_string(src.join("lib.rs")).unwrap());
     let mut all = Vec::new();
     files(&src, &mut all);
@@ -406,25 +460,38 @@ fn read_tree_roots() -> RootNames {
 
 #[test]
 fn every_module_uses_only_the_modules_below_it() {
-    let src = src();
-    let roots = tree_roots();
-    let mut all = Vec::new();
-    files(&src, &mut all);
-    all.sort();
-    assert!(all.len() > 40, "found only {} files", all.len());
     let mut problems = Vec::new();
-    for file in &all {
-        let text = std::fs::read_to_string(file).unwrap();
-        problems.extend(check_file(file.strip_prefix(&src).unwrap(), &text, roots));
+    for tree in TREES {
+        let src = src(tree);
+        let roots = read_tree_roots(tree);
+        let mut all = Vec::new();
+        files(&src, &mut all);
+        all.sort();
+        assert!(
+            all.len() > 30,
+            "found only {} files in {}",
+            all.len(),
+            tree.src
+        );
+        for file in &all {
+            let text = std::fs::read_to_string(file).unwrap();
+            let relative = file.strip_prefix(&src).unwrap();
+            problems.extend(
+                check_file(tree, relative, &text, &roots)
+                    .into_iter()
+                    .map(|problem| format!("{}/{problem}", tree.src)),
+            );
+        }
     }
     // The scan sees the tree's real paths: a provider reaches the prompt it
-    // delivers through the root's `AssembledPrompt`.
-    let openai = std::fs::read_to_string(src.join("providers/openai.rs")).unwrap();
-    let found = reaches(&["providers".into(), "openai".into()], &openai, roots).unwrap();
+    // delivers through its root's `AssembledPrompt`, prompt-core's (outside).
+    let roots = read_tree_roots(&PROVIDERS);
+    let openai = std::fs::read_to_string(src(&PROVIDERS).join("openai.rs")).unwrap();
+    let found = reaches(&PROVIDERS, &["openai".into()], &openai, &roots).unwrap();
     assert!(
         found
             .iter()
-            .any(|r| matches!(r, Reach::Module { module, .. } if module == "assembly")),
+            .any(|r| matches!(r, Reach::Module { module, .. } if module == "prompt_core")),
         "{found:?}"
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -444,7 +511,7 @@ fn root_re_exports_resolve_to_their_modules() {
 // The checker against planted imports: each kind of upward path fails it.
 
 fn planted(file: &str, source: &str) -> Vec<String> {
-    check_file(Path::new(file), source, tree_roots())
+    check_file(&CORE, Path::new(file), source, tree_roots())
 }
 
 #[test]
@@ -506,10 +573,19 @@ fn paths_in_code_in_macros_and_through_super_fail() {
     assert_eq!(planted("pipeline/validate.rs", climbing).len(), 1);
     // `super` that stays inside the module is its own business.
     assert!(planted("pipeline/validate.rs", "use super::error::PipelineError;").is_empty());
+    let providers = read_tree_roots(&PROVIDERS);
+    let scopes = Path::new("anthropic/scopes.rs");
+    assert!(check_file(&PROVIDERS, scopes, "use super::super::Message;", &providers).is_empty());
+    // Its request files are one module, below `observe`, through the alias too.
+    let upward = "use crate::providers::observe::Provider;";
+    assert_eq!(check_file(&PROVIDERS, scopes, upward, &providers).len(), 1);
+    let observe = Path::new("observe/log.rs");
     assert!(
-        planted(
-            "providers/anthropic/scopes.rs",
-            "use super::super::Message;"
+        check_file(
+            &PROVIDERS,
+            observe,
+            "use crate::providers::cost;",
+            &providers
         )
         .is_empty()
     );

@@ -282,33 +282,3 @@ fn an_include_only_layer_joins_only_the_pipelines_that_include_it() {
         ["house_style"]
     );
 }
-
-/// A set listing a spec that no `#[prompt_layer]` registered.
-pub struct HandMade;
-
-impl prompt_core::pipeline::LayerSet for HandMade {
-    const LAYERS: &'static [prompt_core::LayerSpec] = &[prompt_core::LayerSpec::new(
-        "hand_made",
-        50,
-        prompt_core::Stability::Stable,
-    )];
-}
-
-/// Takes the hand-made set.
-#[prompt_pipeline(paths = [Basic], include = [HandMade])]
-pub struct FromHand;
-
-#[test]
-fn a_set_member_without_a_registration_is_an_error_not_a_missing_layer() {
-    let error = Pipeline::of::<FromHand>().unwrap_err();
-    assert!(
-        matches!(
-            &error.problems[..],
-            [Problem::NotRegistered {
-                include: "HandMade",
-                ..
-            }]
-        ),
-        "{error}"
-    );
-}

@@ -1,37 +1,45 @@
-//! Same priority, two crates, both in the default pipeline: what only the
-//! linked binary knows. It builds and links (no linker dump), and the free
-//! test and collecting the pipeline name both layers with their `file:line`.
-//! Likewise one name in two modules of one crate: the compile-time check sees
-//! one module (it exports nothing), collecting sees them all.
+//! Same priority, two modules, both in the default pipeline: what only the
+//! linked binary knows (two crates are the same case: the standard layers
+//! used to be the other crate, but they are include-only now and join no
+//! pipeline at link time, so linking `prompt_layers` below adds nothing).
+//! It builds and links (no linker dump), and the free test and collecting
+//! the pipeline name both layers with their `file:line`. Likewise one name
+//! in two modules of one crate: the compile-time check sees one module (it
+//! exports nothing), collecting sees them all.
 
+use prompt_checks::testing;
 use prompt_core::pipeline::Problem;
-use prompt_core::{Pipeline, prompt_layer, prompt_pipeline, testing};
+use prompt_core::{Pipeline, prompt_pipeline};
 
 use prompt_layers as _;
 
-/// This crate's layer at the standard `base_prompt`'s priority (1000).
-#[prompt_layer(priority = 1_000, stability = Stable, scope = Global, paths = [Basic, Cached], text = "House persona.")]
-pub struct HousePersona;
+mod house {
+    /// This module's layer at the priority of `rules::RulesLayer`.
+    #[prompt_core::prompt_layer(priority = 1_000, stability = Stable, scope = Global, paths = [Basic, Cached], text = "House persona.")]
+    pub struct HousePersona;
+}
+
+mod rules {
+    /// Another module's layer at the same priority.
+    #[prompt_core::prompt_layer(priority = 1_000, stability = Stable, scope = Global, paths = [Basic, Cached], text = "House rules.")]
+    pub struct HouseRules;
+}
 
 #[test]
 fn the_free_test_names_both_layers_with_their_file_and_line() {
-    let error = testing::check_pipelines(&["prompt_layers"]).unwrap_err();
+    let error = testing::check_pipelines(&[]).unwrap_err();
     let text = error.to_string();
     assert!(
         text.contains("pipeline `default` is invalid (1 problem)"),
         "{text}"
     );
     assert!(text.contains("both have priority 1000"), "{text}");
-    assert!(
-        text.contains("`base_prompt` (BasePromptLayer at prompt-layers: src/standard/base.rs:"),
-        "{text}"
-    );
-    assert!(
-        text.contains(
-            "`house_persona` (HousePersona at prompt-tests: tests/cross_crate_priority.rs:"
-        ),
-        "{text}"
-    );
+    for layer in [
+        "`house_persona` (HousePersona at prompt-tests: tests/cross_crate_priority.rs:",
+        "`house_rules` (HouseRules at prompt-tests: tests/cross_crate_priority.rs:",
+    ] {
+        assert!(text.contains(layer), "{text}");
+    }
     let collected = Pipeline::collect().unwrap_err();
     assert!(
         matches!(

@@ -2,7 +2,7 @@
 //! conditional tool and the layer that documents it, and the contract reading
 //! tool descriptions with the layers.
 
-use prompt_core::contract::{Check, Contract, Scenario};
+use prompt_checks::contract::{Check, Contract, Scenario};
 use prompt_core::pipeline::{LayerEntry, Problem};
 use prompt_core::spec::PipelineSpec;
 use prompt_core::tools::{
@@ -340,8 +340,8 @@ fn the_canonical_bytes_are_pinned() {
 /// (tests/sdk/validate.py reads this snapshot).
 #[test]
 fn anthropic_request_with_declared_tools() {
-    use prompt_core::providers::Message;
-    use prompt_core::providers::anthropic::{CacheTtl, MessagesRequest};
+    use prompt_providers::Message;
+    use prompt_providers::anthropic::{CacheTtl, MessagesRequest};
 
     let pipeline = pipeline("Delegate with the `agent` tool.")
         .with_tools(
@@ -387,7 +387,7 @@ impl Render<Stable> for Text {
 /// and how; told opaque JSON, it still says only that the tools changed.
 #[test]
 fn the_ledger_names_the_tool_that_changed() {
-    use prompt_core::observe::{
+    use prompt_providers::observe::{
         CacheLedger, CacheUsage, MissCause, Provider, Sent, Timestamp, ToolChange,
     };
 
@@ -467,8 +467,8 @@ fn the_ledger_names_the_tool_that_changed() {
 /// and canonical key order (tests/sdk/validate.py reads both snapshots).
 #[test]
 fn openai_requests_with_declared_tools() {
-    use prompt_core::providers::Message;
-    use prompt_core::providers::openai::{ChatRequest, ResponsesRequest};
+    use prompt_providers::Message;
+    use prompt_providers::openai::{ChatRequest, ResponsesRequest};
 
     let pipeline = pipeline("Delegate with the `agent` tool.");
     let session = Context::new().with(Speak(true));

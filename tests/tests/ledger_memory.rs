@@ -7,8 +7,8 @@
 use std::alloc::System;
 
 use jiff::{SignedDuration, Timestamp};
-use prompt_core::observe::{CacheLedger, CacheUsage, Provider, Sent};
 use prompt_core::{Context, PromptBuilder, Stability};
+use prompt_providers::observe::{CacheLedger, CacheUsage, Provider, Sent};
 use prompt_tests::fixed;
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use prompt_core::observe::{CacheLedger, CacheUsage, Provider, Sent, semconv};
 use prompt_core::{Context, PromptBuilder, Stability};
+use prompt_providers::observe::{CacheLedger, CacheUsage, Provider, Sent, semconv};
 use prompt_tests::fixed;
 
 /// One event: its target and its fields, each as text.

@@ -12,8 +12,8 @@ use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
-use prompt_core::providers::codex::{self, CodexError};
-use prompt_core::write::WriteError;
+use prompt_checks::write::WriteError;
+use prompt_providers::codex::{self, CodexError};
 
 const CHILD: &str = "PRIVATE_FILES_WRITE_TO";
 

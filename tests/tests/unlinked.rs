@@ -2,8 +2,9 @@
 //! names it, so the linker drops it and its layers with it. This is the
 //! failure the manifest snapshot and `Pipeline::require_crates` exist to catch.
 
+use prompt_checks::testing;
 use prompt_core::pipeline::Problem;
-use prompt_core::{Pipeline, prompt_pipeline, testing};
+use prompt_core::{Pipeline, prompt_pipeline};
 
 /// A sub-agent that states its layer crate: the crate is a dependency but
 /// nothing here names it, as when a user forgets `use agent_layers as _;`.

@@ -14,6 +14,9 @@
 //! breakpoints it sees), checks the verdicts, and exits non-zero when one
 //! is wrong. With `ANTHROPIC_BASE_URL=https://api.anthropic.com` and
 //! `ANTHROPIC_API_KEY` set, rig reads both and it talks to Anthropic.
+//! `AGENT_TURNS` sets how many rounds of turns each conversation has
+//! (default 2); on the loopback it ends with the share of the readable
+//! input that was read from the cache.
 //!
 //! The recipe, for your own server:
 //!
@@ -28,7 +31,10 @@
 //!    `prompt_clients::rig::completion_request(&prompt, history)`. It puts
 //!    the stable prefix in rig's one system block (the one rig marks) and
 //!    the per-turn suffix and reminder at the head of the latest user turn,
-//!    after the breakpoint. Keep the user's own words in the history.
+//!    after the breakpoint. Keep the history as sent: the latest user turn
+//!    goes back into the history with its block, so the next request's
+//!    messages begin with this one's, byte for byte, and the history can be
+//!    read from the cache.
 //! 5. Tell the ledger before sending (`ledger.sent(&prompt, placed.sent(..))`)
 //!    and give it rig's usage after (`prompt_clients::rig::cache_usage`):
 //!    the verdict says whether the prefix was read, and why not.
@@ -44,16 +50,16 @@ use std::collections::BTreeMap;
 use std::error::Error;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use prompt_clients::loopback::Loopback;
+use prompt_clients::loopback::{Loopback, ReadShare};
 use prompt_clients::rig::{cache_prefix, cache_usage, completion_request};
 use prompt_core::assembly::PrefixCache;
-use prompt_core::observe::{CacheLedger, CacheVerdict, MissCause};
-use prompt_core::providers::anthropic::{CacheMinimums, check_cache_minimum};
 use prompt_core::tokens::ApproxCounter;
 use prompt_core::{
     Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptSession, Render, SessionValue,
     Stable, TurnContext, TurnValue, prompt_layer, prompt_pipeline,
 };
+use prompt_providers::anthropic::{CacheMinimums, check_cache_minimum};
+use prompt_providers::observe::{CacheLedger, CacheVerdict, MissCause};
 use rig_core::Model;
 use rig_core::message::Message;
 use rig_core::providers::anthropic::completion::CacheTtl;
@@ -237,10 +243,18 @@ impl Server {
             )
         };
         let placed = completion_request(&prompt, history)?;
+        // The history as sent: the user's turn with the block it went out with.
+        if let (Some(conversation), Some(sent)) = (
+            lock(&self.conversations).get_mut(id),
+            placed.request.chat_history.last(),
+        ) && let Some(turn) = conversation.history.last_mut()
+        {
+            *turn = sent.clone();
+        }
         let sent = lock(&self.ledger).sent(
             &prompt,
             placed
-                .sent(MODEL, prompt_core::observe::Timestamp::now())
+                .sent(MODEL, prompt_providers::observe::Timestamp::now())
                 .conversation(id),
         );
         let response = self.model.call(placed.request).await?;
@@ -296,13 +310,27 @@ fn main() -> Result<(), Box<dyn Error>> {
         Some(_) => Endpoint::FromEnv,
         None => Endpoint::Loopback,
     };
-    serve(endpoint)
+    let rounds = match std::env::var("AGENT_TURNS") {
+        Ok(rounds) => rounds.parse()?,
+        Err(_) => TURNS.len(),
+    };
+    serve_rounds(endpoint, rounds).map(drop)
 }
 
 /// Serves [`CONVERSATIONS`] for two rounds of [`TURNS`] through
 /// `endpoint`; on the loopback, fails when a verdict is wrong.
+pub fn serve(endpoint: Endpoint) -> Result<(), Box<dyn Error>> {
+    serve_rounds(endpoint, TURNS.len()).map(drop)
+}
+
+/// Serves [`CONVERSATIONS`] for `rounds` rounds, [`TURNS`] over and over;
+/// on the loopback, fails when a verdict is wrong and returns the share of
+/// the readable input that was read.
 #[tokio::main]
-pub async fn serve(endpoint: Endpoint) -> Result<(), Box<dyn Error>> {
+pub async fn serve_rounds(
+    endpoint: Endpoint,
+    rounds: usize,
+) -> Result<Option<ReadShare>, Box<dyn Error>> {
     let loopback = match endpoint {
         Endpoint::FromEnv => None,
         Endpoint::Loopback => Some(Loopback::start()?),
@@ -327,7 +355,7 @@ pub async fn serve(endpoint: Endpoint) -> Result<(), Box<dyn Error>> {
         server.open(id, user, repo)?;
     }
     let mut verdicts = Vec::new();
-    for (n, turn) in TURNS.iter().enumerate() {
+    for (n, turn) in TURNS.iter().cycle().take(rounds).enumerate() {
         // The conversations of one round are served concurrently.
         let mut tasks = Vec::new();
         for ((id, _, _), (words, branch)) in CONVERSATIONS.iter().zip(turn) {
@@ -358,10 +386,15 @@ pub async fn serve(endpoint: Endpoint) -> Result<(), Box<dyn Error>> {
         CONVERSATIONS.len(),
         server.prefixes.len()
     );
-    if loopback.is_some() {
+    if let Some(server) = &loopback {
+        // Measured as the session_agent example is: the history here keeps
+        // the user's own words only, so little of it is read back.
+        let measured = server.read_share();
+        println!("loopback: {measured}");
         check(&verdicts)?;
+        return Ok(Some(measured));
     }
-    Ok(())
+    Ok(None)
 }
 
 /// On the loopback: every first turn writes or reads the prefix, every

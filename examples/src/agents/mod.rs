@@ -13,8 +13,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use prompt_cli::Options;
 use prompt_core::{AssemblyPath, Context, Pipeline, PromptBuilder, PromptMode, TurnContext};
-use prompt_layers::cli::Options;
 
 pub mod aleph;
 pub mod kitsoki;
@@ -137,7 +137,7 @@ impl Agent {
 /// own way over its fixture (or `--workspace`); `--sub-agent` enables
 /// recursive's coordinator section; kitsoki takes `--set verb=..` and
 /// `--set agent=..`.
-impl prompt_layers::cli::Agent for Agent {
+impl prompt_cli::Agent for Agent {
     fn name(&self) -> &str {
         self.as_str()
     }
@@ -166,7 +166,7 @@ impl prompt_layers::cli::Agent for Agent {
         }
     }
 
-    fn render(&self, options: &Options) -> Result<Rendered, prompt_layers::cli::AgentError> {
+    fn render(&self, options: &Options) -> Result<Rendered, prompt_cli::AgentError> {
         if options.budget.is_some() {
             return Err(format!(
                 "--budget-chars and --budget-tokens apply to a workspace's standard pipeline; \
@@ -193,11 +193,11 @@ impl prompt_layers::cli::Agent for Agent {
     fn scenarios(
         &self,
         options: &Options,
-    ) -> Result<Vec<prompt_core::contract::Scenario>, prompt_layers::cli::AgentError> {
+    ) -> Result<Vec<prompt_checks::contract::Scenario>, prompt_cli::AgentError> {
         let layout = RenderRequest::of(options).layout;
         Ok(Agent::scenarios(*self, &options.workspace, layout)?
             .into_iter()
-            .map(|p| prompt_core::contract::Scenario::new(p.name, p.session).turn(p.turn))
+            .map(|p| prompt_checks::contract::Scenario::new(p.name, p.session).turn(p.turn))
             .collect())
     }
 }
@@ -256,7 +256,7 @@ impl Scenario {
 /// What an agent sends as its system prompt for one render: the prompt,
 /// and its text plus anything the agent adds after assembly (Aleph's
 /// sub-agent welds).
-pub use prompt_layers::cli::Rendered;
+pub use prompt_cli::Rendered;
 
 /// How an agent reads the folder it is given.
 ///

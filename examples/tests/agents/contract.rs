@@ -3,7 +3,7 @@
 //! (`PROMPT_RATCHET=update cargo test -p prompt-examples --test agents contract`
 //! rewrites them).
 
-use prompt_core::contract::{Contract, Scenario, Volatile};
+use prompt_checks::contract::{Contract, Scenario, Volatile};
 use prompt_examples::agents::{Agent, Layout};
 
 #[test]

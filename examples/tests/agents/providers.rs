@@ -4,11 +4,11 @@
 //! `prompt_cache_key`) and the Gemini implicit-caching body.
 
 use prompt_core::AssemblyPath;
-use prompt_core::providers::Message;
-use prompt_core::providers::anthropic::MessagesRequest;
-use prompt_core::providers::gemini::GenerateContentRequest;
-use prompt_core::providers::openai::{ResponsesRequest, prompt_cache_key};
 use prompt_examples::agents::{Agent, Layout, RenderRequest};
+use prompt_providers::Message;
+use prompt_providers::anthropic::MessagesRequest;
+use prompt_providers::gemini::GenerateContentRequest;
+use prompt_providers::openai::{ResponsesRequest, prompt_cache_key};
 
 /// The body as pretty JSON, with the fixture's absolute path (the runtime
 /// facts state the working directory) replaced so the snapshot is the same

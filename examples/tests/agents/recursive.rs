@@ -89,7 +89,7 @@ fn sections_run_in_recursive_order_with_its_rules_and_sub_headers() {
     assert!(reminder.contains("\n- commit-style: Write commit messages"));
     assert!(reminder.contains("(~/.claude/skills/commit-style/SKILL.md)"));
     // Delivered as recursive's `skill_reminder` wraps it.
-    let block = prompt_core::providers::reminder_block(reminder).unwrap();
+    let block = prompt_providers::reminder_block(reminder).unwrap();
     assert!(block.starts_with("<system-reminder>\n# Available skills\n\n\n"));
     assert!(block.ends_with("\n</system-reminder>"));
 }

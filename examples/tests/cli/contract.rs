@@ -61,7 +61,7 @@ fn size_json_has_every_path_and_mode_and_layer() {
     let output = ws.run(&["size", "--json"]);
     assert!(output.status.success());
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(json["pipeline"], "default");
+    assert_eq!(json["pipeline"], "standard");
     assert_eq!(json["scenarios"], serde_json::json!(["workspace"]));
     let assemblies = json["assemblies"].as_array().unwrap();
     assert_eq!(assemblies.len(), 6);
@@ -183,7 +183,7 @@ fn an_unknown_agent_is_a_usage_error_and_an_unknown_pipeline_one_line() {
     let stderr = ws.redact(&output.stderr);
     assert_eq!(
         stderr,
-        "prompt: unknown pipeline `nope`; this binary has: aleph, default, kitsoki, recursive\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
+        "prompt: unknown pipeline `nope`; this binary has: aleph, default, kitsoki, recursive, standard\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
     );
     assert!(!stderr.contains("in this binary"), "{stderr}");
 }

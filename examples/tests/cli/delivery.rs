@@ -118,7 +118,7 @@ fn openai_format_is_a_responses_request_routed_by_prompt_cache_key() {
         body["prompt_cache_key"]
             .as_str()
             .unwrap()
-            .starts_with("default-")
+            .starts_with("standard-")
     );
     insta::assert_snapshot!(stdout(&output));
 }
@@ -464,7 +464,7 @@ fn bust_at_writes_the_prefix_again_at_that_turn_and_names_the_layer() {
 fn cache_below_the_minimum_bills_everything_as_input() {
     let output = Workspace::new().run(&["cache", "--turns", "3", "--json"]);
     let report = json(&output);
-    assert_eq!(report["pipeline"], "default");
+    assert_eq!(report["pipeline"], "standard");
     assert_eq!(report["cached"], false);
     assert_eq!(report["total"]["cache_read"], 0);
     assert_eq!(report["relative_cost"], 1.0);

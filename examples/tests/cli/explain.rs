@@ -7,14 +7,14 @@ use crate::report_browser::{chromium, dump_dom, get, tags};
 use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
-use prompt_core::observe::{CacheLedger, CacheUsage, Pricing, Provider, Sent, read_log};
 use prompt_core::pipeline::LayerEntry;
-use prompt_core::providers::anthropic::CacheTtl;
 use prompt_core::spec::{PipelineSpec, Scope};
 use prompt_core::{
     AssembledPrompt, Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder, Render,
     SessionValue, Stability, Stable,
 };
+use prompt_providers::anthropic::CacheTtl;
+use prompt_providers::observe::{CacheLedger, CacheUsage, Pricing, Provider, Sent, read_log};
 use serde_json::json;
 
 /// A layer name a hostile file could give (markup and a terminal escape).
@@ -468,7 +468,7 @@ fn a_claude_code_session_is_explained_from_its_transcript_and_the_turn_file() {
         &json!({"client": "claude", "cwd": cwd, "options": {
             "workspace": {"workspace": ".", "cwd": null, "app": "agent", "home": null,
                 "nested_docs": false, "shared": null, "prompt_path": [], "sub_agents": [],
-                "pipeline": "default", "agent": null, "settings": [], "fixture": false,
+                "pipeline": "standard", "agent": null, "settings": [], "fixture": false,
                 "date": "2026-11-29", "model": null},
             "path": "cached", "mode": null,
             "delivery": {"budget_chars": null, "budget_tokens": null, "tokenizer": null,

@@ -1,11 +1,11 @@
 //! The formats of `prompt render` are one list: the CLI's `Format` enum,
-//! read through `prompt_layers::cli::__private::render_formats`. Every other place that
+//! read through `prompt_cli::__private::render_formats`. Every other place that
 //! names them (the docs, the CLI's synopsis, the SDK validator, the provider
 //! snapshots it validates) is checked against it here, so adding a format
 //! fails this test until each of them says it too. The hostile sweep
 //! iterates the list itself.
 
-use prompt_layers::cli::__private::{FormatKind, render_formats};
+use prompt_cli::__private::{FormatKind, render_formats};
 
 fn repo(path: &str) -> String {
     let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -66,7 +66,7 @@ fn the_docs_and_the_synopsis_list_every_format() {
     let delivered = names(|k| k != FormatKind::Prompt);
     for (file, want) in [
         ("docs/cli.md", &all),
-        ("layers/src/cli/mod.rs", &all),
+        ("layers/cli/src/lib.rs", &all),
         ("docs/delivery.md", &delivered),
         ("examples/tests/cli/delivery.rs", &delivered),
     ] {
@@ -109,7 +109,7 @@ fn the_sdk_validator_checks_every_request_format() {
     .unwrap()
     .map(|e| e.unwrap().file_name().into_string().unwrap())
     .collect();
-    let providers = repo("prompt-core/src/providers/mod.rs");
+    let providers = repo("prompt-core/providers/src/lib.rs");
     for name in &requests {
         assert!(
             snapshots.iter().any(|s| s.contains(name.as_str())),
@@ -117,7 +117,7 @@ fn the_sdk_validator_checks_every_request_format() {
         );
         assert!(
             providers.contains(&format!("//! | [`{name}`]")),
-            "`{name}` has no row in prompt-core/src/providers/mod.rs's table"
+            "`{name}` has no row in prompt-core/providers/src/lib.rs's table"
         );
     }
 }

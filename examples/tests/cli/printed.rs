@@ -141,7 +141,7 @@ fn hostile() -> Workspace {
         &json!({"client": "claude", "cwd": cwd, "options": {
             "workspace": {"workspace": ".", "cwd": null, "app": "agent", "home": null,
                 "nested_docs": false, "shared": null, "prompt_path": [], "sub_agents": [],
-                "pipeline": "default", "agent": null, "settings": [], "fixture": false,
+                "pipeline": "standard", "agent": null, "settings": [], "fixture": false,
                 "date": "2026-11-29", "model": null},
             "path": "cached", "mode": null,
             "delivery": {"budget_chars": null, "budget_tokens": null, "tokenizer": null,
@@ -201,7 +201,7 @@ fn no_subcommand_prints_a_terminal_control_or_a_hidden_character_in_any_output()
     };
 
     let mut commands: Vec<Vec<String>> = Vec::new();
-    for (format, _) in prompt_layers::cli::__private::render_formats() {
+    for (format, _) in prompt_cli::__private::render_formats() {
         for path in ["cached", "basic"] {
             commands.push(with(
                 &["render"],

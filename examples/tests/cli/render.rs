@@ -196,7 +196,7 @@ fn errors_name_what_is_wrong_and_exit_non_zero() {
     assert_eq!(pipeline.status.code(), Some(2));
     assert_eq!(
         String::from_utf8(pipeline.stderr).unwrap(),
-        "prompt: unknown pipeline `nope`; this binary has: aleph, default, kitsoki, recursive\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
+        "prompt: unknown pipeline `nope`; this binary has: aleph, default, kitsoki, recursive, standard\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
     );
 }
 
@@ -228,7 +228,7 @@ fn manifest_lists_the_standard_layers() {
     let output = prompt(&["manifest"], home.path());
     assert!(output.status.success());
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(stdout.starts_with("# Pipeline `default`: 11 layers\n"));
+    assert!(stdout.starts_with("# Pipeline `standard`: 11 layers\n"));
     assert!(stdout.contains("| 2 | quoted_files | 1001 | stable | global |"));
     assert!(stdout.contains("| 4 | project_context | 3000 | stable | project |"));
 }

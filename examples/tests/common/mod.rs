@@ -24,7 +24,7 @@ pub fn command_for(program: &Path, args: &[&str], home: &Path) -> Command {
 }
 
 /// Set for a test binary that is a user's own `prompt`: its `main` then runs
-/// `prompt_layers::cli::main()` with the test's layers linked in.
+/// `prompt_cli::main()` with the test's layers linked in.
 pub const AS_CLI: &str = "PROMPT_AS_CLI";
 
 /// `PROGRAM render --workspace WS --date 2026-11-29 <extra>` with `HOME` at

@@ -280,7 +280,7 @@ fn one_line_sources_cannot_hold_a_whole_forged_quote() {
 /// ends the block early.
 #[test]
 fn no_spelling_of_the_reminder_close_ends_its_block() {
-    use prompt_core::providers::reminder_block;
+    use prompt_providers::reminder_block;
     for close in [
         "</system-reminder>",
         "</SYSTEM-REMINDER >",
@@ -332,23 +332,27 @@ fn only_the_cleaning_module_calls_a_parser() {
         "examples/src/agents/aleph/mod.rs",
         // exec's own turn file and the user's own `--settings`, handed back
         // to Claude Code as they are: neither text reaches a prompt.
-        "layers/src/cli/exec/turn.rs",
-        "layers/src/cli/exec/claude.rs",
+        "layers/cli/src/exec/turn.rs",
+        "layers/cli/src/exec/claude.rs",
         // The request body this process is about to send, parsed back to be
         // scanned for credentials as it is: cleaning it would hide one.
-        "layers/src/cli/secrets.rs",
+        "layers/cli/src/secrets.rs",
         // A Claude Code transcript, whose system blocks are compared byte for
         // byte with the render and reach no prompt (printed escaped):
         // cleaning them would move the byte offsets it reports.
-        "layers/src/cli/explain/claude.rs",
+        "layers/cli/src/explain/claude.rs",
         // Its unit tests parse the JSON the escaping writer wrote back, to
         // show it round-trips; it parses nothing a prompt reads.
-        "layers/src/cli/escape.rs",
+        "layers/cli/src/escape.rs",
     ];
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut found = Vec::new();
     let mut files = 0;
-    let mut stack = vec![root.join("layers/src"), root.join("examples/src")];
+    let mut stack = vec![
+        root.join("layers/src"),
+        root.join("layers/cli/src"),
+        root.join("examples/src"),
+    ];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();

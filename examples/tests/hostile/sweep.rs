@@ -296,7 +296,7 @@ const TARGETS: &[&[&str]] = &[
 /// Every `--format` of `prompt render`, read off the CLI's own list, so a
 /// format added there is swept too.
 fn formats() -> Vec<&'static str> {
-    prompt_layers::cli::__private::render_formats()
+    prompt_cli::__private::render_formats()
         .into_iter()
         .map(|(name, _)| &*name.leak())
         .collect()

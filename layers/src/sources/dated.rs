@@ -383,7 +383,9 @@ fn parse_line(line: &str, spec: &DatedConfig<'_>) -> Parsed {
         Ok(at) => Parsed::Entry(Dated { text, at }),
         // A well-formed date past what a timestamp holds (9999-12-31) is in the future too.
         Err(_) => match jiff::fmt::temporal::Pieces::parse(at) {
-            Ok(pieces) if pieces.date() > spec.now.to_zoned(jiff::tz::TimeZone::UTC).date() => {
+            Ok(pieces)
+                if pieces.date() > spec.now.to_zoned_datetime(jiff::tz::TimeZone::UTC).date() =>
+            {
                 Parsed::Future
             }
             _ => Parsed::Malformed,

@@ -148,7 +148,7 @@ pub enum SourceError {
 /// `error` and each of its sources, joined by `: `: the whole story, for a
 /// note or a message that prints one line. Each level's message leaves its
 /// source out (the `std::error::Error` convention), so nothing repeats.
-pub(crate) fn report(error: &(dyn std::error::Error + 'static)) -> String {
+pub fn report(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut next = error.source();
     while let Some(source) = next {

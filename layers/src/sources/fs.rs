@@ -359,16 +359,23 @@ fn by_name(path: &Path) -> PathBuf {
 }
 
 /// An open regular file inside its root.
-pub(crate) struct Opened {
+pub struct Opened {
     pub(crate) file: File,
     pub(crate) meta: Metadata,
     /// The file as notes name it.
     pub(crate) shown: String,
 }
 
+impl Opened {
+    /// The file's size in bytes when it was opened.
+    pub fn size(&self) -> u64 {
+        self.meta.len()
+    }
+}
+
 /// Opens `path` for reading under the rules of the module: inside `root`, a
 /// regular file, without blocking.
-pub(crate) fn open(path: &Path, root: &Root) -> Result<Opened, SourceError> {
+pub fn open(path: &Path, root: &Root) -> Result<Opened, SourceError> {
     let shown = root.show(path);
     // Lexically first: a path that is not under the root at all. Nothing is
     // looked up, so whether it exists is not revealed.
@@ -678,7 +685,7 @@ fn walk(
 }
 
 /// Reads at most `cap + 1` bytes from the start: the extra byte tells a cut.
-pub(crate) fn read_head(opened: &mut Opened, cap: usize) -> Result<Vec<u8>, SourceError> {
+pub fn read_head(opened: &mut Opened, cap: usize) -> Result<Vec<u8>, SourceError> {
     let mut bytes = Vec::with_capacity(cap.min(opened.meta.len() as usize).saturating_add(1));
     (&opened.file)
         .take(cap as u64 + 1)

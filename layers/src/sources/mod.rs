@@ -55,8 +55,16 @@ pub use text::{Cleaned, clean, demote_headings, fence, is_invisible, one_line, v
 
 pub(crate) use error::report;
 pub(crate) use fs::is_plain_name;
-#[cfg(feature = "cli")]
-pub(crate) use fs::{open, read_head};
+
+/// What the CLI library (`prompt-cli`, pinned to this release with `=`)
+/// reads files and reports errors with, so its reads are the sources' own
+/// (capped, through a [`Root`]). Not API: no semver promise beyond
+/// the `prompt-cli` of the same release.
+#[doc(hidden)]
+pub mod __cli {
+    pub use super::error::report;
+    pub use super::fs::{Opened, open, read_head};
+}
 
 // Without `unstable-internals`, nothing but the hooks below calls these
 // helpers: they stay built (the hooks test what the sources run).

@@ -116,7 +116,7 @@ fn is_line_break(c: char) -> bool {
 }
 
 // The invisible format characters: one list, in `prompt-core`, that the
-// printers of file text (`prompt_core::diff`, the CLI) escape with.
+// printers of file text (`prompt_checks::diff`, the CLI) escape with.
 pub use prompt_core::text::is_invisible;
 
 /// Characters a prompt never needs: control characters other than newline

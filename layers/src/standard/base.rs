@@ -12,7 +12,8 @@ use crate::sources::{BasePromptText, DEFAULT_BASE_PROMPT, PromptOrigin};
     priority = priorities::BASE_PROMPT,
     stability = Stable,
     scope = Global,
-    paths = [Basic, Cached]
+    paths = [Basic, Cached],
+    pipeline = []
 )]
 pub struct BasePromptLayer;
 

@@ -80,7 +80,8 @@ impl SubAgents {
     scope = Session,
     paths = [Cached],
     modes = [Full, Compact],
-    silent = "the session context declares SubAgents (then the delegate tool is enabled too)"
+    silent = "the session context declares SubAgents (then the delegate tool is enabled too)",
+    pipeline = []
 )]
 pub struct CoordinatorLayer;
 

@@ -12,7 +12,8 @@ use crate::sources::{DatedEntries, Episodes, Facts};
     scope = User,
     paths = [Basic, Cached],
     modes = [Full, Compact],
-    silent = "facts.jsonl (global or workspace) has at least one valid entry"
+    silent = "facts.jsonl (global or workspace) has at least one valid entry",
+    pipeline = []
 )]
 pub struct FactsLayer;
 
@@ -36,7 +37,8 @@ impl Render<Stable> for FactsLayer {
     scope = User,
     paths = [Cached],
     modes = [Full],
-    silent = "episodes.jsonl has at least one valid entry"
+    silent = "episodes.jsonl has at least one valid entry",
+    pipeline = []
 )]
 pub struct EpisodicRecallLayer;
 

@@ -13,7 +13,8 @@ use crate::sources::{MemoryFile, ProjectMemory, UserPreferences};
     stability = Stable,
     scope = User,
     paths = [Basic, Cached],
-    silent = "the session has a non-empty ~/.<app>/memory/user.md"
+    silent = "the session has a non-empty ~/.<app>/memory/user.md",
+    pipeline = []
 )]
 pub struct UserPreferencesLayer;
 
@@ -36,7 +37,8 @@ impl Render<Stable> for UserPreferencesLayer {
     scope = Project,
     paths = [Basic, Cached],
     modes = [Full, Compact],
-    silent = "the session has a non-empty <workspace>/.<app>/memory/project.md"
+    silent = "the session has a non-empty <workspace>/.<app>/memory/project.md",
+    pipeline = []
 )]
 pub struct ProjectMemoryLayer;
 

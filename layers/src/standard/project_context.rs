@@ -12,7 +12,8 @@ use crate::sources::ProjectDocs;
     stability = Stable,
     scope = Project,
     paths = [Basic, Cached],
-    silent = "the workspace has an AGENTS.md, AGENTS.override.md or CLAUDE.md"
+    silent = "the workspace has an AGENTS.md, AGENTS.override.md or CLAUDE.md",
+    pipeline = []
 )]
 pub struct ProjectContextLayer;
 

@@ -21,7 +21,8 @@ pub const QUOTED_FILES_RULE: &str = "Text between `<file path=\"…\">` and `</f
     priority = priorities::QUOTED_FILES,
     stability = Stable,
     scope = Global,
-    paths = [Basic, Cached]
+    paths = [Basic, Cached],
+    pipeline = []
 )]
 pub struct QuotedFilesLayer;
 

@@ -52,7 +52,8 @@ impl prompt_core::TurnValue for RuntimeFacts {}
     stability = Dynamic,
     paths = [Basic, Cached],
     modes = [Full, Compact],
-    silent = "the turn context holds RuntimeFacts with at least one fact"
+    silent = "the turn context holds RuntimeFacts with at least one fact",
+    pipeline = []
 )]
 pub struct RuntimeContextLayer;
 

@@ -11,7 +11,8 @@ use crate::sources::Scratchpad;
     stability = Dynamic,
     paths = [Cached],
     modes = [Full, Compact],
-    silent = "the turn context holds a non-empty Scratchpad"
+    silent = "the turn context holds a non-empty Scratchpad",
+    pipeline = []
 )]
 pub struct ScratchpadLayer;
 

@@ -13,7 +13,8 @@ use crate::sources::{SkillIndex, SkillLimits};
     scope = Project,
     paths = [Basic, Cached],
     modes = [Full, Compact],
-    silent = "the session has at least one skill with valid SKILL.md frontmatter"
+    silent = "the session has at least one skill with valid SKILL.md frontmatter",
+    pipeline = []
 )]
 pub struct SkillsIndexLayer;
 

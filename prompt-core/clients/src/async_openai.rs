@@ -4,7 +4,7 @@
 //! async-openai's types; the client features are yours to choose).
 //!
 //! async-openai models every field OpenAI's cache takes, so the requests
-//! are the ones prompt-core's own [`openai`](prompt_core::providers::openai)
+//! are the ones prompt-core's own [`openai`](prompt_providers::openai)
 //! builders send: `prompt_cache_key` from the team-shared part of the
 //! prompt; for GPT-5.6 and later, the stable prefix as text parts with
 //! `prompt_cache_breakpoint` at the scope boundary and at its end,
@@ -16,7 +16,7 @@
 //! ```no_run
 //! use async_openai::types::chat::{ChatCompletionRequestMessage, ChatCompletionRequestUserMessage};
 //! use prompt_clients::async_openai::{chat_request, chat_usage};
-//! use prompt_core::observe::CacheLedger;
+//! use prompt_providers::observe::CacheLedger;
 //! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 //! # #[prompt_core::prompt_pipeline(paths = [Cached])]
 //! # struct DocAsyncOpenai;
@@ -33,7 +33,7 @@
 //! let prompt = session.build_cached(&Context::new())?;
 //! let user = ChatCompletionRequestUserMessage::from("Fix the failing test.");
 //! let placed = chat_request(&prompt, MODEL, vec![ChatCompletionRequestMessage::User(user)])?;
-//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_core::observe::Timestamp::now()));
+//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_providers::observe::Timestamp::now()));
 //! let response = client.chat().create(placed.request).await?;
 //! if let Some(usage) = &response.usage {
 //!     println!("{}", ledger.received(id, &chat_usage(usage)?)?);
@@ -62,7 +62,7 @@ use async_openai::types::responses::{
     PromptCacheBreakpointConfigMode, ResponsePromptCacheOptionsParam, ResponseUsage, Role,
 };
 use prompt_core::AssembledPrompt;
-use prompt_core::observe::{CacheUsage, Provider};
+use prompt_providers::observe::{CacheUsage, Provider};
 
 use crate::Placed;
 use crate::placement::{Placement, PlacementError, SystemBlock, SystemSlot};

@@ -11,7 +11,7 @@
 //!
 //! ```no_run
 //! use prompt_clients::genai::{cache_usage, chat_options, chat_request};
-//! use prompt_core::observe::CacheLedger;
+//! use prompt_providers::observe::CacheLedger;
 //! use genai::chat::ChatMessage;
 //! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 //! # #[prompt_core::prompt_pipeline(paths = [Cached])]
@@ -28,7 +28,7 @@
 //!
 //! let prompt = session.build_cached(&Context::new())?;
 //! let placed = chat_request(&prompt, MODEL, vec![ChatMessage::user("Fix the failing test.")])?;
-//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_core::observe::Timestamp::now()));
+//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_providers::observe::Timestamp::now()));
 //! let response = client.exec_chat(MODEL, placed.request, Some(&chat_options(&prompt))).await?;
 //! let verdict = ledger.received(id, &cache_usage(&response.usage)?)?;
 //! println!("{verdict}");
@@ -61,7 +61,7 @@ use genai::chat::{
     CacheControl, ChatMessage, ChatOptions, ChatRequest, ChatRole, ContentPart, Usage,
 };
 use prompt_core::AssembledPrompt;
-use prompt_core::observe::{CacheUsage, Provider};
+use prompt_providers::observe::{CacheUsage, Provider};
 
 use crate::Placed;
 use crate::placement::{Placement, PlacementError, SystemSlot};
@@ -130,8 +130,7 @@ pub fn chat_request(
 /// The options to send [`chat_request`]'s request with: `prompt_cache_key`
 /// (OpenAI's adapters send it; Anthropic's ignores it).
 pub fn chat_options(prompt: &AssembledPrompt) -> ChatOptions {
-    ChatOptions::default()
-        .with_prompt_cache_key(prompt_core::providers::openai::prompt_cache_key(prompt))
+    ChatOptions::default().with_prompt_cache_key(prompt_providers::openai::prompt_cache_key(prompt))
 }
 
 /// The provider genai sends `model` to.

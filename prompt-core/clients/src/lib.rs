@@ -12,8 +12,8 @@
 //! express them, the dynamic suffix outside every cached block, the
 //! reminder in the latest user message, `prompt_cache_key` where the
 //! provider takes one. It then reads the client's usage type as a
-//! [`CacheUsage`](prompt_core::observe::CacheUsage) for
-//! [`CacheLedger::received`](prompt_core::observe::CacheLedger::received).
+//! [`CacheUsage`](prompt_providers::observe::CacheUsage) for
+//! [`CacheLedger::received`](prompt_providers::observe::CacheLedger::received).
 //!
 //! | feature | client | request | usage | what the client cannot carry |
 //! |---|---|---|---|---|
@@ -33,7 +33,7 @@
 //! # #[cfg(feature = "rig")]
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use prompt_clients::rig::{cache_prefix, cache_usage, completion_request};
-//! use prompt_core::observe::{CacheLedger, Sent};
+//! use prompt_providers::observe::{CacheLedger, Sent};
 //! use prompt_core::{Context, Pipeline, PromptBuilder};
 //! use rig_core::message::Message;
 //! use rig_core::providers::anthropic::{Anthropic, completion::CacheTtl};
@@ -45,7 +45,7 @@
 //!
 //! let prompt = session.build_cached(&Context::new())?;
 //! let placed = completion_request(&prompt, [Message::user("Fix the failing test.")])?;
-//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_core::observe::Timestamp::now()).conversation("c-1"));
+//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_providers::observe::Timestamp::now()).conversation("c-1"));
 //! let response = model.call(placed.request).await?;
 //! println!("{}", ledger.received(id, &cache_usage(&response.usage)?)?);
 //! # Ok(())
@@ -54,7 +54,7 @@
 //!
 //! Below the model's minimum cacheable length a provider caches nothing
 //! and says nothing: check the prompt with
-//! [`check_cache_minimum`](prompt_core::providers::anthropic::check_cache_minimum)
+//! [`check_cache_minimum`](prompt_providers::anthropic::check_cache_minimum)
 //! before the first call, whichever client sends it.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -1,10 +1,10 @@
 //! A client's request with what the ledger needs to know about it.
 
-use prompt_core::observe::{Provider, Sent};
+use prompt_providers::observe::{Provider, Sent};
 
 /// A client's own request type, built from an assembled prompt, and where
 /// its breakpoints are: send [`request`](Self::request) with the client,
-/// and tell the [`CacheLedger`](prompt_core::observe::CacheLedger) about it
+/// and tell the [`CacheLedger`](prompt_providers::observe::CacheLedger) about it
 /// with [`sent`](Self::sent) first.
 #[derive(Debug, Clone)]
 pub struct Placed<R> {

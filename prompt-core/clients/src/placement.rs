@@ -12,12 +12,12 @@
 //! The client modules only turn a [`Placement`] into the client's types;
 //! none of them decides anything of its own.
 //!
-//! [`providers::user_prefix`]: prompt_core::providers::user_prefix
-//! [`providers::reminder_block`]: prompt_core::providers::reminder_block
+//! [`providers::user_prefix`]: prompt_providers::user_prefix
+//! [`providers::reminder_block`]: prompt_providers::reminder_block
 
-use prompt_core::observe::Provider;
-use prompt_core::providers::{self, anthropic, openai};
 use prompt_core::{AssembledPrompt, AssemblyPath};
+use prompt_providers::observe::Provider;
+use prompt_providers::{self as providers, anthropic, openai};
 
 /// How many breakpoints a client can put in a request's system prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -46,7 +46,7 @@ pub struct SystemBlock {
 ///
 /// ```
 /// use prompt_clients::{Placement, SystemSlot};
-/// use prompt_core::observe::Provider;
+/// use prompt_providers::observe::Provider;
 /// # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 /// # #[prompt_core::prompt_pipeline(paths = [Cached])]
 /// # struct DocPlacement;
@@ -162,7 +162,7 @@ impl Placement {
 
     /// What goes before the user's words in the latest user turn: the
     /// context block of [`SystemSlot::OneBlock`] (the dynamic suffix and the
-    /// reminder, from [`prompt_core::providers::user_prefix`], which ends in
+    /// reminder, from [`prompt_providers::user_prefix`], which ends in
     /// a blank line); `None` when there is nothing to carry.
     pub fn user_head(&self) -> Option<&str> {
         self.user_head.as_deref()
@@ -175,7 +175,7 @@ impl Placement {
     }
 
     /// Byte offsets in the stable prefix where the request's breakpoints end
-    /// a cached block, ascending: what [`prompt_core::observe::Sent::breakpoints`]
+    /// a cached block, ascending: what [`prompt_providers::observe::Sent::breakpoints`]
     /// takes. Empty when the request has none (the Basic path, an empty
     /// prefix, an OpenAI model before GPT-5.6).
     pub fn breakpoints(&self) -> &[usize] {

@@ -13,7 +13,7 @@
 //!
 //! ```no_run
 //! use prompt_clients::rig::{cache_prefix, cache_usage, completion_request};
-//! use prompt_core::observe::CacheLedger;
+//! use prompt_providers::observe::CacheLedger;
 //! use rig_core::message::Message;
 //! use rig_core::providers::anthropic::{self, completion::CacheTtl};
 //! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
@@ -31,7 +31,7 @@
 //!
 //! let prompt = session.build_cached(&Context::new())?;
 //! let placed = completion_request(&prompt, [Message::user("Fix the failing test.")])?;
-//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_core::observe::Timestamp::now()));
+//! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_providers::observe::Timestamp::now()));
 //! let response = model.call(placed.request).await?;
 //! let verdict = ledger.received(id, &cache_usage(&response.usage)?)?;
 //! println!("{verdict}");
@@ -56,7 +56,7 @@
 //!   [`cache_prefix`] turns it off.
 
 use prompt_core::AssembledPrompt;
-use prompt_core::observe::{CacheUsage, Provider};
+use prompt_providers::observe::{CacheUsage, Provider};
 use rig_core::Model;
 use rig_core::completion::{CompletionRequest, Usage};
 use rig_core::message::{Message, UserContent};
@@ -73,8 +73,11 @@ const CLIENT: &str = "rig";
 /// request with `prompt` placed: the stable prefix as the one system
 /// message, the dynamic suffix and the reminder at the head of the latest
 /// user turn (after any tool results it leads with, which Anthropic wants
-/// first). Keep the user's own words in your history: the next request
-/// places the next turn's context again.
+/// first). Keep the history as sent: put the latest user turn of the
+/// request (`placed.request.chat_history.last()`), block included, back in
+/// your history in place of the words alone, so the next request's messages
+/// begin with this one's byte for byte and the provider reads them from its
+/// cache. Earlier turns are left as they are: only the latest is placed.
 ///
 /// # Errors
 /// [`PlacementError::EmptyConversation`] for an empty history,

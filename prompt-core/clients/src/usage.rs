@@ -2,7 +2,7 @@
 //! with the cache's reads and writes inside it, and the ledger wants them
 //! apart.
 
-use prompt_core::observe::CacheUsage;
+use prompt_providers::observe::CacheUsage;
 
 /// A client's usage that cannot be read as [`CacheUsage`]: a guess here
 /// would make every figure the ledger derives from it wrong.

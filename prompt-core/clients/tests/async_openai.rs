@@ -17,8 +17,8 @@ use prompt_clients::PlacementError;
 use prompt_clients::async_openai::{chat_request, chat_usage, response_usage, responses_request};
 use prompt_clients::loopback::Loopback;
 use prompt_core::AssembledPrompt;
-use prompt_core::observe::{CacheUsage, CacheVerdict};
-use prompt_core::providers::{openai, reminder_block};
+use prompt_providers::observe::{CacheUsage, CacheVerdict};
+use prompt_providers::{openai, reminder_block};
 use serde_json::{Value, json};
 
 fn client(server: &Loopback) -> Client<OpenAIConfig> {
@@ -89,7 +89,7 @@ fn chat_on_gpt_5_6_sends_the_breakpoints_the_options_and_the_key() {
             ]})
         );
         let ours = serde_json::to_value(openai::ChatRequest::new(prompt, "gpt-5.6").message(
-            prompt_core::providers::Message::user(
+            prompt_providers::Message::user(
                 TURNS[bodies.iter().position(|b| b == body).unwrap_or(0)].2,
             ),
         ))

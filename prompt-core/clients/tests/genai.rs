@@ -13,8 +13,8 @@ use prompt_clients::PlacementError;
 use prompt_clients::genai::{cache_usage, chat_options, chat_request};
 use prompt_clients::loopback::Loopback;
 use prompt_core::AssembledPrompt;
-use prompt_core::observe::{CacheUsage, CacheVerdict};
-use prompt_core::providers::{openai, reminder_block};
+use prompt_providers::observe::{CacheUsage, CacheVerdict};
+use prompt_providers::{openai, reminder_block};
 use serde_json::{Value, json};
 
 /// genai with every request sent to `base` (an API root ending in `/`).

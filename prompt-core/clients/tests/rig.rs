@@ -11,7 +11,7 @@ use prompt_clients::loopback::Loopback;
 use prompt_clients::rig::{
     CachingError, cache_prefix, cache_usage, check_caching, completion_request,
 };
-use prompt_core::providers::user_prefix;
+use prompt_providers::user_prefix;
 use rig_core::Model;
 use rig_core::completion::CompletionRequest;
 use rig_core::message::{CallId, Message, ProviderCallId, ToolName, UserContent};

@@ -16,6 +16,4 @@ pub use intern::PrefixCache;
 pub use prompt::{AssembledPrompt, SystemPromptPart};
 pub use session::PromptSession;
 pub use text::PromptText;
-#[cfg(feature = "observe")]
-pub(crate) use trace::StableTrace;
-pub use trace::{AssemblyTrace, LayerTrace, LayerTraces, LayerTracesIter, ScopeGroup};
+pub use trace::{AssemblyTrace, LayerTrace, LayerTraces, LayerTracesIter, ScopeGroup, StableTrace};

@@ -86,7 +86,7 @@ impl AssembledPrompt {
     /// It is not part of the system prompt (so the whole system prompt stays
     /// cacheable): send it as a trailing `<system-reminder>` block of the last
     /// user message, e.g. with
-    /// [`MessagesRequest::with_reminder`](crate::providers::anthropic::MessagesRequest::with_reminder).
+    /// `prompt_providers::anthropic::MessagesRequest::with_reminder`.
     pub fn reminder(&self) -> Option<&str> {
         self.reminder.as_deref()
     }

@@ -161,8 +161,12 @@ impl Serialize for LazyFingerprint {
 /// shape of the calls' dynamic part: which Dynamic layers run on the path,
 /// and the separator that joins them. A warm call records only where each
 /// Dynamic layer's text ends; its traces are built from these when read.
+///
+/// Read through [`AssemblyTrace::shared_stable`]: a cache ledger
+/// (`prompt_providers::observe`) keeps it to compare the prompts of a
+/// session without copying their prefix.
 #[derive(Debug)]
-pub(crate) struct StableTrace {
+pub struct StableTrace {
     pub(crate) text: Arc<String>,
     pub(crate) layers: Vec<LayerTrace>,
     pub(crate) tokens: Option<usize>,
@@ -174,8 +178,24 @@ pub(crate) struct StableTrace {
 }
 
 impl StableTrace {
-    pub(crate) fn fingerprint(&self) -> Fingerprint {
+    /// The stable prefix's fingerprint, computed once per session.
+    pub fn fingerprint(&self) -> Fingerprint {
         *self.fingerprint.get_or_init(|| Fingerprint::of(&self.text))
+    }
+
+    /// The stable prefix.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The stable prefix's tokens, when the build had a counter.
+    pub fn tokens(&self) -> Option<usize> {
+        self.tokens
+    }
+
+    /// The Stable layers' traces, in render order.
+    pub fn layers(&self) -> &[LayerTrace] {
+        &self.layers
     }
 }
 
@@ -482,8 +502,7 @@ impl AssemblyTrace {
     /// The record every prompt of the session shares: its stable prefix and
     /// Stable layers' traces, held by reference (the cache ledger keeps it
     /// to compare prompts without copying a byte).
-    #[cfg_attr(not(feature = "observe"), allow(dead_code))]
-    pub(crate) fn shared_stable(&self) -> &Arc<StableTrace> {
+    pub fn shared_stable(&self) -> &Arc<StableTrace> {
         &self.layers.stable
     }
 

@@ -22,7 +22,7 @@ pub const fn include_problem(pipeline: &PipelineSpec, index: usize) -> Msg {
     let mut kept = 0;
     let mut k = 0;
     while k < inc.layers.len() {
-        let spec = &inc.layers[k];
+        let spec = &inc.layers[k].spec;
         k += 1;
         if spec.stub {
             kept += 1;

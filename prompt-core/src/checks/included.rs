@@ -130,7 +130,7 @@ const fn may_clash(me: &LayerSpec, pipelines: &[&PipelineSpec]) -> bool {
             let layers = pipeline.include[j].layers;
             let mut k = 0;
             while k < layers.len() {
-                let other = &layers[k];
+                let other = &layers[k].spec;
                 if other.priority == me.priority
                     || (strict
                         && (rules::out_of_scope_order(me, other)
@@ -165,7 +165,7 @@ pub(crate) const fn may_clash_in(
         let layers = pipeline.include[j].layers;
         let mut k = 0;
         while k < layers.len() {
-            if layers[k].priority == me.priority {
+            if layers[k].spec.priority == me.priority {
                 return true;
             }
             k += 1;
@@ -330,7 +330,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::spec::{Include, Stability};
+    use crate::spec::{Include, IncludedLayer, Stability};
 
     fn layer() -> impl Strategy<Value = LayerSpec> {
         // Few priorities, so that equal ones and every order turn up.
@@ -355,7 +355,10 @@ mod tests {
         ) {
             let include: Vec<Include> = included
                 .into_iter()
-                .map(|layers| Include::set(Vec::leak(layers), "Set"))
+                .map(|layers| {
+                    let layers: Vec<IncludedLayer> = layers.into_iter().map(IncludedLayer::spec_only).collect();
+                    Include::set(Vec::leak(layers), "Set")
+                })
                 .collect();
             let include: &'static [Include] = Vec::leak(include);
             let order = if strict { ScopeOrder::Strict } else { ScopeOrder::Relaxed };

@@ -46,7 +46,7 @@ const fn included_by_any(layer: &LayerSpec, pipelines: &[&PipelineSpec]) -> bool
         while j < include.len() {
             let mut k = 0;
             while k < include[j].layers.len() {
-                if include[j].layers[k].same_layer(layer) {
+                if include[j].layers[k].spec.same_layer(layer) {
                     return true;
                 }
                 k += 1;

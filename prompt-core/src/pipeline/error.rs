@@ -21,7 +21,8 @@ pub struct PipelineError {
 }
 
 impl PipelineError {
-    pub(crate) fn new(pipeline: &str, problems: Vec<Problem>) -> Self {
+    /// The problems of `pipeline`, in the order given.
+    pub fn new(pipeline: &str, problems: Vec<Problem>) -> Self {
         Self {
             pipeline: pipeline.to_owned(),
             problems,
@@ -173,7 +174,7 @@ pub enum Problem {
     },
     /// A package of the binary's Cargo workspace that declares layers and
     /// that the binary's package depends on, none of whose layers is linked
-    /// (found by [`testing::forgotten_crates`](crate::testing::forgotten_crates)).
+    /// (found by `prompt_checks::testing::forgotten_crates`).
     #[error("{}", forgotten_message(package, lib, dependent))]
     ForgottenCrate {
         /// The package that declares the layers (its name in `Cargo.toml`).
@@ -349,17 +350,6 @@ pub enum Problem {
         serves: String,
         /// The pipeline.
         pipeline: String,
-    },
-    /// A layer a pipeline includes that has no registration in this binary
-    /// (a set listing a spec not declared with `#[prompt_layer]`).
-    #[error(
-        "layer {layer}, included through `{include}`, is not registered in this binary; a set may list only `#[prompt_layer]` types' specs (`MyLayer::SPEC`)"
-    )]
-    NotRegistered {
-        /// The layer.
-        layer: LayerRef,
-        /// The include entry as written.
-        include: &'static str,
     },
 }
 

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-pub use crate::layer_set::LayerSet;
-pub use crate::registry::pipeline_names;
+pub use crate::layer_set::{IncludedLayer, LayerSet};
+pub use crate::registry::{pipeline_names, registered_layers};
 pub use error::{LayerRef, PipelineError, Problem, Relation};
 pub(crate) use validate::joined;
 
@@ -214,7 +214,7 @@ impl Pipeline {
         let Some(spec) = declared.first() else {
             return (String::new(), error);
         };
-        let (mut layers, _) = Self::gather(**spec);
+        let mut layers = Self::gather(**spec);
         sort(&mut layers);
         let shown = Self {
             spec: **spec,
@@ -224,9 +224,10 @@ impl Pipeline {
         (shown.manifest(), error)
     }
 
-    /// The layers of `spec`: those that join it and those it includes, and
-    /// an include whose layer is not registered.
-    fn gather(spec: PipelineSpec) -> (Vec<LayerEntry>, Vec<Problem>) {
+    /// The layers of `spec`: those registered that join it, and those it
+    /// includes, built from the sets that carry them (never looked up in
+    /// the registry: an include-only layer is not registered at all).
+    fn gather(spec: PipelineSpec) -> Vec<LayerEntry> {
         let mut entries: Vec<LayerEntry> = registrations()
             .filter(|r| r.spec().in_pipeline(spec.name))
             .map(|r| LayerEntry {
@@ -234,34 +235,22 @@ impl Pipeline {
                 layer: r.build(),
             })
             .collect();
-        let mut problems = Vec::new();
         for include in spec.include {
-            for index in 0..include.layers.len() {
-                let Some(member) = include.member(index, &spec) else {
-                    continue;
-                };
-                // The included spec is the layer's own, narrowed: it is
-                // built as the registry builds the layer.
-                match registrations().find(|r| r.spec().same_layer(&member)) {
-                    Some(r) => entries.push(LayerEntry {
+            for (index, layer) in include.layers.iter().enumerate() {
+                // The included spec is the layer's own, narrowed.
+                if let Some(member) = include.member(index, &spec) {
+                    entries.push(LayerEntry {
                         spec: member,
-                        layer: r.build(),
-                    }),
-                    None => problems.push(Problem::NotRegistered {
-                        layer: LayerRef::from(&member),
-                        include: include.written,
-                    }),
+                        layer: layer.renderer(),
+                    });
                 }
             }
         }
-        (entries, problems)
+        entries
     }
 
     fn registered(spec: PipelineSpec) -> Result<Self, PipelineError> {
-        let (entries, problems) = Self::gather(spec);
-        if !problems.is_empty() {
-            return Err(PipelineError::new(spec.name, problems));
-        }
+        let entries = Self::gather(spec);
         let missing = missing_crates(spec.required_crates, entries.iter().map(|e| &e.spec));
         if !missing.is_empty() {
             return Err(PipelineError::new(spec.name, missing));
@@ -374,7 +363,9 @@ impl Pipeline {
     }
 
     /// The same pipeline without the layers called `names`: to drop a
-    /// standard layer (or replace it, with [`with_layer`](Self::with_layer)).
+    /// layer chosen at run time (or replace it, with
+    /// [`with_layer`](Self::with_layer)). To leave out a layer of a library
+    /// set, include the set's other layers instead.
     /// A name the pipeline does not have is an error that lists the ones it has.
     ///
     /// ```standalone_crate
@@ -513,7 +504,7 @@ fn sort(layers: &mut [LayerEntry]) {
 
 /// A [`Problem::MissingCrate`] for each of `crates` (`-` or `_`) that no
 /// layer of `specs` comes from.
-pub(crate) fn missing_crates<'a>(
+pub fn missing_crates<'a>(
     crates: &[&str],
     specs: impl Iterator<Item = &'a LayerSpec>,
 ) -> Vec<Problem> {

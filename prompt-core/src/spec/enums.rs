@@ -262,7 +262,7 @@ impl Scope {
     }
 
     /// The variant as written in the attribute: `Global`, `Project`, ...
-    pub(crate) const fn ident(self) -> &'static str {
+    pub const fn ident(self) -> &'static str {
         match self {
             Scope::Global => "Global",
             Scope::Project => "Project",

@@ -1,9 +1,71 @@
 //! What a pipeline takes from elsewhere: one entry of
 //! `#[prompt_pipeline(include = [..])]`, an [`Include`].
 
+use std::any::Any;
+use std::fmt;
+
 use super::enums::{AssemblyPath, PromptMode, Scope, Stability, Yields};
 use super::layer::LayerSpec;
 use super::pipeline::PipelineSpec;
+
+/// One layer of a [`Include`] (of a `LayerSet`): its spec, as its own
+/// attribute declares it, and how to build the value that renders it, as
+/// the registry would build a registered layer (the unit struct,
+/// `Default::default()`, or the attribute's static text).
+///
+/// A set carries what a pipeline needs to build its members, so
+/// `include = [..]` never searches the registry, and a layer that is only
+/// ever included (`pipeline = []`) is not registered at all. Made with
+/// `IncludedLayer::of::<L>()`.
+#[derive(Clone, Copy)]
+pub struct IncludedLayer {
+    /// The layer's spec, as its own attribute declares it.
+    pub spec: LayerSpec,
+    /// Builds the layer's renderer (a `BoxedRender`, which this bottom
+    /// module cannot name).
+    build: fn() -> Box<dyn Any + Send + Sync>,
+}
+
+impl IncludedLayer {
+    /// A member from its spec and its erased builder: what
+    /// `IncludedLayer::of` (in `layer_set`) calls. Not public API.
+    #[doc(hidden)]
+    pub const fn __new(spec: LayerSpec, build: fn() -> Box<dyn Any + Send + Sync>) -> Self {
+        Self { spec, build }
+    }
+
+    /// A member with `spec` that cannot be built: for the unit tests of
+    /// the `include` checks, which read specs only.
+    #[cfg(test)]
+    pub(crate) const fn spec_only(spec: LayerSpec) -> Self {
+        fn unit() -> Box<dyn Any + Send + Sync> {
+            Box::new(())
+        }
+        Self { spec, build: unit }
+    }
+
+    /// The layer's renderer, erased.
+    pub(crate) fn build(&self) -> Box<dyn Any + Send + Sync> {
+        (self.build)()
+    }
+}
+
+impl PartialEq for IncludedLayer {
+    /// The same spec: a layer is built one way only.
+    fn eq(&self, other: &Self) -> bool {
+        self.spec == other.spec
+    }
+}
+
+impl Eq for IncludedLayer {}
+
+impl fmt::Debug for IncludedLayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("IncludedLayer")
+            .field(&self.spec.name)
+            .finish()
+    }
+}
 
 /// One entry of `#[prompt_pipeline(include = [..])]`: a layer, or a named set
 /// of layers, that a pipeline takes without the layer's crate knowing the
@@ -15,11 +77,13 @@ use super::pipeline::PipelineSpec;
 /// on the paths and modes the layer, the narrowing and the pipeline all list.
 ///
 /// ```
-/// use prompt_core::spec::Include;
-/// use prompt_core::{AssemblyPath, LayerSpec, Stability};
-/// use prompt_core::spec::PipelineSpec;
+/// use prompt_core::spec::{Include, IncludedLayer, PipelineSpec};
+/// use prompt_core::{prompt_layer, AssemblyPath};
 ///
-/// const DOCS: [LayerSpec; 1] = [LayerSpec::new("docs", 10, Stability::Stable)];
+/// #[prompt_layer(priority = 10, stability = Stable, paths = [Basic, Cached], text = "Docs.", pipeline = [])]
+/// struct Docs;
+///
+/// const DOCS: [IncludedLayer; 1] = [IncludedLayer::of::<Docs>()];
 /// const SUB_AGENT: PipelineSpec = PipelineSpec::new("sub_agent")
 ///     .with_include(&[Include::layer(&DOCS, "Docs").with_paths(&[AssemblyPath::Basic])]);
 /// let docs = SUB_AGENT.include[0].member(0, &SUB_AGENT).unwrap();
@@ -29,8 +93,8 @@ use super::pipeline::PipelineSpec;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Include {
-    /// The specs of the layers taken, as their own crates declare them.
-    pub layers: &'static [LayerSpec],
+    /// The layers taken, as their own crates declare them.
+    pub layers: &'static [IncludedLayer],
     /// Whether this is a named set: a set's members that cannot render in the
     /// pipeline (their paths or modes do not meet its) are left out, where a
     /// layer named on its own must render there.
@@ -47,7 +111,7 @@ pub struct Include {
 
 impl Include {
     /// One layer, taken as its crate declares it.
-    pub const fn layer(layers: &'static [LayerSpec], written: &'static str) -> Self {
+    pub const fn layer(layers: &'static [IncludedLayer], written: &'static str) -> Self {
         Self {
             layers,
             set: false,
@@ -59,7 +123,7 @@ impl Include {
     }
 
     /// A named set of layers.
-    pub const fn set(layers: &'static [LayerSpec], written: &'static str) -> Self {
+    pub const fn set(layers: &'static [IncludedLayer], written: &'static str) -> Self {
         Self {
             set: true,
             ..Self::layer(layers, written)
@@ -95,7 +159,7 @@ impl Include {
         if index >= self.layers.len() {
             return None;
         }
-        let mut spec = self.layers[index];
+        let mut spec = self.layers[index].spec;
         let mut paths = path_mask(spec.paths);
         if let Some(narrow) = self.paths {
             paths &= path_mask(narrow);
@@ -200,9 +264,11 @@ mod tests {
 
     #[test]
     fn a_set_leaves_out_a_member_that_cannot_render_and_a_layer_is_kept() {
-        const LAYERS: [LayerSpec; 2] = [
-            LayerSpec::new("docs", 10, Stability::Stable),
-            LayerSpec::new("recall", 20, Stability::Stable).with_paths(&[AssemblyPath::Cached]),
+        const LAYERS: [IncludedLayer; 2] = [
+            IncludedLayer::spec_only(LayerSpec::new("docs", 10, Stability::Stable)),
+            IncludedLayer::spec_only(
+                LayerSpec::new("recall", 20, Stability::Stable).with_paths(&[AssemblyPath::Cached]),
+            ),
         ];
         const BASIC: PipelineSpec = PipelineSpec::new("sub").with_paths(&[AssemblyPath::Basic]);
         let set = Include::set(&LAYERS, "Memory");
@@ -253,7 +319,7 @@ impl ScopeBounds {
                 let layers = include[j].layers;
                 let mut k = 0;
                 while k < layers.len() {
-                    let other = &layers[k];
+                    let other = &layers[k].spec;
                     if matches!(other.stability, Stability::Stable) {
                         if other.scope.is_wider_than(scope) && other.priority > bounds.wider_max[at]
                         {

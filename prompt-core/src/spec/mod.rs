@@ -15,7 +15,7 @@ mod pipeline;
 pub use enums::{
     AssemblyPath, Channel, ParseEnumError, PromptMode, Scope, ScopeOrder, Stability, Yields,
 };
-pub use include::{Include, ScopeBounds};
+pub use include::{Include, IncludedLayer, ScopeBounds};
 pub(crate) use include::{mode_mask, modes_of, path_mask, paths_of};
 pub(crate) use layer::same as str_eq;
 pub use layer::{LayerLink, LayerSpec};

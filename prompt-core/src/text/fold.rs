@@ -88,8 +88,7 @@ fn prototype(c: char, out: &mut Reading) {
 /// `k`, `‐` and `−` are `-`, full-width `ｓ` is `s`, `ﬁ` is `fi`); `None`
 /// when any piece of it is not ASCII (`é`, whose mark stays) or when `c`
 /// is ASCII itself. The secrets guard reads its decoded view through it.
-#[cfg(feature = "secrets")]
-pub(crate) fn ascii_fold(c: char) -> Option<Reading> {
+pub(super) fn ascii_fold(c: char) -> Option<Reading> {
     if c.is_ascii() {
         return None;
     }
@@ -437,7 +436,6 @@ mod tests {
 
     /// The guard's view: a lookalike folds to ASCII in its case, and what
     /// is not wholly ASCII stays as it is.
-    #[cfg(feature = "secrets")]
     #[test]
     fn ascii_fold_keeps_case_and_leaves_what_is_not_ascii() {
         let fold = |c: char| ascii_fold(c).map(|r| r.iter().collect::<String>());

@@ -43,7 +43,8 @@ fn main() {
     std::fs::write(workspace.join("AGENTS.md"), "Run `make test`.").unwrap();
     let session = load_session(&SessionConfig::new("agent", &workspace)).unwrap();
     let turn = Context::new().with(RuntimeFacts::default().with_model("opus"));
-    let pipeline = Pipeline::collect().unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>()
+        .unwrap_or_else(|e| panic!("{e}"));
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&session, &turn)
         .unwrap();

@@ -23,7 +23,7 @@ pub fn full_config(ws: &FixtureWorkspace) -> SessionConfig {
 /// empty turn, cached.
 pub fn render(config: &SessionConfig) -> AssembledPrompt {
     let session = load_session(config).unwrap();
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     PromptBuilder::new(&pipeline)
         .build_cached(&session, &Context::new())
         .unwrap()

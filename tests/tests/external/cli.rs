@@ -47,11 +47,15 @@ fn build(workspace: &Path, scratch: &Path) -> PathBuf {
             &format!("prompt-core = {{ path = \"{root}/prompt-core\" }}"),
         )
         .replace(
-            "prompt-layers = { version = \"0.1\",",
-            &format!("prompt-layers = {{ path = \"{root}/layers\","),
+            "prompt-layers = \"0.1\"",
+            &format!("prompt-layers = {{ path = \"{root}/layers\" }}"),
+        )
+        .replace(
+            "prompt-cli = \"0.1\"",
+            &format!("prompt-cli = {{ path = \"{root}/layers/cli\" }}"),
         );
-    assert!(manifest.contains("/layers\", features"), "{manifest}");
-    assert!(manifest.contains("features = [\"cli\"]"), "{manifest}");
+    assert!(manifest.contains("/layers\" }"), "{manifest}");
+    assert!(manifest.contains("/layers/cli\" }"), "{manifest}");
     std::fs::write(scratch.join("Cargo.toml"), manifest + "\n[workspace]\n").unwrap();
     std::fs::create_dir_all(scratch.join("src")).unwrap();
     // A pipeline with no layer, beside the README's: its error is several lines.
@@ -183,12 +187,13 @@ fn the_readme_s_own_prompt_binary_runs_every_subcommand_on_its_pipeline() {
     assert!(cache.starts_with("pipeline `ferris`, 3 turns"), "{cache}");
     assert!(cache.contains("cost (tok-eq)"), "{cache}");
 
-    // An unknown pipeline lists the pipelines this binary has: its own.
+    // An unknown pipeline lists the pipelines this binary has: its own, and
+    // the standard one the CLI links (no layer of it joins `default`).
     let unknown = run.prompt(&["render", "--pipeline", "nope"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert_eq!(
         String::from_utf8(unknown.stderr).unwrap(),
-        "prompt: unknown pipeline `nope`; this binary has: default, ferris, unfinished\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
+        "prompt: unknown pipeline `nope`; this binary has: default, ferris, standard, unfinished\na pipeline declared in another crate (your package's own library included) is linked only when main.rs names that crate: `use my_layers as _;`\n"
     );
     // The README's binary turns on `cli` alone: no exact tokenizer, and
     // asking for one names the feature that brings it.
@@ -198,7 +203,7 @@ fn the_readme_s_own_prompt_binary_runs_every_subcommand_on_its_pipeline() {
     assert!(
         stderr.contains(
             "invalid value 'o200k' for '--tokenizer <TOKENIZER>': this `prompt` counts exact \
-             OpenAI tokens only when built with prompt-layers' `tiktoken` feature"
+             OpenAI tokens only when built with prompt-cli's `tiktoken` feature"
         ),
         "{stderr}"
     );

@@ -128,7 +128,7 @@ fn a_forgotten_default_pipeline_crate_is_named_and_a_runtime_only_one_is_not() {
     );
     assert!(
         stderr.contains(
-            "prompt: rendered the built-in pipeline `default` (no --pipeline given); this binary also has: quill."
+            "prompt: rendered the built-in pipeline `standard` (no --pipeline given); this binary also has: quill."
         ),
         "{stderr}"
     );
@@ -159,7 +159,7 @@ fn a_forgotten_default_pipeline_crate_is_named_and_a_runtime_only_one_is_not() {
     );
 
     // `--pipeline` given: no word about which pipeline rendered.
-    let (output, _, stderr) = run(house.under_cargo(&["render", "--pipeline", "default"]));
+    let (output, _, stderr) = run(house.under_cargo(&["render", "--pipeline", "standard"]));
     assert!(output.status.success(), "{stderr}");
     assert!(
         !stderr.contains("rendered the built-in pipeline"),

@@ -9,7 +9,8 @@
 use crate::common;
 
 use common::full_config;
-use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder, testing};
+use prompt_checks::testing;
+use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder};
 use prompt_layers::load_session;
 use prompt_layers::{RuntimeFacts, sources::fence};
 use prompt_tests::FixtureWorkspace;
@@ -43,7 +44,7 @@ fn build(ws: &FixtureWorkspace) -> AssembledPrompt {
             .with_date("2026-11-29")
             .with_model("claude"),
     );
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     PromptBuilder::new(&pipeline)
         .build_cached(&session, &turn)
         .unwrap()
@@ -204,7 +205,7 @@ fn bidi_overrides_and_zero_width_characters_never_reach_the_prompt() {
     let mut config = full_config(&ws);
     config.cwd = nested;
     let session = load_session(&config).unwrap();
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&session, &Context::new())
         .unwrap();

@@ -54,7 +54,7 @@ proptest! {
         config.cwd = nested;
         let session = load_session(&config).unwrap();
         let turn = Context::new().with(config.load_scratchpad().unwrap());
-        let pipeline = Pipeline::collect().unwrap();
+        let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
         let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn).unwrap();
         let text = prompt.text();
         prop_assert!(!text.chars().any(is_unwanted), "{:?}", text);

@@ -5,14 +5,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use prompt_core::budget::{BudgetError, TokenBudget};
 use prompt_core::pipeline::{LayerEntry, LayerRef};
-use prompt_core::providers::Message;
-use prompt_core::providers::anthropic::MessagesRequest;
 use prompt_core::spec::Channel;
 use prompt_core::spec::Yields;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
 use prompt_core::{
     AssemblyError, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render, Stability,
 };
+use prompt_providers::Message;
+use prompt_providers::anthropic::MessagesRequest;
 use prompt_tests::{Fixed, TEST, fixed, spec};
 
 fn pipeline() -> Pipeline {
@@ -283,7 +283,7 @@ fn annotations_show_the_reminder_and_the_budget_notice_and_still_tile_the_text()
         .build_cached(&Context::new(), &Context::new())
         .unwrap();
     assert_eq!(fitted.trace().budget.as_ref().unwrap().shed, ["hints"]);
-    let annotated = prompt_core::testing::annotate(&fitted).unwrap();
+    let annotated = prompt_checks::testing::annotate(&fitted).unwrap();
     assert!(annotated.contains("@@ budget notice"), "{annotated}");
     assert!(
         annotated.contains(
@@ -291,7 +291,7 @@ fn annotations_show_the_reminder_and_the_budget_notice_and_still_tile_the_text()
         ),
         "{annotated}"
     );
-    let segments = prompt_core::testing::segments(&fitted).unwrap();
+    let segments = prompt_checks::testing::segments(&fitted).unwrap();
     let names: Vec<&str> = segments.iter().map(|s| s.layer.name).collect();
     assert_eq!(names, ["persona", "runtime", "todo", "hints"]);
     assert_eq!(segments[3].text, "");

@@ -32,7 +32,8 @@ fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
 
 /// Renders one layer over `session`.
 fn render(entry: LayerEntry, session: &Context) -> prompt_core::AssembledPrompt {
-    let pipeline = Pipeline::from_layers(DefaultPipeline::SPEC, [entry]).unwrap();
+    let pipeline =
+        Pipeline::from_layers(DefaultPipeline::SPEC, [entry.with_pipelines(&["default"])]).unwrap();
     PromptBuilder::new(&pipeline)
         .build_cached(session, &Context::new())
         .unwrap()

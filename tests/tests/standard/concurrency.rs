@@ -29,7 +29,7 @@ fn sixteen_threads_assemble_byte_identical_prompts_from_one_session() {
                 .with_git_branch("main"),
         )
         .with(config.load_scratchpad().unwrap());
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let shared = PromptBuilder::new(&pipeline).session(session);
     let expected = shared.build_cached(&turn).unwrap();
     assert!(!expected.stable().is_empty() && !expected.dynamic().is_empty());

@@ -1,13 +1,14 @@
 //! The contract of every pipeline in this repository, over a bare session and
 //! the full fixture workspace, with byte ratchets in `tests/ratchets.json`;
-//! and the snapshot recipe of `prompt_core::testing`, applied to the standard
+//! and the snapshot recipe of `prompt_checks::testing`, applied to the standard
 //! pipeline.
 
 use crate::common;
 
 use common::full_config;
-use prompt_core::contract::{Contract, Scenario, Volatile};
-use prompt_core::{Context, Pipeline, TurnContext, testing};
+use prompt_checks::contract::{Contract, Scenario, Volatile};
+use prompt_checks::testing;
+use prompt_core::{Context, Pipeline, TurnContext};
 use prompt_layers::sources::Scratchpad;
 use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_session};
 use prompt_tests::FixtureWorkspace;
@@ -83,8 +84,9 @@ fn every_pipeline_in_the_repository_keeps_its_contract() {
     let ws = FixtureWorkspace::new();
     let scenarios = scenarios(bare.path(), &ws);
     let names = prompt_core::pipeline::pipeline_names();
-    assert!(names.contains(&"default"), "{names:?}");
-    for name in names {
+    assert!(names.contains(&"standard"), "{names:?}");
+    // `default` has no layer here: the standard layers are include-only.
+    for name in names.into_iter().filter(|name| *name != "default") {
         let pipeline = Pipeline::named(name).unwrap();
         contract(&pipeline, &scenarios).run().assert_ok();
     }
@@ -95,24 +97,24 @@ fn the_full_workspace_wakes_every_declared_silent_layer() {
     let bare = tempfile::tempdir().unwrap();
     let ws = FixtureWorkspace::new();
     let scenarios = scenarios(bare.path(), &ws);
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let report = contract(&pipeline, &scenarios).run();
     let unwoken: Vec<&str> = report
         .notes()
         .iter()
-        .filter(|n| n.check == prompt_core::contract::Check::Reachable)
+        .filter(|n| n.check == prompt_checks::contract::Check::Reachable)
         .map(|n| n.subject.as_str())
         .collect();
     assert!(unwoken.is_empty(), "{report}");
 }
 
-/// The recipe from `prompt_core::testing`'s docs: the annotated prompt of
+/// The recipe from `prompt_checks::testing`'s docs: the annotated prompt of
 /// every path and mode (the manifest half is `manifest.rs`).
 #[test]
 fn standard_pipeline_snapshots() {
     let ws = FixtureWorkspace::new();
     let session = load_session(&full_config(&ws)).unwrap().with(sub_agents());
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let turn = turn(facts("29", "claude-opus"));
     for (label, prompt) in testing::every_assembly(&pipeline, &session, &turn).unwrap() {
         insta::assert_snapshot!(

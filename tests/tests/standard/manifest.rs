@@ -17,19 +17,25 @@ fn facts() -> RuntimeFacts {
 
 #[test]
 fn default_pipeline_manifest() {
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     insta::assert_snapshot!(pipeline.manifest());
 }
 
 #[test]
 fn every_pipeline_in_the_standard_library_has_a_manifest_snapshot() {
-    // A new pipeline in `prompt_layers` must get its own snapshot test here.
-    assert_eq!(prompt_core::pipeline::pipeline_names(), ["default"]);
+    // A new pipeline in `prompt_layers` must get its own snapshot test here:
+    // `standard` has `default_pipeline_manifest`, and `default` (no layer:
+    // the standard layers are include-only) none.
+    assert_eq!(
+        prompt_core::pipeline::pipeline_names(),
+        ["default", "standard"]
+    );
+    assert!(Pipeline::collect().is_err());
 }
 
 #[test]
 fn standard_prompt_cached() {
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let turn = Context::new().with(facts());
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&Context::new(), &turn)
@@ -43,7 +49,7 @@ fn standard_prompt_cached() {
 
 #[test]
 fn standard_prompt_minimal_drops_runtime_facts() {
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let turn = Context::new().with(facts());
     let prompt = PromptBuilder::new(&pipeline)
         .mode(PromptMode::Minimal)

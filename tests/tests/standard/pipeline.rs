@@ -40,7 +40,7 @@ fn turn(ws: &FixtureWorkspace) -> TurnContext {
 fn every_standard_layer_speaks_over_a_full_workspace() {
     let ws = FixtureWorkspace::new();
     let session = load_session(&full_config(&ws)).unwrap().with(sub_agents());
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&session, &turn(&ws))
         .unwrap();
@@ -70,7 +70,7 @@ fn every_standard_layer_speaks_over_a_full_workspace() {
 fn sections_come_in_the_documented_order() {
     let ws = FixtureWorkspace::new();
     let session = load_session(&full_config(&ws)).unwrap().with(sub_agents());
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let text = PromptBuilder::new(&pipeline)
         .build_basic(&session, &turn(&ws))
         .unwrap()
@@ -107,7 +107,7 @@ fn an_empty_workspace_leaves_the_conditional_layers_silent_and_says_why() {
     let dir = outer.path().join("ws");
     std::fs::create_dir(&dir).unwrap();
     let session = load_session(&SessionConfig::new("agent", &dir)).unwrap();
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&session, &Context::new())
         .unwrap();
@@ -151,7 +151,7 @@ fn an_empty_workspace_leaves_the_conditional_layers_silent_and_says_why() {
 
 #[test]
 fn the_coordinator_speaks_exactly_when_the_delegate_tool_is_enabled() {
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     for session in [
         Context::new(),
         Context::new().with(SubAgents(vec![])),
@@ -179,7 +179,7 @@ fn the_coordinator_speaks_exactly_when_the_delegate_tool_is_enabled() {
 
 #[test]
 fn the_standard_pipeline_is_stable_before_dynamic_and_has_room_between_layers() {
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let specs: Vec<_> = pipeline.specs().collect();
     // Room for a user's layer between any two, but after the base prompt:
     // its rule on quoted files follows it at once, and the room is after both.
@@ -202,7 +202,7 @@ fn the_standard_pipeline_is_stable_before_dynamic_and_has_room_between_layers() 
 fn minimal_mode_keeps_only_what_the_agent_cannot_work_without() {
     let ws = FixtureWorkspace::new();
     let session = load_session(&full_config(&ws)).unwrap().with(sub_agents());
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .mode(PromptMode::Minimal)
         .build_cached(&session, &turn(&ws))
@@ -227,7 +227,7 @@ fn a_source_that_cannot_be_read_silences_its_layer_and_the_trace_names_the_file(
     std::fs::remove_file(ws.repo.join(".agent/memory/project.md")).unwrap();
     std::fs::create_dir(ws.repo.join(".agent/memory/project.md")).unwrap();
     let session = load_session(&full_config(&ws)).unwrap();
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&session, &Context::new())
         .unwrap();

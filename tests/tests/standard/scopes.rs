@@ -66,19 +66,19 @@ fn a_layer_ahead_of_wider_ones_is_one_problem_naming_them_and_the_priority_to_mo
 }
 
 /// The mistake: a User-scope layer of the user's crate at 2500, in
-/// the default pipeline with the standard layers (another crate, so only the
-/// collected pipeline sees both). One problem, about the user's layer; it
+/// one pipeline with the standard layers, built by hand (a declared pipeline
+/// that includes them gets the same problem at build time). One problem, about the user's layer; it
 /// never asks to move the standard layers.
 #[test]
 fn a_user_layer_ahead_of_the_standard_project_layers_is_one_problem_about_it() {
     let error = Pipeline::from_layers(
         DefaultPipeline::SPEC,
         [
-            LayerEntry::of::<BasePromptLayer>(),
-            LayerEntry::of::<ProjectMemoryLayer>(),
+            LayerEntry::of::<BasePromptLayer>().with_pipelines(&["default"]),
+            LayerEntry::of::<ProjectMemoryLayer>().with_pipelines(&["default"]),
             entry("my_notes", 2_500, Scope::User, 7),
-            LayerEntry::of::<ProjectContextLayer>(),
-            LayerEntry::of::<SkillsIndexLayer>(),
+            LayerEntry::of::<ProjectContextLayer>().with_pipelines(&["default"]),
+            LayerEntry::of::<SkillsIndexLayer>().with_pipelines(&["default"]),
         ],
     )
     .unwrap_err();
@@ -105,8 +105,8 @@ fn an_unscoped_layer_ahead_of_wider_ones_hears_about_scope_first() {
         DefaultPipeline::SPEC,
         [
             entry("persona", 150, Scope::Session, 1),
-            LayerEntry::of::<BasePromptLayer>(),
-            LayerEntry::of::<ProjectContextLayer>(),
+            LayerEntry::of::<BasePromptLayer>().with_pipelines(&["default"]),
+            LayerEntry::of::<ProjectContextLayer>().with_pipelines(&["default"]),
         ],
     )
     .unwrap_err();
@@ -195,7 +195,7 @@ fn old_order() -> Pipeline {
         layer: L,
         priority: u32,
     ) -> LayerEntry {
-        let mut spec = L::SPEC;
+        let mut spec = L::SPEC.with_pipelines(&["default"]);
         spec.priority = priority;
         LayerEntry::new(spec, layer)
     }
@@ -217,8 +217,8 @@ fn old_order() -> Pipeline {
 fn two_users_of_one_repository_share_the_whole_global_and_project_part() {
     let ws = sentry_workspace();
     let (alice, bob) = (home("Answer in English."), home("Answer in German."));
-    let pipeline = Pipeline::collect().unwrap();
-    assert_eq!(pipeline.spec(), &DefaultPipeline::SPEC);
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
+    assert_eq!(pipeline.spec().name, "standard");
     let a = render(&pipeline, ws.path(), alice.path());
     let b = render(&pipeline, ws.path(), bob.path());
 
@@ -269,7 +269,7 @@ fn two_users_of_one_repository_share_the_whole_global_and_project_part() {
 
 /// The request with each system block's text shown by its length and ends,
 /// so the snapshot shows the cuts rather than 8 KiB of AGENTS.md.
-fn outline(request: &prompt_core::providers::anthropic::MessagesRequest) -> serde_json::Value {
+fn outline(request: &prompt_providers::anthropic::MessagesRequest) -> serde_json::Value {
     let mut body = serde_json::to_value(request).unwrap();
     for block in body["system"].as_array_mut().unwrap() {
         let text = block["text"].as_str().unwrap().to_owned();
@@ -291,12 +291,12 @@ fn outline(request: &prompt_core::providers::anthropic::MessagesRequest) -> serd
 
 #[test]
 fn the_anthropic_request_breaks_at_the_end_of_the_project_part_so_teammates_read_it() {
-    use prompt_core::providers::Message;
-    use prompt_core::providers::anthropic::{CacheTtl, MessagesRequest, SYSTEM_BREAKPOINTS};
+    use prompt_providers::Message;
+    use prompt_providers::anthropic::{CacheTtl, MessagesRequest, SYSTEM_BREAKPOINTS};
 
     let ws = sentry_workspace();
     let (alice, bob) = (home("Answer in English."), home("Answer in German."));
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let a = render(&pipeline, ws.path(), alice.path());
     let b = render(&pipeline, ws.path(), bob.path());
     let request = |prompt: &AssembledPrompt| {
@@ -333,13 +333,13 @@ fn the_anthropic_request_breaks_at_the_end_of_the_project_part_so_teammates_read
 /// Anthropic request's do: one placement rule for both.
 #[test]
 fn the_openai_request_breaks_where_the_anthropic_one_does() {
-    use prompt_core::providers::Message;
-    use prompt_core::providers::anthropic::MessagesRequest;
-    use prompt_core::providers::openai::{ChatRequest, MAX_BREAKPOINT_WRITES, ResponsesRequest};
+    use prompt_providers::Message;
+    use prompt_providers::anthropic::MessagesRequest;
+    use prompt_providers::openai::{ChatRequest, MAX_BREAKPOINT_WRITES, ResponsesRequest};
 
     let ws = sentry_workspace();
     let (alice, bob) = (home("Answer in English."), home("Answer in German."));
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let a = render(&pipeline, ws.path(), alice.path());
     let b = render(&pipeline, ws.path(), bob.path());
     let anthropic = MessagesRequest::new(&a, "claude-sonnet-4-5", 1024);
@@ -382,11 +382,11 @@ fn the_openai_request_breaks_where_the_anthropic_one_does() {
 
 #[test]
 fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
-    use prompt_core::providers::openai::prompt_cache_key;
+    use prompt_providers::openai::prompt_cache_key;
 
     let ws = sentry_workspace();
     let (alice, bob) = (home("Answer in English."), home("Answer in German."));
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let a = render(&pipeline, ws.path(), alice.path());
     let b = render(&pipeline, ws.path(), bob.path());
     assert_ne!(a.stable(), b.stable());
@@ -395,7 +395,7 @@ fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
     assert_eq!(
         prompt_cache_key(&a),
         format!(
-            "default-{}",
+            "standard-{}",
             prompt_core::fingerprint::Fingerprint::of(&a.stable()[..shared]).short()
         )
     );
@@ -408,11 +408,11 @@ fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
 
 #[test]
 fn the_team_simulation_reads_what_a_teammate_wrote_and_only_at_a_breakpoint() {
-    use prompt_core::providers::simulation::{SimulationError, TeamPrefix, TeamSimulation};
     use prompt_core::tokens::ApproxCounter;
+    use prompt_providers::simulation::{SimulationError, TeamPrefix, TeamSimulation};
 
     let ws = sentry_workspace();
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let homes: Vec<_> = [
         "Answer in English.",
         "Answer in German.",
@@ -466,7 +466,7 @@ fn the_team_simulation_reads_what_a_teammate_wrote_and_only_at_a_breakpoint() {
 
 #[test]
 fn the_contract_notes_what_a_relaxed_order_costs_and_passes_the_standard_pipeline() {
-    use prompt_core::contract::{self, Check, Scenario};
+    use prompt_checks::contract::{self, Check, Scenario};
 
     let relaxed = DefaultPipeline::SPEC.with_scope_order(ScopeOrder::Relaxed);
     let pipeline = Pipeline::from_layers(
@@ -512,7 +512,7 @@ fn the_contract_notes_what_a_relaxed_order_costs_and_passes_the_standard_pipelin
     let mut config = SessionConfig::new("agent", ws.path());
     config.home = Some(alice.path().to_path_buf());
     let scenarios = [Scenario::new("sentry", load_session(&config).unwrap())];
-    let standard = Pipeline::collect().unwrap();
+    let standard = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let report = contract::Contract::new(&standard, &scenarios)
         .only(&[Check::ScopeSharing])
         .run();
@@ -521,11 +521,11 @@ fn the_contract_notes_what_a_relaxed_order_costs_and_passes_the_standard_pipelin
 
 #[test]
 fn the_diff_of_two_teammates_says_they_differ_only_below_project() {
-    use prompt_core::diff::{StablePrefix, explain};
+    use prompt_checks::diff::{StablePrefix, explain};
 
     let ws = sentry_workspace();
     let (alice, bob) = (home("Answer in English."), home("Answer in German."));
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let a = StablePrefix::of(&render(&pipeline, ws.path(), alice.path())).unwrap();
     let b = StablePrefix::of(&render(&pipeline, ws.path(), bob.path())).unwrap();
     let diff = explain(&a, &b);
@@ -547,14 +547,14 @@ fn the_diff_of_two_teammates_says_they_differ_only_below_project() {
 
 #[test]
 fn a_basic_prompt_has_no_scope_groups_and_keeps_its_whole_prefix_key() {
-    use prompt_core::providers::openai::prompt_cache_key;
+    use prompt_providers::openai::prompt_cache_key;
 
     let ws = sentry_workspace();
     let alice = home("Answer in English.");
     let mut config = SessionConfig::new("agent", ws.path());
     config.home = Some(alice.path().to_path_buf());
     let session = load_session(&config).unwrap();
-    let pipeline = Pipeline::collect().unwrap();
+    let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     let basic = PromptBuilder::new(&pipeline)
         .build_basic(&session, &Context::new())
         .unwrap();
@@ -562,6 +562,6 @@ fn a_basic_prompt_has_no_scope_groups_and_keeps_its_whole_prefix_key() {
     assert_eq!(basic.trace().shared_prefix(Scope::Project), 0);
     assert_eq!(
         prompt_cache_key(&basic),
-        format!("default-{}", basic.trace().stable_fingerprint().short())
+        format!("standard-{}", basic.trace().stable_fingerprint().short())
     );
 }

@@ -1,8 +1,8 @@
 //! The cache-cost simulation, with exact expected numbers.
 
-use prompt_core::providers::anthropic::{CacheMinimums, CacheTtl};
-use prompt_core::providers::cost::Multipliers;
-use prompt_core::providers::simulation::{CacheSimulation, SimulationError, TurnCost};
+use prompt_providers::anthropic::{CacheMinimums, CacheTtl};
+use prompt_providers::cost::Multipliers;
+use prompt_providers::simulation::{CacheSimulation, SimulationError, TurnCost};
 
 fn turn(
     turn: usize,
@@ -143,9 +143,9 @@ fn the_report_serializes_and_prints_as_a_table() {
 /// simulation given one, with a message saying what to give instead.
 #[test]
 fn a_price_must_be_finite_and_not_negative() {
-    use prompt_core::providers::cost::{PriceError, usd_per_mtok};
-    use prompt_core::providers::simulation::TeamSimulation;
     use prompt_core::tokens::ApproxCounter;
+    use prompt_providers::cost::{PriceError, usd_per_mtok};
+    use prompt_providers::simulation::TeamSimulation;
 
     assert_eq!(usd_per_mtok(0.0), Ok(0.0));
     assert_eq!(usd_per_mtok(3.0), Ok(3.0));
@@ -237,8 +237,8 @@ fn an_anthropic_ttl_with_an_openai_model_is_refused() {
 /// Anthropic request would, with OpenAI's minimum.
 #[test]
 fn a_team_on_gpt_5_6_is_priced_at_openai_s_write_price() {
-    use prompt_core::providers::simulation::TeamSimulation;
     use prompt_core::tokens::ApproxCounter;
+    use prompt_providers::simulation::TeamSimulation;
 
     let simulation = TeamSimulation::new("gpt-5.6");
     let prompt = prompt_tests::fixed(&[(

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use prompt_core::contract::{self, Check, Contract, RatchetMode, Scenario, Volatile};
+use prompt_checks::contract::{self, Check, Contract, RatchetMode, Scenario, Volatile};
 use prompt_core::pipeline::LayerEntry;
 use prompt_core::{
     Context, LayerInput, LayerWriter, Pipeline, Render, Stability, Stable, prompt_layer,

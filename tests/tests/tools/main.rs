@@ -13,6 +13,7 @@ mod common;
 
 mod cache_cost;
 mod contract_checks;
+mod history;
 mod observe;
 mod provider_counts;
 mod providers;

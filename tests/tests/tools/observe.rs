@@ -1,4 +1,4 @@
-//! `prompt_core::observe`: usage read from the providers' own bodies, and
+//! `prompt_providers::observe`: usage read from the providers' own bodies, and
 //! the ledger's verdict for each cause, over prompts a pipeline assembled.
 //!
 //! Response bodies are shaped as the APIs return them (the API references,
@@ -13,17 +13,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use jiff::{SignedDuration, Timestamp};
-use prompt_core::diff::ChangeKind;
-use prompt_core::observe::{
-    Agreement, CacheLedger, CacheUsage, CacheVerdict, DiagnosisOutcome, LedgerError, MissCause,
-    Pricing, Provider, Sent, Summary, UsageError, read_log,
-};
+use prompt_checks::diff::ChangeKind;
 use prompt_core::pipeline::LayerEntry;
-use prompt_core::providers::anthropic::CacheTtl;
 use prompt_core::spec::Scope;
 use prompt_core::{
     AssembledPrompt, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, Render,
     SessionValue, Stability, Stable, TurnContext, TurnValue,
+};
+use prompt_providers::anthropic::CacheTtl;
+use prompt_providers::observe::{
+    Agreement, CacheLedger, CacheUsage, CacheVerdict, DiagnosisOutcome, LedgerError, MissCause,
+    Pricing, Provider, Sent, Summary, UsageError, read_log,
 };
 use prompt_tests::{TEST, spec};
 use serde_json::{Value, json};
@@ -1129,7 +1129,7 @@ fn memory_is_bounded_per_conversation_and_in_conversations() {
         assert!(ledger.conversations() <= 16);
     }
     // Requests whose responses never come are dropped past the cap.
-    let ids: Vec<_> = (0..(prompt_core::observe::MAX_IN_FLIGHT + 5))
+    let ids: Vec<_> = (0..(prompt_providers::observe::MAX_IN_FLIGHT + 5))
         .map(|i| ledger.sent(&prompt, anthropic(200 + i as i64).conversation("busy")))
         .collect();
     assert!(matches!(

@@ -7,12 +7,12 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use jiff::{SignedDuration, Timestamp};
-use prompt_core::diff::StablePrefix;
-use prompt_core::observe::{
+use prompt_checks::diff::StablePrefix;
+use prompt_core::spec::{AssemblyPath, PromptMode};
+use prompt_providers::observe::{
     CacheLedger, CacheUsage, LedgerError, MAX_REQUEST_TOKENS, Provider, Sent, Summary, UsageError,
     read_log,
 };
-use prompt_core::spec::{AssemblyPath, PromptMode};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -375,7 +375,7 @@ proptest! {
 /// One verdict's log line, of a miss with a price, as a ledger writes it.
 fn sample_line() -> String {
     let log = Shared::default();
-    let pricing = prompt_core::observe::Pricing::new(3.0, 0.1, 1.25).unwrap();
+    let pricing = prompt_providers::observe::Pricing::new(3.0, 0.1, 1.25).unwrap();
     let mut ledger = CacheLedger::new().with_log(log.clone()).pricing(pricing);
     let id = ledger.sent_prefix(&prefix("You are terse."), sent(0));
     ledger.received(id, &CacheUsage::new(20, 0, 4100)).unwrap();
@@ -389,7 +389,7 @@ fn sample_line() -> String {
 /// `usize::MAX` they saturate instead of wrapping (or panicking in debug).
 #[test]
 fn the_cost_simulation_saturates_on_counts_past_any_request() {
-    use prompt_core::providers::simulation::CacheSimulation;
+    use prompt_providers::simulation::CacheSimulation;
 
     for (stable, dynamic) in [(usize::MAX, vec![usize::MAX, 1]), (5, vec![usize::MAX; 3])] {
         let report = CacheSimulation::new("claude-sonnet-4-5", stable, dynamic)

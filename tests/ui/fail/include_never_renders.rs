@@ -10,7 +10,7 @@ pub struct SubAgent;
 // A set none of whose layers can render there is a mistake too.
 pub struct CachedOnly;
 impl prompt_core::pipeline::LayerSet for CachedOnly {
-    const LAYERS: &'static [prompt_core::LayerSpec] = &[<CacheNote as prompt_core::PromptLayer>::SPEC];
+    const LAYERS: &'static [prompt_core::pipeline::IncludedLayer] = &[prompt_core::pipeline::IncludedLayer::of::<CacheNote>()];
 }
 
 #[prompt_pipeline(paths = [Basic], include = [CachedOnly])]

@@ -10,7 +10,7 @@ pub struct SubAgent;
 // Once directly and once through a set: rejected at the set.
 pub struct Everything;
 impl prompt_core::pipeline::LayerSet for Everything {
-    const LAYERS: &'static [prompt_core::LayerSpec] = &[<Persona as prompt_core::PromptLayer>::SPEC];
+    const LAYERS: &'static [prompt_core::pipeline::IncludedLayer] = &[prompt_core::pipeline::IncludedLayer::of::<Persona>()];
 }
 
 #[prompt_pipeline(paths = [Basic], include = [Persona, Everything])]

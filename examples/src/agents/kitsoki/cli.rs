@@ -1,6 +1,6 @@
 //! The system-prompt arguments of the `claude` and `codex` command lines.
 //!
-//! Both delegate to `prompt_core::providers` ([`claude_cli`](prompt_core::providers::claude_cli), [`codex`]), the
+//! Both delegate to `prompt_providers` ([`claude_cli`](prompt_providers::claude_cli), [`codex`]), the
 //! one implementation of these command lines: kitsoki only decides which form
 //! a call gets (composed or legacy) and where the Codex instructions file
 //! lives.
@@ -15,9 +15,9 @@
 
 use std::path::Path;
 
-use prompt_core::providers;
-use prompt_core::providers::claude_cli::{self, ClaudeCli, ClaudeCliError};
-use prompt_core::providers::codex::{self, CodexError};
+use prompt_providers as providers;
+use prompt_providers::claude_cli::{self, ClaudeCli, ClaudeCliError};
+use prompt_providers::codex::{self, CodexError};
 
 use super::Invocation;
 

@@ -535,7 +535,7 @@ pub const SKILLS_LINE: &str = "Skills you can use (read a skill's SKILL.md befor
 /// The text is recursive's `skill_reminder` body: `# Available skills`, a
 /// blank line, an empty line, [`SKILLS_LINE`], then `- name: description
 /// (location)` per skill; the provider wraps it in `<system-reminder>` tags
-/// ([`reminder_block`](prompt_core::providers::reminder_block)).
+/// ([`reminder_block`](prompt_providers::reminder_block)).
 #[prompt_layer(
     priority = 10_900,
     stability = Dynamic,

@@ -13,26 +13,42 @@
 //! request reads the longest prefix of its text it shares with an earlier
 //! one of its key, in steps of 128 tokens, and is billed no write.
 //!
-//! - **Read**: the longest prefix, ending at any unit boundary up to the
-//!   last breakpoint, that an earlier request wrote.
+//! - **Read**: the longest prefix an earlier request wrote that is still
+//!   alive. Anthropic looks for it from each breakpoint back over at most
+//!   [`LOOKBACK_BLOCKS`] block boundaries (the breakpoint's own and the 20
+//!   before it), as its documentation says; OpenAI at any boundary up to
+//!   the last breakpoint.
 //! - **Write**: every breakpoint's prefix that is longer than what was read
 //!   and at least the model's minimum ([`CacheMinimums`]); the tokens
 //!   written are the last such prefix's, minus the read. OpenAI reports
 //!   writes for GPT-5.6 and later only; before, its automatic cache
 //!   remembers the prefix for free.
+//! - **Lifetime**: an entry lives for its breakpoint's TTL (`5m`, or `1h`
+//!   with `"ttl": "1h"`; OpenAI's for 5 minutes) and each read starts it
+//!   again, against the cache's [`Clock`]: the system clock, or a
+//!   [`ManualClock`] a test advances.
+//! - **Refusals** ([`refusal`]): an Anthropic request with more than
+//!   [`MAX_BREAKPOINTS`] `cache_control` blocks (automatic caching counting
+//!   as one), or a `1h` breakpoint after a `5m` one, is answered with a 400
+//!   as the API answers it, and neither read nor written.
 //! - **Tokens** are [`ApproxCounter`]'s count of each unit's text.
 //!
-//! It does not expire entries, and it caches what the real API might not
-//! (Anthropic looks back at most 20 blocks from a breakpoint): it answers
-//! "did the bytes at the breakpoints repeat", which is what a wire test
-//! asks.
+//! Each Anthropic request also says how much of its input could have been
+//! read at best ([`Served::readable`]): everything but its new part, the
+//! newest user message and the reply right before it (and all of it when
+//! no earlier request began with the same tools and system prompt).
+//! [`Loopback::read_share`](super::Loopback::read_share) adds them up.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::hash::{DefaultHasher, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
-use prompt_core::providers::minimums::CacheMinimums;
-use prompt_core::providers::openai;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
+use prompt_providers::minimums::CacheMinimums;
+use prompt_providers::openai;
 use serde_json::{Value, json};
 
 /// Which API a request was sent to.
@@ -48,6 +64,7 @@ pub enum Api {
 
 /// What the cache did with one request.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Served {
     /// Input tokens neither read nor written.
     pub uncached: u64,
@@ -55,15 +72,118 @@ pub struct Served {
     pub read: u64,
     /// Written to it (reported).
     pub written: u64,
+    /// What could have been read at best: the input but for the request's
+    /// new part (Anthropic requests; 0 for the others).
+    pub readable: u64,
+}
+
+impl Served {
+    /// What the cache did: `uncached`, `read` and `written` tokens, nothing
+    /// said about what was readable.
+    pub const fn new(uncached: u64, read: u64, written: u64) -> Self {
+        Self {
+            uncached,
+            read,
+            written,
+            readable: 0,
+        }
+    }
+
+    /// All its input tokens.
+    pub const fn input(&self) -> u64 {
+        self.uncached + self.read + self.written
+    }
+}
+
+/// The most `cache_control` blocks Anthropic takes in one request.
+pub const MAX_BREAKPOINTS: usize = 4;
+/// How many block boundaries Anthropic checks for a hit from a breakpoint:
+/// the breakpoint's own and the 20 before it.
+pub const LOOKBACK_BLOCKS: usize = 21;
+/// How long an entry lives without a read: Anthropic's default TTL.
+pub const FIVE_MINUTES: Duration = Duration::from_secs(5 * 60);
+/// Anthropic's `"ttl": "1h"`.
+pub const ONE_HOUR: Duration = Duration::from_secs(60 * 60);
+
+/// Where the cache reads the time: entries expire against it.
+pub trait Clock: Send + fmt::Debug {
+    /// The time since an origin of the clock's own.
+    fn now(&self) -> Duration;
+}
+
+/// The system's monotonic clock, from when it was made.
+#[derive(Debug, Clone, Copy)]
+pub struct SystemClock(Instant);
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        Self(Instant::now())
+    }
+}
+
+impl Clock for SystemClock {
+    fn now(&self) -> Duration {
+        self.0.elapsed()
+    }
+}
+
+/// A clock that moves only when told: clones share the time, so a test
+/// keeps one and gives the cache (or [`Loopback::with_clock`](super::Loopback::with_clock))
+/// another.
+///
+/// ```
+/// use prompt_clients::loopback::cache::{Clock, ManualClock, FIVE_MINUTES};
+///
+/// let clock = ManualClock::default();
+/// let theirs = clock.clone();
+/// clock.advance(FIVE_MINUTES);
+/// assert_eq!(theirs.now(), FIVE_MINUTES);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ManualClock(Arc<AtomicU64>);
+
+impl ManualClock {
+    /// Moves the time on by `by` (to the millisecond, saturating).
+    pub fn advance(&self, by: Duration) {
+        let millis = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
+        let _ = self
+            .0
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |now| {
+                Some(now.saturating_add(millis))
+            });
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Duration {
+        Duration::from_millis(self.0.load(Ordering::SeqCst))
+    }
+}
+
+/// A prefix written: when it expires and how long a read keeps it.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    expires: Duration,
+    ttl: Duration,
 }
 
 /// The prefixes written so far.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Cache {
-    written: BTreeSet<u64>,
+    written: BTreeMap<u64, Entry>,
     /// Earlier requests' texts by `prompt_cache_key`, for OpenAI's models
     /// before GPT-5.6 (the latest [`AUTOMATIC_KEPT`] of each key).
     automatic: BTreeMap<String, Vec<String>>,
+    /// The tools-and-system prefixes of earlier Anthropic requests.
+    heads: BTreeSet<u64>,
+    clock: Box<dyn Clock>,
+}
+
+impl Default for Cache {
+    /// An empty cache on the system clock.
+    fn default() -> Self {
+        Self::with_clock(SystemClock::default())
+    }
 }
 
 /// How many requests of one key the automatic cache compares with.
@@ -78,23 +198,82 @@ struct Unit {
     /// Its role and text, as a prefix cache without breakpoints compares it.
     text: String,
     tokens: u64,
-    breakpoint: bool,
+    /// The breakpoint's TTL, when the unit ends in one.
+    breakpoint: Option<Duration>,
+    /// The message it belongs to (`None`: tools, system, instructions).
+    message: Option<usize>,
+}
+
+/// Why Anthropic would refuse `body`, a request to `api`, for its
+/// breakpoints: the message of its 400, or `None` when it takes it.
+///
+/// ```
+/// use prompt_clients::loopback::cache::{refusal, Api};
+/// use serde_json::json;
+///
+/// let marked = json!({"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}});
+/// let body = json!({"system": vec![marked; 5], "messages": []});
+/// assert_eq!(
+///     refusal(Api::Messages, &body).as_deref(),
+///     Some("A maximum of 4 blocks with cache_control may be provided. Found 5.")
+/// );
+/// ```
+pub fn refusal(api: Api, body: &Value) -> Option<String> {
+    if api != Api::Messages {
+        return None;
+    }
+    // Automatic caching's comes last: the API puts it on the last block.
+    let ttls: Vec<Duration> = explicit_anthropic_units(body)
+        .iter()
+        .filter_map(|u| u.breakpoint)
+        .chain(top_level_ttl(body))
+        .collect();
+    let found = ttls.len();
+    if found > MAX_BREAKPOINTS {
+        return Some(format!(
+            "A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {found}."
+        ));
+    }
+    let mut short = false;
+    for ttl in ttls {
+        if ttl == FIVE_MINUTES {
+            short = true;
+        } else if short {
+            return Some(
+                "a cache_control block with ttl='1h' cannot come after one with ttl='5m': \
+                 breakpoints with a longer TTL must come first"
+                    .to_owned(),
+            );
+        }
+    }
+    None
 }
 
 impl Cache {
+    /// An empty cache whose entries expire against `clock`.
+    pub fn with_clock(clock: impl Clock + 'static) -> Self {
+        Self {
+            written: BTreeMap::new(),
+            automatic: BTreeMap::new(),
+            heads: BTreeSet::new(),
+            clock: Box::new(clock),
+        }
+    }
+
     /// What the provider would read and write for `body`, a request to
-    /// `api`; the prefixes it writes are remembered.
+    /// `api`; the prefixes it writes are remembered, those it reads live on.
+    /// It does not check [`refusal`]: the server does, before it serves.
     pub fn serve(&mut self, api: Api, body: &Value) -> Served {
         let model = body
             .get("model")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let (units, seed, minimum, reports_writes) = match api {
+        let (units, seed, minimum, lookback) = match api {
             Api::Messages => (
                 anthropic_units(body),
                 0,
                 CacheMinimums::anthropic().lookup(model).tokens,
-                true,
+                LOOKBACK_BLOCKS,
             ),
             Api::ChatCompletions | Api::Responses => {
                 let mut seed = DefaultHasher::new();
@@ -111,43 +290,79 @@ impl Cache {
                     openai_units(api, body),
                     seed.finish(),
                     CacheMinimums::openai().lookup(model).tokens,
-                    true,
+                    usize::MAX,
                 )
             }
         };
         let minimum = u64::try_from(minimum).unwrap_or(u64::MAX);
+        let now = self.clock.now();
+        self.written.retain(|_, entry| entry.expires > now);
         let mut hasher = DefaultHasher::new();
         hasher.write_u64(seed);
         let mut prefixes = Vec::with_capacity(units.len());
         let mut tokens = 0;
+        let mut head = hasher.finish();
         for unit in &units {
             hasher.write_usize(unit.bytes.len());
             hasher.write(unit.bytes.as_bytes());
             tokens += unit.tokens;
+            if unit.message.is_none() {
+                head = hasher.finish();
+            }
             prefixes.push((hasher.finish(), tokens, unit.breakpoint));
         }
         let total = tokens;
-        let last_breakpoint = prefixes.iter().rposition(|&(_, _, bp)| bp);
-        let read = last_breakpoint.map_or(0, |last| {
-            prefixes[..=last]
-                .iter()
-                .filter(|(digest, _, _)| self.written.contains(digest))
-                .map(|&(_, tokens, _)| tokens)
-                .max()
-                .unwrap_or(0)
-        });
+        // The boundaries a read may end at: within the lookback of a
+        // breakpoint.
+        let mut reachable = vec![false; prefixes.len()];
+        for (at, _) in prefixes
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, _, bp))| bp.is_some())
+        {
+            for seen in &mut reachable[at.saturating_sub(lookback - 1)..=at] {
+                *seen = true;
+            }
+        }
+        let hit = prefixes
+            .iter()
+            .zip(&reachable)
+            .rposition(|((digest, _, _), &reachable)| {
+                reachable && self.written.contains_key(digest)
+            });
+        let read = hit.map_or(0, |at| prefixes[at].1);
+        // A read keeps every entry it passes through alive.
+        for (digest, _, _) in hit.map_or(&[][..], |at| &prefixes[..=at]) {
+            if let Some(entry) = self.written.get_mut(digest) {
+                entry.expires = now + entry.ttl;
+            }
+        }
         let mut written_to = read;
         for &(digest, tokens, breakpoint) in &prefixes {
-            if breakpoint && tokens > read && tokens >= minimum {
-                self.written.insert(digest);
+            if let Some(ttl) = breakpoint
+                && tokens > read
+                && tokens >= minimum
+            {
+                self.written.insert(
+                    digest,
+                    Entry {
+                        expires: now + ttl,
+                        ttl,
+                    },
+                );
                 written_to = tokens;
             }
         }
-        let written = if reports_writes { written_to - read } else { 0 };
+        let written = written_to - read;
+        let readable = match api {
+            Api::Messages if !self.heads.insert(head) => total - new_part(&units, body),
+            _ => 0,
+        };
         Served {
             uncached: total - read - written,
             read,
             written,
+            readable,
         }
     }
 
@@ -180,22 +395,24 @@ impl Cache {
             earlier.remove(0);
         }
         earlier.push(text);
-        Served {
-            uncached: total - read,
-            read,
-            written: 0,
-        }
+        Served::new(total - read, read, 0)
     }
 
     /// The response `api` would send for `body`, the `seq`-th request: a
     /// short text answer with the usage [`serve`](Self::serve) found.
     pub fn answer(&mut self, api: Api, body: &Value, seq: usize) -> Value {
+        self.respond(api, body, seq).1
+    }
+
+    /// What the cache did with `body` and the response, as
+    /// [`answer`](Self::answer) gives it.
+    pub fn respond(&mut self, api: Api, body: &Value, seq: usize) -> (Served, Value) {
         let served = self.serve(api, body);
         let model = body.get("model").cloned().unwrap_or(Value::Null);
-        let text = format!("Loopback reply {seq}.");
-        let output = 5;
+        let text = reply(seq);
+        let output = tokens(&text);
         let input = served.uncached + served.read + served.written;
-        match api {
+        let response = match api {
             Api::Messages => json!({
                 "id": format!("msg_loopback_{seq}"),
                 "type": "message",
@@ -257,8 +474,56 @@ impl Cache {
                     "total_tokens": input + output,
                 },
             }),
-        }
+        };
+        (served, response)
     }
+}
+
+/// About [`REPLY_BYTES`] of text for the `seq`-th request: a turn's answer
+/// as long as a model's usual one, so a conversation grows as a real one.
+pub fn reply(seq: usize) -> String {
+    let mut text = format!("Loopback reply {seq}.");
+    let mut sentence = 0;
+    while text.len() < REPLY_BYTES {
+        sentence += 1;
+        text.push_str(&format!(
+            " Sentence {sentence} of reply {seq} says what was found, what changed and why."
+        ));
+    }
+    text
+}
+
+/// The length of a reply, in bytes (at least).
+pub const REPLY_BYTES: usize = 1500;
+
+/// The tokens of `units` that are new in their request: the newest user
+/// message and the assistant reply right before it.
+fn new_part(units: &[Unit], body: &Value) -> u64 {
+    let messages = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let role = |at: usize| {
+        messages
+            .get(at)
+            .and_then(|m| m.get("role"))
+            .and_then(Value::as_str)
+    };
+    let Some(last_user) = (0..messages.len())
+        .rev()
+        .find(|&at| role(at) == Some("user"))
+    else {
+        return 0;
+    };
+    let first_new = match last_user.checked_sub(1) {
+        Some(before) if role(before) == Some("assistant") => before,
+        _ => last_user,
+    };
+    units
+        .iter()
+        .filter(|u| u.message.is_some_and(|m| m >= first_new))
+        .map(|u| u.tokens)
+        .sum()
 }
 
 /// The length of the longest common prefix of `a` and `b`, on a character
@@ -285,9 +550,24 @@ fn without_breakpoints(value: &Value) -> String {
     value.to_string()
 }
 
+/// The TTL a `cache_control` (or `prompt_cache_breakpoint`) value asks
+/// for: an hour for `"ttl": "1h"`, else five minutes; `None` for none.
+fn ttl_of(control: Option<&Value>) -> Option<Duration> {
+    let control = control.filter(|c| !c.is_null())?;
+    Some(match control.get("ttl").and_then(Value::as_str) {
+        Some("1h") => ONE_HOUR,
+        _ => FIVE_MINUTES,
+    })
+}
+
+/// The TTL of a request's top-level `cache_control` (automatic caching).
+fn top_level_ttl(body: &Value) -> Option<Duration> {
+    ttl_of(body.get("cache_control"))
+}
+
 /// A content block (or a message's string content) as a unit, `role` in
 /// what identifies it.
-fn block(role: &str, content: &Value) -> Unit {
+fn block(role: &str, content: &Value, message: Option<usize>) -> Unit {
     let text = content
         .get("text")
         .and_then(Value::as_str)
@@ -297,27 +577,29 @@ fn block(role: &str, content: &Value) -> Unit {
         bytes: format!("{role}\u{0}{}", without_breakpoints(content)),
         tokens: tokens(&text),
         text: format!("{role}\u{0}{text}\u{0}"),
-        breakpoint: content.get("cache_control").is_some_and(|c| !c.is_null())
-            || content
-                .get("prompt_cache_breakpoint")
-                .is_some_and(|c| !c.is_null()),
+        breakpoint: ttl_of(content.get("cache_control"))
+            .or_else(|| ttl_of(content.get("prompt_cache_breakpoint"))),
+        message,
     }
 }
 
-/// A message's units: its string content, or each of its parts.
-fn message_units(message: &Value, units: &mut Vec<Unit>) {
+/// Message `at`'s units: its string content, or each of its parts.
+fn message_units(message: &Value, at: usize, units: &mut Vec<Unit>) {
     let role = message
         .get("role")
         .and_then(Value::as_str)
         .unwrap_or_default();
     match message.get("content") {
-        Some(Value::Array(parts)) => units.extend(parts.iter().map(|part| block(role, part))),
-        Some(content) => units.push(block(role, content)),
-        None => units.push(block(role, message)),
+        Some(Value::Array(parts)) => {
+            units.extend(parts.iter().map(|part| block(role, part, Some(at))));
+        }
+        Some(content) => units.push(block(role, content, Some(at))),
+        None => units.push(block(role, message, Some(at))),
     }
 }
 
-fn anthropic_units(body: &Value) -> Vec<Unit> {
+/// An Anthropic request's units with their own `cache_control` only.
+fn explicit_anthropic_units(body: &Value) -> Vec<Unit> {
     let mut units = Vec::new();
     for tool in body
         .get("tools")
@@ -325,26 +607,36 @@ fn anthropic_units(body: &Value) -> Vec<Unit> {
         .into_iter()
         .flatten()
     {
-        units.push(block("tool", tool));
+        units.push(block("tool", tool, None));
     }
     match body.get("system") {
-        Some(Value::Array(blocks)) => units.extend(blocks.iter().map(|b| block("system", b))),
-        Some(Value::String(text)) => units.push(block("system", &Value::String(text.clone()))),
+        Some(Value::Array(blocks)) => {
+            units.extend(blocks.iter().map(|b| block("system", b, None)));
+        }
+        Some(Value::String(text)) => {
+            units.push(block("system", &Value::String(text.clone()), None));
+        }
         _ => {}
     }
-    for message in body
+    for (at, message) in body
         .get("messages")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
+        .enumerate()
     {
-        message_units(message, &mut units);
+        message_units(message, at, &mut units);
     }
+    units
+}
+
+fn anthropic_units(body: &Value) -> Vec<Unit> {
+    let mut units = explicit_anthropic_units(body);
     // Automatic caching: a top-level `cache_control` marks the last block.
-    if body.get("cache_control").is_some_and(|c| !c.is_null())
+    if let Some(ttl) = top_level_ttl(body)
         && let Some(last) = units.last_mut()
     {
-        last.breakpoint = true;
+        last.breakpoint = Some(last.breakpoint.map_or(ttl, |own| own.min(ttl)));
     }
     units
 }
@@ -352,7 +644,7 @@ fn anthropic_units(body: &Value) -> Vec<Unit> {
 fn openai_units(api: Api, body: &Value) -> Vec<Unit> {
     let mut units = Vec::new();
     if let Some(instructions) = body.get("instructions").filter(|v| v.is_string()) {
-        units.push(block("instructions", instructions));
+        units.push(block("instructions", instructions, None));
     }
     let messages = match api {
         Api::Responses => body.get("input"),
@@ -360,11 +652,11 @@ fn openai_units(api: Api, body: &Value) -> Vec<Unit> {
     };
     match messages {
         Some(Value::Array(items)) => {
-            for item in items {
-                message_units(item, &mut units);
+            for (at, item) in items.iter().enumerate() {
+                message_units(item, at, &mut units);
             }
         }
-        Some(text @ Value::String(_)) => units.push(block("user", text)),
+        Some(text @ Value::String(_)) => units.push(block("user", text, Some(0))),
         _ => {}
     }
     let explicit = body
@@ -372,15 +664,23 @@ fn openai_units(api: Api, body: &Value) -> Vec<Unit> {
         .and_then(Value::as_str)
         == Some("explicit");
     if !explicit && let Some(last) = units.last_mut() {
-        last.breakpoint = true;
+        last.breakpoint = Some(last.breakpoint.unwrap_or(FIVE_MINUTES));
     }
     units
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Api, Cache, Served};
-    use serde_json::json;
+    use super::{
+        Api, Cache, FIVE_MINUTES, LOOKBACK_BLOCKS, ManualClock, ONE_HOUR, Served, refusal,
+    };
+    use serde_json::{Value, json};
+    use std::time::Duration;
+
+    /// The usage alone, without what was readable.
+    fn usage(served: Served) -> Served {
+        Served::new(served.uncached, served.read, served.written)
+    }
 
     fn messages(system: &str, user: &str) -> serde_json::Value {
         json!({"model": "claude-sonnet-4-5", "max_tokens": 8,
@@ -393,23 +693,9 @@ mod tests {
         let long = "x".repeat(4 * 1100);
         let mut cache = Cache::default();
         let first = cache.serve(Api::Messages, &messages(&long, "one"));
-        assert_eq!(
-            first,
-            Served {
-                uncached: 1,
-                read: 0,
-                written: 1100
-            }
-        );
+        assert_eq!(usage(first), Served::new(1, 0, 1100));
         let second = cache.serve(Api::Messages, &messages(&long, "two"));
-        assert_eq!(
-            second,
-            Served {
-                uncached: 1,
-                read: 1100,
-                written: 0
-            }
-        );
+        assert_eq!(usage(second), Served::new(1, 1100, 0));
         let moved = cache.serve(Api::Messages, &messages(&format!("{long}y"), "two"));
         assert_eq!((moved.read, moved.written), (0, 1101));
     }
@@ -458,12 +744,8 @@ mod tests {
         };
         let mut cache = Cache::default();
         assert_eq!(
-            cache.serve(Api::ChatCompletions, &chat("a", "one")),
-            Served {
-                uncached: 1102,
-                read: 0,
-                written: 0
-            }
+            usage(cache.serve(Api::ChatCompletions, &chat("a", "one"))),
+            Served::new(1102, 0, 0)
         );
         let second = cache.serve(Api::ChatCompletions, &chat("a", "two"));
         assert_eq!(
@@ -476,5 +758,116 @@ mod tests {
             0,
             "another key, another cache"
         );
+    }
+
+    /// A conversation of `turns` user messages of `words` tokens each, with
+    /// a long system prompt and a breakpoint on the last message only.
+    fn conversation(turns: usize, ttl: Option<&str>) -> Value {
+        let mut control = json!({"type": "ephemeral"});
+        if let Some(ttl) = ttl {
+            control["ttl"] = json!(ttl);
+        }
+        let mut messages: Vec<Value> = (0..turns)
+            .map(|n| {
+                let role = if n % 2 == 0 { "user" } else { "assistant" };
+                json!({"role": role, "content": [{"type": "text", "text": format!("turn {n} {}", "w".repeat(400))}]})
+            })
+            .collect();
+        if let Some(last) = messages.last_mut() {
+            last["content"][0]["cache_control"] = control;
+        }
+        json!({"model": "claude-sonnet-4-5", "max_tokens": 8,
+               "system": [{"type": "text", "text": "x".repeat(4 * 1100)}],
+               "messages": messages})
+    }
+
+    #[test]
+    fn a_read_looks_back_at_most_twenty_blocks_from_a_breakpoint() {
+        let mut cache = Cache::with_clock(ManualClock::default());
+        assert_eq!(cache.serve(Api::Messages, &conversation(1, None)).read, 0);
+        // The entry at block 1 (the system prompt and one message) is the
+        // 21st boundary back from a breakpoint on block 21: still found.
+        let near = cache.serve(Api::Messages, &conversation(LOOKBACK_BLOCKS, None));
+        assert_eq!(near.read, 1100 + 102);
+        let mut far = Cache::with_clock(ManualClock::default());
+        far.serve(Api::Messages, &conversation(1, None));
+        // One block further and the breakpoint no longer reaches it.
+        let missed = far.serve(Api::Messages, &conversation(LOOKBACK_BLOCKS + 1, None));
+        assert_eq!(missed.read, 0);
+        assert!(missed.written > 0);
+    }
+
+    #[test]
+    fn an_entry_lives_for_its_ttl_and_each_read_renews_it() {
+        let clock = ManualClock::default();
+        let mut cache = Cache::with_clock(clock.clone());
+        let body = conversation(1, None);
+        assert_eq!(cache.serve(Api::Messages, &body).read, 0);
+        clock.advance(FIVE_MINUTES - Duration::from_secs(1));
+        assert_eq!(
+            cache.serve(Api::Messages, &body).read,
+            1202,
+            "alive, and renewed"
+        );
+        clock.advance(FIVE_MINUTES - Duration::from_secs(1));
+        assert_eq!(
+            cache.serve(Api::Messages, &body).read,
+            1202,
+            "renewed by the read"
+        );
+        clock.advance(FIVE_MINUTES);
+        let expired = cache.serve(Api::Messages, &body);
+        assert_eq!(
+            (expired.read, expired.written),
+            (0, 1202),
+            "expired: written again"
+        );
+
+        let mut cache = Cache::with_clock(clock.clone());
+        let hour = conversation(1, Some("1h"));
+        cache.serve(Api::Messages, &hour);
+        clock.advance(ONE_HOUR - Duration::from_secs(1));
+        assert_eq!(cache.serve(Api::Messages, &hour).read, 1202);
+        clock.advance(ONE_HOUR);
+        assert_eq!(cache.serve(Api::Messages, &hour).read, 0);
+    }
+
+    #[test]
+    fn anthropic_refuses_a_fifth_breakpoint_and_an_hour_after_five_minutes() {
+        let marked = |ttl: &str| json!({"type": "text", "text": "x", "cache_control": {"type": "ephemeral", "ttl": ttl}});
+        let four = json!({"system": [marked("5m"), marked("5m")],
+                          "messages": [{"role": "user", "content": [marked("5m"), marked("5m")]}]});
+        assert_eq!(refusal(Api::Messages, &four), None);
+        let mut automatic = four.clone();
+        automatic["cache_control"] = json!({"type": "ephemeral"});
+        assert_eq!(
+            refusal(Api::Messages, &automatic).as_deref(),
+            Some("A maximum of 4 blocks with cache_control may be provided. Found 5."),
+            "automatic caching takes one of the four"
+        );
+        let mut tool = four.clone();
+        tool["tools"] =
+            json!([{"name": "t", "input_schema": {}, "cache_control": {"type": "ephemeral"}}]);
+        assert!(refusal(Api::Messages, &tool).is_some_and(|m| m.ends_with("Found 5.")));
+        let order = json!({"system": [marked("5m"), marked("1h")], "messages": []});
+        assert!(refusal(Api::Messages, &order).is_some_and(|m| m.contains("ttl='1h'")));
+        let longer_first = json!({"system": [marked("1h"), marked("5m")], "messages": []});
+        assert_eq!(refusal(Api::Messages, &longer_first), None);
+        assert_eq!(
+            refusal(Api::ChatCompletions, &automatic),
+            None,
+            "Anthropic's rule"
+        );
+    }
+
+    #[test]
+    fn readable_is_all_but_the_new_turn_once_the_head_was_sent() {
+        let mut cache = Cache::with_clock(ManualClock::default());
+        let first = cache.serve(Api::Messages, &conversation(1, None));
+        assert_eq!(first.readable, 0, "nothing was sent before");
+        let third = cache.serve(Api::Messages, &conversation(3, None));
+        // The reply (message 1) and the new user turn (message 2) are new.
+        assert_eq!(third.readable, third.input() - 2 * 102);
+        assert_eq!(third.read, third.readable);
     }
 }

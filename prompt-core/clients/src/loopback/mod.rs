@@ -25,6 +25,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Its cache emulates Anthropic's as documented (the prefix order, the
+//! breakpoints and their limit, the 20-block lookback, the model's minimum,
+//! TTLs against a [`cache::Clock`]; see [`cache`]); each turn is answered
+//! with about 1.5 KB of text ([`cache::reply`]), and
+//! [`Loopback::read_share`] says how much of the input that could be read
+//! was read.
+//!
 //! It reads at most [`MAX_HEAD`] bytes of request head and [`MAX_BODY`] of
 //! body, answers anything else with an error status, and gives up on a
 //! connection silent for 10 seconds; it binds 127.0.0.1 only.
@@ -83,6 +90,51 @@ struct Shared {
     stop: AtomicBool,
     requests: Mutex<Vec<Captured>>,
     cache: Mutex<cache::Cache>,
+    /// What the cache did with each request it served, in that order.
+    served: Mutex<Vec<cache::Served>>,
+}
+
+/// How much of the input that could be read from the cache was, over the
+/// Anthropic requests a [`Loopback`] served.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadShare {
+    /// The requests served.
+    pub requests: usize,
+    /// All their input tokens.
+    pub input: u64,
+    /// The tokens read from the cache.
+    pub read: u64,
+    /// The tokens that could have been read: all but each request's new
+    /// part ([`cache::Served::readable`]).
+    pub readable: u64,
+}
+
+impl ReadShare {
+    /// `read / readable`, 1 when nothing was readable.
+    pub fn share(&self) -> f64 {
+        if self.readable == 0 {
+            return 1.0;
+        }
+        // Token counts are far below 2^52: exact as f64.
+        #[allow(clippy::cast_precision_loss)]
+        let share = self.read as f64 / self.readable as f64;
+        share
+    }
+}
+
+impl std::fmt::Display for ReadShare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} requests, {} input tokens: read {} of the {} that could be read ({:.1}%)",
+            self.requests,
+            self.input,
+            self.read,
+            self.readable,
+            self.share() * 100.0
+        )
+    }
 }
 
 /// The capture server. It stops when dropped.
@@ -106,12 +158,22 @@ impl Loopback {
     /// # Errors
     /// Binding the port or starting its thread.
     pub fn start() -> io::Result<Self> {
+        Self::with_clock(cache::SystemClock::default())
+    }
+
+    /// A server as [`start`](Self::start) makes it, whose cache entries
+    /// expire against `clock` (a [`cache::ManualClock`] the test advances).
+    ///
+    /// # Errors
+    /// Binding the port or starting its thread.
+    pub fn with_clock(clock: impl cache::Clock + 'static) -> io::Result<Self> {
         let listener = TcpListener::bind(("127.0.0.1", 0))?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             stop: AtomicBool::new(false),
             requests: Mutex::new(Vec::new()),
-            cache: Mutex::new(cache::Cache::default()),
+            cache: Mutex::new(cache::Cache::with_clock(clock)),
+            served: Mutex::new(Vec::new()),
         });
         let serving = Arc::clone(&shared);
         let accept = std::thread::Builder::new()
@@ -138,6 +200,30 @@ impl Loopback {
     /// Every request so far, in the order they arrived.
     pub fn requests(&self) -> Vec<Captured> {
         lock(&self.shared.requests).clone()
+    }
+
+    /// What the cache did with each request it served (not those refused),
+    /// in the order it served them.
+    pub fn served(&self) -> Vec<cache::Served> {
+        lock(&self.shared.served).clone()
+    }
+
+    /// The share of the readable input that was read, over every request
+    /// served so far.
+    pub fn read_share(&self) -> ReadShare {
+        let served = lock(&self.shared.served);
+        served.iter().fold(
+            ReadShare {
+                requests: served.len(),
+                ..ReadShare::default()
+            },
+            |sum, s| ReadShare {
+                input: sum.input + s.input(),
+                read: sum.read + s.read,
+                readable: sum.readable + s.readable,
+                ..sum
+            },
+        )
     }
 }
 
@@ -203,7 +289,56 @@ fn answer(request: &Captured, shared: &Shared) -> (u16, Value) {
             http::error_json("no such endpoint: /messages, /chat/completions, /responses"),
         );
     };
+    if let Some(refused) = cache::refusal(api, &body) {
+        return (400, http::error_json(&refused));
+    }
     let mut cache = lock(&shared.cache);
     let seq = lock(&shared.requests).len() + 1;
-    (200, cache.answer(api, &body, seq))
+    let (served, answer) = cache.respond(api, &body, seq);
+    lock(&shared.served).push(served);
+    (200, answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Loopback;
+    use std::io::{Read, Write};
+
+    fn post(server: &Loopback, body: &str) -> String {
+        let mut stream = std::net::TcpStream::connect(server.addr()).unwrap();
+        write!(
+            stream,
+            "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        reply
+    }
+
+    #[test]
+    fn a_request_anthropic_refuses_is_a_400_and_touches_no_cache() {
+        let server = Loopback::start().unwrap();
+        let marked = r#"{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}"#;
+        let body = format!(
+            r#"{{"model":"claude-sonnet-4-5","max_tokens":8,"system":[{marked},{marked},{marked}],
+                "messages":[{{"role":"user","content":[{marked},{marked}]}}]}}"#
+        );
+        let reply = post(&server, &body);
+        assert!(reply.starts_with("HTTP/1.1 400"), "{reply}");
+        assert!(
+            reply.contains("A maximum of 4 blocks with cache_control may be provided. Found 5.")
+        );
+        assert_eq!(server.requests().len(), 1, "recorded");
+        assert!(server.served().is_empty(), "neither read nor written");
+        let fine = body.replacen(r#","cache_control":{"type":"ephemeral"}"#, "", 1);
+        let reply = post(&server, &fine);
+        assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+        assert!(
+            reply.len() > super::cache::REPLY_BYTES,
+            "a turn's worth of text"
+        );
+        assert_eq!(server.read_share().requests, 1);
+    }
 }

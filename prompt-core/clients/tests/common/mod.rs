@@ -4,13 +4,13 @@
 
 #![allow(dead_code)] // Each test binary uses its own part of this module.
 
-use prompt_core::observe::{CacheLedger, CacheUsage, CacheVerdict, MissCause};
 use prompt_core::spec::Scope;
 use prompt_core::tokens::{ApproxCounter, TokenCounter};
 use prompt_core::{
     AssembledPrompt, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptSession,
     Render, SessionValue, Stable, TurnContext, TurnValue, prompt_layer, prompt_pipeline,
 };
+use prompt_providers::observe::{CacheLedger, CacheUsage, CacheVerdict, MissCause};
 
 /// The pipeline of the wire tests.
 #[prompt_pipeline(paths = [Cached])]

@@ -1,6 +1,7 @@
-//! The main agent (the default pipeline: the standard layers, the tools
-//! crate's layer, a persona) and, with feature `sub-agent`, a sub-agent
-//! pipeline that takes the same layers with `include` and serves Basic only.
+//! The main agent (the default pipeline: the tools crate's layer and a
+//! persona; the standard layers are include-only, so linking them adds
+//! nothing here) and, with feature `sub-agent`, a sub-agent pipeline that
+//! takes those and the standard set with `include` and serves Basic only.
 #![forbid(unsafe_code)]
 
 use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder, TurnContext};

@@ -2,9 +2,9 @@
 //! (`use house_layers as _;` forgotten), and declares `quill`, whose mood
 //! layer reads a turn value only this binary builds.
 
-use prompt_core::contract::Scenario;
+use prompt_checks::contract::Scenario;
 use prompt_core::{prompt_layer, prompt_pipeline, LayerInput, LayerWriter, Render, TurnValue};
-use prompt_layers::cli::{standard_session, standard_turn, AgentError, Main, Options};
+use prompt_cli::{standard_session, standard_turn, AgentError, Main, Options};
 
 /// The house's writing agent.
 #[prompt_pipeline(paths = [Cached], modes = [Full])]
@@ -54,7 +54,7 @@ mod tests {
     /// `main.rs` forgot, not the runtime-only one.
     #[test]
     fn the_free_test_names_the_forgotten_crate() {
-        let error = prompt_core::testing::check_pipelines(&[]).unwrap_err();
+        let error = prompt_checks::testing::check_pipelines(&[]).unwrap_err();
         let text = error.to_string();
         assert!(text.contains("add `use house_layers as _;`"), "{text}");
         assert!(!text.contains("house_runtime"), "{text}");

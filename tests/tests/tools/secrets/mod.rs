@@ -7,13 +7,13 @@
 mod renders;
 mod vendors;
 
+use prompt_checks::secrets::{SecretKind, redact, scan, scan_prompt, scan_request};
 use prompt_core::pipeline::LayerEntry;
-use prompt_core::providers::Message;
-use prompt_core::providers::anthropic::MessagesRequest;
-use prompt_core::providers::{claude_cli, gemini, openai};
-use prompt_core::secrets::{SecretKind, redact, scan, scan_prompt, scan_request};
 use prompt_core::spec::Channel;
 use prompt_core::{AssembledPrompt, Context, Pipeline, PromptBuilder, Stability, TokenBudget};
+use prompt_providers::Message;
+use prompt_providers::anthropic::MessagesRequest;
+use prompt_providers::{claude_cli, gemini, openai};
 use prompt_tests::{Fixed, TEST, fixed, spec};
 
 /// Credential-shaped samples (made up; none is a real key) and what each is.

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use prompt_core::secrets::{scan, scan_prompt};
+use prompt_checks::secrets::{scan, scan_prompt};
 use prompt_tests::FixtureWorkspace;
 
 use crate::common::{full_config, render};
@@ -135,13 +135,16 @@ fn nothing_the_project_renders_or_ships_as_text_is_a_finding() {
             "the libraries' sources (but the secrets module's own)",
             [
                 files(&root.join("prompt-core/src"), &[".rs", ".md"]),
+                files(&root.join("prompt-core/checks/src"), &[".rs", ".md"]),
+                files(&root.join("prompt-core/providers/src"), &[".rs", ".md"]),
                 files(&root.join("prompt-macros/src"), &[".rs"]),
                 files(&root.join("layers/src"), &[".rs", ".md"]),
+                files(&root.join("layers/cli/src"), &[".rs", ".md"]),
                 files(&root.join("examples/src"), &[".rs"]),
             ]
             .concat()
             .into_iter()
-            .filter(|p| !p.starts_with(root.join("prompt-core/src/secrets")))
+            .filter(|p| !p.starts_with(root.join("prompt-core/checks/src/secrets")))
             .collect(),
         ),
     ];

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use prompt_core::secrets::{SecretFinding, scan, vendor_rules};
+use prompt_checks::secrets::{SecretFinding, scan, vendor_rules};
 
 use super::marked;
 
@@ -88,7 +88,7 @@ fn miss(case: &Case) -> Option<String> {
 /// gitleaks' rules as its vendored file writes them: id and expression.
 fn gitleaks_expressions() -> BTreeMap<String, regex::bytes::Regex> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../prompt-core/src/secrets/vendor/gitleaks.toml");
+        .join("../prompt-core/checks/src/secrets/vendor/gitleaks.toml");
     let config: toml::Table = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     config["rules"]
         .as_array()

@@ -1,0 +1,472 @@
+//! An agent that sends prompt-core's own Anthropic request over plain HTTP
+//! (no client crate): two conversations, each kept exactly as it was sent,
+//! with a cache breakpoint at its frontier, so each turn reads the whole
+//! history before it from the cache.
+//!
+//! ```sh
+//! cargo run -p prompt-examples --example session_agent
+//! AGENT_TURNS=4 ANTHROPIC_BASE_URL=https://api.anthropic.com ANTHROPIC_API_KEY=sk-ant-... \
+//!     cargo run -p prompt-examples --example session_agent
+//! ```
+//!
+//! `cargo test` runs it against its loopback (`examples/tests/session_agent.rs`).
+//! With `ANTHROPIC_BASE_URL` unset it starts a loopback server on 127.0.0.1
+//! that emulates Anthropic's documented cache (tools -> system -> messages,
+//! breakpoints, the 20-block lookback, the model's minimum, TTLs).
+//! `AGENT_TURNS` sets the turns of each conversation (default 10).
+//!
+//! The recipe:
+//!
+//! 1. The system prompt holds the Stable layers only; every per-turn layer
+//!    is `channel = Reminder`, so it travels in the newest user message
+//!    ([`MessagesRequest`] adds it as that message's last block) instead of
+//!    a dynamic `system` block that would sit before the history and move
+//!    it out of the cache on every turn.
+//! 2. The history keeps every message as it went out, the reminder block
+//!    included ([`SentHistory`]): each request's messages begin with the
+//!    previous request's, byte for byte (`cache_control` aside, which moves
+//!    to the frontier and is not part of what the cache compares).
+//! 3. One breakpoint at the frontier (`cache_last_user_turn`): the next
+//!    turn reads everything up to it, and writes only its own new part.
+//! 4. The tools are built in one place, in one order ([`tools`]); the
+//!    conditional one (`run_tests`) is sent exactly when the layer that
+//!    documents it rendered.
+//!
+//! [`SentHistory`] and [`tools`] stand in for prompt-core's own history
+//! type and declared tools while those are written: each is one small
+//! function or type here, so switching is a few lines.
+
+use std::error::Error;
+
+use prompt_clients::loopback::{Captured, Loopback, ReadShare};
+use prompt_core::tokens::ApproxCounter;
+use prompt_core::{
+    AssembledPrompt, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptLayer,
+    Render, SessionValue, Stable, TurnContext, TurnValue, prompt_layer, prompt_pipeline,
+};
+use prompt_providers::anthropic::{
+    CacheMinimums, CacheTtl, MessageParam, MessagesRequest, TextBlock, check_cache_minimum,
+};
+use prompt_providers::{Message, Role};
+use serde_json::{Value, json};
+
+/// The model the agent talks to.
+const MODEL: &str = "claude-sonnet-4-5";
+/// The most tokens a reply may take.
+const MAX_TOKENS: u32 = 1024;
+/// Turns per conversation without `AGENT_TURNS`.
+const DEFAULT_TURNS: usize = 10;
+
+/// The agent.
+#[prompt_pipeline(paths = [Cached])]
+pub struct SessionAgent;
+
+/// Who the agent is: the same for everyone.
+#[prompt_layer(priority = 100, stability = Stable, scope = Global, paths = [Cached],
+               file = "examples/rig_agent/agent.md", pipeline = SessionAgent)]
+pub struct PersonaLayer;
+
+/// The repository the conversations work in, read when they open.
+struct Repo {
+    rules: String,
+    /// How its tests run, when it has tests: wakes [`TestingLayer`] and
+    /// the `run_tests` tool.
+    test_command: Option<&'static str>,
+}
+impl SessionValue for Repo {}
+
+/// The repository's rules.
+#[prompt_layer(priority = 200, stability = Stable, scope = Project, paths = [Cached],
+               pipeline = SessionAgent)]
+pub struct RulesLayer;
+
+impl Render<Stable> for RulesLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+        if let Some(repo) = input.get::<Repo>() {
+            out.push_str(&repo.rules);
+        }
+    }
+}
+
+/// How to use `run_tests`: silent, with the tool left out, when the
+/// repository has no test command.
+#[prompt_layer(priority = 300, stability = Stable, scope = Project, paths = [Cached],
+               pipeline = SessionAgent)]
+pub struct TestingLayer;
+
+impl Render<Stable> for TestingLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_, Stable>) {
+        if let Some(command) = input.get::<Repo>().and_then(|r| r.test_command) {
+            out.push_str("# Running the tests\n\nCall `run_tests` after every change; it runs `");
+            out.push_str(command);
+            out.push_str(
+                "` and returns the failures only. Quote the first failure when you report one.",
+            );
+        }
+    }
+}
+
+/// This turn's facts.
+struct Facts {
+    turn: usize,
+    branch: &'static str,
+}
+impl TurnValue for Facts {}
+
+/// The turn's facts, in the newest user message (never in `system`).
+#[prompt_layer(priority = 10_000, stability = Dynamic, channel = Reminder, paths = [Cached],
+               pipeline = SessionAgent)]
+pub struct FactsLayer;
+
+impl Render for FactsLayer {
+    fn render(&self, out: &mut LayerWriter<'_>, input: &LayerInput<'_>) {
+        if let Some(facts) = input.get::<Facts>() {
+            out.push_str(&format!(
+                "Turn {} of this conversation; the user is on branch {}.",
+                facts.turn, facts.branch
+            ));
+        }
+    }
+}
+
+/// The repository's rules, as its `AGENTS.md` would hold them.
+fn rules() -> String {
+    let mut rules = String::from("# Rules of this repository\n\n");
+    for (n, rule) in [
+        "Build with `cargo build --locked`; a change that needs a new dependency says why in its commit.",
+        "Format with `cargo fmt --all` and lint with `cargo clippy --all-targets -- -D warnings`.",
+        "Errors are returned, never unwrapped, in library code; a panic is a bug.",
+        "Public items have documentation comments with an example that compiles.",
+        "Commit messages say why, in the present tense, in one line of at most 72 characters.",
+        "Never commit generated files, secrets, or files larger than 1 MB.",
+        "Migrations are append-only: a released migration is never edited.",
+        "Configuration is read once at start-up, validated, and passed down.",
+        "Logs are structured (key=value), at `info` for what an operator acts on and `debug` for the rest.",
+        "A pull request changes one thing; a refactor and a feature are two pull requests.",
+        "Feature flags are named for what they turn on, default off, and each is built in CI.",
+        "Time comes from the injected clock, never from the system in business logic.",
+        "Every network call has a timeout and a retry budget, and logs the request id it was given.",
+    ]
+    .iter()
+    .enumerate()
+    {
+        rules.push_str(&format!("{}. {rule}\n", n + 1));
+    }
+    rules
+}
+
+/// The tool definitions for `prompt`, in one fixed order (keys as written
+/// here): `read_file` and `search` always, `run_tests` only when
+/// [`TestingLayer`], which documents it, rendered. A stand-in for declared
+/// tools: the tie between the conditional tool and its layer is this one
+/// check of the prompt's trace.
+fn tools(prompt: &AssembledPrompt) -> Vec<Value> {
+    let mut tools = vec![
+        json!({
+            "name": "read_file",
+            "description": "Read a file of the repository, whole or a range of its lines.",
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": "Path from the repository root."},
+                    "start_line": {"type": "integer"},
+                    "end_line": {"type": "integer"}
+                },
+                "required": ["path"]
+            }
+        }),
+        json!({
+            "name": "search",
+            "description": "Search the repository's files for a regular expression.",
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "pattern": {"type": "string"},
+                    "path": {"type": "string", "description": "A folder to search under."}
+                },
+                "required": ["pattern"]
+            }
+        }),
+    ];
+    let documented = !prompt
+        .trace()
+        .silent()
+        .any(|name| name == TestingLayer::SPEC.name);
+    if documented {
+        tools.push(json!({
+            "name": "run_tests",
+            "description": "Run the repository's tests and return the failures.",
+            "input_schema": {
+                "type": "object",
+                "properties": {"filter": {"type": "string", "description": "Only tests whose name contains it."}}
+            }
+        }));
+    }
+    tools
+}
+
+/// A conversation's messages exactly as they were sent (the reminder
+/// block of each user turn included), with the replies appended: each
+/// request starts from it. A stand-in for prompt-core's history type.
+#[derive(Debug, Default)]
+pub struct SentHistory {
+    /// The messages as JSON, as they went out, without `cache_control`.
+    messages: Vec<Value>,
+}
+
+impl SentHistory {
+    /// The request for the next turn: `prompt`'s system blocks and tools,
+    /// the history as sent, the user's `words`, and a breakpoint on them.
+    fn request(
+        &self,
+        prompt: &AssembledPrompt,
+        words: &str,
+    ) -> Result<MessagesRequest, Box<dyn Error>> {
+        let mut request = MessagesRequest::new(prompt, MODEL, MAX_TOKENS).tools(tools(prompt));
+        request.messages = self.messages.iter().map(param).collect::<Result<_, _>>()?;
+        let mut request = request.message(Message::user(words));
+        request.cache_last_user_turn(CacheTtl::FiveMinutes)?;
+        Ok(request)
+    }
+
+    /// Records the messages of `body` as it was sent.
+    fn sent(&mut self, body: &Value) {
+        let mut messages = body["messages"].as_array().cloned().unwrap_or_default();
+        for block in messages
+            .iter_mut()
+            .filter_map(|m| m["content"].as_array_mut())
+            .flatten()
+        {
+            if let Some(block) = block.as_object_mut() {
+                block.remove("cache_control");
+            }
+        }
+        self.messages = messages;
+    }
+
+    /// Appends the model's reply.
+    fn reply(&mut self, text: &str) {
+        self.messages.push(json!({
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}]
+        }));
+    }
+}
+
+/// A sent message back as the request's type.
+fn param(message: &Value) -> Result<MessageParam, Box<dyn Error>> {
+    let role = match message["role"].as_str() {
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        other => return Err(format!("a message of role {other:?}").into()),
+    };
+    let content = message["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|block| {
+            block["text"]
+                .as_str()
+                .map(TextBlock::new)
+                .ok_or("a content block without text")
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(MessageParam { role, content })
+}
+
+/// What the API reported for one request.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Usage {
+    /// Read from the cache.
+    pub read: u64,
+    /// Written to it.
+    pub written: u64,
+    /// Neither.
+    pub uncached: u64,
+}
+
+impl Usage {
+    fn of(response: &Value) -> Self {
+        let field = |name: &str| response["usage"][name].as_u64().unwrap_or(0);
+        Self {
+            read: field("cache_read_input_tokens"),
+            written: field("cache_creation_input_tokens"),
+            uncached: field("input_tokens"),
+        }
+    }
+
+    fn input(self) -> u64 {
+        self.read + self.written + self.uncached
+    }
+}
+
+/// What a run sent and what it read.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Each request's usage, in the order sent.
+    pub usages: Vec<Usage>,
+    /// Tokens read, over the requests whose readable part the usage shows.
+    pub read: u64,
+    /// Tokens those requests could have read: each one's input but its new
+    /// part (the previous request's whole input, as the history is kept as
+    /// sent).
+    pub readable: u64,
+    /// On the loopback: every request on the wire, and its own measure.
+    pub loopback: Option<(Vec<Captured>, ReadShare)>,
+}
+
+/// Where the agent sends its requests.
+pub enum Endpoint {
+    /// `ANTHROPIC_BASE_URL`, with `ANTHROPIC_API_KEY`.
+    FromEnv,
+    /// A loopback server on 127.0.0.1 that emulates Anthropic's cache.
+    Loopback,
+}
+
+/// The two conversations: each opens with its own question, then goes on.
+const OPENINGS: [&str; 2] = [
+    "Why does `cargo test` fail on main since yesterday?",
+    "Add a timeout to the login request and a test for it.",
+];
+
+/// The user's words on turn `n` (from 1) of a conversation.
+fn words(opening: &str, n: usize) -> String {
+    const NEXT: [&str; 4] = [
+        "Show me where that happens.",
+        "Fix it, then run the tests again.",
+        "Now explain the change in two sentences.",
+        "Is anything else affected?",
+    ];
+    if n == 1 {
+        opening.to_owned()
+    } else {
+        format!("{} ({n})", NEXT[n % NEXT.len()])
+    }
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let endpoint = match std::env::var_os("ANTHROPIC_BASE_URL") {
+        Some(_) => Endpoint::FromEnv,
+        None => Endpoint::Loopback,
+    };
+    let turns = match std::env::var("AGENT_TURNS") {
+        Ok(turns) => turns.parse()?,
+        Err(_) => DEFAULT_TURNS,
+    };
+    run(&endpoint, turns).map(drop)
+}
+
+/// Runs [`OPENINGS`]' conversations for `turns` turns each, alternating,
+/// through `endpoint`; prints each request's usage and the share read.
+#[tokio::main]
+pub async fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Error>> {
+    let loopback = match endpoint {
+        Endpoint::FromEnv => None,
+        Endpoint::Loopback => Some(Loopback::start()?),
+    };
+    let (base, key) = match &loopback {
+        Some(server) => {
+            println!(
+                "ANTHROPIC_BASE_URL is unset: sending to a loopback emulator at {}",
+                server.base_url()
+            );
+            (server.base_url(), "sk-ant-loopback".to_owned())
+        }
+        None => (
+            std::env::var("ANTHROPIC_BASE_URL")?,
+            std::env::var("ANTHROPIC_API_KEY")?,
+        ),
+    };
+    let url = format!("{}/v1/messages", base.trim_end_matches('/'));
+    let http = reqwest::Client::new();
+
+    let pipeline = Pipeline::of::<SessionAgent>()?;
+    // One repository, so both conversations send the same tools and system.
+    let session = PromptBuilder::new(&pipeline).session(Context::new().with(Repo {
+        rules: rules(),
+        test_command: Some("cargo test --workspace"),
+    }));
+    let opened = session.build_cached(&TurnContext::new())?;
+    if let Some(below) =
+        check_cache_minimum(&opened, MODEL, &ApproxCounter, &CacheMinimums::anthropic())
+    {
+        eprintln!("warning: {below}");
+    }
+
+    let mut histories: Vec<SentHistory> = OPENINGS.iter().map(|_| SentHistory::default()).collect();
+    let mut previous: Vec<Option<u64>> = vec![None; OPENINGS.len()];
+    let mut report = Report::default();
+    for n in 1..=turns {
+        for (c, opening) in OPENINGS.iter().enumerate() {
+            let prompt = session.build_cached(&TurnContext::new().with(Facts {
+                turn: n,
+                branch: if c == 0 { "main" } else { "login-timeout" },
+            }))?;
+            let request = histories[c].request(&prompt, &words(opening, n))?;
+            request.check_breakpoints()?;
+            let body = serde_json::to_value(&request)?;
+            let response = http
+                .post(&url)
+                .header("x-api-key", &key)
+                .header("anthropic-version", "2023-06-01")
+                .header("content-type", "application/json")
+                .body(serde_json::to_vec(&body)?)
+                .send()
+                .await?;
+            let status = response.status();
+            let text = response.text().await?;
+            if !status.is_success() {
+                return Err(format!("conversation {} turn {n}: {status}: {text}", c + 1).into());
+            }
+            histories[c].sent(&body);
+            let response: Value = serde_json::from_str(&text)?;
+            let reply: String = response["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|b| b["text"].as_str())
+                .collect();
+            histories[c].reply(&reply);
+            let usage = Usage::of(&response);
+            println!(
+                "[conversation {} turn {n}] read {} written {} uncached {}",
+                c + 1,
+                usage.read,
+                usage.written,
+                usage.uncached
+            );
+            // All but this turn's new part (the reply before it and the
+            // user's turn) is the previous request, sent as it is here.
+            if let Some(readable) = previous[c] {
+                report.read += usage.read;
+                report.readable += readable;
+            }
+            previous[c] = Some(usage.input());
+            report.usages.push(usage);
+        }
+    }
+    println!(
+        "read from the cache: {} of the {} input tokens that could be read ({:.1}%), \
+         after each conversation's first turn",
+        report.read,
+        report.readable,
+        share(report.read, report.readable) * 100.0
+    );
+    if let Some(server) = loopback {
+        let measured = server.read_share();
+        println!("loopback: {measured}");
+        report.loopback = Some((server.requests(), measured));
+    }
+    Ok(report)
+}
+
+/// `read / readable`, 1 when nothing was readable.
+pub fn share(read: u64, readable: u64) -> f64 {
+    if readable == 0 {
+        return 1.0;
+    }
+    // Token counts are far below 2^52: exact as f64.
+    #[allow(clippy::cast_precision_loss)]
+    let share = read as f64 / readable as f64;
+    share
+}

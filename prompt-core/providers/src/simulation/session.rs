@@ -1,0 +1,328 @@
+//! One session's cost with a provider's prompt cache (Anthropic's, or
+//! OpenAI's for its GPT-5 line): N calls, priced turn by turn from token
+//! counts alone.
+//!
+//! A session is N calls. The stable prefix is the same on every call; the
+//! dynamic suffix changes per turn. With Anthropic's cache:
+//!
+//! - turn 1 writes the prefix to the cache (billed at the write multiplier:
+//!   1.25x input for the 5-minute TTL, 2x for 1 hour; on OpenAI's GPT-5.6
+//!   and later 1.25x, on its earlier GPT-5 models 1x);
+//! - later turns read it (0.1x);
+//! - the dynamic suffix is always uncached input (1x);
+//! - a *bust* at turn K (one stable layer changed) writes the prefix again;
+//! - a prefix below the model's minimum cacheable length (see
+//!   [`CacheMinimums`]) is never cached: every turn pays 1x for everything.
+//!
+//! Calls are assumed to come within the TTL of each other, so the cache never
+//! expires; the TTL decides the write price. Costs are in *input-token
+//! equivalents* (tokens times multiplier), and the relative cost divides them
+//! by what sending every token uncached would cost. Output tokens are not
+//! counted: caching does not change them.
+//!
+//! ```
+//! use prompt_providers::simulation::CacheSimulation;
+//!
+//! let report = CacheSimulation::new("claude-sonnet-4-5", 10_000, [500, 500, 500]).run()?;
+//! assert_eq!(report.total.cache_write, 10_000);
+//! assert_eq!(report.total.cache_read, 20_000);
+//! assert_eq!(report.total.uncached, 1_500);
+//! assert_eq!(report.total.cost, 16_000.0); // 10,000 x 1.25 + 20,000 x 0.1 + 1,500
+//! assert_eq!(report.uncached_cost, 31_500);
+//! assert_eq!(format!("{:.3}", report.relative_cost), "0.508");
+//! println!("{report}"); // a table per turn
+//!
+//! // OpenAI from GPT-5.6 on: the write costs 1.25x too, with OpenAI's minimum.
+//! let openai = CacheSimulation::new("gpt-5.6", 10_000, [500, 500, 500]).run()?;
+//! assert_eq!((openai.ttl, openai.minimum_tokens), ("30m", 1024));
+//! assert_eq!(openai.total.cost, 16_000.0);
+//! # Ok::<(), prompt_providers::simulation::SimulationError>(())
+//! ```
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::SimulationError;
+use crate::providers::anthropic::{CacheMinimums, CacheTtl};
+use crate::providers::cost::Multipliers;
+
+/// A session to simulate. Build it with [`new`](Self::new), adjust, then
+/// [`run`](Self::run).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheSimulation {
+    model: String,
+    stable_tokens: usize,
+    dynamic_tokens: Vec<usize>,
+    ttl: Option<CacheTtl>,
+    bust_at: Option<usize>,
+    minimums: Option<CacheMinimums>,
+    multipliers: Option<Multipliers>,
+}
+
+impl CacheSimulation {
+    /// A session on `model`: a stable prefix of `stable_tokens`, then one call
+    /// per entry of `dynamic_tokens` (that turn's dynamic suffix). No bust;
+    /// the minimums and multipliers of `model`'s provider (OpenAI's for its
+    /// GPT-5 line, else Anthropic's with the 5-minute TTL).
+    pub fn new(
+        model: impl Into<String>,
+        stable_tokens: usize,
+        dynamic_tokens: impl IntoIterator<Item = usize>,
+    ) -> Self {
+        Self {
+            model: model.into(),
+            stable_tokens,
+            dynamic_tokens: dynamic_tokens.into_iter().collect(),
+            ttl: None,
+            bust_at: None,
+            minimums: None,
+            multipliers: None,
+        }
+    }
+
+    /// The cache TTL: it sets Anthropic's write multiplier. An OpenAI model
+    /// takes none ([`run`](Self::run) refuses it).
+    pub fn ttl(mut self, ttl: CacheTtl) -> Self {
+        self.ttl = Some(ttl);
+        self
+    }
+
+    /// A stable layer changes at turn `turn` (1-based), so the prefix is
+    /// written again there.
+    pub fn bust_at(mut self, turn: usize) -> Self {
+        self.bust_at = Some(turn);
+        self
+    }
+
+    /// The minimum table (to override a model's minimum).
+    pub fn minimums(mut self, minimums: CacheMinimums) -> Self {
+        self.minimums = Some(minimums);
+        self
+    }
+
+    /// Other multipliers than the provider's.
+    pub fn multipliers(mut self, multipliers: Multipliers) -> Self {
+        self.multipliers = Some(multipliers);
+        self
+    }
+
+    /// Runs the session.
+    ///
+    /// # Errors
+    /// [`SimulationError::NoTurns`] for an empty session;
+    /// [`SimulationError::BustOutOfRange`] for a bust turn outside `1..=N`;
+    /// [`SimulationError::TtlNotTaken`] for a TTL given with an OpenAI model.
+    pub fn run(&self) -> Result<CacheReport, SimulationError> {
+        let turns = self.dynamic_tokens.len();
+        if turns == 0 {
+            return Err(SimulationError::NoTurns);
+        }
+        if let Some(bust) = self.bust_at.filter(|k| !(1..=turns).contains(k)) {
+            return Err(SimulationError::BustOutOfRange { bust, turns });
+        }
+        let (provider, ttl, minimums) = super::pricing(&self.model, self.ttl)?;
+        let multipliers = self.multipliers.unwrap_or(provider);
+        let minimum = self
+            .minimums
+            .as_ref()
+            .unwrap_or(&minimums)
+            .lookup(&self.model);
+        let cached = self.stable_tokens > 0 && self.stable_tokens >= minimum.tokens;
+        let stable = self.stable_tokens;
+
+        let mut total = Tally::default();
+        let mut rows = Vec::with_capacity(turns);
+        for (index, &dynamic) in self.dynamic_tokens.iter().enumerate() {
+            let turn = index + 1;
+            let (cache_write, cache_read, uncached) = if !cached {
+                (0, 0, stable.saturating_add(dynamic))
+            } else if turn == 1 || Some(turn) == self.bust_at {
+                (stable, 0, dynamic)
+            } else {
+                (0, stable, dynamic)
+            };
+            let tally = Tally {
+                cache_write,
+                cache_read,
+                uncached,
+                cost_hundredths: hundredths(cache_write, multipliers.cache_write_hundredths)
+                    .saturating_add(hundredths(cache_read, multipliers.cache_read_hundredths))
+                    .saturating_add(hundredths(uncached, 100)),
+            };
+            total.add(&tally);
+            rows.push(tally.row(turn));
+        }
+        // Counts are the caller's: every sum and product saturates.
+        let dynamic_total = self
+            .dynamic_tokens
+            .iter()
+            .fold(0usize, |sum, &t| sum.saturating_add(t));
+        let uncached_cost =
+            u64::try_from(stable.saturating_mul(turns).saturating_add(dynamic_total))
+                .unwrap_or(u64::MAX);
+        Ok(CacheReport {
+            model: self.model.clone(),
+            family: minimum.family,
+            ttl,
+            multipliers,
+            stable_tokens: stable,
+            minimum_tokens: minimum.tokens,
+            cached,
+            bust_at: self.bust_at,
+            turns: rows,
+            total: total.row(0),
+            uncached_cost,
+            relative_cost: if uncached_cost == 0 {
+                1.0
+            } else {
+                total.cost_hundredths as f64 / (uncached_cost as f64 * 100.0)
+            },
+        })
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    cache_write: usize,
+    cache_read: usize,
+    uncached: usize,
+    cost_hundredths: u64,
+}
+
+impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.uncached = self.uncached.saturating_add(other.uncached);
+        self.cost_hundredths = self.cost_hundredths.saturating_add(other.cost_hundredths);
+    }
+
+    fn row(&self, turn: usize) -> TurnCost {
+        TurnCost {
+            turn,
+            cache_write: self.cache_write,
+            cache_read: self.cache_read,
+            uncached: self.uncached,
+            cost: self.cost_hundredths as f64 / 100.0,
+        }
+    }
+}
+
+/// One turn's input tokens by how they are billed (or the session's total).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TurnCost {
+    /// The turn, from 1 (0 for the total).
+    pub turn: usize,
+    /// Tokens written to the cache.
+    pub cache_write: usize,
+    /// Tokens read from the cache.
+    pub cache_read: usize,
+    /// Tokens billed as plain input.
+    pub uncached: usize,
+    /// The cost in input-token equivalents (tokens times multiplier).
+    pub cost: f64,
+}
+
+/// The result of a [`CacheSimulation`]: serializable, and a table through
+/// `Display`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CacheReport {
+    /// The model simulated.
+    pub model: String,
+    /// Its family in the minimum table; `None` when unknown (the most
+    /// conservative minimum applied).
+    pub family: Option<String>,
+    /// The TTL: `"5m"` or `"1h"` (Anthropic), `"30m"` or `"24h"` (OpenAI).
+    pub ttl: &'static str,
+    /// The multipliers used.
+    pub multipliers: Multipliers,
+    /// The stable prefix's tokens.
+    pub stable_tokens: usize,
+    /// The model's minimum cacheable prefix.
+    pub minimum_tokens: usize,
+    /// Whether the prefix is cached at all (not empty, not below the minimum).
+    pub cached: bool,
+    /// The turn a stable layer changed, if any.
+    pub bust_at: Option<usize>,
+    /// Each turn.
+    pub turns: Vec<TurnCost>,
+    /// The whole session (`turn` is 0).
+    pub total: TurnCost,
+    /// What the session would cost with nothing cached: every token at 1x.
+    pub uncached_cost: u64,
+    /// `total.cost / uncached_cost`: below 1 is a saving.
+    pub relative_cost: f64,
+}
+
+impl fmt::Display for CacheReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "model {} ({}), TTL {}, stable prefix {} tokens, minimum cacheable {}",
+            self.model,
+            self.family
+                .as_deref()
+                .unwrap_or("unknown: most conservative minimum"),
+            self.ttl,
+            self.stable_tokens,
+            self.minimum_tokens,
+        )?;
+        if !self.cached {
+            writeln!(
+                f,
+                "the stable prefix is below the minimum: nothing is cached, every token is billed as input"
+            )?;
+        }
+        writeln!(
+            f,
+            "multipliers of the input price: cache write {:.2}x, cache read {:.2}x, uncached 1.00x",
+            self.multipliers.cache_write(),
+            self.multipliers.cache_read(),
+        )?;
+        writeln!(
+            f,
+            "cost is in input-token equivalents (tok-eq: tokens x multiplier); \
+             times the model's input price per token, it is money"
+        )?;
+        writeln!(
+            f,
+            "{:>5}  {:>11}  {:>10}  {:>9}  {:>14}",
+            "turn", "cache write", "cache read", "uncached", "cost (tok-eq)"
+        )?;
+        for row in &self.turns {
+            let mark = if self.bust_at == Some(row.turn) && self.cached && row.turn > 1 {
+                "  (bust)"
+            } else {
+                ""
+            };
+            writeln!(
+                f,
+                "{:>5}  {:>11}  {:>10}  {:>9}  {:>14.2}{mark}",
+                row.turn, row.cache_write, row.cache_read, row.uncached, row.cost
+            )?;
+        }
+        writeln!(
+            f,
+            "{:>5}  {:>11}  {:>10}  {:>9}  {:>14.2}",
+            "total",
+            self.total.cache_write,
+            self.total.cache_read,
+            self.total.uncached,
+            self.total.cost
+        )?;
+        write!(
+            f,
+            "cost relative to sending everything uncached ({} input tokens): {:.1}%",
+            self.uncached_cost,
+            self.relative_cost * 100.0
+        )
+    }
+}
+
+/// `tokens` at `multiplier` hundredths each, saturating.
+pub(super) fn hundredths(tokens: usize, multiplier: u64) -> u64 {
+    u64::try_from(tokens)
+        .unwrap_or(u64::MAX)
+        .saturating_mul(multiplier)
+}
