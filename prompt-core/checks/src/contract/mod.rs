@@ -9,7 +9,7 @@
 //! |---|---|
 //! | [`Check::Reachable`] | a layer writes nothing anywhere and does not declare `silent = ".."` (a declared-silent layer no scenario wakes is a note) |
 //! | [`Check::PrefixInvariance`] | a Stable layer's bytes move between turns or between two builds from the same inputs (it reads a clock, a counter, a global) |
-//! | [`Check::RepeatedSentence`] | two layers (or a layer and a tool's description: the pipeline's [declared tools](crate::Pipeline::with_tools), [`Contract::tool`]; or an [extra text](Contract::extra_text)) state the same sentence of 8+ words |
+//! | [`Check::RepeatedSentence`] | two layers (or a layer and a tool's description: the pipeline's [declared tools](prompt_core::Pipeline::with_tools), [`Contract::tool`]; or an [extra text](Contract::extra_text)) state the same sentence of 8+ words |
 //! | [`Check::RepeatedFact`] | two layers state the value of one declared [fact](Scenario::fact) |
 //! | [`Check::VolatileValue`] | a Stable layer states a date, time, UUID, digest or counter it is not [allowed](Contract::allow) |
 //! | [`Check::Ratchet`] | the worst stable or dynamic bytes of a path and mode exceed the [committed ceiling](Contract::ratchet), or fall far under it |
