@@ -5,9 +5,7 @@
 use prompt_checks::contract::{Check, Contract, Scenario};
 use prompt_core::pipeline::{LayerEntry, Problem};
 use prompt_core::spec::PipelineSpec;
-use prompt_core::tools::{
-    RequestTools, SessionTools, Tool, ToolError, ToolSet, ToolSlot, ToolTier, TurnTools,
-};
+use prompt_core::tools::{RequestTools, Tool, ToolError, ToolSet, ToolSlot, ToolTier};
 use prompt_core::{
     Context, LayerInput, LayerSpec, LayerWriter, Pipeline, PromptBuilder, Render, Stability, Stable,
 };
@@ -65,12 +63,21 @@ fn grep_tool() -> Tool {
     )
 }
 
-fn tools_of(pipeline: &Pipeline, session: &Context) -> Result<RequestTools, ToolError> {
-    let turn = Context::new();
+/// The tools sent with `pipeline`'s prompt for `session`, the session
+/// supplying `supplied`.
+fn tools_with(
+    pipeline: &Pipeline,
+    session: &Context,
+    supplied: &[Tool],
+) -> Result<RequestTools, ToolError> {
     let prompt = PromptBuilder::new(pipeline)
-        .build_cached(session, &turn)
+        .build_cached(session, &Context::new())
         .unwrap();
-    pipeline.tools().for_prompt(&prompt, session, &turn)
+    pipeline.tools().for_prompt(&prompt, supplied, &[])
+}
+
+fn tools_of(pipeline: &Pipeline, session: &Context) -> Result<RequestTools, ToolError> {
+    tools_with(pipeline, session, &[])
 }
 
 #[test]
@@ -149,20 +156,19 @@ fn a_layer_that_speaks_of_a_session_tool_the_session_lacks_is_an_error() {
         "{error}"
     );
     // Supplied: sent, in the session tier.
-    let session = Context::new()
-        .with(Speak(true))
-        .with(SessionTools(vec![agent_tool()]));
-    let tools = tools_of(&pipeline, &session).unwrap();
+    let on = Context::new().with(Speak(true));
+    let tools = tools_with(&pipeline, &on, &[agent_tool()]).unwrap();
     assert_eq!(tools.tools()[0].tier(), ToolTier::Session);
     // The layer silent: the supplied tool stays home too.
-    let session = Context::new()
-        .with(Speak(false))
-        .with(SessionTools(vec![agent_tool()]));
-    assert!(tools_of(&pipeline, &session).unwrap().is_empty());
+    let off = Context::new().with(Speak(false));
+    assert!(
+        tools_with(&pipeline, &off, &[agent_tool()])
+            .unwrap()
+            .is_empty()
+    );
     // A tool the pipeline never declared is refused, not sent.
-    let session = Context::new().with(SessionTools(vec![grep_tool()]));
     assert!(matches!(
-        tools_of(&pipeline, &session),
+        tools_with(&pipeline, &off, &[grep_tool()]),
         Err(ToolError::Undeclared { .. })
     ));
 }
@@ -177,18 +183,13 @@ fn turn_tools_come_after_session_tools_after_stable_ones() {
                 .slot(ToolSlot::turn("ask")),
         )
         .unwrap();
-    let session = Context::new().with(SessionTools(vec![agent_tool()]));
-    let turn = Context::new().with(TurnTools(vec![Tool::new(
-        "ask",
-        "Ask the user.",
-        json!({}),
-    )]));
     let prompt = PromptBuilder::new(&pipeline)
-        .build_cached(&session, &turn)
+        .build_cached(&Context::new(), &Context::new())
         .unwrap();
+    let ask = Tool::new("ask", "Ask the user.", json!({}));
     let tools = pipeline
         .tools()
-        .for_prompt(&prompt, &session, &turn)
+        .for_prompt(&prompt, &[agent_tool()], &[ask])
         .unwrap();
     assert_eq!(tools.names().collect::<Vec<_>>(), ["grep", "agent", "ask"]);
     assert_eq!(
@@ -208,11 +209,9 @@ fn the_standard_coordinator_and_its_delegate_tool_speak_together() {
         name: "tester".into(),
         description: "Runs the test suite.".into(),
     }]);
-    let session = Context::new()
-        .with(agents.session_tools())
-        .with(agents.clone());
+    let session = Context::new().with(agents.clone());
     assert_eq!(
-        tools_of(&pipeline, &session)
+        tools_with(&pipeline, &session, &agents.session_tools())
             .unwrap()
             .names()
             .collect::<Vec<_>>(),
@@ -250,17 +249,6 @@ fn a_sentence_in_both_a_tool_description_and_a_layer_is_found() {
         .tool(&agent_tool())
         .run();
     assert!(!report.is_ok());
-    // So is one in a scenario's session tools.
-    let supplied = [Scenario::new(
-        "supplied",
-        Context::new()
-            .with(Speak(true))
-            .with(SessionTools(vec![agent_tool()])),
-    )];
-    let report = Contract::new(&plain, &supplied)
-        .only(&[Check::RepeatedSentence])
-        .run();
-    assert!(report.to_string().contains("tool `agent`"), "{report}");
 }
 
 /// `value` with each object's keys inserted in the order `seed` picks.
@@ -352,18 +340,15 @@ fn anthropic_request_with_declared_tools() {
         )
         .unwrap();
     let session = Context::new().with(Speak(true));
-    let turn = Context::new().with(TurnTools(vec![Tool::new(
+    let ask = Tool::new(
         "ask",
         "Ask the user a question and wait for the answer.",
         json!({"required": ["question"], "type": "object", "properties": {"question": {"type": "string"}}}),
-    )]));
+    );
     let prompt = PromptBuilder::new(&pipeline)
-        .build_cached(&session, &turn)
+        .build_cached(&session, &Context::new())
         .unwrap();
-    let tools = pipeline
-        .tools()
-        .for_prompt(&prompt, &session, &turn)
-        .unwrap();
+    let tools = pipeline.tools().for_prompt(&prompt, &[], &[ask]).unwrap();
     let mut request = MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024)
         .declared_tools(&tools)
         .message(Message::user("Find the failing test."));

@@ -34,10 +34,10 @@ impl SubAgents {
     /// let pipeline = Pipeline::from_layers(PipelineSpec::new("default"), layers)?
     ///     .with_tools(ToolSet::new().slot(SubAgents::tool_slot()))?;
     /// let agents = SubAgents(vec![SubAgent { name: "tester".into(), description: "Runs tests.".into() }]);
-    /// let session = Context::new().with(agents.session_tools()).with(agents);
-    /// let turn = Context::new();
-    /// let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn).unwrap();
-    /// let tools = pipeline.tools().for_prompt(&prompt, &session, &turn).unwrap();
+    /// let tools = agents.session_tools();
+    /// let session = Context::new().with(agents);
+    /// let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &Context::new()).unwrap();
+    /// let tools = pipeline.tools().for_prompt(&prompt, &tools, &[]).unwrap();
     /// assert_eq!(tools.names().collect::<Vec<_>>(), ["delegate"]);
     /// # Ok::<(), prompt_core::PipelineError>(())
     /// ```
@@ -49,13 +49,12 @@ impl SubAgents {
     }
 
     /// The session's tools for [`SubAgents::tool_slot`]: the delegate tool
-    /// when there is at least one sub-agent. Put it in the session context.
-    pub fn session_tools(&self) -> prompt_core::tools::SessionTools {
-        prompt_core::tools::SessionTools(
-            self.tool()
-                .map(prompt_core::tools::Tool::from)
-                .into_iter()
-                .collect(),
-        )
+    /// when there is at least one sub-agent. Pass them to
+    /// [`ToolSet::for_prompt`](prompt_core::tools::ToolSet::for_prompt).
+    pub fn session_tools(&self) -> Vec<prompt_core::tools::Tool> {
+        self.tool()
+            .map(prompt_core::tools::Tool::from)
+            .into_iter()
+            .collect()
     }
 }

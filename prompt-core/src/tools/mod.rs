@@ -5,7 +5,7 @@
 //! a tool that moves, or whose schema keys come out in another order, re-bills
 //! everything after it. A [`Tool`] is a name, a description and a JSON Schema,
 //! with a [`ToolTier`] saying how long it holds. A pipeline takes its stable
-//! tools and the slots of the tools a session or turn supplies
+//! tools and the slots of the tools a session or turn supplies with each call
 //! ([`Pipeline::with_tools`](crate::Pipeline::with_tools)); a tool may name the
 //! layer that documents it, and then the two speak together or not at all.
 //! [`RequestTools`] is what one call sends: canonical bytes (object keys
@@ -27,7 +27,7 @@
 //! let pipeline = Pipeline::collect()?.with_tools(ToolSet::new().tool(grep))?;
 //! let (session, turn) = (Context::new(), Context::new());
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn).unwrap();
-//! let tools = pipeline.tools().for_prompt(&prompt, &session, &turn).unwrap();
+//! let tools = pipeline.tools().for_prompt(&prompt, &[], &[]).unwrap();
 //! assert_eq!(tools.names().collect::<Vec<_>>(), ["grep"]);
 //! assert!(tools.to_json_string().starts_with(r#"[{"description":"Search files"#));
 //! # Ok::<(), prompt_core::PipelineError>(())
@@ -35,7 +35,6 @@
 
 mod canonical;
 mod set;
-mod supplied;
 
 use std::borrow::Cow;
 use std::panic::Location;
@@ -45,7 +44,6 @@ use serde_json::Value;
 
 pub use canonical::{RequestTools, ToolFingerprint, canonical_json};
 pub use set::{ToolError, ToolSet, ToolSlot};
-pub use supplied::{SessionTools, TurnTools};
 
 /// How long a tool's definition holds, which fixes its place in a request:
 /// stable tools first, then the session's, then the turn's, so a tool that

@@ -3,11 +3,10 @@
 use std::borrow::Cow;
 use std::panic::Location;
 
-use super::{RequestTools, SessionTools, Tool, ToolTier, TurnTools};
-use crate::context::{SessionContext, TurnContext};
+use super::{RequestTools, Tool, ToolTier};
 
-/// A tool the pipeline expects from the session or the turn
-/// ([`SessionTools`], [`TurnTools`]), because its definition depends on them
+/// A tool the pipeline expects from the session or the turn (passed to
+/// [`ToolSet::for_prompt`] with each call), because its definition depends on them
 /// (e.g. an enum of the session's sub-agents).
 ///
 /// A slot documented by a layer must be filled whenever that layer speaks:
@@ -90,7 +89,7 @@ pub enum ToolError {
     },
     /// The session or turn supplied a tool the pipeline has no slot for.
     #[error(
-        "the {tier:?} context supplies the tool `{name}`, which the pipeline does not declare; \
+        "the {tier:?} tools supply `{name}`, which the pipeline does not declare; \
          declare it with `ToolSet::slot(ToolSlot::{}(\"{name}\"))`",
         if matches!(tier, ToolTier::Turn) { "turn" } else { "session" }
     )]
@@ -104,7 +103,7 @@ pub enum ToolError {
     /// the prompt would advertise a tool the request lacks.
     #[error(
         "layer `{layer}` documents the tool `{tool}` (slot declared at {location}) and spoke, \
-         but the {tier:?} context supplies no `{tool}`; supply it, or leave the layer silent"
+         but the {tier:?} tools supplied hold no `{tool}`; supply it, or leave the layer silent"
     )]
     Missing {
         /// The tool's name.
@@ -163,8 +162,8 @@ impl ToolSet {
     }
 
     /// The tools of one call, given which layers spoke (`speaks(name)`):
-    /// every tool defined here, then every tool the session and turn supply
-    /// for a slot, each dropped when the layer documenting it is silent.
+    /// every tool defined here, then every tool of `session` and `turn` (the
+    /// definitions this session and this call supply) that fills a slot, each dropped when the layer documenting it is silent.
     /// [`for_prompt`](Self::for_prompt) reads `speaks` from an assembled
     /// prompt's trace.
     ///
@@ -175,8 +174,8 @@ impl ToolSet {
     pub fn select(
         &self,
         speaks: impl Fn(&str) -> bool,
-        session: &SessionContext,
-        turn: &TurnContext,
+        session: &[Tool],
+        turn: &[Tool],
     ) -> Result<RequestTools, ToolError> {
         let mut chosen: Vec<Tool> = self
             .tools
@@ -184,15 +183,8 @@ impl ToolSet {
             .filter(|t| t.documented_by.is_none_or(&speaks))
             .cloned()
             .collect();
-        let supplied = [
-            (
-                ToolTier::Session,
-                session.get::<SessionTools>().map(|s| &s.0),
-            ),
-            (ToolTier::Turn, turn.get::<TurnTools>().map(|t| &t.0)),
-        ];
-        for (tier, tools) in supplied {
-            for tool in tools.into_iter().flatten() {
+        for (tier, tools) in [(ToolTier::Session, session), (ToolTier::Turn, turn)] {
+            for tool in tools {
                 let Some(slot) = self
                     .slots
                     .iter()
@@ -214,11 +206,12 @@ impl ToolSet {
             let Some(layer) = slot.documented_by.filter(|l| speaks(l)) else {
                 continue;
             };
-            let filled = match slot.tier {
-                ToolTier::Turn => turn.get::<TurnTools>().map(|t| &t.0),
-                _ => session.get::<SessionTools>().map(|s| &s.0),
-            }
-            .is_some_and(|tools| tools.iter().any(|t| t.name == slot.name));
+            let supplied = if slot.tier == ToolTier::Turn {
+                turn
+            } else {
+                session
+            };
+            let filled = supplied.iter().any(|t| t.name == slot.name);
             if !filled {
                 return Err(ToolError::Missing {
                     tool: slot.name().to_owned(),

@@ -498,7 +498,7 @@ pub fn assemble(
     };
     // The framework sends the `agent` tool exactly when the coordinator
     // section spoke: recursive's lockstep, declared rather than hand-kept.
-    let tools = pipeline.tools().for_prompt(&prompt, &session, &turn)?;
+    let tools = pipeline.tools().for_prompt(&prompt, &[], &[])?;
     Ok(Assembled {
         prompt,
         tools: tools

@@ -152,8 +152,8 @@ impl<'a> Contract<'a> {
     /// A tool whose description no layer should repeat a sentence or fact
     /// of: a sentence a tool owns belongs in its description, sent only to
     /// requests that can call it. Reports name it as the tool `name`.
-    /// (The pipeline's own declared tools, and the [`SessionTools`](prompt_core::tools::SessionTools)
-    /// of each scenario's session, are read already.)
+    /// (The pipeline's own declared tools are read already; name here the
+    /// tools a session supplies for its slots.)
     #[must_use]
     pub fn tool(mut self, tool: &prompt_core::tools::Tool) -> Self {
         self.extras.push(tool_extra(tool));
@@ -200,18 +200,7 @@ impl<'a> Contract<'a> {
 
     /// Renders every assembly and runs the checks.
     pub fn run(&self) -> Report {
-        // The tools each scenario's session supplies are read like the
-        // pipeline's own (each once).
-        let mut extras = self.extras.clone();
-        for scenario in self.scenarios {
-            let supplied = scenario.session().get::<prompt_core::tools::SessionTools>();
-            for tool in supplied.into_iter().flat_map(|s| &s.0) {
-                let extra = tool_extra(tool);
-                if !extras.contains(&extra) {
-                    extras.push(extra);
-                }
-            }
-        }
+        let extras = &self.extras;
         let renders = Renders::new(self.pipeline, self.scenarios);
         let mut failures = renders.problems.clone();
         let mut notes = Vec::new();
@@ -226,9 +215,9 @@ impl<'a> Contract<'a> {
                 }
                 Check::PrefixInvariance => failures.extend(invariance::check(&renders)),
                 Check::RepeatedSentence => {
-                    failures.extend(sentences::check(&renders, &extras, self.min_words));
+                    failures.extend(sentences::check(&renders, extras, self.min_words));
                 }
-                Check::RepeatedFact => failures.extend(facts::check(&renders, &extras)),
+                Check::RepeatedFact => failures.extend(facts::check(&renders, extras)),
                 Check::VolatileValue => {
                     failures.extend(volatile::check(&renders, &self.allowances))
                 }
