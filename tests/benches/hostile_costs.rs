@@ -3,7 +3,7 @@
 //! old sampled key.
 //!
 //! `cargo bench -p prompt-tests --bench hostile_costs` prints a Markdown table
-//! (RELIABILITY.md, round three, "Bounded costs"). Nothing here asserts a
+//! (docs/RELIABILITY.md, round three, "Bounded costs"). Nothing here asserts a
 //! time: speed is measured, never tested.
 //!
 //! 1. Tokenizing: `O200kBase::count` over 16 KiB of ordinary prose and over

@@ -13,7 +13,7 @@
 //! - `ledger, prefix changed`: every call's prefix differs from the last
 //!   (two sessions in turn): the diff, the first differing byte and line.
 //!
-//! `cargo bench -p prompt-tests --bench ledger` (BENCHMARKS.md, issue 41).
+//! `cargo bench -p prompt-tests --bench ledger` (docs/BENCHMARKS.md, issue 41).
 //!
 //! With `LEDGER_BENCH_PROFILE=ledger` (or `=warm`) the binary runs no
 //! criterion: 100,000 requests through the ledger (or warm calls), for

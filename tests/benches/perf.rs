@@ -3,7 +3,7 @@
 //! 10 Dynamic layers of ~200 B that each read a per-turn value. The turn
 //! context is built inside the timed loop, as a caller builds it per call.
 //!
-//! `cargo bench -p prompt-tests --bench perf`; BENCHMARKS.md has the figures.
+//! `cargo bench -p prompt-tests --bench perf`; docs/BENCHMARKS.md has the figures.
 
 #[path = "../tests/common/mod.rs"]
 mod common;

@@ -5,7 +5,7 @@
 //! and compiles the rules) is timed apart.
 //!
 //! `cargo bench -p prompt-tests --bench secrets` prints a Markdown table
-//! (BENCHMARKS.md). Nothing here asserts a time: speed is measured, never
+//! (docs/BENCHMARKS.md). Nothing here asserts a time: speed is measured, never
 //! tested.
 
 use std::hint::black_box;

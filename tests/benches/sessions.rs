@@ -4,7 +4,7 @@
 //! against one session per workspace.
 //!
 //! `cargo bench -p prompt-tests --bench sessions` prints a Markdown table
-//! (BENCHMARKS.md, "Round two: ten thousand sessions"). Each scenario runs
+//! (docs/BENCHMARKS.md, "Round two: ten thousand sessions"). Each scenario runs
 //! in a child process of its own (this binary again, with
 //! `SESSIONS_BENCH_SCENARIO` set), so its resident set starts from the same
 //! state and owes nothing to the scenario before it.

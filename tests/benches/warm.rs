@@ -21,7 +21,7 @@
 //!   call. What any assembly built on this API pays before it has a trace,
 //!   a result or a session: `warm` minus `layers+turn` is the assembly's own.
 //!
-//! `cargo bench -p prompt-tests --bench warm` (BENCHMARKS.md, round three).
+//! `cargo bench -p prompt-tests --bench warm` (docs/BENCHMARKS.md, round three).
 //!
 //! With `WARM_BENCH_PROFILE=<shape>` (`1`, `10`, `40`, `tiny`, `8k`) the
 //! binary runs no criterion: it makes [`PROFILE_CALLS`] calls of each variant

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build cost of `#[prompt_layer]` and `#[prompt_pipeline(include = ..)]`
-# (BENCHMARKS.md, "Build cost (issue 40)"). Generates, outside the project's
+# (docs/BENCHMARKS.md, "Build cost (issue 40)"). Generates, outside the project's
 # workspace, a workspace of four crates:
 #
 #   plain      200 plain structs, each holding the same text and priority as two consts

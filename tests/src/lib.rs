@@ -28,6 +28,11 @@ struct AddingALayerDoctests;
 #[doc = include_str!("../../docs/cache-health.md")]
 struct CacheHealthDoctests;
 
+/// `docs/cli.md`'s examples.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/cli.md")]
+struct CliDoctests;
+
 /// `docs/contract.md`'s examples.
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/contract.md")]

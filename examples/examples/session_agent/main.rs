@@ -17,24 +17,21 @@
 //!
 //! The recipe:
 //!
-//! 1. The system prompt holds the Stable layers only; every per-turn layer
-//!    is `channel = Reminder`, so it travels in the newest user message
-//!    ([`MessagesRequest`] adds it as that message's last block) instead of
-//!    a dynamic `system` block that would sit before the history and move
-//!    it out of the cache on every turn.
-//! 2. The history keeps every message as it went out, the reminder block
-//!    included ([`SentHistory`]): each request's messages begin with the
+//! 1. The system prompt holds the Stable layers only: each turn's per-turn
+//!    context (the dynamic suffix and the reminder) travels at the head of
+//!    that turn's user message ([`History::user_turn`]), never in a `system`
+//!    block that would sit before the history and move it out of the cache
+//!    on every turn.
+//! 2. The history keeps every message as it went out ([`History`]), the
+//!    per-turn block included: each request's messages begin with the
 //!    previous request's, byte for byte (`cache_control` aside, which moves
 //!    to the frontier and is not part of what the cache compares).
-//! 3. One breakpoint at the frontier (`cache_last_user_turn`): the next
-//!    turn reads everything up to it, and writes only its own new part.
+//! 3. One cache plan ([`MessagesRequest::history`]) places the breakpoints:
+//!    the tools, the stable end and the conversation's frontier, so the next
+//!    turn reads everything up to it and writes only its own new part.
 //! 4. The tools are built in one place, in one order ([`tools`]); the
 //!    conditional one (`run_tests`) is sent exactly when the layer that
 //!    documents it rendered.
-//!
-//! [`SentHistory`] and [`tools`] stand in for prompt-core's own history
-//! type and declared tools while those are written: each is one small
-//! function or type here, so switching is a few lines.
 
 use std::error::Error;
 
@@ -44,10 +41,8 @@ use prompt_core::{
     AssembledPrompt, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptLayer,
     Render, SessionValue, Stable, TurnContext, TurnValue, prompt_layer, prompt_pipeline,
 };
-use prompt_providers::anthropic::{
-    CacheMinimums, CacheTtl, MessageParam, MessagesRequest, TextBlock, check_cache_minimum,
-};
-use prompt_providers::{Message, Role};
+use prompt_providers::History;
+use prompt_providers::anthropic::{CacheMinimums, MessagesRequest, check_cache_minimum};
 use serde_json::{Value, json};
 
 /// The model the agent talks to.
@@ -205,75 +200,6 @@ fn tools(prompt: &AssembledPrompt) -> Vec<Value> {
     tools
 }
 
-/// A conversation's messages exactly as they were sent (the reminder
-/// block of each user turn included), with the replies appended: each
-/// request starts from it. A stand-in for prompt-core's history type.
-#[derive(Debug, Default)]
-pub struct SentHistory {
-    /// The messages as JSON, as they went out, without `cache_control`.
-    messages: Vec<Value>,
-}
-
-impl SentHistory {
-    /// The request for the next turn: `prompt`'s system blocks and tools,
-    /// the history as sent, the user's `words`, and a breakpoint on them.
-    fn request(
-        &self,
-        prompt: &AssembledPrompt,
-        words: &str,
-    ) -> Result<MessagesRequest, Box<dyn Error>> {
-        let mut request = MessagesRequest::new(prompt, MODEL, MAX_TOKENS).tools(tools(prompt));
-        request.messages = self.messages.iter().map(param).collect::<Result<_, _>>()?;
-        let mut request = request.message(Message::user(words));
-        request.cache_last_user_turn(CacheTtl::FiveMinutes)?;
-        Ok(request)
-    }
-
-    /// Records the messages of `body` as it was sent.
-    fn sent(&mut self, body: &Value) {
-        let mut messages = body["messages"].as_array().cloned().unwrap_or_default();
-        for block in messages
-            .iter_mut()
-            .filter_map(|m| m["content"].as_array_mut())
-            .flatten()
-        {
-            if let Some(block) = block.as_object_mut() {
-                block.remove("cache_control");
-            }
-        }
-        self.messages = messages;
-    }
-
-    /// Appends the model's reply.
-    fn reply(&mut self, text: &str) {
-        self.messages.push(json!({
-            "role": "assistant",
-            "content": [{"type": "text", "text": text}]
-        }));
-    }
-}
-
-/// A sent message back as the request's type.
-fn param(message: &Value) -> Result<MessageParam, Box<dyn Error>> {
-    let role = match message["role"].as_str() {
-        Some("user") => Role::User,
-        Some("assistant") => Role::Assistant,
-        other => return Err(format!("a message of role {other:?}").into()),
-    };
-    let content = message["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|block| {
-            block["text"]
-                .as_str()
-                .map(TextBlock::new)
-                .ok_or("a content block without text")
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(MessageParam { role, content })
-}
-
 /// What the API reported for one request.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Usage {
@@ -296,7 +222,9 @@ impl Usage {
     }
 
     fn input(self) -> u64 {
-        self.read + self.written + self.uncached
+        self.read
+            .saturating_add(self.written)
+            .saturating_add(self.uncached)
     }
 }
 
@@ -393,7 +321,7 @@ pub async fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Er
         eprintln!("warning: {below}");
     }
 
-    let mut histories: Vec<SentHistory> = OPENINGS.iter().map(|_| SentHistory::default()).collect();
+    let mut histories: Vec<History> = OPENINGS.iter().map(|_| History::new()).collect();
     let mut previous: Vec<Option<u64>> = vec![None; OPENINGS.len()];
     let mut report = Report::default();
     for n in 1..=turns {
@@ -402,7 +330,12 @@ pub async fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Er
                 turn: n,
                 branch: if c == 0 { "main" } else { "login-timeout" },
             }))?;
-            let request = histories[c].request(&prompt, &words(opening, n))?;
+            // This turn's words, its per-turn block at their head; every
+            // earlier message stays as it was sent.
+            histories[c].user_turn(&prompt, &words(opening, n));
+            let request = MessagesRequest::new(&prompt, MODEL, MAX_TOKENS)
+                .tools(tools(&prompt))
+                .history(&histories[c])?;
             request.check_breakpoints()?;
             let body = serde_json::to_value(&request)?;
             let response = http
@@ -418,7 +351,6 @@ pub async fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Er
             if !status.is_success() {
                 return Err(format!("conversation {} turn {n}: {status}: {text}", c + 1).into());
             }
-            histories[c].sent(&body);
             let response: Value = serde_json::from_str(&text)?;
             let reply: String = response["content"]
                 .as_array()
@@ -426,7 +358,7 @@ pub async fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Er
                 .flatten()
                 .filter_map(|b| b["text"].as_str())
                 .collect();
-            histories[c].reply(&reply);
+            histories[c].reply(reply);
             let usage = Usage::of(&response);
             println!(
                 "[conversation {} turn {n}] read {} written {} uncached {}",

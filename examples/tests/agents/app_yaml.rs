@@ -1,4 +1,4 @@
-//! A hostile kitsoki `app.yaml` (RELIABILITY.md, R7): YAML that expands past
+//! A hostile kitsoki `app.yaml` (docs/RELIABILITY.md, R7): YAML that expands past
 //! its bounds is refused naming the file and the line, before it fills
 //! memory; ordinary anchors and aliases still load.
 

@@ -1,4 +1,4 @@
-//! RELIABILITY.md's R10-R12 and the CLI weak items: every subcommand is as
+//! docs/RELIABILITY.md's R10-R12 and the CLI weak items: every subcommand is as
 //! hardened as `render`. `prompt diff` reads only regular files, without
 //! blocking, up to a cap, checks every number, escapes what it prints;
 //! `--app`, `--model` and `--date` are checked at parsing and never echoed

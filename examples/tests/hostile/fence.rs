@@ -1,4 +1,4 @@
-//! RELIABILITY.md's R9 through the `prompt` CLI: AGENTS.md and project.md that
+//! docs/RELIABILITY.md's R9 through the `prompt` CLI: AGENTS.md and project.md that
 //! hold `# User preferences`, `# Runtime context`, `</file>` and a copy of the
 //! annotated rendering's cache breakpoint line cannot add a section or a
 //! breakpoint to `prompt render`, in text or `--format annotated`.

@@ -1,4 +1,4 @@
-//! A hostile repository against the roots (RELIABILITY.md, R1-R4 and the root
+//! A hostile repository against the roots (docs/RELIABILITY.md, R1-R4 and the root
 //! and link weak items), through the `prompt` binary: each test plants the
 //! attack in a temporary workspace, with a fake home holding `~/.ssh/id_rsa`
 //! and an API key in the environment, and checks that the secret reaches

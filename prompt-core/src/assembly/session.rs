@@ -16,7 +16,10 @@ use crate::spec::AssemblyPath;
 ///
 /// Stable layers see only the session context, so their output cannot change
 /// within a session: a `PromptSession` renders them once per path and reuses
-/// the bytes for every turn. Only Dynamic layers run per call.
+/// the bytes for every turn. Only Dynamic layers run per call. Nothing
+/// watches what the session context was read from: when a file it read
+/// changes (AGENTS.md, a memory file), build the context again and a new
+/// session from it.
 ///
 /// Sessions made by a builder with a [`PrefixCache`](super::PrefixCache)
 /// share their prefix with every other live session whose Stable layers

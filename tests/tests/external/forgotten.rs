@@ -7,7 +7,8 @@
 //! as an installed binary it says nothing. The same binary declares
 //! `quill`, whose mood layer reads a turn value only the binary builds: its
 //! registered scenarios make `lint --pipeline quill` pass, and a render
-//! without `--pipeline` says which pipeline it rendered.
+//! without `--pipeline` says which pipeline it rendered. Its allowance
+//! (`Main::allow`) is the one `lint`'s failure for a dated rule names.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -145,12 +146,23 @@ fn a_forgotten_default_pipeline_crate_is_named_and_a_runtime_only_one_is_not() {
         String::from_utf8_lossy(&tested.stderr)
     );
 
-    // lint fails on it, naming the line; the runtime-only crate is not named.
+    // lint fails on it, naming the line; the runtime-only crate is not
+    // named; its first line counts the crate as a failure, never `ok`.
     let (output, stdout, stderr) = run(house.under_cargo(&["lint"]));
     assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
     assert!(
-        stdout.contains("forgotten layer crate: package `house-layers`")
+        stdout.starts_with("contract of pipeline `standard`: 1 failure ("),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("FAIL forgotten layer crate: package `house-layers`")
             && stdout.contains(USE_LINE),
+        "{stdout}"
+    );
+    // Among the failures, before the contract's notes.
+    let failed = stdout.find("FAIL forgotten layer crate").unwrap();
+    assert!(
+        stdout.find("\nnote ").is_none_or(|note| failed < note),
         "{stdout}"
     );
     assert!(
@@ -204,6 +216,34 @@ fn a_forgotten_default_pipeline_crate_is_named_and_a_runtime_only_one_is_not() {
     assert!(output.status.success(), "{stdout}");
     assert!(
         stdout.starts_with("contract of pipeline `quill`: ok"),
+        "{stdout}"
+    );
+
+    // A Stable layer stating a date: lint's fix names the `Main` call a CLI
+    // user makes, and the binary that makes it passes.
+    std::fs::write(
+        house.dir.path().join("AGENTS.md"),
+        "# Rules\n\nLast reviewed 2026-01-15.\n",
+    )
+    .unwrap();
+    let (output, stdout, _) = run(house.installed(&["lint"]));
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.starts_with("contract of pipeline `standard`: 1 failure ("),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "allow it in the binary's `main`: `prompt_cli::Main::new().allow(\"standard\", \"project_context\", Volatile::Date, \"why it is stable\")`"
+        ),
+        "{stdout}"
+    );
+    let mut allowed = house.installed(&["lint"]);
+    allowed.env("HOUSE_ALLOW", "1");
+    let (output, stdout, _) = run(allowed);
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stdout.starts_with("contract of pipeline `standard`: ok"),
         "{stdout}"
     );
 }

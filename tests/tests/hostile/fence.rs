@@ -1,4 +1,4 @@
-//! RELIABILITY.md's R9 and its weak items: file text is fenced. A repository's
+//! docs/RELIABILITY.md's R9 and its weak items: file text is fenced. A repository's
 //! AGENTS.md or project memory cannot pass for the prompt's own structure (a
 //! forged `# User preferences`, `# Runtime context`, `</file>` or cache
 //! breakpoint stays inside its `<file path="…">…</file>` quote), CR-only line

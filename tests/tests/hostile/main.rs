@@ -1,5 +1,5 @@
 //! A hostile repository loaded as a whole session: every case of the threat
-//! model (RELIABILITY.md), fenced file text, and properties over generated
+//! model (docs/RELIABILITY.md), fenced file text, and properties over generated
 //! hostile input.
 
 #[path = "../common/mod.rs"]

@@ -1,6 +1,6 @@
 //! A hostile repository: every case of the threat model, tried as an
 //! attacker would, each asserting its outcome (a note or error naming the
-//! file, a visible marker, a bound). RELIABILITY.md lists them.
+//! file, a visible marker, a bound). docs/RELIABILITY.md lists them.
 #![cfg(unix)]
 
 use crate::common;

@@ -1,5 +1,5 @@
 //! A hostile repository against the parsers and the many-file sources
-//! (RELIABILITY.md, R7 and R8): YAML that expands (alias bombs, `%TAG`
+//! (docs/RELIABILITY.md, R7 and R8): YAML that expands (alias bombs, `%TAG`
 //! prefixes, deep nesting) is refused at its line, and skills and nested
 //! docs are read within one total budget, with a note when it is reached.
 #![cfg(unix)]

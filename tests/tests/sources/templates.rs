@@ -1,4 +1,4 @@
-//! Hostile templates (RELIABILITY.md, R5 and R6): a template is text from a
+//! Hostile templates (docs/RELIABILITY.md, R5 and R6): a template is text from a
 //! repository, checked against the subset where minijinja finds its tags and
 //! rendered with filters that pay for what they read.
 

@@ -35,7 +35,7 @@
 //! two 1 MB prompts alternating over 2,000 requests); a session going round
 //! more than 256 pairs of prompts compares each request's two again, a pass
 //! over both. `tests/explain/transcript.py` writes such transcripts;
-//! docs/cli.md and BENCHMARKS.md have the figures.
+//! docs/cli.md and docs/BENCHMARKS.md have the figures.
 //!
 //! What the transcript does not say: the time the request's bytes left (its
 //! `timestamp` is when Claude Code recorded it), and anything of a request

@@ -457,7 +457,7 @@ fn the_labelled_corpus_is_found_whole_with_no_false_positive() {
     );
 }
 
-/// RELIABILITY.md's R12: what the layers actually write. The facts and
+/// docs/RELIABILITY.md's R12: what the layers actually write. The facts and
 /// scratchpad layers start every line with `- `, AGENTS.md lists settings,
 /// prose names a key inline, and a connection string carries a password;
 /// each is found in the layer that wrote it, and redaction leaves the rest.
@@ -598,7 +598,7 @@ fn hostile_units() -> Vec<String> {
 /// rows, YAML blocks) are scanned whole: the findings stay sorted, disjoint
 /// and on character boundaries. The units are in
 /// `tests/fixtures/secrets/hostile.txt`. What they cost at 1 MiB is measured by
-/// `cargo bench -p prompt-tests --bench secrets` (BENCHMARKS.md), not here:
+/// `cargo bench -p prompt-tests --bench secrets` (docs/BENCHMARKS.md), not here:
 /// no test asserts a time.
 #[test]
 fn hostile_texts_are_scanned_whole() {
