@@ -120,6 +120,7 @@ mod registry;
 #[cfg(feature = "text")]
 pub mod text;
 pub mod tokens;
+pub mod tools;
 
 #[doc(hidden)]
 #[path = "private_v1.rs"]

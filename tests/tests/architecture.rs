@@ -27,6 +27,7 @@ const ORDER: &[&[&str]] = &[
     &["layer"],
     &["layer_set"],
     &["registry"],
+    &["tools"],
     &["pipeline"],
     &["budget"],
     &["assembly"],

@@ -404,3 +404,31 @@ fn a_workspace_without_files_is_just_the_persona() {
         format!("{QUOTED_FILES_RULE}\n\n{}", recursive::PERSONA)
     );
 }
+
+/// The `agent` tool is declared on the pipeline, documented by the
+/// coordinator section: the framework holds the lockstep, and a pipeline
+/// without the section cannot keep the tool.
+#[test]
+fn the_agent_tool_is_declared_with_the_coordinator_section() {
+    let declared = recursive::declared_tools();
+    assert_eq!(declared.tools()[0].name(), AGENT_TOOL);
+    assert_eq!(declared.tools()[0].documenting_layer(), Some("coordinator"));
+    let pipeline = prompt_core::Pipeline::named(recursive::PIPELINE)
+        .unwrap()
+        .with_tools(declared)
+        .unwrap();
+    let error = pipeline.without(&["coordinator"]).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("documented by layer `coordinator`"),
+        "{error}"
+    );
+    // The assembled tools are the canonical bytes of the declared one.
+    let on = recursive::assemble(&fixture(), &BaseFold::default(), AssemblyPath::Cached).unwrap();
+    assert_eq!(on.tools.len(), 1);
+    assert_eq!(
+        serde_json::to_string(&on.tools[0].input_schema).unwrap(),
+        r#"{"properties":{"task":{"description":"The whole task: the worker sees nothing else.","type":"string"}},"required":["task"],"type":"object"}"#
+    );
+}

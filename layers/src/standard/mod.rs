@@ -8,6 +8,7 @@ use std::path::{Component, Path};
 
 mod base;
 mod coordinator;
+mod coordinator_tools;
 mod dated;
 mod memory;
 mod project_context;

@@ -506,6 +506,8 @@ pub struct ResponsesRequest {
     dynamic_from: Option<usize>,
     /// Whether the newest user message carries an explicit breakpoint.
     frontier: bool,
+    /// Tool definitions in this API's shape ([`declared_tools`](Self::declared_tools)).
+    tools: Vec<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -521,6 +523,8 @@ struct ResponsesBody<'a> {
     prompt_cache_retention: Option<CacheRetention>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_options: Option<&'a PromptCacheOptions>,
+    #[serde(skip_serializing_if = "<[serde_json::Value]>::is_empty")]
+    tools: &'a [serde_json::Value],
 }
 
 impl Serialize for ResponsesRequest {
@@ -549,6 +553,7 @@ impl Serialize for ResponsesRequest {
             prompt_cache_key: &self.prompt_cache_key,
             prompt_cache_retention: self.prompt_cache_retention,
             prompt_cache_options: self.prompt_cache_options.as_ref(),
+            tools: &self.tools,
         }
         .serialize(serializer)
     }
@@ -578,6 +583,7 @@ impl ResponsesRequest {
             reminder: Reminder::of(prompt, RESPONSES),
             dynamic_from: dynamic_from(prompt),
             frontier: false,
+            tools: Vec::new(),
         }
     }
 
@@ -689,6 +695,32 @@ impl ResponsesRequest {
         self
     }
 
+    /// Sends `tools` as Responses function tools (`type`, `name`,
+    /// `description`, `parameters`, `strict: false`), in their canonical
+    /// order with every object's keys sorted: the same tools give the same
+    /// bytes in every process.
+    pub fn declared_tools(mut self, tools: &prompt_core::tools::RequestTools) -> Self {
+        self.tools = tools
+            .tools()
+            .iter()
+            .map(|tool| {
+                prompt_core::tools::canonical_json(&serde_json::json!({
+                    "type": "function",
+                    "name": tool.name(),
+                    "description": tool.description(),
+                    "parameters": tool.input_schema(),
+                    "strict": false,
+                }))
+            })
+            .collect();
+        self
+    }
+
+    /// The tool definitions this request sends, in the API's shape.
+    pub fn tools(&self) -> &[serde_json::Value] {
+        &self.tools
+    }
+
     /// Limits the output.
     pub fn max_output_tokens(mut self, tokens: u32) -> Self {
         self.max_output_tokens = Some(tokens);
@@ -748,6 +780,8 @@ pub struct ChatRequest {
     dynamic_from: Option<usize>,
     /// Whether the newest user message carries an explicit breakpoint.
     frontier: bool,
+    /// Tool definitions in this API's shape ([`declared_tools`](Self::declared_tools)).
+    tools: Vec<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -761,6 +795,8 @@ struct ChatBody<'a> {
     prompt_cache_retention: Option<CacheRetention>,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_cache_options: Option<&'a PromptCacheOptions>,
+    #[serde(skip_serializing_if = "<[serde_json::Value]>::is_empty")]
+    tools: &'a [serde_json::Value],
 }
 
 impl Serialize for ChatRequest {
@@ -800,6 +836,7 @@ impl Serialize for ChatRequest {
             prompt_cache_key: &self.prompt_cache_key,
             prompt_cache_retention: self.prompt_cache_retention,
             prompt_cache_options: self.prompt_cache_options.as_ref(),
+            tools: &self.tools,
         }
         .serialize(serializer)
     }
@@ -840,6 +877,7 @@ impl ChatRequest {
             reminder: Reminder::of(prompt, CHAT),
             dynamic_from: dynamic_from(prompt),
             frontier: false,
+            tools: Vec::new(),
         }
     }
 
@@ -927,6 +965,33 @@ impl ChatRequest {
         self.messages
             .extend(messages.into_iter().map(|m| (&m).into()));
         self
+    }
+
+    /// Sends `tools` as Chat Completions function tools (`type`,
+    /// `function: {name, description, parameters}`), in their canonical
+    /// order with every object's keys sorted: the same tools give the same
+    /// bytes in every process.
+    pub fn declared_tools(mut self, tools: &prompt_core::tools::RequestTools) -> Self {
+        self.tools = tools
+            .tools()
+            .iter()
+            .map(|tool| {
+                prompt_core::tools::canonical_json(&serde_json::json!({
+                    "type": "function",
+                    "function": {
+                        "name": tool.name(),
+                        "description": tool.description(),
+                        "parameters": tool.input_schema(),
+                    },
+                }))
+            })
+            .collect();
+        self
+    }
+
+    /// The tool definitions this request sends, in the API's shape.
+    pub fn tools(&self) -> &[serde_json::Value] {
+        &self.tools
     }
 
     /// Limits the output.

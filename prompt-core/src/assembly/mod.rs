@@ -7,6 +7,7 @@ mod prompt;
 mod render;
 mod session;
 mod text;
+mod tools;
 mod trace;
 
 pub use builder::PromptBuilder;

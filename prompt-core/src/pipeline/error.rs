@@ -184,6 +184,33 @@ pub enum Problem {
         /// The package whose binary or test this is.
         dependent: String,
     },
+    /// A tool (or tool slot) declared as documented by a layer the pipeline
+    /// does not hold: the tool could never be sent.
+    #[error(
+        "the tool `{tool}` (declared at {location}) is documented by layer `{layer}`, which this pipeline does not have; \
+         its layers are: [{}]. Name one of them in `documented_by`, or add the layer",
+        .known.join(", ")
+    )]
+    ToolLayerMissing {
+        /// The tool's name.
+        tool: String,
+        /// The layer it names.
+        layer: String,
+        /// `file:line` of the tool's declaration.
+        location: String,
+        /// The pipeline's layers.
+        known: Vec<String>,
+    },
+    /// Two tools (or slots) of one pipeline share a name.
+    #[error("two tools are called `{name}` ({first} and {second}); rename one")]
+    DuplicateTool {
+        /// The name.
+        name: String,
+        /// `file:line` of the first declaration.
+        first: String,
+        /// `file:line` of the second.
+        second: String,
+    },
     /// A layer given to [`Pipeline::require_layers`](crate::Pipeline::require_layers) that the pipeline does not have.
     #[error(
         "the pipeline has no layer `{name}`: the crate that defines it is not linked into this binary \

@@ -2,6 +2,7 @@
 
 mod error;
 mod manifest;
+mod tools;
 mod validate;
 
 use std::any::TypeId;
@@ -123,6 +124,7 @@ impl fmt::Debug for LayerEntry {
 pub struct Pipeline {
     spec: PipelineSpec,
     layers: Vec<LayerEntry>,
+    tools: crate::tools::ToolSet,
 }
 
 impl Pipeline {
@@ -217,6 +219,7 @@ impl Pipeline {
         let shown = Self {
             spec: **spec,
             layers,
+            tools: crate::tools::ToolSet::new(),
         };
         (shown.manifest(), error)
     }
@@ -352,6 +355,7 @@ impl Pipeline {
             Ok(Self {
                 spec: pipeline,
                 layers,
+                tools: crate::tools::ToolSet::new(),
             })
         } else {
             Err(PipelineError::new(pipeline.name, problems))
@@ -391,7 +395,9 @@ impl Pipeline {
             return Err(PipelineError::new(self.spec.name, problems));
         }
         self.layers.retain(|l| !names.contains(&l.spec.name));
-        Ok(self)
+        // A tool documented by a removed layer is an error here, as at `with_tools`.
+        let tools = std::mem::take(&mut self.tools);
+        self.with_tools(tools)
     }
 
     /// The same pipeline with `entry` added, validated again: e.g. a
@@ -399,7 +405,7 @@ impl Pipeline {
     pub fn with_layer(self, entry: LayerEntry) -> Result<Self, PipelineError> {
         let mut layers = self.layers;
         layers.push(entry);
-        Self::from_layers(self.spec, layers)
+        Self::from_layers(self.spec, layers)?.with_tools(self.tools)
     }
 
     /// Checks that every package in `crates` contributed at least one layer.

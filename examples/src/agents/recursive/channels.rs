@@ -148,6 +148,9 @@ pub enum ChannelError {
     /// Assembly failed (a layer panicked: a bug).
     #[error(transparent)]
     Assembly(#[from] prompt_core::AssemblyError),
+    /// The tools could not be chosen for the prompt (a bug in their declarations).
+    #[error(transparent)]
+    Tools(#[from] prompt_core::tools::ToolError),
 }
 
 impl ChannelError {

@@ -92,7 +92,9 @@ mod sessions;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use prompt_core::PromptLayer;
 use prompt_core::prompt_pipeline;
+use prompt_core::tools::{Tool, ToolSet, canonical_json};
 use prompt_core::{
     AssembledPrompt, AssemblyPath, Context, Pipeline, PipelineError, PromptBuilder, PromptMode,
 };
@@ -461,7 +463,7 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
 pub fn pipeline() -> Result<&'static Pipeline, PipelineError> {
     static PIPELINE_CELL: OnceLock<Result<Pipeline, PipelineError>> = OnceLock::new();
     PIPELINE_CELL
-        .get_or_init(|| Pipeline::named(PIPELINE))
+        .get_or_init(|| Pipeline::named(PIPELINE)?.with_tools(declared_tools()))
         .as_ref()
         .map_err(Clone::clone)
 }
@@ -494,16 +496,35 @@ pub fn assemble(
         AssemblyPath::Cached => builder.build_cached(&session, &turn)?,
         AssemblyPath::Basic => builder.build_basic(&session, &turn)?,
     };
+    // The framework sends the `agent` tool exactly when the coordinator
+    // section spoke: recursive's lockstep, declared rather than hand-kept.
+    let tools = pipeline.tools().for_prompt(&prompt, &[], &[])?;
     Ok(Assembled {
         prompt,
-        tools: tools(&session),
+        tools: tools
+            .tools()
+            .iter()
+            .map(|tool| ToolSpec {
+                name: tool.name().to_owned(),
+                description: tool.description().to_owned(),
+                input_schema: canonical_json(tool.input_schema()),
+            })
+            .collect(),
     })
+}
+
+/// The tools the recursive pipeline declares: the `agent` tool, documented
+/// by the [`Coordinator`] section, so the framework sends it exactly when
+/// that section speaks (and rejects the pipeline if the section is gone).
+pub fn declared_tools() -> ToolSet {
+    ToolSet::new().tool(Tool::from(layers::agent_tool()).documented_by(Coordinator::SPEC.name))
 }
 
 /// The tools a session registers: the `agent` tool when sub-agents are enabled.
 ///
 /// Read from the same [`SubAgentsEnabled`] value as the coordinator section,
-/// so the two appear together or not at all.
+/// so the two appear together or not at all; [`assemble`] gets the same
+/// from [`declared_tools`] and the rendered prompt.
 pub fn tools(session: &Context) -> Vec<ToolSpec> {
     session
         .get::<SubAgentsEnabled>()

@@ -9,7 +9,7 @@
 //! |---|---|
 //! | [`Check::Reachable`] | a layer writes nothing anywhere and does not declare `silent = ".."` (a declared-silent layer no scenario wakes is a note) |
 //! | [`Check::PrefixInvariance`] | a Stable layer's bytes move between turns or between two builds from the same inputs (it reads a clock, a counter, a global) |
-//! | [`Check::RepeatedSentence`] | two layers (or a layer and an [extra text](Contract::extra_text), such as a tool description) state the same sentence of 8+ words |
+//! | [`Check::RepeatedSentence`] | two layers (or a layer and a tool's description: the pipeline's [declared tools](prompt_core::Pipeline::with_tools), [`Contract::tool`]; or an [extra text](Contract::extra_text)) state the same sentence of 8+ words |
 //! | [`Check::RepeatedFact`] | two layers state the value of one declared [fact](Scenario::fact) |
 //! | [`Check::VolatileValue`] | a Stable layer states a date, time, UUID, digest or counter it is not [allowed](Contract::allow) |
 //! | [`Check::Ratchet`] | the worst stable or dynamic bytes of a path and mode exceed the [committed ceiling](Contract::ratchet), or fall far under it |
@@ -118,12 +118,16 @@ pub struct Contract<'a> {
 
 impl<'a> Contract<'a> {
     /// Every check on `pipeline` over `scenarios`; the ratchet only once a file is given.
+    ///
+    /// The descriptions of the tools the pipeline declares
+    /// ([`Pipeline::with_tools`]) are read beside the layers, as
+    /// [`tool`](Self::tool) reads one.
     pub fn new(pipeline: &'a Pipeline, scenarios: &'a [Scenario]) -> Self {
         Self {
             pipeline,
             scenarios,
             checks: Check::ALL.to_vec(),
-            extras: Vec::new(),
+            extras: pipeline.tools().tools().iter().map(tool_extra).collect(),
             allowances: Vec::new(),
             ratchet: None,
             min_words: MIN_SENTENCE_WORDS,
@@ -142,6 +146,17 @@ impl<'a> Contract<'a> {
     #[must_use]
     pub fn extra_text(mut self, name: impl Into<String>, text: impl Into<String>) -> Self {
         self.extras.push((name.into(), text.into()));
+        self
+    }
+
+    /// A tool whose description no layer should repeat a sentence or fact
+    /// of: a sentence a tool owns belongs in its description, sent only to
+    /// requests that can call it. Reports name it as the tool `name`.
+    /// (The pipeline's own declared tools are read already; name here the
+    /// tools a session supplies for its slots.)
+    #[must_use]
+    pub fn tool(mut self, tool: &prompt_core::tools::Tool) -> Self {
+        self.extras.push(tool_extra(tool));
         self
     }
 
@@ -185,6 +200,7 @@ impl<'a> Contract<'a> {
 
     /// Renders every assembly and runs the checks.
     pub fn run(&self) -> Report {
+        let extras = &self.extras;
         let renders = Renders::new(self.pipeline, self.scenarios);
         let mut failures = renders.problems.clone();
         let mut notes = Vec::new();
@@ -199,9 +215,9 @@ impl<'a> Contract<'a> {
                 }
                 Check::PrefixInvariance => failures.extend(invariance::check(&renders)),
                 Check::RepeatedSentence => {
-                    failures.extend(sentences::check(&renders, &self.extras, self.min_words));
+                    failures.extend(sentences::check(&renders, extras, self.min_words));
                 }
-                Check::RepeatedFact => failures.extend(facts::check(&renders, &self.extras)),
+                Check::RepeatedFact => failures.extend(facts::check(&renders, extras)),
                 Check::VolatileValue => {
                     failures.extend(volatile::check(&renders, &self.allowances))
                 }
@@ -238,9 +254,26 @@ pub(crate) struct Source<'t> {
     extra: bool,
 }
 
+/// How a tool's description is named among the extra texts.
+const TOOL_EXTRA: &str = "tool:";
+
+fn tool_extra(tool: &prompt_core::tools::Tool) -> (String, String) {
+    (
+        format!("{TOOL_EXTRA}{}", tool.name()),
+        tool.description().to_owned(),
+    )
+}
+
 impl Source<'_> {
+    /// The tool whose description this is, if it is one.
+    fn tool(&self) -> Option<&str> {
+        self.name.strip_prefix(TOOL_EXTRA).filter(|_| self.extra)
+    }
+
     fn describe(&self, renders: &Renders<'_>) -> String {
-        if self.extra {
+        if let Some(tool) = self.tool() {
+            format!("the description of tool `{tool}`")
+        } else if self.extra {
             format!("extra text `{}`", self.name)
         } else {
             renders.layer(self.name)

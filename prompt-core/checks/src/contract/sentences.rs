@@ -44,10 +44,17 @@ pub(crate) fn check(
                                 source.describe(renders),
                                 item.at()
                             ),
-                            fix: format!(
-                                "say it once: drop it from `{}` or from `{}`",
-                                first.name, source.name
-                            ),
+                            fix: match (first.tool(), source.tool()) {
+                                (None, Some(tool)) | (Some(tool), None) => format!(
+                                    "a sentence a tool owns belongs in its description only \
+                                     (sent only to requests that can call `{tool}`): drop it from `{}`",
+                                    if first.tool().is_some() { source.name } else { first.name }
+                                ),
+                                _ => format!(
+                                    "say it once: drop it from `{}` or from `{}`",
+                                    first.name, source.name
+                                ),
+                            },
                         });
                     }
                 }

@@ -84,6 +84,7 @@
 //! [`AssembledPrompt`]: crate::AssembledPrompt
 
 mod breakpoints;
+mod declared;
 mod diagnostics;
 mod plan;
 mod scopes;

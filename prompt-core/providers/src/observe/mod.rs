@@ -77,6 +77,7 @@ mod provider;
 pub mod semconv;
 mod sent;
 mod summary;
+mod tool_change;
 mod usage;
 mod verdict;
 mod wire;
@@ -97,6 +98,7 @@ pub use price::Pricing;
 pub use provider::{Provider, UnknownProvider};
 pub use sent::{Sent, SentId};
 pub use summary::{Lost, Summary};
+pub use tool_change::ToolChange;
 pub use usage::{
     CacheUsage, DiagnosisOutcome, MAX_REQUEST_TOKENS, ProviderDiagnosis, TtlTokens, UsageError,
 };

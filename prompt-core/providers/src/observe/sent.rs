@@ -34,6 +34,8 @@ pub struct Sent<'a> {
     pub(crate) at: Timestamp,
     pub(crate) conversation: &'a str,
     pub(crate) tools: Option<Fingerprint>,
+    /// Each declared tool's fingerprints ([`Sent::declared_tools`]).
+    pub(crate) tool_prints: Option<Vec<prompt_core::tools::ToolFingerprint>>,
     pub(crate) ttl: Option<Duration>,
     pub(crate) previous_response: bool,
     pub(crate) breakpoints: Option<&'a [usize]>,
@@ -52,6 +54,7 @@ impl<'a> Sent<'a> {
             at,
             conversation: "",
             tools: None,
+            tool_prints: None,
             ttl: None,
             previous_response: false,
             breakpoints: None,

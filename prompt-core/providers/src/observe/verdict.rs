@@ -83,7 +83,12 @@ pub enum MissCause {
     },
     /// The tool definitions changed; they come before the system prompt.
     #[non_exhaustive]
-    ToolsChanged {},
+    ToolsChanged {
+        /// Which tool and how, when both requests declared their tools
+        /// ([`Sent::declared_tools`](super::Sent::declared_tools)).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        change: Option<super::ToolChange>,
+    },
     /// The messages are not the previous request's with more appended.
     ///
     /// Never said of a history kept as sent: when each request's messages
@@ -150,8 +155,8 @@ impl MissCause {
         Self::ColdStart {}
     }
 
-    pub(crate) fn tools_changed() -> Self {
-        Self::ToolsChanged {}
+    pub(crate) fn tools_changed(change: Option<super::ToolChange>) -> Self {
+        Self::ToolsChanged { change }
     }
 
     pub(crate) fn provider_side() -> Self {
@@ -204,7 +209,10 @@ impl fmt::Display for MissCause {
                 escape(from),
                 escape(to)
             ),
-            Self::ToolsChanged {} => f.write_str("tools changed"),
+            Self::ToolsChanged { change: None } => f.write_str("tools changed"),
+            Self::ToolsChanged {
+                change: Some(change),
+            } => write!(f, "tools changed: {change}"),
             Self::MessagesRewritten {
                 at,
                 role,

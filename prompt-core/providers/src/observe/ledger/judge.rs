@@ -41,6 +41,10 @@ pub(super) fn moved(
         model: (!Arc::ptr_eq(&previous.model, model))
             .then(|| (Arc::clone(&previous.model), Arc::clone(model))),
         tools: matches!((previous.tools, sent.tools), (Some(a), Some(b)) if a != b),
+        tool_change: match (&previous.tool_prints, &sent.tool_prints) {
+            (Some(before), Some(now)) => super::super::ToolChange::between(before, now),
+            _ => None,
+        },
         layer: (!previous.prefix.same(prefix))
             .then(|| changes.layer_change(&previous.prefix, prefix, &previous.breakpoints)),
         messages: match (&previous.messages, &sent.messages) {
@@ -173,7 +177,7 @@ fn first_cause(moved: &Moved, ttl: Duration) -> MissCause {
         };
     }
     if moved.tools {
-        return MissCause::tools_changed();
+        return MissCause::tools_changed(moved.tool_change.clone());
     }
     if let Some(layer) = &moved.layer {
         return MissCause::clone(layer);

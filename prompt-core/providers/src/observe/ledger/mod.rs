@@ -157,6 +157,7 @@ struct Record {
     /// The crate's table's minimum for the model (Anthropic's, OpenAI's).
     table_minimum: Option<u64>,
     tools: Option<Fingerprint>,
+    tool_prints: Option<Vec<prompt_core::tools::ToolFingerprint>>,
     prefix: Prefix,
     breakpoints: Breakpoints,
     messages: Option<MessagesDigest>,
@@ -195,6 +196,8 @@ struct Moved {
     idle: Duration,
     model: Option<(Arc<str>, Arc<str>)>,
     tools: bool,
+    /// Where the declared tools first differ, when both requests declared them.
+    tool_change: Option<super::ToolChange>,
     layer: Option<Box<MissCause>>,
     /// The history rewritten: where it parts, the counts before and now.
     messages: Option<(crate::observe::history::Parting, usize, usize)>,
@@ -508,6 +511,7 @@ impl CacheLedger {
             model,
             table_minimum,
             tools: sent.tools,
+            tool_prints: sent.tool_prints.take(),
             prefix,
             breakpoints,
             messages: sent.messages.take(),
