@@ -29,17 +29,18 @@
 //! 3. One cache plan ([`MessagesRequest::history`]) places the breakpoints:
 //!    the tools, the stable end and the conversation's frontier, so the next
 //!    turn reads everything up to it and writes only its own new part.
-//! 4. The tools are built in one place, in one order ([`tools`]); the
-//!    conditional one (`run_tests`) is sent exactly when the layer that
-//!    documents it rendered.
+//! 4. The tools are declared on the pipeline ([`declared_tools`]) and sent
+//!    in one canonical order; the conditional one (`run_tests`) is sent
+//!    exactly when the layer that documents it speaks.
 
 use std::error::Error;
 
 use prompt_clients::loopback::{Captured, Loopback, ReadShare};
 use prompt_core::tokens::ApproxCounter;
+use prompt_core::tools::{Tool, ToolSet};
 use prompt_core::{
-    AssembledPrompt, Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptLayer,
-    Render, SessionValue, Stable, TurnContext, TurnValue, prompt_layer, prompt_pipeline,
+    Context, LayerInput, LayerWriter, Pipeline, PromptBuilder, PromptLayer, Render, SessionValue,
+    Stable, TurnContext, TurnValue, prompt_layer, prompt_pipeline,
 };
 use prompt_providers::History;
 use prompt_providers::anthropic::{CacheMinimums, MessagesRequest, check_cache_minimum};
@@ -150,17 +151,17 @@ fn rules() -> String {
     rules
 }
 
-/// The tool definitions for `prompt`, in one fixed order (keys as written
-/// here): `read_file` and `search` always, `run_tests` only when
-/// [`TestingLayer`], which documents it, rendered. A stand-in for declared
-/// tools: the tie between the conditional tool and its layer is this one
-/// check of the prompt's trace.
-fn tools(prompt: &AssembledPrompt) -> Vec<Value> {
-    let mut tools = vec![
-        json!({
-            "name": "read_file",
-            "description": "Read a file of the repository, whole or a range of its lines.",
-            "input_schema": {
+/// The agent's tools, declared on its pipeline: `read_file` and `search`
+/// always, `run_tests` only on a call where [`TestingLayer`], which
+/// documents it, speaks (the pipeline refuses a tool whose layer it lacks).
+/// Each call's tools come out in one order and one key order, whatever the
+/// order written here, so every request sends the same bytes.
+fn declared_tools() -> ToolSet {
+    ToolSet::new()
+        .tool(Tool::new(
+            "read_file",
+            "Read a file of the repository, whole or a range of its lines.",
+            json!({
                 "type": "object",
                 "properties": {
                     "path": {"type": "string", "description": "Path from the repository root."},
@@ -168,36 +169,31 @@ fn tools(prompt: &AssembledPrompt) -> Vec<Value> {
                     "end_line": {"type": "integer"}
                 },
                 "required": ["path"]
-            }
-        }),
-        json!({
-            "name": "search",
-            "description": "Search the repository's files for a regular expression.",
-            "input_schema": {
+            }),
+        ))
+        .tool(Tool::new(
+            "search",
+            "Search the repository's files for a regular expression.",
+            json!({
                 "type": "object",
                 "properties": {
                     "pattern": {"type": "string"},
                     "path": {"type": "string", "description": "A folder to search under."}
                 },
                 "required": ["pattern"]
-            }
-        }),
-    ];
-    let documented = !prompt
-        .trace()
-        .silent()
-        .any(|name| name == TestingLayer::SPEC.name);
-    if documented {
-        tools.push(json!({
-            "name": "run_tests",
-            "description": "Run the repository's tests and return the failures.",
-            "input_schema": {
-                "type": "object",
-                "properties": {"filter": {"type": "string", "description": "Only tests whose name contains it."}}
-            }
-        }));
-    }
-    tools
+            }),
+        ))
+        .tool(
+            Tool::new(
+                "run_tests",
+                "Run the repository's tests and return the failures.",
+                json!({
+                    "type": "object",
+                    "properties": {"filter": {"type": "string", "description": "Only tests whose name contains it."}}
+                }),
+            )
+            .documented_by(TestingLayer::SPEC.name),
+        )
 }
 
 /// What the API reported for one request.
@@ -308,7 +304,7 @@ pub async fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Er
     let url = format!("{}/v1/messages", base.trim_end_matches('/'));
     let http = reqwest::Client::new();
 
-    let pipeline = Pipeline::of::<SessionAgent>()?;
+    let pipeline = Pipeline::of::<SessionAgent>()?.with_tools(declared_tools())?;
     // One repository, so both conversations send the same tools and system.
     let session = PromptBuilder::new(&pipeline).session(Context::new().with(Repo {
         rules: rules(),
@@ -334,7 +330,7 @@ pub async fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Er
             // earlier message stays as it was sent.
             histories[c].user_turn(&prompt, &words(opening, n));
             let request = MessagesRequest::new(&prompt, MODEL, MAX_TOKENS)
-                .tools(tools(&prompt))
+                .declared_tools(&pipeline.tools().for_prompt(&prompt, &[], &[])?)
                 .history(&histories[c])?;
             request.check_breakpoints()?;
             let body = serde_json::to_value(&request)?;
