@@ -63,6 +63,7 @@ use async_openai::types::responses::{
 };
 use prompt_core::AssembledPrompt;
 use prompt_providers::observe::{CacheUsage, Provider};
+use prompt_providers::{History, openai};
 
 use crate::Placed;
 use crate::placement::{Placement, PlacementError, SystemBlock, SystemSlot};
@@ -129,6 +130,94 @@ pub fn chat_request(
         ..CreateChatCompletionRequest::default()
     };
     Ok(Placed::new(request, Provider::OpenAi, breakpoints))
+}
+
+/// `history` (the conversation kept as sent, the latest user turn with its
+/// per-turn block included: [`History::user_turn`]) as a Chat Completions
+/// request for `model`: prompt-core's own
+/// [`openai::ChatRequest::history`] carried field for field into
+/// async-openai's type, so the system prompt's stable parts, each message
+/// exactly as sent, and every breakpoint its [cache plan](prompt_providers::plan)
+/// places (for GPT-5.6 and later, `prompt_cache_breakpoint` on the stable
+/// end and on the newest message, the conversation's frontier) go as
+/// prompt-core would send them, with `prompt_cache_key` and
+/// `prompt_cache_options`.
+///
+/// ```
+/// use prompt_clients::async_openai::chat_request_with_history;
+/// use prompt_providers::History;
+/// # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
+/// # #[prompt_core::prompt_pipeline(paths = [Cached])]
+/// # struct DocOpenaiHistory;
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocOpenaiHistory)]
+/// # struct Persona;
+/// # let pipeline = Pipeline::of::<DocOpenaiHistory>()?;
+/// # let session = PromptBuilder::new(&pipeline).session(Context::new());
+/// let mut history = History::new();
+/// let prompt = session.build_cached(&Context::new())?;
+/// history.user_turn(&prompt, "Fix the failing test.");
+/// let placed = chat_request_with_history(&prompt, &history, "gpt-5.6")?;
+/// let body = serde_json::to_value(&placed.request)?;
+/// assert!(body["messages"][1]["content"][0]["prompt_cache_breakpoint"].is_object());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`PlacementError::EmptyConversation`] for an empty history, and
+/// [`PlacementError::Conversion`] should async-openai's type not take a
+/// field of prompt-core's request.
+pub fn chat_request_with_history(
+    prompt: &AssembledPrompt,
+    history: &History,
+    model: &str,
+) -> Result<Placed<CreateChatCompletionRequest>, PlacementError> {
+    if history.is_empty() {
+        return Err(PlacementError::EmptyConversation { client: CLIENT });
+    }
+    let request = carried(&openai::ChatRequest::new(prompt, model).history(history))?;
+    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    Ok(Placed::new(
+        request,
+        Provider::OpenAi,
+        placement.breakpoints().to_vec(),
+    ))
+}
+
+/// `history` (kept as sent) as a Responses request for `model`: prompt-core's
+/// own [`openai::ResponsesRequest::history`] carried field for field into
+/// async-openai's `CreateResponse`, as [`chat_request_with_history`] does
+/// for Chat Completions: the history exactly as sent and the plan's
+/// breakpoints, the frontier's included.
+///
+/// # Errors
+/// As [`chat_request_with_history`].
+pub fn responses_request_with_history(
+    prompt: &AssembledPrompt,
+    history: &History,
+    model: &str,
+) -> Result<Placed<CreateResponse>, PlacementError> {
+    if history.is_empty() {
+        return Err(PlacementError::EmptyConversation { client: CLIENT });
+    }
+    let request = carried(&openai::ResponsesRequest::new(prompt, model).history(history))?;
+    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    Ok(Placed::new(
+        request,
+        Provider::OpenAi,
+        placement.breakpoints().to_vec(),
+    ))
+}
+
+/// prompt-core's request as async-openai's type, through their common wire
+/// form.
+fn carried<T: serde::de::DeserializeOwned>(
+    request: &impl serde::Serialize,
+) -> Result<T, PlacementError> {
+    let conversion = |e: serde_json::Error| PlacementError::Conversion {
+        client: CLIENT,
+        reason: e.to_string(),
+    };
+    serde_json::from_value(serde_json::to_value(request).map_err(conversion)?).map_err(conversion)
 }
 
 /// The system message's content: one string for a single unmarked block,

@@ -565,16 +565,22 @@ fn top_level_ttl(body: &Value) -> Option<Duration> {
     ttl_of(body.get("cache_control"))
 }
 
-/// A content block (or a message's string content) as a unit, `role` in
-/// what identifies it.
+/// A content block (or a message's string content, read as the one text
+/// part it stands for) as a unit, `role` in what identifies it.
 fn block(role: &str, content: &Value, message: Option<usize>) -> Unit {
     let text = content
         .get("text")
         .and_then(Value::as_str)
         .or(content.as_str())
         .map_or_else(|| content.to_string(), str::to_owned);
+    // A string content is shorthand for one text part: both providers
+    // cache the same tokens for either form.
+    let normal = match content {
+        Value::String(text) => json!({"type": "text", "text": text}),
+        other => other.clone(),
+    };
     Unit {
-        bytes: format!("{role}\u{0}{}", without_breakpoints(content)),
+        bytes: format!("{role}\u{0}{}", without_breakpoints(&normal)),
         tokens: tokens(&text),
         text: format!("{role}\u{0}{text}\u{0}"),
         breakpoint: ttl_of(content.get("cache_control"))
