@@ -138,10 +138,12 @@ pub fn chat_request(
 /// [`openai::ChatRequest::history`] carried field for field into
 /// async-openai's type, so the system prompt's stable parts, each message
 /// exactly as sent, and every breakpoint its [cache plan](prompt_providers::plan)
-/// places (for GPT-5.6 and later, `prompt_cache_breakpoint` on the stable
-/// end and on the newest message, the conversation's frontier) go as
-/// prompt-core would send them, with `prompt_cache_key` and
-/// `prompt_cache_options`.
+/// places go as prompt-core would send them, with `prompt_cache_key` and
+/// `prompt_cache_options`. For GPT-5.6 and later that is
+/// `prompt_cache_breakpoint` at the scope cut and the stable end, and
+/// `prompt_cache_options.mode: "implicit"`, whose own breakpoint at the end
+/// of the input is the conversation's frontier (the plan keeps one of
+/// OpenAI's four writes for it).
 ///
 /// ```
 /// use prompt_clients::async_openai::chat_request_with_history;
@@ -158,7 +160,10 @@ pub fn chat_request(
 /// history.user_turn(&prompt, "Fix the failing test.");
 /// let placed = chat_request_with_history(&prompt, &history, "gpt-5.6")?;
 /// let body = serde_json::to_value(&placed.request)?;
-/// assert!(body["messages"][1]["content"][0]["prompt_cache_breakpoint"].is_object());
+/// // The user's turn exactly as the history keeps it, its block included.
+/// assert_eq!(body["messages"][1]["content"], history.messages()[0].text.as_str());
+/// // The frontier: OpenAI's implicit breakpoint at the end of the input.
+/// assert_eq!(body["prompt_cache_options"]["mode"], "implicit");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///

@@ -179,7 +179,11 @@ pub fn chat_request_with_history(
     model: &str,
 ) -> Result<Placed<ChatRequest>, PlacementError> {
     let provider = provider_of(model)?;
-    if let Some(index) = history.messages().iter().position(|m| m.role == Role::System) {
+    if let Some(index) = history
+        .messages()
+        .iter()
+        .position(|m| m.role == Role::System)
+    {
         return Err(PlacementError::SystemMessageInHistory {
             client: CLIENT,
             index,
@@ -203,11 +207,21 @@ pub fn chat_request_with_history(
     .map_err(|e| conversion(e.to_string()))?;
     let mut messages = Vec::new();
     // Anthropic's system blocks; OpenAI's system prompt is its first message.
-    for block in body.get("system").and_then(Value::as_array).into_iter().flatten() {
+    for block in body
+        .get("system")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let (text, control) = part(block);
         messages.push(with_control(ChatMessage::system(text), control));
     }
-    for message in body.get("messages").and_then(Value::as_array).into_iter().flatten() {
+    for message in body
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let parts: Vec<(String, Option<CacheControl>)> = match message.get("content") {
             Some(Value::Array(parts)) => parts.iter().map(part).collect(),
             Some(content) => vec![part(content)],
@@ -221,8 +235,10 @@ pub fn chat_request_with_history(
                 }
             }
             Some(role) => {
-                let content: Vec<ContentPart> =
-                    parts.into_iter().map(|(text, _)| ContentPart::Text(text)).collect();
+                let content: Vec<ContentPart> = parts
+                    .into_iter()
+                    .map(|(text, _)| ContentPart::Text(text))
+                    .collect();
                 let message = match role {
                     "assistant" => ChatMessage::assistant(MessageContent::from_parts(content)),
                     _ => ChatMessage::user(MessageContent::from_parts(content)),

@@ -397,8 +397,16 @@ fn a_history_kept_as_sent_is_read_back_whole_through_genai() {
     assert_eq!(bodies.len(), CONVERSATION.len());
     assert_history_kept_with_frontier(&bodies, "messages", "cache_control");
     let share = server.read_share();
-    println!("genai (Anthropic), {} turns: {share:?} = {:.1}%", CONVERSATION.len(), 100.0 * share.share());
-    assert!(share.share() >= 0.9, "read {:.1}% of the readable input", 100.0 * share.share());
+    println!(
+        "genai (Anthropic), {} turns: {share:?} = {:.1}%",
+        CONVERSATION.len(),
+        100.0 * share.share()
+    );
+    assert!(
+        share.share() >= 0.9,
+        "read {:.1}% of the readable input",
+        100.0 * share.share()
+    );
 }
 
 /// A history whose context goes as system messages cannot go through genai,
@@ -407,7 +415,8 @@ fn a_history_kept_as_sent_is_read_back_whole_through_genai() {
 fn genai_refuses_a_history_with_system_messages() {
     let session = session();
     let prompt = prompt(&session, 0);
-    let mut history = History::context_as_system_message("claude-opus-4-8").expect("a model that takes them");
+    let mut history =
+        History::context_as_system_message("claude-opus-4-8").expect("a model that takes them");
     history.user_turn(&prompt, "Fix the failing test.");
     assert!(matches!(
         chat_request_with_history(&prompt, &history, "claude-opus-4-8"),

@@ -33,7 +33,7 @@
 //!   as the API answers it, and neither read nor written.
 //! - **Tokens** are [`ApproxCounter`]'s count of each unit's text.
 //!
-//! Each Anthropic request also says how much of its input could have been
+//! Each request (Anthropic's, and OpenAI's from GPT-5.6 on) also says how much of its input could have been
 //! read at best ([`Served::readable`]): everything but its new part, the
 //! newest user message and the reply right before it (and all of it when
 //! no earlier request began with the same tools and system prompt).
@@ -355,7 +355,7 @@ impl Cache {
         }
         let written = written_to - read;
         let readable = match api {
-            Api::Messages if !self.heads.insert(head) => total - new_part(&units, body),
+            _ if !self.heads.insert(head) => total - new_part(&units, body),
             _ => 0,
         };
         Served {
@@ -501,6 +501,7 @@ pub const REPLY_BYTES: usize = 1500;
 fn new_part(units: &[Unit], body: &Value) -> u64 {
     let messages = body
         .get("messages")
+        .or_else(|| body.get("input"))
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
     let role = |at: usize| {
