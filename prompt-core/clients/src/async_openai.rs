@@ -4,7 +4,7 @@
 //! async-openai's types; the client features are yours to choose).
 //!
 //! async-openai models every field OpenAI's cache takes, so the requests
-//! are the ones prompt-core's own [`openai`](prompt_providers::openai)
+//! are the ones prompt-core's own [`openai`]
 //! builders send: `prompt_cache_key` from the team-shared part of the
 //! prompt; for GPT-5.6 and later, the stable prefix as text parts with
 //! `prompt_cache_breakpoint` at the scope boundary and at its end,
