@@ -141,7 +141,9 @@ pub fn chat_request(
 ///
 /// The plan is prompt-core's: for Anthropic,
 /// [`anthropic::MessagesRequest::history`](prompt_providers::anthropic::MessagesRequest::history);
-/// for OpenAI, [`openai::ChatRequest::history`](prompt_providers::openai::ChatRequest::history).
+/// for OpenAI, [`openai::ChatRequest::history`](prompt_providers::openai::ChatRequest::history)
+/// in explicit mode on GPT-5.6 and later (genai sends `mode: "explicit"`
+/// whenever a message is marked, so the frontier's breakpoint is the plan's).
 /// genai takes one cache setting per message and puts it on the message's
 /// last part, which is where the plan puts the frontier's.
 ///
@@ -201,6 +203,14 @@ pub fn chat_request_with_history(
             anthropic::MessagesRequest::new(prompt, bare(model), 1024)
                 .history(history)
                 .map_err(|e| conversion(e.to_string()))?,
+        ),
+        // genai sends `prompt_cache_options.mode: "explicit"` whenever a
+        // message is marked: OpenAI's own breakpoint at the end of the input
+        // is then gone, and the plan must place the frontier's itself.
+        _ if openai::takes_prompt_cache_options(bare(model)) => serde_json::to_value(
+            openai::ChatRequest::new(prompt, bare(model))
+                .explicit_breakpoints(openai::CacheMode::Explicit)
+                .history(history),
         ),
         _ => serde_json::to_value(openai::ChatRequest::new(prompt, bare(model)).history(history)),
     }

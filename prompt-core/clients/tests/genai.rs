@@ -423,3 +423,40 @@ fn genai_refuses_a_history_with_system_messages() {
         Err(PlacementError::SystemMessageInHistory { index: 1, .. })
     ));
 }
+
+/// The same conversation to GPT-5.6 through genai's OpenAI Chat adapter,
+/// which sends `mode: "explicit"`: the frontier's breakpoint is the plan's.
+#[test]
+fn a_history_kept_as_sent_through_genai_to_openai_chat() {
+    let server = Loopback::start().expect("a loopback server");
+    let client = client(&server);
+    let session = session();
+    let model = "openai::gpt-5.6";
+    let mut history = History::new();
+    runtime().block_on(async {
+        for (now, branch, words) in CONVERSATION {
+            let prompt = prompt_with(&session, now, branch);
+            history.user_turn(&prompt, words);
+            let placed = chat_request_with_history(&prompt, &history, model).expect("placed");
+            let response = client
+                .exec_chat(model, placed.request, Some(&chat_options(&prompt)))
+                .await
+                .expect("the loopback answers");
+            history.reply(response.first_text().expect("a reply"));
+        }
+    });
+    let bodies: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|r| r.json().expect("JSON"))
+        .collect();
+    assert_eq!(bodies[0]["prompt_cache_options"]["mode"], "explicit");
+    assert_history_kept_with_frontier(&bodies, "messages", "prompt_cache_breakpoint");
+    let share = server.read_share();
+    println!(
+        "genai (OpenAI Chat), {} turns: {share:?} = {:.1}%",
+        CONVERSATION.len(),
+        100.0 * share.share()
+    );
+    assert!(share.share() >= 0.9, "read {:.1}%", 100.0 * share.share());
+}
