@@ -97,7 +97,6 @@
 //!
 //! | feature | default | what it adds |
 //! |---|---|---|
-//! | `link-time-checks` | yes | duplicate layer names and literal priorities of one pipeline in one module fail the build (E0428, both keys shown; nothing is exported); see the limits at [`prompt_layer`](macro@prompt_layer#what-the-duplicate-check-catches-and-what-it-does-not) |
 //! | `text` | no | `text`: the invisible characters and the tag matcher (NFKC, UTS #39 confusables) file text is cleaned and quoted with; pulls the Unicode tables |
 //! | `tiktoken` | no | `tokens::O200kBase`, `tokens::Cl100kBase`: exact OpenAI token counts |
 

@@ -274,29 +274,21 @@ pub const fn include<X: LayerSet + ?Sized>(written: &'static str) -> Include {
     }
 }
 
-/// Places the duplicate check's item (feature `link-time-checks`): a
-/// private, uninhabited type named after what must be unique, e.g.
+/// Places the duplicate check's item, always (it was feature
+/// `link-time-checks` before 0.1.0): a private, uninhabited type named
+/// after what must be unique, e.g.
 /// `two_layers_with_priority_100_in_pipeline_default`, in the module of the
 /// attribute. A second one in the same module is E0428 "defined multiple
 /// times" at the second layer's key, with the first one's place as "previous
 /// definition". Nothing is exported, nothing `unsafe`, no symbol in the
 /// binary; across modules and crates [`Pipeline::collect`](crate::Pipeline::collect)
 /// and `testing::check_pipelines` report the clash with both `file:line`s.
-#[cfg(feature = "link-time-checks")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __prompt_core_v1_unique_symbol {
     ($($item:tt)*) => {
         $($item)*
     };
-}
-
-/// Without feature `link-time-checks`: nothing.
-#[cfg(not(feature = "link-time-checks"))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __prompt_core_v1_unique_symbol {
-    ($($item:tt)*) => {};
 }
 
 pub use crate::__prompt_core_v1_unique_symbol as unique_symbol;

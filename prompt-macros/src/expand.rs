@@ -312,7 +312,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         });
     }
 
-    let link_time = link_time_checks(layer, &p, one.as_ref());
+    let duplicates = duplicate_checks(layer, &p, one.as_ref());
     // The pipelines it joins, named once for all its checks.
     let joins = if layer.pipelines.len() < 2 {
         TokenStream::new()
@@ -348,7 +348,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         }
 
         #(#checks)*
-        #link_time
+        #duplicates
         #registration
     }
 }
@@ -465,8 +465,8 @@ fn reach_checks(p: &TokenStream, layer: &Layer, one: Option<&One>) -> Vec<TokenS
 }
 
 /// Private items named after (pipeline, name) and, for a literal priority,
-/// (pipeline, priority), placed by `prompt_core`'s `unique_symbol!` (nothing
-/// without its `link-time-checks` feature): a second layer of the same
+/// (pipeline, priority), placed by `prompt_core`'s `unique_symbol!`: a
+/// second layer of the same
 /// module with the same one fails to build at its key, and the note points
 /// at the first. Nothing is exported, so a module is the widest namespace a
 /// layer can write to without adding to its crate's API; across modules and
@@ -474,7 +474,7 @@ fn reach_checks(p: &TokenStream, layer: &Layer, one: Option<&One>) -> Vec<TokenS
 /// every `prompt` subcommand) names both.
 /// A pipeline is keyed by its type's name as written, so a const check
 /// rejects an alias (which would key wrong).
-fn link_time_checks(layer: &Layer, p: &TokenStream, one: Option<&One>) -> TokenStream {
+fn duplicate_checks(layer: &Layer, p: &TokenStream, one: Option<&One>) -> TokenStream {
     let pipelines: Vec<&str> = if layer.include_only {
         // In no pipeline of its own: the pipelines that include it check it.
         Vec::new()
@@ -522,8 +522,7 @@ fn link_time_checks(layer: &Layer, p: &TokenStream, one: Option<&One>) -> TokenS
 }
 
 /// A private, uninhabited type called `name` in the module of the attribute,
-/// placed by `prompt_core`'s `unique_symbol!` (nothing without its
-/// `link-time-checks` feature): in the type namespace only, not exported,
+/// placed by `prompt_core`'s `unique_symbol!`: in the type namespace only, not exported,
 /// not in the docs. Its tokens carry the user's `span`, so a clash is
 /// reported at the offending
 /// key and the first definition at its own. `name` is made of snake_case

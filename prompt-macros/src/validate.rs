@@ -52,7 +52,7 @@ pub(crate) struct PipelineRef {
     pub(crate) path: Path,
     /// The path as written, for messages: `agents::Main`.
     pub(crate) written: String,
-    /// The name the link-time check assumes: the last segment in snake_case.
+    /// The name the compile-time duplicate check assumes: the last segment in snake_case.
     pub(crate) assumed_name: String,
 }
 

@@ -1,8 +1,8 @@
 //! Two pipeline types with one name, as the run-time check sees them.
 //!
-//! With `prompt-core`'s default `link-time-checks` feature, two
-//! `#[prompt_pipeline]`s with one name fail the link (`tests/ui`). Without it,
-//! or with registrations made by hand as here, [`Pipeline::named`] is the
+//! Two `#[prompt_pipeline]`s with one name in one module fail the build
+//! (`tests/ui`). Across modules and crates, or with registrations made by
+//! hand as here, [`Pipeline::named`] is the
 //! check: it must refuse the name and say where both types are declared.
 
 use prompt_core::__private_v1::{PipelineRegistration, PipelineSpec, inventory};

@@ -382,6 +382,74 @@ fn cache_json_is_the_report_with_what_was_measured() {
     insta::assert_snapshot!(serde_json::to_string_pretty(&report).unwrap());
 }
 
+/// A growing history: each turn appends the reply and tool results, and
+/// the report says what the cache reads of it against what it could read
+/// (all but each turn's new part), beside the stable prefix alone.
+#[test]
+fn cache_reports_a_growing_history_against_its_limit() {
+    let args = [
+        "cache",
+        "--agent",
+        "aleph",
+        "--workspace",
+        "fixtures/aleph",
+        "--date",
+        "2026-11-29",
+        "--model",
+        "claude-opus-5",
+        "--turns",
+        "10",
+        "--reply-tokens",
+        "400",
+        "--tool-result-tokens",
+        "300",
+    ];
+    let mut with_json = args.to_vec();
+    with_json.push("--json");
+    let report = json(&run_here(&with_json));
+    let stable = report["stable_tokens"].as_u64().unwrap();
+    let dynamic: Vec<u64> = report["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["uncached"].as_u64().unwrap())
+        .collect();
+    // By hand: request t is the prefix, every earlier turn's dynamic part
+    // with 700 appended tokens, and its own dynamic part; what could be
+    // read of it is the previous request.
+    let mut inputs = Vec::new();
+    for t in 0..10 {
+        let earlier: u64 = dynamic[..t].iter().sum::<u64>() + 700 * t as u64;
+        inputs.push(stable + earlier + dynamic[t]);
+    }
+    let limit: u64 = inputs[..9].iter().sum();
+    let history = &report["history"];
+    assert_eq!(history["limit"], limit);
+    assert_eq!(history["read"], limit);
+    assert_eq!(history["read_share"], 1.0);
+    assert_eq!(history["prefix_only_read"], 9 * stable);
+    assert_eq!(
+        history["prefix_only_share"].as_f64().unwrap(),
+        (9 * stable) as f64 / limit as f64
+    );
+    let text = stdout(&run_here(&args));
+    assert!(
+        text.contains(&format!(
+            "history kept as sent, breakpoint at its frontier: read {limit} = 100.0% of the readable"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "stable prefix only (earlier turns re-sent without their blocks): read {} = {:.1}% of the readable",
+            9 * stable,
+            (9 * stable) as f64 * 100.0 / limit as f64
+        )),
+        "{text}"
+    );
+    insta::assert_snapshot!(text);
+}
+
 /// `prompt cache` on GPT-5.6 prices OpenAI's cache: a write 1.25x input,
 /// a read 0.1x, OpenAI's minimum; Anthropic's `--ttl` is refused with it.
 #[test]

@@ -58,6 +58,26 @@ pub(crate) struct CacheArgs {
     /// prefix is written to the cache again there.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u16).range(1..))]
     bust_at: Option<u16>,
+    /// Tokens of each turn's reply, appended to the history the next turn
+    /// sends: the report adds what the cache reads of a growing history,
+    /// kept as sent with a breakpoint at its frontier, against what could be
+    /// read at best (all but each turn's new part), beside the stable
+    /// prefix's figures. 0 with --tool-result-tokens 0 leaves it out.
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        default_value_t = 400,
+        conflicts_with = "users"
+    )]
+    reply_tokens: usize,
+    /// Tokens of tool results each turn appends to the history.
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        default_value_t = 0,
+        conflicts_with = "users"
+    )]
+    tool_result_tokens: usize,
     /// How tokens are counted [default: approx].
     #[arg(long, value_parser = Tokenizer::parser())]
     tokenizer: Option<Tokenizer>,
@@ -156,7 +176,14 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
         first,
         counting,
         note,
-    } = simulate(&args.workspace, turns, args.ttl, bust_at, &*counter)?;
+    } = simulate_with(
+        &args.workspace,
+        turns,
+        args.ttl,
+        bust_at,
+        (args.reply_tokens, args.tool_result_tokens),
+        &*counter,
+    )?;
     let first = &first;
     let bust_layer = bust_at.and(first_stable_layer(first));
 
@@ -209,6 +236,19 @@ pub(crate) fn simulate(
     bust_at: Option<usize>,
     counter: &dyn TokenCounter,
 ) -> Result<Simulated, CliError> {
+    simulate_with(workspace, turns, ttl, bust_at, (0, 0), counter)
+}
+
+/// [`simulate`], with each turn appending a reply and tool results of
+/// `(reply, tool results)` tokens to the history (none when both are 0).
+pub(crate) fn simulate_with(
+    workspace: &WorkspaceArgs,
+    turns: usize,
+    ttl: Option<Ttl>,
+    bust_at: Option<usize>,
+    (reply_tokens, tool_result_tokens): (usize, usize),
+    counter: &dyn TokenCounter,
+) -> Result<Simulated, CliError> {
     let model = workspace
         .model
         .clone()
@@ -246,6 +286,9 @@ pub(crate) fn simulate(
     }
     if let Some(bust) = bust_at {
         simulation = simulation.bust_at(bust);
+    }
+    if reply_tokens > 0 || tool_result_tokens > 0 {
+        simulation = simulation.history(reply_tokens, tool_result_tokens);
     }
     let report = simulation
         .run()

@@ -85,8 +85,8 @@ pub enum FormatKind {
 /// there is here too.
 ///
 /// ```
-/// # // The hook is behind `unstable-internals`: without it, nothing to run.
-/// # #[cfg(feature = "unstable-internals")] {
+/// # // The hook is behind `--cfg prompt_unstable`: without it, nothing to run.
+/// # #[cfg(prompt_unstable)] {
 /// use prompt_cli::__private::{render_formats, FormatKind};
 ///
 /// let formats = render_formats();

@@ -98,24 +98,25 @@ pub use outcome::{CliError, CliErrorKind};
 pub use prompt_checks::contract::Volatile;
 
 use prompt_checks::contract::Scenario;
-// Without `unstable-internals` only the hook below reads the formats' kinds.
-#[cfg(not(feature = "unstable-internals"))]
+// Without `--cfg prompt_unstable` only the hook below reads the formats' kinds.
+#[cfg(not(prompt_unstable))]
 const _: () = {
     let _ = formats::render_formats;
 };
 
 /// This workspace's test hooks: the render formats the CLI's own tests hold
-/// every list of formats to. Not API: behind `unstable-internals`, with no
+/// every list of formats to. Not API: behind `--cfg prompt_unstable` (in
+/// `RUSTFLAGS`, as this workspace's `.cargo/config.toml` sets it), with no
 /// semver promise.
-#[cfg(feature = "unstable-internals")]
+#[cfg(prompt_unstable)]
 #[doc(hidden)]
 pub mod __private {
     pub use super::formats::{FormatKind, render_formats};
 }
 
+use std::cell::RefCell;
 use std::io::Write as _;
 use std::process::ExitCode;
-use std::sync::OnceLock;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use prompt_checks::secrets::{redact, scan};
@@ -126,8 +127,51 @@ use formats::{DeliveryArgs, Format};
 use outcome::Outcome;
 use workspace::WorkspaceArgs;
 
-/// What [`Main`] (or [`main_with`]) registered.
-static CONFIG: OnceLock<Main> = OnceLock::new();
+/// What the [`Main`] running on this thread registered, for the length of
+/// its call only ([`Registered::enter`]): no process-wide state, so two
+/// calls in one process (embedded, or tests) each see their own.
+struct Registered {
+    agents: &'static [&'static dyn Agent],
+    default_pipeline: Option<&'static str>,
+    scenarios: Vec<(&'static str, ScenariosFn)>,
+    allowances: Vec<Allowance>,
+    /// Whether this call warned of forgotten crates already.
+    warned: bool,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Registered>> = const { RefCell::new(None) };
+}
+
+impl Registered {
+    /// `main`'s registrations, current on this thread until the guard drops
+    /// (which puts back what a caller's own call had registered).
+    fn enter(main: Main) -> RegisteredGuard {
+        let registered = Registered {
+            agents: main.agents,
+            default_pipeline: main.default_pipeline,
+            scenarios: main.scenarios,
+            allowances: main.allowances,
+            warned: false,
+        };
+        RegisteredGuard(CURRENT.with(|current| current.replace(Some(registered))))
+    }
+
+    /// `read` over the current call's registrations (`None` outside a call).
+    fn with<R>(read: impl FnOnce(Option<&mut Registered>) -> R) -> R {
+        CURRENT.with(|current| read(current.borrow_mut().as_mut()))
+    }
+}
+
+/// Restores the registrations that were current before [`Registered::enter`].
+struct RegisteredGuard(Option<Registered>);
+
+impl Drop for RegisteredGuard {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        CURRENT.with(|current| *current.borrow_mut() = previous);
+    }
+}
 
 /// The scenarios `prompt lint` and `prompt size` check a pipeline with,
 /// as [`Main::scenarios`] registers them: built from the command line's
@@ -293,9 +337,15 @@ impl Main {
     /// to stderr (control characters escaped, line breaks kept) and returns
     /// the exit code: 0, 1 for a failed check or error, 2 for bad usage
     /// (a default pipeline or a pipeline given scenarios that this binary
-    /// does not have is bad usage too). Call it once per process (a second
-    /// call keeps the first call's registrations).
+    /// does not have is bad usage too). It installs the process's tracing
+    /// subscriber (`RUST_LOG`, to stderr) unless one is installed already:
+    /// `run` is for a binary's `main`; an embedding program calls
+    /// [`try_run`](Self::try_run), which installs nothing.
     pub fn run(self) -> ExitCode {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .try_init();
         match self.start(None) {
             Ok(code) => code,
             Err(error) => {
@@ -309,6 +359,11 @@ impl Main {
     /// [`std::env::args_os`] gives them), returning the failure instead of
     /// printing it. `--help` and `--version` print and return 0; bad usage
     /// is a [`CliErrorKind::Usage`] error in clap's words.
+    ///
+    /// It holds no process-wide state: this `Main`'s registrations hold for
+    /// this call only, so calls with different registrations in one process
+    /// each see their own, and no tracing subscriber is installed (the
+    /// caller's, if any, receives the events).
     ///
     /// ```
     /// use prompt_cli::{CliErrorKind, Main};
@@ -342,8 +397,8 @@ impl Main {
         }
     }
 
-    /// Registers what this binary holds and the `RUST_LOG` subscriber, then
-    /// runs `cli` (the process's arguments when `None`: clap prints help,
+    /// Makes what this binary registered current for this call, then runs
+    /// `cli` (the process's arguments when `None`: clap prints help,
     /// version and bad usage itself, and exits).
     fn start(self, cli: Option<Cli>) -> Outcome {
         let names = prompt_core::pipeline::pipeline_names();
@@ -353,11 +408,7 @@ impl Main {
             .chain(self.scenarios.iter().map(|(name, _)| *name))
             .chain(self.allowances.iter().map(|allowance| allowance.pipeline))
             .find(|name| !names.contains(name));
-        let _ = CONFIG.set(self);
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-            .with_writer(std::io::stderr)
-            .try_init();
+        let _registered = Registered::enter(self);
         if let Some(name) = unknown {
             check_pipeline(name)?;
         }
@@ -474,14 +525,14 @@ pub fn main_with(agents: &'static [&'static dyn Agent]) -> ExitCode {
     Main::new().agents(agents).run()
 }
 
-/// The registered agents.
+/// The agents this call's [`Main`] registered.
 fn agents() -> &'static [&'static dyn Agent] {
-    CONFIG.get().map_or(&[], |config| config.agents)
+    Registered::with(|config| config.map_or(&[][..], |config| config.agents))
 }
 
-/// The pipeline the binary named with [`Main::default_pipeline`].
+/// The pipeline this call's [`Main`] named with [`Main::default_pipeline`].
 pub(crate) fn default_pipeline() -> Option<&'static str> {
-    CONFIG.get().and_then(|config| config.default_pipeline)
+    Registered::with(|config| config.and_then(|config| config.default_pipeline))
 }
 
 /// The pipeline a subcommand takes when neither `--pipeline`, `--agent`
@@ -505,41 +556,46 @@ pub(crate) fn builtin_pipeline() -> &'static str {
 pub(crate) const STANDARD_PIPELINE: &str =
     <prompt_layers::StandardPipeline as prompt_core::spec::PromptPipeline>::SPEC.name;
 
-/// The scenarios the binary registered for `pipeline` ([`Main::scenarios`]).
+/// The scenarios this call's [`Main`] registered for `pipeline` ([`Main::scenarios`]).
 pub(crate) fn registered_scenarios(pipeline: &str) -> Option<ScenariosFn> {
-    let config = CONFIG.get()?;
-    config
-        .scenarios
-        .iter()
-        .find(|(name, _)| *name == pipeline)
-        .map(|(_, scenarios)| *scenarios)
+    Registered::with(|config| {
+        config?
+            .scenarios
+            .iter()
+            .find(|(name, _)| *name == pipeline)
+            .map(|(_, scenarios)| *scenarios)
+    })
 }
 
 /// The allowances the binary registered for `pipeline` ([`Main::allow`]):
 /// `(layer, kind, reason)`.
-pub(crate) fn registered_allowances(pipeline: &str) -> Vec<(&'static str, Volatile, &'static str)> {
-    CONFIG.get().map_or_else(Vec::new, |config| {
-        config
-            .allowances
-            .iter()
-            .filter(|allowance| allowance.pipeline == pipeline)
-            .map(|allowance| {
-                (
-                    allowance.layer.as_str(),
-                    allowance.kind,
-                    allowance.reason.as_str(),
-                )
-            })
-            .collect()
+pub(crate) fn registered_allowances(pipeline: &str) -> Vec<(String, Volatile, String)> {
+    Registered::with(|config| {
+        config.map_or_else(Vec::new, |config| {
+            config
+                .allowances
+                .iter()
+                .filter(|allowance| allowance.pipeline == pipeline)
+                .map(|allowance| {
+                    (
+                        allowance.layer.clone(),
+                        allowance.kind,
+                        allowance.reason.clone(),
+                    )
+                })
+                .collect()
+        })
     })
 }
 
 /// Each layer crate of the binary's Cargo workspace that the binary needs
 /// and does not link ([`prompt_checks::testing::forgotten_crates`]), as a
-/// warning on stderr, once per process. `lint` fails on them instead.
+/// warning on stderr, once per call. `lint` fails on them instead.
 pub(crate) fn warn_forgotten_crates() {
-    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+    let warned = Registered::with(|config| {
+        config.is_some_and(|config| std::mem::replace(&mut config.warned, true))
+    });
+    if warned {
         return;
     }
     for problem in prompt_checks::testing::forgotten_crates() {
@@ -807,6 +863,57 @@ mod tests {
             "pipeline `x` is invalid:\n  - no layer\\u{1b}]0;t\\u{7}\\r"
         );
         assert!(!escape_lines("a\nb").contains("\\n"));
+    }
+
+    struct Named(&'static str);
+    impl Agent for Named {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn pipeline(&self) -> &str {
+            STANDARD_PIPELINE
+        }
+    }
+    static ALPHA: &[&dyn Agent] = &[&Named("alpha")];
+    static BETA: &[&dyn Agent] = &[&Named("beta")];
+
+    /// The agents an unknown `--agent` is told about: what this call registered.
+    fn known_agents(main: Main) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().to_str().unwrap();
+        let args = [
+            "prompt",
+            "lint",
+            "--agent",
+            "nope",
+            "--workspace",
+            workspace,
+        ];
+        main.try_run(args).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn each_try_run_sees_its_own_registrations_and_leaves_none_behind() {
+        let alpha = known_agents(Main::new().agents(ALPHA));
+        assert!(alpha.ends_with("expected one of alpha"), "{alpha}");
+        let beta = known_agents(Main::new().agents(BETA));
+        assert!(beta.ends_with("expected one of beta"), "{beta}");
+        let none = known_agents(Main::new());
+        assert!(none.contains("this binary registers no agent"), "{none}");
+        // Nothing current between calls either.
+        assert!(agents().is_empty());
+        assert_eq!(default_pipeline(), None);
+        assert!(registered_scenarios(STANDARD_PIPELINE).is_none());
+    }
+
+    #[test]
+    fn a_call_inside_a_call_gives_the_outer_call_its_registrations_back() {
+        let _outer = Registered::enter(Main::new().agents(ALPHA).default_pipeline("outer"));
+        let inner = known_agents(Main::new().agents(BETA));
+        assert!(inner.ends_with("expected one of beta"), "{inner}");
+        assert_eq!(agents().len(), 1);
+        assert_eq!(agents()[0].name(), "alpha");
+        assert_eq!(default_pipeline(), Some("outer"));
     }
 }
 

@@ -66,9 +66,9 @@ pub mod __cli {
     pub use super::fs::{Opened, open, read_head};
 }
 
-// Without `unstable-internals`, nothing but the hooks below calls these
+// Without `--cfg prompt_unstable`, nothing but the hooks below calls these
 // helpers: they stay built (the hooks test what the sources run).
-#[cfg(not(feature = "unstable-internals"))]
+#[cfg(not(prompt_unstable))]
 const _: () = {
     let _ = (
         skills::parse_skill,
@@ -78,9 +78,11 @@ const _: () = {
 };
 
 /// Implementation helpers, reachable for this project's tests, benchmarks
-/// and fuzz targets only, behind the `unstable-internals` feature. Not part
-/// of the API: anything here may change.
-#[cfg(feature = "unstable-internals")]
+/// and fuzz targets only, behind `--cfg prompt_unstable` (in `RUSTFLAGS`, as
+/// this workspace's `.cargo/config.toml` sets it; tokio's `tokio_unstable`
+/// model: a dependency cannot turn it on for you, as it could a feature).
+/// Not part of the API: anything here may change.
+#[cfg(prompt_unstable)]
 #[doc(hidden)]
 pub mod __private {
     pub use super::capped::{cut, decode, read_capped};

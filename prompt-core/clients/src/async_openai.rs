@@ -5,8 +5,8 @@
 //!
 //! async-openai models every field OpenAI's cache takes, so the requests
 //! are the ones prompt-core's own [`openai`]
-//! builders send: `prompt_cache_key` from the team-shared part of the
-//! prompt; for GPT-5.6 and later, the stable prefix as text parts with
+//! builders send: `prompt_cache_key` from the widest scope's part of the
+//! prompt (its Global layers); for GPT-5.6 and later, the stable prefix as text parts with
 //! `prompt_cache_breakpoint` at the scope boundary and at its end,
 //! `prompt_cache_options: {"mode": "implicit", "ttl": "30m"}`, and the
 //! dynamic suffix unmarked after them; for earlier models, one instruction

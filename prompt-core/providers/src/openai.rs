@@ -11,14 +11,15 @@
 //! ```
 //!
 //! (the pipeline name cut to 40 bytes, so the key stays within 57 bytes). The
-//! shared prefix is the widest-scope part of the stable prefix: its Global
-//! and Project layers ([`AssemblyTrace::shared_prefix`](crate::AssemblyTrace::shared_prefix)
-//! of [`Scope::Project`](crate::spec::Scope::Project)), so every teammate on one
-//! repository routes to the same cache whatever their own `user.md` says;
-//! when that part is empty (no layer declares a scope that wide), the whole
-//! stable prefix. Every session of one agent (pipeline) over one workspace
-//! gets the same key, in every process; a changed Global or Project layer
-//! gets a new one.
+//! shared prefix is the widest scope's part of the stable prefix: its Global
+//! layers ([`AssemblyTrace::shared_prefix`](crate::AssemblyTrace::shared_prefix)
+//! of [`Scope::Global`](crate::spec::Scope::Global)); when the prompt has no
+//! Global layer, its Project part; when neither, the whole stable prefix. So
+//! an edit in a narrower scope never moves the routing of a wider one: a
+//! changed `AGENTS.md` (Project) or `user.md` (User) keeps the key, and the
+//! Global part is still read from the machine that holds it; only a changed
+//! Global layer gets a new key. Every session of one agent (pipeline) gets
+//! the same key, in every process.
 //! The whole prompt, stable prefix first, goes in one instruction string, so the
 //! cached prefix is the stable part.
 //!
@@ -89,15 +90,19 @@ use crate::AssembledPrompt;
 const KEY_PIPELINE_MAX: usize = 40;
 
 /// The cache key for `prompt`: `<pipeline>-<fingerprint, 16 hex>` of its
-/// Global and Project part (the whole stable prefix when that is empty).
+/// widest scope's part: the Global layers, else the Project ones, else the
+/// whole stable prefix. An edit of a narrower scope keeps the key.
 pub fn prompt_cache_key(prompt: &AssembledPrompt) -> String {
     let trace = prompt.trace();
     let mut end = trace.pipeline.len().min(KEY_PIPELINE_MAX);
     while !trace.pipeline.is_char_boundary(end) {
         end -= 1;
     }
-    let shared = trace.shared_prefix(crate::spec::Scope::Project);
-    let fingerprint = match prompt.stable().get(..shared) {
+    let widest = [crate::spec::Scope::Global, crate::spec::Scope::Project]
+        .into_iter()
+        .map(|scope| trace.shared_prefix(scope))
+        .find(|&shared| shared > 0);
+    let fingerprint = match widest.and_then(|shared| prompt.stable().get(..shared)) {
         Some(part) if !part.is_empty() => crate::fingerprint::Fingerprint::of(part),
         _ => trace.stable_fingerprint(),
     };

@@ -371,11 +371,11 @@ const fn phantom(
         .s(" = [..])]`")
 }
 
-/// What is wrong with a layer naming pipeline `written`, whose link-time
+/// What is wrong with a layer naming pipeline `written`, whose compile-time
 /// duplicate check assumed the name `assumed`, when the type's real name differs
 /// (an alias): the check would key on the wrong pipeline.
 pub const fn pipeline_alias_problem(pipeline: &PipelineSpec, assumed: &str, written: &str) -> Msg {
-    if !cfg!(feature = "link-time-checks") || str_eq(pipeline.name, assumed) {
+    if str_eq(pipeline.name, assumed) {
         return Msg::NONE;
     }
     Msg::NONE

@@ -380,8 +380,11 @@ fn the_openai_request_breaks_where_the_anthropic_one_does() {
     );
 }
 
+/// The key follows the widest scope's part only (the Global layers): an
+/// edit of a narrower scope, such as another repository's AGENTS.md, keeps
+/// the routing of the Global part, which that repository reads too.
 #[test]
-fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
+fn teammates_and_other_repositories_share_one_openai_cache_key() {
     use prompt_providers::openai::prompt_cache_key;
 
     let ws = sentry_workspace();
@@ -391,7 +394,8 @@ fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
     let b = render(&pipeline, ws.path(), bob.path());
     assert_ne!(a.stable(), b.stable());
     assert_eq!(prompt_cache_key(&a), prompt_cache_key(&b));
-    let shared = a.trace().shared_prefix(Scope::Project);
+    let shared = a.trace().shared_prefix(Scope::Global);
+    assert!(shared > 0 && shared < a.trace().shared_prefix(Scope::Project));
     assert_eq!(
         prompt_cache_key(&a),
         format!(
@@ -403,7 +407,11 @@ fn teammates_share_one_openai_cache_key_and_another_repository_does_not() {
     let other = tempfile::tempdir().unwrap();
     std::fs::write(other.path().join("AGENTS.md"), "Run the tests.\n").unwrap();
     let c = render(&pipeline, other.path(), alice.path());
-    assert_ne!(prompt_cache_key(&a), prompt_cache_key(&c));
+    assert_ne!(
+        a.stable()[..a.trace().shared_prefix(Scope::Project)],
+        c.stable()[..c.trace().shared_prefix(Scope::Project)]
+    );
+    assert_eq!(prompt_cache_key(&a), prompt_cache_key(&c));
 }
 
 #[test]

@@ -819,7 +819,8 @@ fn a_rewritten_history_is_told_from_a_grown_one() {
         verdict.cause,
         Some(
             serde_json::from_value(
-                json!({"cause": "messages_rewritten", "at": 0, "before": 3, "now": 2})
+                json!({"cause": "messages_rewritten", "at": 0, "role": "user", "offset": 0,
+                       "before": 3, "now": 2})
             )
             .unwrap()
         ),
@@ -828,6 +829,180 @@ fn a_rewritten_history_is_told_from_a_grown_one() {
     // A hit would have read 4,190; the compacted request had only 4,170 to
     // pay for, 4,100 of them read.
     assert_eq!(verdict.lost_tokens, 4170 - 4100);
+}
+
+/// An Anthropic request body whose history was kept as sent: each turn's
+/// per-turn block stays on its user message, and the breakpoint sits on the
+/// newest message only.
+fn body_as_sent(turns: usize) -> Value {
+    let mut messages = Vec::new();
+    for turn in 0..turns {
+        if turn > 0 {
+            messages.push(json!({"role": "assistant", "content": [
+                {"type": "text", "text": format!("Reply {turn}: {}", "done. ".repeat(40))}
+            ]}));
+        }
+        messages.push(json!({"role": "user", "content": [
+            {"type": "text", "text": format!("<system-reminder>Now: 09:0{turn}</system-reminder>")},
+            {"type": "text", "text": format!("Question {turn}")}
+        ]}));
+    }
+    if let Some(last) = messages.last_mut() {
+        last["content"][1]["cache_control"] = json!({"type": "ephemeral"});
+    }
+    json!({"model": SONNET, "max_tokens": 64, "messages": messages})
+}
+
+#[test]
+fn a_history_kept_as_sent_is_never_rewritten_and_a_rewrite_names_the_message() {
+    let pipeline = pipeline();
+    let prompt = build(&pipeline, &Files::new(), "09:00");
+    let mut ledger = CacheLedger::new();
+    // Five turns, each body the previous one's messages with the reply and
+    // the next turn appended, the breakpoint moved to the newest message; the
+    // last two responses read less than expected (the provider's doing).
+    let mut verdicts = Vec::new();
+    for turn in 1..=5usize {
+        let id = ledger.sent(
+            &prompt,
+            anthropic(20 * turn as i64).history(&body_as_sent(turn)),
+        );
+        let (read, written) = match turn {
+            1 => (0, 4200),
+            2 => (4200, 100),
+            3 => (4300, 100),
+            _ => (0, 4400),
+        };
+        verdicts.push(
+            ledger
+                .received(id, &anthropic_usage(40, read, written))
+                .unwrap(),
+        );
+    }
+    assert!(
+        verdicts[1].is_hit() && verdicts[2].is_hit(),
+        "{}",
+        verdicts[1]
+    );
+    for verdict in &verdicts[3..] {
+        assert!(
+            matches!(verdict.cause, Some(MissCause::ProviderSide { .. })),
+            "{verdict}"
+        );
+    }
+    // The client re-sent turn 2 without its block: that is a rewrite, of a
+    // user message, past the bytes both share.
+    let mut stripped = body_as_sent(6);
+    let messages = stripped["messages"].as_array_mut().unwrap();
+    messages[2]["content"].as_array_mut().unwrap().remove(0);
+    let id = ledger.sent(&prompt, anthropic(120).history(&stripped));
+    let verdict = ledger.received(id, &anthropic_usage(40, 0, 4200)).unwrap();
+    let Some(MissCause::MessagesRewritten {
+        at,
+        role,
+        offset,
+        before,
+        now,
+        ..
+    }) = &verdict.cause
+    else {
+        panic!("{verdict}");
+    };
+    assert_eq!(
+        (*at, role.as_deref(), *offset, *before, *now),
+        (Some(2), Some("user"), Some(0), 9, 11)
+    );
+    assert!(
+        verdict.to_string().starts_with(
+            "messages rewritten from message 2 (user, at its start; 9 before, 11 now)"
+        ),
+        "{verdict}"
+    );
+}
+
+#[test]
+fn a_conversation_that_never_wrote_is_not_a_cold_start() {
+    let pipeline = pipeline();
+    let files = Files::new();
+    let mut ledger = CacheLedger::new();
+    let mut verdicts = Vec::new();
+    for turn in 0..5 {
+        let id = ledger.sent(&build(&pipeline, &files, "09:00"), anthropic(10 * turn));
+        verdicts.push(ledger.received(id, &anthropic_usage(4200, 0, 0)).unwrap());
+    }
+    assert!(matches!(
+        verdicts[0].cause,
+        Some(MissCause::ColdStart { .. })
+    ));
+    let fifth = &verdicts[4];
+    assert_eq!(
+        fifth.cause,
+        Some(serde_json::from_value(json!({"cause": "never_written", "requests": 5})).unwrap())
+    );
+    assert_eq!(fifth.cause.as_ref().unwrap().name(), "never_written");
+    assert_eq!(
+        fifth.to_string(),
+        "nothing ever written: no response of the conversation's 5 requests read or wrote the \
+         cache: 4,200 tokens billed uncached; not a cold start: the request may be below the \
+         model's minimum, carry no breakpoint (`cache_control` dropped by a client or proxy), or \
+         caching is disabled for the account or region; check the body as sent"
+    );
+    assert_eq!(fifth.lost_tokens, 0);
+    // Once a response writes, a later cold cache is a cold start again.
+    let id = ledger.sent(&build(&pipeline, &files, "09:00"), anthropic(60));
+    ledger.received(id, &anthropic_usage(20, 0, 4200)).unwrap();
+    let id = ledger.sent(&build(&pipeline, &files, "09:00"), anthropic(4000));
+    let later = ledger.received(id, &anthropic_usage(20, 0, 0)).unwrap();
+    assert!(
+        !matches!(later.cause, Some(MissCause::NeverWritten { .. })),
+        "{later}"
+    );
+}
+
+#[test]
+fn the_openai_key_follows_the_widest_scope_only() {
+    use prompt_providers::openai::prompt_cache_key;
+    struct Fixed(String);
+    impl Render<Stable> for Fixed {
+        fn render(&self, out: &mut LayerWriter<'_>, _: &LayerInput<'_, Stable>) {
+            out.push_str(&self.0);
+        }
+    }
+    let key = |global: &str, project: &str| {
+        let layer = |name, priority, scope, text: &str| {
+            LayerEntry::new(
+                spec(name, priority, Stability::Stable).with_scope(scope),
+                Fixed(text.to_owned()),
+            )
+        };
+        let pipeline = Pipeline::from_layers(
+            TEST,
+            [
+                layer("persona", 1, Scope::Global, global),
+                layer("agents_md", 2, Scope::Project, project),
+                layer("prefs", 3, Scope::User, "tabs"),
+            ],
+        )
+        .expect("a valid pipeline");
+        let prompt = PromptBuilder::new(&pipeline)
+            .build_cached(&Context::new(), &TurnContext::new())
+            .expect("assembles");
+        prompt_cache_key(&prompt)
+    };
+    let before = key("You are careful.", "Run make check.");
+    assert_eq!(
+        before,
+        format!(
+            "test-{}",
+            prompt_core::fingerprint::Fingerprint::of("You are careful.").short()
+        )
+    );
+    // An AGENTS.md edit (Project) keeps the routing of the Global part.
+    assert_eq!(key("You are careful.", "Run cargo test."), before);
+    // A Global edit moves it.
+    assert_ne!(key("You are thorough.", "Run make check."), before);
+    // With no Global layer, the Project part is the widest.
+    assert_ne!(key("", "Run make check."), key("", "Run cargo test."));
 }
 
 #[test]
@@ -1261,9 +1436,18 @@ fn a_log_that_cannot_be_written_returns_the_verdict_with_the_error() {
     let prompt = build(&pipeline(), &Files::new(), "1");
     let mut ledger = CacheLedger::new().with_log(Full);
     let id = ledger.sent(&prompt, anthropic(0));
-    let Err(LedgerError::Log { verdict, source }) =
-        ledger.received(id, &anthropic_usage(20, 0, 4100))
-    else {
+    let Err(error) = ledger.received(id, &anthropic_usage(20, 0, 4100)) else {
+        panic!("a log error")
+    };
+    // A message or a source, never both: the writer's words are the source
+    // only, so a report that walks the chain prints them once.
+    assert_eq!(
+        error.to_string(),
+        "the cache ledger could not write its log line"
+    );
+    let cause = std::error::Error::source(&error).map(ToString::to_string);
+    assert_eq!(cause.as_deref(), Some("disk full"));
+    let LedgerError::Log { verdict, source } = error else {
         panic!("a log error")
     };
     assert!(matches!(verdict.cause, Some(MissCause::ColdStart { .. })));

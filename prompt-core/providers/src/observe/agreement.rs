@@ -27,9 +27,9 @@ pub(crate) fn compare(
             None | Some(MissCause::TtlExpired { .. }) | Some(MissCause::ProviderSide { .. }) => {
                 Agreement::Agrees {}
             }
-            Some(MissCause::ColdStart { .. }) | Some(MissCause::BelowMinimum { .. }) => {
-                Agreement::Agrees {}
-            }
+            Some(MissCause::ColdStart { .. })
+            | Some(MissCause::NeverWritten { .. })
+            | Some(MissCause::BelowMinimum { .. }) => Agreement::Agrees {},
             Some(cause) => differs(
                 "no divergence",
                 format!(

@@ -69,6 +69,7 @@
 
 mod agreement;
 mod emit;
+mod history;
 mod ledger;
 mod log;
 mod price;
@@ -80,6 +81,7 @@ mod usage;
 mod verdict;
 mod wire;
 
+pub use history::{BREAKPOINT_MARKERS, MessagesDigest};
 /// What moves a [`Timestamp`] (`at + SignedDuration::from_secs(300)`) and
 /// what subtracting two of them gives, jiff 1's, re-exported for the same
 /// reason.
@@ -93,7 +95,7 @@ pub use ledger::{
 pub use log::{LogError, read_log};
 pub use price::Pricing;
 pub use provider::{Provider, UnknownProvider};
-pub use sent::{MessagesDigest, Sent, SentId};
+pub use sent::{Sent, SentId};
 pub use summary::{Lost, Summary};
 pub use usage::{
     CacheUsage, DiagnosisOutcome, MAX_REQUEST_TOKENS, ProviderDiagnosis, TtlTokens, UsageError,

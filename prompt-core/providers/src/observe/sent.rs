@@ -1,12 +1,11 @@
 //! What the ledger is told about a request as it is sent.
 
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Duration;
 
 use jiff::Timestamp;
 use serde_json::Value;
 
-use super::{Pricing, Provider};
+use super::{MessagesDigest, Pricing, Provider};
 use crate::fingerprint::Fingerprint;
 
 /// A request as it is sent: its provider, model and time, and, with the
@@ -113,13 +112,39 @@ impl<'a> Sent<'a> {
         self
     }
 
-    /// The conversation's messages as sent (each one's bytes, e.g. its
-    /// JSON), so the verdict can tell a history that was rewritten from one
-    /// that grew. They are hashed here, one pass over their bytes; the
-    /// ledger keeps a digest per message (at most
+    /// The conversation's messages exactly as the request carried them
+    /// (each one's bytes, e.g. its JSON as serialized into the body), so the
+    /// verdict can tell a history that was rewritten from one that grew, and
+    /// name the message, its role and the byte where it parts from the
+    /// previous request's. They are hashed here, one pass over their bytes;
+    /// the ledger keeps a digest per message (at most
     /// [`MessagesDigest::TRACKED`]), never their text.
+    ///
+    /// Pass what went out, not the application's own history: a client
+    /// that puts the per-turn block at the head of the newest user message
+    /// sends bytes the application never kept, and its history compared
+    /// with the one sent reads as rewritten. [`history`](Self::history)
+    /// takes the request body itself.
     pub fn messages<M: AsRef<[u8]>>(mut self, messages: impl IntoIterator<Item = M>) -> Self {
         self.messages = Some(MessagesDigest::of(messages));
+        self
+    }
+
+    /// The conversation's messages read from the request body as sent (its
+    /// `messages`, `input` or `contents` array, or the array itself), each
+    /// hashed as its JSON without its breakpoint markers
+    /// ([`MessagesDigest::of_json`]): a history kept as sent, whose
+    /// breakpoint moves to the newest message each turn, is never reported
+    /// rewritten.
+    pub fn history(mut self, body: &Value) -> Self {
+        self.messages = Some(MessagesDigest::of_json(body));
+        self
+    }
+
+    /// The messages' digest, computed by the caller
+    /// ([`MessagesDigest::of`] or [`MessagesDigest::of_json`]).
+    pub fn messages_digest(mut self, digest: MessagesDigest) -> Self {
+        self.messages = Some(digest);
         self
     }
 
@@ -162,116 +187,5 @@ impl SentId {
     /// The request's number in its conversation, from 1.
     pub fn seq(&self) -> u64 {
         self.seq
-    }
-}
-
-/// A digest of each message of a conversation: enough to say whether one
-/// history extends another, and at which message they part.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct MessagesDigest {
-    /// How many messages.
-    pub(crate) count: usize,
-    /// The digest of the messages up to each one, for the first
-    /// [`TRACKED`](Self::TRACKED).
-    pub(crate) running: Vec<u64>,
-    /// The digest of them all.
-    pub(crate) total: u64,
-}
-
-impl MessagesDigest {
-    /// How many messages' running digests are kept (8 bytes each): past it,
-    /// a rewrite is still seen, but not where.
-    pub const TRACKED: usize = 4096;
-
-    /// The digest of `messages`, each one's bytes.
-    pub fn of<M: AsRef<[u8]>>(messages: impl IntoIterator<Item = M>) -> Self {
-        let mut hasher = DefaultHasher::new();
-        let mut out = Self::default();
-        for message in messages {
-            let bytes = message.as_ref();
-            bytes.len().hash(&mut hasher);
-            hasher.write(bytes);
-            let running = hasher.finish();
-            if out.running.len() < Self::TRACKED {
-                out.running.push(running);
-            }
-            out.total = running;
-            out.count += 1;
-        }
-        out
-    }
-
-    /// How many messages it covers.
-    pub fn len(&self) -> usize {
-        self.count
-    }
-
-    /// Whether it covers none.
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
-    /// `None` when `self` starts with every message of `earlier` (the
-    /// history grew, or stayed); else the index of the first message that
-    /// differs, when it is among the tracked ones (`Some(None)` when not).
-    pub(crate) fn rewritten_since(&self, earlier: &MessagesDigest) -> Option<Option<usize>> {
-        if earlier.count == 0 {
-            return None;
-        }
-        let at = earlier.count - 1;
-        let same = if self.count < earlier.count {
-            false
-        } else if at < self.running.len() {
-            self.running[at] == earlier.total
-        } else {
-            // Past the tracked ones: equal lengths compare their totals.
-            self.count == earlier.count && self.total == earlier.total
-        };
-        if same {
-            return None;
-        }
-        let first = self
-            .running
-            .iter()
-            .zip(&earlier.running)
-            .position(|(a, b)| a != b)
-            .or_else(|| {
-                let tracked = self.running.len().min(earlier.running.len());
-                (tracked < MessagesDigest::TRACKED && self.count < earlier.count)
-                    .then_some(self.count)
-            });
-        Some(first)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::MessagesDigest;
-
-    #[test]
-    fn a_grown_history_extends_and_an_edited_one_says_where() {
-        let one = MessagesDigest::of(["a", "b"]);
-        assert_eq!(
-            MessagesDigest::of(["a", "b", "c"]).rewritten_since(&one),
-            None
-        );
-        assert_eq!(MessagesDigest::of(["a", "b"]).rewritten_since(&one), None);
-        assert_eq!(
-            MessagesDigest::of(["a", "B", "c"]).rewritten_since(&one),
-            Some(Some(1))
-        );
-        assert_eq!(
-            MessagesDigest::of(["a"]).rewritten_since(&one),
-            Some(Some(1))
-        );
-        // Bytes moved across a message boundary are a rewrite.
-        assert_eq!(
-            MessagesDigest::of(["ab", ""]).rewritten_since(&one),
-            Some(Some(0))
-        );
-        assert_eq!(
-            MessagesDigest::of(["x"]).rewritten_since(&MessagesDigest::default()),
-            None
-        );
     }
 }

@@ -85,15 +85,38 @@ pub enum MissCause {
     #[non_exhaustive]
     ToolsChanged {},
     /// The messages are not the previous request's with more appended.
+    ///
+    /// Never said of a history kept as sent: when each request's messages
+    /// begin with the previous request's, byte for byte (breakpoint markers
+    /// aside, with [`Sent::history`](super::Sent::history)), the history grew.
     #[non_exhaustive]
     MessagesRewritten {
         /// The first message that differs, when known.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         at: Option<usize>,
+        /// Its role (`user`, `assistant`, ...), when its JSON said.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        role: Option<String>,
+        /// The bytes of that message the two requests share at its start: it
+        /// differs from there, within 128 bytes (a coarser step in a message
+        /// past 32 KiB), since the ledger keeps digests, never text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<usize>,
         /// The previous request's message count.
         before: usize,
         /// This request's.
         now: usize,
+    },
+    /// Not one response of the conversation has read or written the cache,
+    /// `requests` requests in (the conversation's second request on, those
+    /// below the minimum aside): not a cold start but a cache that never took.
+    /// The request carries less than the model caches (its minimum), no
+    /// breakpoint (no `cache_control`, or one a client or proxy dropped), or
+    /// caching is disabled for the account, the region or the key.
+    #[non_exhaustive]
+    NeverWritten {
+        /// The conversation's requests so far, this one included.
+        requests: u64,
     },
     /// Nothing the ledger was told about moved (prefix, model, tools,
     /// messages, within the TTL): the provider evicted the entry or served
@@ -113,6 +136,7 @@ impl MissCause {
             Self::ModelChanged { .. } => "model_changed",
             Self::ToolsChanged { .. } => "tools_changed",
             Self::MessagesRewritten { .. } => "messages_rewritten",
+            Self::NeverWritten { .. } => "never_written",
             Self::ProviderSide { .. } => "provider_side",
         }
     }
@@ -181,13 +205,35 @@ impl fmt::Display for MissCause {
                 escape(to)
             ),
             Self::ToolsChanged {} => f.write_str("tools changed"),
-            Self::MessagesRewritten { at, before, now } => match at {
-                Some(at) => write!(
-                    f,
-                    "messages rewritten from message {at} ({before} before, {now} now)"
-                ),
-                None => write!(f, "messages rewritten ({before} before, {now} now)"),
-            },
+            Self::MessagesRewritten {
+                at,
+                role,
+                offset,
+                before,
+                now,
+            } => {
+                f.write_str("messages rewritten")?;
+                if let Some(at) = at {
+                    write!(f, " from message {at}")?;
+                }
+                f.write_str(" (")?;
+                if let Some(role) = role.as_deref().filter(|_| at.is_some()) {
+                    write!(f, "{}, ", escape(role))?;
+                }
+                match offset.filter(|_| at.is_some()) {
+                    Some(0) => f.write_str("at its start; ")?,
+                    Some(offset) => {
+                        write!(f, "after its first {} bytes; ", thousands(offset as u64))?
+                    }
+                    None => {}
+                }
+                write!(f, "{before} before, {now} now)")
+            }
+            Self::NeverWritten { requests } => write!(
+                f,
+                "nothing ever written: no response of the conversation's {requests} requests \
+                 read or wrote the cache"
+            ),
             Self::ProviderSide {} => f.write_str("provider side: nothing of ours moved"),
         }
     }
@@ -397,6 +443,11 @@ impl CacheVerdict {
             Some(MissCause::MessagesRewritten { .. }) => {
                 "append to the history rather than editing it (compaction rewrites it on purpose)"
             }
+            Some(MissCause::NeverWritten { .. }) => {
+                "not a cold start: the request may be below the model's minimum, carry no \
+                 breakpoint (`cache_control` dropped by a client or proxy), or caching is \
+                 disabled for the account or region; check the body as sent"
+            }
             Some(MissCause::ProviderSide { .. }) => {
                 "the provider evicted or routed the entry elsewhere (OpenAI: a stable \
                  `prompt_cache_key` helps); nothing to change on our side"
@@ -441,6 +492,9 @@ impl fmt::Display for CacheVerdict {
             cost = match cause {
                 MissCause::ColdStart { .. } => {
                     format!("{} tokens written", thousands(self.written))
+                }
+                MissCause::NeverWritten { .. } => {
+                    format!("{} tokens billed uncached", thousands(self.uncached))
                 }
                 _ => "nothing lost".to_owned(),
             };

@@ -1,5 +1,6 @@
 //! What a provider's prompt cache saves, simulated from token counts alone:
-//! one session's turns ([`CacheSimulation`], `session.rs`) or a team's first
+//! one session's turns ([`CacheSimulation`], `session.rs`; with a growing
+//! history, [`HistoryReport`], `history.rs`) or a team's first
 //! calls through one shared cache ([`TeamSimulation`], `team.rs`).
 //!
 //! The model picks the prices: OpenAI's GPT-5 line at OpenAI's (a write
@@ -12,9 +13,11 @@
 //! interns sessions' rendered prefixes in memory). Prices are in
 //! [`cost`](super::cost).
 
+mod history;
 mod session;
 mod team;
 
+pub use history::{HistoryReport, HistoryTurn};
 pub use session::{CacheReport, CacheSimulation, TurnCost};
 pub use team::{FirstCall, TeamPrefix, TeamReport, TeamSimulation, TeammateCost};
 

@@ -3,16 +3,23 @@
 //! counts alone.
 //!
 //! A session is N calls. The stable prefix is the same on every call; the
-//! dynamic suffix changes per turn. With Anthropic's cache:
+//! dynamic suffix changes per turn. Without a history, with Anthropic's cache:
 //!
 //! - turn 1 writes the prefix to the cache (billed at the write multiplier:
 //!   1.25x input for the 5-minute TTL, 2x for 1 hour; on OpenAI's GPT-5.6
 //!   and later 1.25x, on its earlier GPT-5 models 1x);
 //! - later turns read it (0.1x);
-//! - the dynamic suffix is always uncached input (1x);
+//! - the dynamic suffix is uncached input (1x): nothing after the stable
+//!   prefix is cached;
 //! - a *bust* at turn K (one stable layer changed) writes the prefix again;
 //! - a prefix below the model's minimum cacheable length (see
 //!   [`CacheMinimums`]) is never cached: every turn pays 1x for everything.
+//!
+//! With [`history`](CacheSimulation::history), each turn also appends a reply
+//! and tool results, and the report's [`history`](CacheReport::history)
+//! prices the conversation kept as sent with a breakpoint at its frontier:
+//! each turn's new part is written and read by the next turn, and only what
+//! stays below the model's minimum is uncached (see `history.rs`).
 //!
 //! Calls are assumed to come within the TTL of each other, so the cache never
 //! expires; the TTL decides the write price. Costs are in *input-token
@@ -44,6 +51,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::SimulationError;
+use super::history::{Growth, HistoryReport};
 use crate::providers::anthropic::{CacheMinimums, CacheTtl};
 use crate::providers::cost::Multipliers;
 
@@ -58,6 +66,7 @@ pub struct CacheSimulation {
     bust_at: Option<usize>,
     minimums: Option<CacheMinimums>,
     multipliers: Option<Multipliers>,
+    history: Option<Growth>,
 }
 
 impl CacheSimulation {
@@ -78,6 +87,7 @@ impl CacheSimulation {
             bust_at: None,
             minimums: None,
             multipliers: None,
+            history: None,
         }
     }
 
@@ -104,6 +114,18 @@ impl CacheSimulation {
     /// Other multipliers than the provider's.
     pub fn multipliers(mut self, multipliers: Multipliers) -> Self {
         self.multipliers = Some(multipliers);
+        self
+    }
+
+    /// The conversation grows: each turn appends a reply of `reply_tokens`
+    /// and tool results of `tool_result_tokens` to the history the next
+    /// turn sends, and the report says what the cache reads of it
+    /// ([`CacheReport::history`]).
+    pub fn history(mut self, reply_tokens: usize, tool_result_tokens: usize) -> Self {
+        self.history = Some(Growth {
+            reply_tokens,
+            tool_result_tokens,
+        });
         self
     }
 
@@ -161,7 +183,18 @@ impl CacheSimulation {
         let uncached_cost =
             u64::try_from(stable.saturating_mul(turns).saturating_add(dynamic_total))
                 .unwrap_or(u64::MAX);
+        let history = self.history.map(|growth| {
+            super::history::simulate(
+                growth,
+                stable,
+                &self.dynamic_tokens,
+                minimum.tokens,
+                self.bust_at,
+                multipliers,
+            )
+        });
         Ok(CacheReport {
+            history,
             model: self.model.clone(),
             family: minimum.family,
             ttl,
@@ -253,6 +286,11 @@ pub struct CacheReport {
     pub uncached_cost: u64,
     /// `total.cost / uncached_cost`: below 1 is a saving.
     pub relative_cost: f64,
+    /// The growing history's figures, when the session has one
+    /// ([`CacheSimulation::history`]): the share of the input read from the
+    /// cache against what could be read at best.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistoryReport>,
 }
 
 impl fmt::Display for CacheReport {
@@ -316,7 +354,11 @@ impl fmt::Display for CacheReport {
             "cost relative to sending everything uncached ({} input tokens): {:.1}%",
             self.uncached_cost,
             self.relative_cost * 100.0
-        )
+        )?;
+        if let Some(history) = &self.history {
+            write!(f, "\n{history}")?;
+        }
+        Ok(())
     }
 }
 

@@ -46,14 +46,16 @@ pub(super) fn moved(
         messages: match (&previous.messages, &sent.messages) {
             (Some(before), Some(now)) => now
                 .rewritten_since(before)
-                .map(|at| (at, before.len(), now.len())),
+                .map(|parting| (parting, before.len(), now.len())),
             _ => None,
         },
     }
 }
 
 /// The verdict on `pending`'s response. `previous` is the previous
-/// request's usage, when its response came back.
+/// request's usage, when its response came back; `never_cached`, how many
+/// of the conversation's responses came back before it, when none of them
+/// read or wrote anything (0 once one did).
 pub(super) fn verdict(
     id: SentId,
     conversation: &Arc<str>,
@@ -61,6 +63,7 @@ pub(super) fn verdict(
     previous: Option<Received>,
     usage: &CacheUsage,
     pricing: Option<Pricing>,
+    never_cached: u64,
 ) -> CacheVerdict {
     let (read, written, uncached) = (usage.cache_read, usage.cache_write, usage.uncached_input);
     let below = pending.minimum.and_then(|minimum| {
@@ -99,12 +102,22 @@ pub(super) fn verdict(
     let cause = match (below, &pending.moved) {
         (Some(below), _) => Some(below),
         (None, None) => (read == 0).then(MissCause::cold_start),
+        // Nothing held, and nothing ever was in this conversation: not the
+        // cold start a conversation pays once.
+        (None, Some(_)) if expected == 0 && read == 0 && written == 0 && never_cached > 0 => {
+            Some(MissCause::NeverWritten {
+                requests: never_cached.saturating_add(1),
+            })
+        }
         (None, Some(_)) if expected == 0 => (read == 0).then(MissCause::cold_start),
         (None, Some(_)) if !short => None,
         (None, Some(moved)) => Some(first_cause(moved, pending.ttl)),
     };
     let lost = match &cause {
-        None | Some(MissCause::ColdStart { .. }) | Some(MissCause::BelowMinimum { .. }) => 0,
+        None
+        | Some(MissCause::ColdStart { .. })
+        | Some(MissCause::NeverWritten { .. })
+        | Some(MissCause::BelowMinimum { .. }) => 0,
         Some(_) => expected
             .saturating_sub(read)
             .min(written.saturating_add(uncached)),
@@ -165,8 +178,14 @@ fn first_cause(moved: &Moved, ttl: Duration) -> MissCause {
     if let Some(layer) = &moved.layer {
         return MissCause::clone(layer);
     }
-    match moved.messages {
-        Some((at, before, now)) => MissCause::MessagesRewritten { at, before, now },
+    match &moved.messages {
+        Some((parting, before, now)) => MissCause::MessagesRewritten {
+            at: parting.at,
+            role: parting.role.clone(),
+            offset: parting.offset,
+            before: *before,
+            now: *now,
+        },
         None => MissCause::provider_side(),
     }
 }

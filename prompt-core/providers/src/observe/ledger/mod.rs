@@ -124,7 +124,13 @@ struct Conversation {
     pending: VecDeque<Pending>,
     /// The usage of the last few requests received.
     received: VecDeque<Received>,
+    /// How many responses came back, above the minimum, while none of the
+    /// conversation's read or wrote anything; [`CACHED`] once one did.
+    never_cached: u32,
 }
+
+/// `Conversation::never_cached` once a response read or wrote the cache.
+const CACHED: u32 = u32::MAX;
 
 /// How many received requests' usage a conversation keeps for the ones in
 /// flight after them.
@@ -190,8 +196,8 @@ struct Moved {
     model: Option<(Arc<str>, Arc<str>)>,
     tools: bool,
     layer: Option<Box<MissCause>>,
-    /// The history rewritten: the first changed message, the counts before and now.
-    messages: Option<(Option<usize>, usize, usize)>,
+    /// The history rewritten: where it parts, the counts before and now.
+    messages: Option<(crate::observe::history::Parting, usize, usize)>,
 }
 
 /// Why [`CacheLedger::received`] has no verdict, or could not log it.
@@ -219,8 +225,10 @@ pub enum LedgerError {
     /// nothing is recorded, and the request stays in flight.
     #[error(transparent)]
     Usage(#[from] super::UsageError),
-    /// The verdict was made but its log line could not be written.
-    #[error("the cache ledger could not write its log line: {source}")]
+    /// The verdict was made but its log line could not be written. The
+    /// writer's error is the [`source`](std::error::Error::source), not part
+    /// of the message: a report that walks the chain prints it once.
+    #[error("the cache ledger could not write its log line")]
     Log {
         /// The verdict, whole: nothing is lost.
         verdict: Box<CacheVerdict>,
@@ -374,7 +382,27 @@ impl CacheLedger {
                 .copied()
         });
         let pricing = pending.pricing.or(self.pricing);
-        let verdict = judge::verdict(id, &conversation.key, &pending, previous, usage, pricing);
+        let never_cached = match conversation.never_cached {
+            CACHED => 0,
+            n => u64::from(n),
+        };
+        let verdict = judge::verdict(
+            id,
+            &conversation.key,
+            &pending,
+            previous,
+            usage,
+            pricing,
+            never_cached,
+        );
+        if usage.cache_read > 0 || usage.cache_write > 0 {
+            conversation.never_cached = CACHED;
+        } else if conversation.never_cached < CACHED - 1
+            && !matches!(verdict.cause, Some(MissCause::BelowMinimum { .. }))
+        {
+            // A response below the minimum wrote nothing for a known reason.
+            conversation.never_cached += 1;
+        }
         if conversation.received.len() == RECEIVED_KEPT {
             conversation.received.pop_front();
         }
@@ -523,6 +551,7 @@ impl CacheLedger {
                         // for each response before the next request.
                         pending: VecDeque::with_capacity(1),
                         received: VecDeque::with_capacity(RECEIVED_KEPT),
+                        never_cached: 0,
                     }),
                 );
                 number
