@@ -4,7 +4,8 @@
 //!
 //! - each ```toml block's dependency lines name packages that exist: this
 //!   workspace's with its version and features it has, any other at a
-//!   version this workspace's `Cargo.lock` resolves;
+//!   version this workspace's `Cargo.lock` resolves, a client crate with
+//!   the features it needs to send (`CLIENT_FEATURES`);
 //! - each Rust block (```rust, or a bare ```) is in a file some crate
 //!   includes as rustdoc (`#[doc = include_str!(..)]`), so `cargo test
 //!   --doc` compiles it; none is `ignore`d (a block that cannot compile is
@@ -168,6 +169,14 @@ fn caret(requirement: &str, version: &str) -> bool {
         && have[..want.len()] >= want[..]
 }
 
+/// The features a client crate needs before it can send anything: without
+/// them it compiles and has no client (rig-core's HTTP transport is its
+/// `reqwest` feature; async-openai's `Client::chat` is `chat-completion`'s).
+const CLIENT_FEATURES: &[(&str, &[&str])] = &[
+    ("rig-core", &["reqwest"]),
+    ("async-openai", &["chat-completion"]),
+];
+
 /// The problems of one dependency line.
 fn dependency(
     name: &str,
@@ -210,6 +219,17 @@ fn dependency(
             }
         }
     } else {
+        for need in CLIENT_FEATURES
+            .iter()
+            .filter(|(client, _)| *client == name)
+            .flat_map(|(_, needs)| needs.iter())
+        {
+            if !features.iter().any(|f| f == need) {
+                problems.push(format!(
+                    "`{name}` without feature `{need}`: it builds requests and cannot send them"
+                ));
+            }
+        }
         match locked.get(name) {
             None => problems.push(format!("`{name}` is no package this workspace resolves")),
             Some(versions) if !versions.iter().any(|v| caret(version, v)) => problems.push(
@@ -342,4 +362,33 @@ fn caret_requirements_match_as_cargo_reads_them() {
     assert!(!caret("1", "2.0.0"));
     assert!(caret("=0.1.0", "0.1.0"));
     assert!(!caret("=0.1.0", "0.1.1"));
+}
+
+#[test]
+fn a_client_line_without_the_features_it_sends_with_is_a_problem() {
+    let workspace = BTreeMap::new();
+    let locked: BTreeMap<String, Vec<String>> = [
+        ("rig-core".to_owned(), vec!["0.44.0".to_owned()]),
+        ("async-openai".to_owned(), vec!["0.43.0".to_owned()]),
+    ]
+    .into();
+    let line = |text: &str| -> toml::Table { toml::from_str(text).unwrap() };
+    let bare = line(r#"rig-core = "0.44""#);
+    assert_eq!(
+        dependency("rig-core", &bare["rig-core"], &workspace, &locked).len(),
+        1
+    );
+    let sends = line(r#"rig-core = { version = "0.44", features = ["reqwest"] }"#);
+    assert!(dependency("rig-core", &sends["rig-core"], &workspace, &locked).is_empty());
+    let types_only = line(r#"async-openai = { version = "0.43", features = ["responses"] }"#);
+    assert_eq!(
+        dependency(
+            "async-openai",
+            &types_only["async-openai"],
+            &workspace,
+            &locked
+        )
+        .len(),
+        1
+    );
 }

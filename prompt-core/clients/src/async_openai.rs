@@ -4,7 +4,7 @@
 //! async-openai's types; the client features are yours to choose).
 //!
 //! async-openai models every field OpenAI's cache takes, so the requests
-//! are the ones prompt-core's own [`openai`](prompt_providers::openai)
+//! are the ones prompt-core's own [`openai`]
 //! builders send: `prompt_cache_key` from the widest scope's part of the
 //! prompt (its Global layers); for GPT-5.6 and later, the stable prefix as text parts with
 //! `prompt_cache_breakpoint` at the scope boundary and at its end,
@@ -63,6 +63,7 @@ use async_openai::types::responses::{
 };
 use prompt_core::AssembledPrompt;
 use prompt_providers::observe::{CacheUsage, Provider};
+use prompt_providers::{History, openai};
 
 use crate::Placed;
 use crate::placement::{Placement, PlacementError, SystemBlock, SystemSlot};
@@ -129,6 +130,99 @@ pub fn chat_request(
         ..CreateChatCompletionRequest::default()
     };
     Ok(Placed::new(request, Provider::OpenAi, breakpoints))
+}
+
+/// `history` (the conversation kept as sent, the latest user turn with its
+/// per-turn block included: [`History::user_turn`]) as a Chat Completions
+/// request for `model`: prompt-core's own
+/// [`openai::ChatRequest::history`] carried field for field into
+/// async-openai's type, so the system prompt's stable parts, each message
+/// exactly as sent, and every breakpoint its [cache plan](prompt_providers::plan)
+/// places go as prompt-core would send them, with `prompt_cache_key` and
+/// `prompt_cache_options`. For GPT-5.6 and later that is
+/// `prompt_cache_breakpoint` at the scope cut and the stable end, and
+/// `prompt_cache_options.mode: "implicit"`, whose own breakpoint at the end
+/// of the input is the conversation's frontier (the plan keeps one of
+/// OpenAI's four writes for it).
+///
+/// ```
+/// use prompt_clients::async_openai::chat_request_with_history;
+/// use prompt_providers::History;
+/// # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
+/// # #[prompt_core::prompt_pipeline(paths = [Cached])]
+/// # struct DocOpenaiHistory;
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocOpenaiHistory)]
+/// # struct Persona;
+/// # let pipeline = Pipeline::of::<DocOpenaiHistory>()?;
+/// # let session = PromptBuilder::new(&pipeline).session(Context::new());
+/// let mut history = History::new();
+/// let prompt = session.build_cached(&Context::new())?;
+/// history.user_turn(&prompt, "Fix the failing test.");
+/// let placed = chat_request_with_history(&prompt, &history, "gpt-5.6")?;
+/// let body = serde_json::to_value(&placed.request)?;
+/// // The user's turn exactly as the history keeps it, its block included.
+/// assert_eq!(body["messages"][1]["content"], history.messages()[0].text.as_str());
+/// // The frontier: OpenAI's implicit breakpoint at the end of the input.
+/// assert_eq!(body["prompt_cache_options"]["mode"], "implicit");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`PlacementError::EmptyConversation`] for an empty history, and
+/// [`PlacementError::Conversion`] should async-openai's type not take a
+/// field of prompt-core's request.
+pub fn chat_request_with_history(
+    prompt: &AssembledPrompt,
+    history: &History,
+    model: &str,
+) -> Result<Placed<CreateChatCompletionRequest>, PlacementError> {
+    if history.is_empty() {
+        return Err(PlacementError::EmptyConversation { client: CLIENT });
+    }
+    let request = carried(&openai::ChatRequest::new(prompt, model).history(history))?;
+    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    Ok(Placed::new(
+        request,
+        Provider::OpenAi,
+        placement.breakpoints().to_vec(),
+    ))
+}
+
+/// `history` (kept as sent) as a Responses request for `model`: prompt-core's
+/// own [`openai::ResponsesRequest::history`] carried field for field into
+/// async-openai's `CreateResponse`, as [`chat_request_with_history`] does
+/// for Chat Completions: the history exactly as sent and the plan's
+/// breakpoints, the frontier's included.
+///
+/// # Errors
+/// As [`chat_request_with_history`].
+pub fn responses_request_with_history(
+    prompt: &AssembledPrompt,
+    history: &History,
+    model: &str,
+) -> Result<Placed<CreateResponse>, PlacementError> {
+    if history.is_empty() {
+        return Err(PlacementError::EmptyConversation { client: CLIENT });
+    }
+    let request = carried(&openai::ResponsesRequest::new(prompt, model).history(history))?;
+    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    Ok(Placed::new(
+        request,
+        Provider::OpenAi,
+        placement.breakpoints().to_vec(),
+    ))
+}
+
+/// prompt-core's request as async-openai's type, through their common wire
+/// form.
+fn carried<T: serde::de::DeserializeOwned>(
+    request: &impl serde::Serialize,
+) -> Result<T, PlacementError> {
+    let conversion = |e: serde_json::Error| PlacementError::Conversion {
+        client: CLIENT,
+        reason: e.to_string(),
+    };
+    serde_json::from_value(serde_json::to_value(request).map_err(conversion)?).map_err(conversion)
 }
 
 /// The system message's content: one string for a single unmarked block,

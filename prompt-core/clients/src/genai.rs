@@ -58,10 +58,13 @@
 
 use genai::adapter::AdapterKind;
 use genai::chat::{
-    CacheControl, ChatMessage, ChatOptions, ChatRequest, ChatRole, ContentPart, Usage,
+    CacheControl, ChatMessage, ChatOptions, ChatRequest, ChatRole, ContentPart, MessageContent,
+    Usage,
 };
 use prompt_core::AssembledPrompt;
 use prompt_providers::observe::{CacheUsage, Provider};
+use prompt_providers::{History, Role, anthropic, openai};
+use serde_json::Value;
 
 use crate::Placed;
 use crate::placement::{Placement, PlacementError, SystemSlot};
@@ -125,6 +128,169 @@ pub fn chat_request(
         provider,
         placement.breakpoints().to_vec(),
     ))
+}
+
+/// `history` (the conversation kept as sent, the latest user turn with its
+/// per-turn block included: [`History::user_turn`]) as a request for
+/// `model`, with every breakpoint where prompt-core's own request puts it
+/// through its [cache plan](prompt_providers::plan): the stable system
+/// blocks cached as in [`chat_request`], each message of `history` exactly
+/// as it was sent, and a breakpoint on the newest one (the conversation's
+/// frontier), so the next turn reads the whole history from the cache.
+/// Send it with [`chat_options`].
+///
+/// The plan is prompt-core's: for Anthropic,
+/// [`anthropic::MessagesRequest::history`](prompt_providers::anthropic::MessagesRequest::history);
+/// for OpenAI, [`openai::ChatRequest::history`](prompt_providers::openai::ChatRequest::history)
+/// in explicit mode on GPT-5.6 and later (genai sends `mode: "explicit"`
+/// whenever a message is marked, so the frontier's breakpoint is the plan's).
+/// genai takes one cache setting per message and puts it on the message's
+/// last part, which is where the plan puts the frontier's.
+///
+/// ```
+/// use prompt_clients::genai::chat_request_with_history;
+/// use prompt_providers::History;
+/// # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
+/// # #[prompt_core::prompt_pipeline(paths = [Cached])]
+/// # struct DocGenaiHistory;
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocGenaiHistory)]
+/// # struct Persona;
+/// # let pipeline = Pipeline::of::<DocGenaiHistory>()?;
+/// # let session = PromptBuilder::new(&pipeline).session(Context::new());
+/// let mut history = History::new();
+/// let prompt = session.build_cached(&Context::new())?;
+/// history.user_turn(&prompt, "Fix the failing test.");
+/// let placed = chat_request_with_history(&prompt, &history, "claude-sonnet-4-5")?;
+/// // The system block, then the user's turn as sent, marked as the frontier.
+/// let last = placed.request.messages.last().expect("the user's turn");
+/// assert!(last.options.as_ref().is_some_and(|o| o.cache_control.is_some()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`PlacementError::UnsupportedProvider`] as [`chat_request`],
+/// [`PlacementError::EmptyConversation`] for an empty history, and
+/// [`PlacementError::SystemMessageInHistory`] for a history whose context
+/// goes as mid-conversation system messages
+/// ([`History::context_as_system_message`]): genai moves every system
+/// message into the system prompt, so it cannot send one inside the
+/// conversation.
+pub fn chat_request_with_history(
+    prompt: &AssembledPrompt,
+    history: &History,
+    model: &str,
+) -> Result<Placed<ChatRequest>, PlacementError> {
+    let provider = provider_of(model)?;
+    if let Some(index) = history
+        .messages()
+        .iter()
+        .position(|m| m.role == Role::System)
+    {
+        return Err(PlacementError::SystemMessageInHistory {
+            client: CLIENT,
+            index,
+        });
+    }
+    if history.is_empty() {
+        return Err(PlacementError::EmptyConversation { client: CLIENT });
+    }
+    let conversion = |reason: String| PlacementError::Conversion {
+        client: CLIENT,
+        reason,
+    };
+    let body = match provider {
+        Provider::Anthropic => serde_json::to_value(
+            anthropic::MessagesRequest::new(prompt, bare(model), 1024)
+                .history(history)
+                .map_err(|e| conversion(e.to_string()))?,
+        ),
+        // genai sends `prompt_cache_options.mode: "explicit"` whenever a
+        // message is marked: OpenAI's own breakpoint at the end of the input
+        // is then gone, and the plan must place the frontier's itself.
+        _ if openai::takes_prompt_cache_options(bare(model)) => serde_json::to_value(
+            openai::ChatRequest::new(prompt, bare(model))
+                .explicit_breakpoints(openai::CacheMode::Explicit)
+                .history(history),
+        ),
+        _ => serde_json::to_value(openai::ChatRequest::new(prompt, bare(model)).history(history)),
+    }
+    .map_err(|e| conversion(e.to_string()))?;
+    let mut messages = Vec::new();
+    // Anthropic's system blocks; OpenAI's system prompt is its first message.
+    for block in body
+        .get("system")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (text, control) = part(block);
+        messages.push(with_control(ChatMessage::system(text), control));
+    }
+    for message in body
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let parts: Vec<(String, Option<CacheControl>)> = match message.get("content") {
+            Some(Value::Array(parts)) => parts.iter().map(part).collect(),
+            Some(content) => vec![part(content)],
+            None => Vec::new(),
+        };
+        let control = parts.iter().find_map(|(_, control)| control.clone());
+        match message.get("role").and_then(Value::as_str) {
+            Some("system" | "developer") => {
+                for (text, control) in parts {
+                    messages.push(with_control(ChatMessage::system(text), control));
+                }
+            }
+            Some(role) => {
+                let content: Vec<ContentPart> = parts
+                    .into_iter()
+                    .map(|(text, _)| ContentPart::Text(text))
+                    .collect();
+                let message = match role {
+                    "assistant" => ChatMessage::assistant(MessageContent::from_parts(content)),
+                    _ => ChatMessage::user(MessageContent::from_parts(content)),
+                };
+                messages.push(with_control(message, control));
+            }
+            None => return Err(conversion(format!("a message without a role: {message}"))),
+        }
+    }
+    let placement = Placement::new(prompt, provider, bare(model), SystemSlot::Blocks);
+    Ok(Placed::new(
+        ChatRequest::new(messages),
+        provider,
+        placement.breakpoints().to_vec(),
+    ))
+}
+
+/// A content part's (or string content's) text and genai's cache setting
+/// for its `cache_control` or `prompt_cache_breakpoint`.
+fn part(value: &Value) -> (String, Option<CacheControl>) {
+    let text = value
+        .get("text")
+        .and_then(Value::as_str)
+        .or(value.as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let marker = value
+        .get("cache_control")
+        .or_else(|| value.get("prompt_cache_breakpoint"))
+        .filter(|m| !m.is_null());
+    let control = marker.map(|m| match m.get("ttl").and_then(Value::as_str) {
+        Some("1h") => CacheControl::Ephemeral1h,
+        _ => CacheControl::Ephemeral,
+    });
+    (text, control)
+}
+
+fn with_control(message: ChatMessage, control: Option<CacheControl>) -> ChatMessage {
+    match control {
+        Some(control) => message.with_options(control),
+        None => message,
+    }
 }
 
 /// The options to send [`chat_request`]'s request with: `prompt_cache_key`

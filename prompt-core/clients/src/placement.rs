@@ -288,4 +288,13 @@ pub enum PlacementError {
         /// Whose request.
         client: &'static str,
     },
+    /// prompt-core's request with the history could not be carried into
+    /// the client's request type (a field the client's types do not take).
+    #[error("the {client} request cannot carry prompt-core's request with its history: {reason}")]
+    Conversion {
+        /// Whose request.
+        client: &'static str,
+        /// What did not fit.
+        reason: String,
+    },
 }

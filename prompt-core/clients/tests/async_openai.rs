@@ -12,13 +12,19 @@ use async_openai::types::chat::{
 use async_openai::types::responses::{
     EasyInputContent, EasyInputMessage, InputItem, MessageType, Role,
 };
-use common::{FORGED, TURNS, at, ledger, occurrences, prompt, prompt_with, session, tokens};
+use common::{
+    CONVERSATION, FORGED, TURNS, assert_history_kept_with_frontier, at, ledger, occurrences,
+    prompt, prompt_with, session, tokens,
+};
 use prompt_clients::PlacementError;
-use prompt_clients::async_openai::{chat_request, chat_usage, response_usage, responses_request};
+use prompt_clients::async_openai::{
+    chat_request, chat_request_with_history, chat_usage, response_usage, responses_request,
+    responses_request_with_history,
+};
 use prompt_clients::loopback::Loopback;
 use prompt_core::AssembledPrompt;
 use prompt_providers::observe::{CacheUsage, CacheVerdict};
-use prompt_providers::{openai, reminder_block};
+use prompt_providers::{History, openai, reminder_block};
 use serde_json::{Value, json};
 
 fn client(server: &Loopback) -> Client<OpenAIConfig> {
@@ -316,4 +322,81 @@ fn a_forged_close_in_the_reminder_stays_inside_its_block_on_the_wire() {
         "one close, the block's own: {text}"
     );
     assert!(text.contains("&lt;/system-reminder>"));
+}
+
+/// Five turns of one conversation kept as sent ([`History`]) to GPT-5.6
+/// through Chat Completions and `chat_request_with_history`: each request's
+/// messages begin with the previous one's, the newest carries
+/// `prompt_cache_breakpoint`, and the loopback reads nearly all that could
+/// be read.
+#[test]
+fn a_history_kept_as_sent_is_read_back_whole_through_chat_completions() {
+    let server = Loopback::start().expect("a loopback server");
+    let client = client(&server);
+    let session = session();
+    let mut history = History::new();
+    runtime().block_on(async {
+        for (now, branch, words) in CONVERSATION {
+            let prompt = prompt_with(&session, now, branch);
+            history.user_turn(&prompt, words);
+            let placed = chat_request_with_history(&prompt, &history, "gpt-5.6").expect("placed");
+            let response = client
+                .chat()
+                .create(placed.request)
+                .await
+                .expect("the loopback answers");
+            let reply = response.choices[0].message.content.clone();
+            history.reply(reply.expect("a reply"));
+        }
+    });
+    let bodies: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|r| r.json().expect("JSON"))
+        .collect();
+    assert_eq!(bodies.len(), CONVERSATION.len());
+    assert_history_kept_with_frontier(&bodies, "messages", "prompt_cache_breakpoint");
+    let share = server.read_share();
+    println!(
+        "async-openai chat (gpt-5.6), {} turns: {share:?} = {:.1}%",
+        CONVERSATION.len(),
+        100.0 * share.share()
+    );
+    assert!(share.share() >= 0.9, "read {:.1}%", 100.0 * share.share());
+}
+
+/// The same through the Responses API and `responses_request_with_history`.
+#[test]
+fn a_history_kept_as_sent_is_read_back_whole_through_responses() {
+    let server = Loopback::start().expect("a loopback server");
+    let client = client(&server);
+    let session = session();
+    let mut history = History::new();
+    runtime().block_on(async {
+        for (now, branch, words) in CONVERSATION {
+            let prompt = prompt_with(&session, now, branch);
+            history.user_turn(&prompt, words);
+            let placed =
+                responses_request_with_history(&prompt, &history, "gpt-5.6").expect("placed");
+            let response = client
+                .responses()
+                .create(placed.request)
+                .await
+                .expect("the loopback answers");
+            history.reply(response.output_text().expect("a reply"));
+        }
+    });
+    let bodies: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|r| r.json().expect("JSON"))
+        .collect();
+    assert_history_kept_with_frontier(&bodies, "input", "prompt_cache_breakpoint");
+    let share = server.read_share();
+    println!(
+        "async-openai responses (gpt-5.6), {} turns: {share:?} = {:.1}%",
+        CONVERSATION.len(),
+        100.0 * share.share()
+    );
+    assert!(share.share() >= 0.9, "read {:.1}%", 100.0 * share.share());
 }

@@ -4,17 +4,18 @@
 mod common;
 
 use common::{
-    CLAUDE, FORGED, TURNS, at, ledger, occurrences, prompt, prompt_with, session, tokens,
+    CLAUDE, CONVERSATION, FORGED, TURNS, assert_history_kept_with_frontier, at, ledger,
+    occurrences, prompt, prompt_with, session, tokens,
 };
 use genai::chat::{CacheControl, ChatMessage, ChatOptions, ChatRequest};
 use genai::resolver::{AuthData, Endpoint};
 use genai::{Client, ServiceTarget};
 use prompt_clients::PlacementError;
-use prompt_clients::genai::{cache_usage, chat_options, chat_request};
+use prompt_clients::genai::{cache_usage, chat_options, chat_request, chat_request_with_history};
 use prompt_clients::loopback::Loopback;
 use prompt_core::AssembledPrompt;
 use prompt_providers::observe::{CacheUsage, CacheVerdict};
-use prompt_providers::{openai, reminder_block};
+use prompt_providers::{History, openai, reminder_block};
 use serde_json::{Value, json};
 
 /// genai with every request sent to `base` (an API root ending in `/`).
@@ -364,4 +365,98 @@ fn a_forged_close_in_the_reminder_stays_inside_its_block_on_the_wire() {
     );
     assert!(text.ends_with("</system-reminder>"));
     assert!(text.contains("&lt;/system-reminder>"));
+}
+
+/// Five turns of one conversation kept as sent ([`History`]), through
+/// `chat_request_with_history` and genai's Anthropic adapter: each request's
+/// messages begin with the previous one's, the newest carries the frontier's
+/// breakpoint, and the loopback reads nearly all that could be read.
+#[test]
+fn a_history_kept_as_sent_is_read_back_whole_through_genai() {
+    let server = Loopback::start().expect("a loopback server");
+    let client = client(&server);
+    let session = session();
+    let mut history = History::new();
+    runtime().block_on(async {
+        for (now, branch, words) in CONVERSATION {
+            let prompt = prompt_with(&session, now, branch);
+            history.user_turn(&prompt, words);
+            let placed = chat_request_with_history(&prompt, &history, CLAUDE).expect("placed");
+            let response = client
+                .exec_chat(CLAUDE, placed.request, Some(&chat_options(&prompt)))
+                .await
+                .expect("the loopback answers");
+            history.reply(response.first_text().expect("a reply"));
+        }
+    });
+    let bodies: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|r| r.json().expect("JSON"))
+        .collect();
+    assert_eq!(bodies.len(), CONVERSATION.len());
+    assert_history_kept_with_frontier(&bodies, "messages", "cache_control");
+    let share = server.read_share();
+    println!(
+        "genai (Anthropic), {} turns: {share:?} = {:.1}%",
+        CONVERSATION.len(),
+        100.0 * share.share()
+    );
+    assert!(
+        share.share() >= 0.9,
+        "read {:.1}% of the readable input",
+        100.0 * share.share()
+    );
+}
+
+/// A history whose context goes as system messages cannot go through genai,
+/// which moves every system message into the system prompt.
+#[test]
+fn genai_refuses_a_history_with_system_messages() {
+    let session = session();
+    let prompt = prompt(&session, 0);
+    let mut history =
+        History::context_as_system_message("claude-opus-4-8").expect("a model that takes them");
+    history.user_turn(&prompt, "Fix the failing test.");
+    assert!(matches!(
+        chat_request_with_history(&prompt, &history, "claude-opus-4-8"),
+        Err(PlacementError::SystemMessageInHistory { index: 1, .. })
+    ));
+}
+
+/// The same conversation to GPT-5.6 through genai's OpenAI Chat adapter,
+/// which sends `mode: "explicit"`: the frontier's breakpoint is the plan's.
+#[test]
+fn a_history_kept_as_sent_through_genai_to_openai_chat() {
+    let server = Loopback::start().expect("a loopback server");
+    let client = client(&server);
+    let session = session();
+    let model = "openai::gpt-5.6";
+    let mut history = History::new();
+    runtime().block_on(async {
+        for (now, branch, words) in CONVERSATION {
+            let prompt = prompt_with(&session, now, branch);
+            history.user_turn(&prompt, words);
+            let placed = chat_request_with_history(&prompt, &history, model).expect("placed");
+            let response = client
+                .exec_chat(model, placed.request, Some(&chat_options(&prompt)))
+                .await
+                .expect("the loopback answers");
+            history.reply(response.first_text().expect("a reply"));
+        }
+    });
+    let bodies: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|r| r.json().expect("JSON"))
+        .collect();
+    assert_eq!(bodies[0]["prompt_cache_options"]["mode"], "explicit");
+    assert_history_kept_with_frontier(&bodies, "messages", "prompt_cache_breakpoint");
+    let share = server.read_share();
+    println!(
+        "genai (OpenAI Chat), {} turns: {share:?} = {:.1}%",
+        CONVERSATION.len(),
+        100.0 * share.share()
+    );
+    assert!(share.share() >= 0.9, "read {:.1}%", 100.0 * share.share());
 }

@@ -33,7 +33,7 @@
 //!   as the API answers it, and neither read nor written.
 //! - **Tokens** are [`ApproxCounter`]'s count of each unit's text.
 //!
-//! Each Anthropic request also says how much of its input could have been
+//! Each request (Anthropic's, and OpenAI's from GPT-5.6 on) also says how much of its input could have been
 //! read at best ([`Served::readable`]): everything but its new part, the
 //! newest user message and the reply right before it (and all of it when
 //! no earlier request began with the same tools and system prompt).
@@ -355,7 +355,7 @@ impl Cache {
         }
         let written = written_to - read;
         let readable = match api {
-            Api::Messages if !self.heads.insert(head) => total - new_part(&units, body),
+            _ if !self.heads.insert(head) => total - new_part(&units, body),
             _ => 0,
         };
         Served {
@@ -501,6 +501,7 @@ pub const REPLY_BYTES: usize = 1500;
 fn new_part(units: &[Unit], body: &Value) -> u64 {
     let messages = body
         .get("messages")
+        .or_else(|| body.get("input"))
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
     let role = |at: usize| {
@@ -565,16 +566,22 @@ fn top_level_ttl(body: &Value) -> Option<Duration> {
     ttl_of(body.get("cache_control"))
 }
 
-/// A content block (or a message's string content) as a unit, `role` in
-/// what identifies it.
+/// A content block (or a message's string content, read as the one text
+/// part it stands for) as a unit, `role` in what identifies it.
 fn block(role: &str, content: &Value, message: Option<usize>) -> Unit {
     let text = content
         .get("text")
         .and_then(Value::as_str)
         .or(content.as_str())
         .map_or_else(|| content.to_string(), str::to_owned);
+    // A string content is shorthand for one text part: both providers
+    // cache the same tokens for either form.
+    let normal = match content {
+        Value::String(text) => json!({"type": "text", "text": text}),
+        other => other.clone(),
+    };
     Unit {
-        bytes: format!("{role}\u{0}{}", without_breakpoints(content)),
+        bytes: format!("{role}\u{0}{}", without_breakpoints(&normal)),
         tokens: tokens(&text),
         text: format!("{role}\u{0}{text}\u{0}"),
         breakpoint: ttl_of(content.get("cache_control"))

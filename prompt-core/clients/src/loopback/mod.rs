@@ -95,7 +95,7 @@ struct Shared {
 }
 
 /// How much of the input that could be read from the cache was, over the
-/// Anthropic requests a [`Loopback`] served.
+/// requests a [`Loopback`] served (OpenAI's before GPT-5.6 count none readable).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReadShare {

@@ -218,3 +218,86 @@ pub fn ledger() -> CacheLedger {
 pub fn occurrences(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
 }
+
+/// Five turns of one conversation, each at its own time on its own branch,
+/// each opening with its own words.
+pub const CONVERSATION: [(&str, &str, &str); 5] = [
+    ("2026-12-01T09:00:00Z", "main", "Fix the failing test."),
+    ("2026-12-01T09:01:00Z", "main", "Now run the linter."),
+    (
+        "2026-12-01T09:02:00Z",
+        "fix/login",
+        "Explain the login flow.",
+    ),
+    (
+        "2026-12-01T09:03:00Z",
+        "fix/login",
+        "Write a test for the expired token.",
+    ),
+    (
+        "2026-12-01T09:04:00Z",
+        "fix/login",
+        "Summarize what changed.",
+    ),
+];
+
+/// A message's role and texts as the wire carried them, a string content
+/// read as one text part and the breakpoints left out: what must stay the
+/// same from one request to the next.
+pub fn as_sent(message: &serde_json::Value) -> (String, Vec<String>) {
+    let role = message["role"].as_str().unwrap_or_default().to_owned();
+    let content = message.get("content").unwrap_or(&serde_json::Value::Null);
+    let texts = match content {
+        serde_json::Value::Array(parts) => parts
+            .iter()
+            .map(|p| p["text"].as_str().unwrap_or_default().to_owned())
+            .collect(),
+        other => vec![other.as_str().unwrap_or_default().to_owned()],
+    };
+    (role, texts)
+}
+
+/// Checks that each body's `key` array (`messages` or `input`) begins with
+/// the previous body's, message for message and text for text, and that
+/// its newest message carries a breakpoint (`marker`: `cache_control` or
+/// `prompt_cache_breakpoint`) on its last part, or OpenAI's implicit one
+/// (`prompt_cache_options.mode: "implicit"`, written at the input's end).
+pub fn assert_history_kept_with_frontier(bodies: &[serde_json::Value], key: &str, marker: &str) {
+    for (n, pair) in bodies.windows(2).enumerate() {
+        let before: Vec<_> = pair[0][key]
+            .as_array()
+            .expect(key)
+            .iter()
+            .map(as_sent)
+            .collect();
+        let after: Vec<_> = pair[1][key]
+            .as_array()
+            .expect(key)
+            .iter()
+            .map(as_sent)
+            .collect();
+        assert!(after.len() > before.len(), "request {} grows", n + 2);
+        assert_eq!(
+            after[..before.len()],
+            before[..],
+            "request {}'s messages begin with request {}'s, as sent",
+            n + 2,
+            n + 1
+        );
+    }
+    for (n, body) in bodies.iter().enumerate() {
+        let newest = body[key]
+            .as_array()
+            .and_then(|m| m.last())
+            .expect("a message");
+        let last_part = newest["content"].as_array().and_then(|p| p.last());
+        // OpenAI's implicit mode writes at the end of the input on its own:
+        // the plan leaves the frontier to it.
+        let implicit = body["prompt_cache_options"]["mode"] == "implicit";
+        assert!(
+            implicit || last_part.is_some_and(|p| p[marker].is_object()),
+            "request {} has a breakpoint at its frontier: {newest}",
+            n + 1
+        );
+    }
+}
