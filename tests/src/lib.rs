@@ -59,6 +59,11 @@ struct ServingDoctests;
 #[doc = include_str!("../../docs/standard-layers.md")]
 struct StandardLayersDoctests;
 
+/// `docs/tools.md`'s examples.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/tools.md")]
+struct ToolsDoctests;
+
 /// The pipeline the helpers' layers join: `"test"`, serving every path and mode.
 pub const TEST: PipelineSpec = PipelineSpec::new("test");
 
