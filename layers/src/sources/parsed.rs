@@ -102,7 +102,7 @@ fn walk(value: &mut Value, multiline: bool, lines: Multiline) {
 
 /// Cleans every string of a YAML `value` in place ([`clean_str`]); string
 /// keys are one line, tags are kept.
-pub fn clean_yaml(value: &mut serde_yaml_ng::Value, lines: Multiline) {
+pub(crate) fn clean_yaml(value: &mut serde_yaml_ng::Value, lines: Multiline) {
     walk_yaml(value, false, lines);
 }
 

@@ -214,7 +214,7 @@ pub fn parse_bounded(text: &str, limits: &YamlLimits) -> Result<Value, YamlError
 }
 
 /// Parses `text` as a `T` once [`parse_bounded`] has accepted it, every
-/// string of the document cleaned ([`parsed::clean_yaml`](super::parsed::clean_yaml):
+/// string of the document cleaned (as the sources clean parsed text, [`parsed::clean_str`](super::parsed::clean_str):
 /// one line, except under the keys `lines` names). A typed pass visits at
 /// most what the bounded pass did, and its errors keep their line
 /// (`line 4: agents.guide.inherit_claude_default: invalid type: ...`).
