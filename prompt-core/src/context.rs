@@ -374,7 +374,7 @@ fn short_type_name(full: &'static str) -> &'static str {
 /// let (session, turn) = (SessionContext::new(), TurnContext::new());
 /// let notes = Notes::new();
 /// let input = LayerInput::<Stable>::new(&spec, &session, &turn, AssemblyPath::Cached, PromptMode::Full)
-///     .with_notes(&notes);
+///     .notes(&notes);
 /// input.note("memory.md: absent");
 /// assert_eq!(notes.into_vec(), ["memory.md: absent"]);
 /// ```
@@ -505,7 +505,7 @@ impl<'a, B: Band> LayerInput<'a, B> {
 
     /// The same input, with [`note`](Self::note)s collected into `notes`.
     #[must_use]
-    pub fn with_notes(mut self, notes: &'a Notes) -> Self {
+    pub fn notes(mut self, notes: &'a Notes) -> Self {
         self.notes = Some(notes);
         self
     }
@@ -597,7 +597,7 @@ impl<'a> LayerInput<'a, Stable> {
     /// let spec = LayerSpec::new("x", 1, Stability::Stable);
     /// let notes = Notes::new();
     /// let input = LayerInput::<Stable>::new(&spec, &session, &turn, AssemblyPath::Cached, PromptMode::Full)
-    ///     .with_notes(&notes);
+    ///     .notes(&notes);
     /// assert!(input.get::<Model>().is_none());
     /// assert_eq!(notes.into_vec(), ["Model is in the turn context; Stable layers read the session context only"]);
     /// ```

@@ -353,7 +353,7 @@ impl Chosen<'_> {
         let session = prompt_core::PromptBuilder::new(&pipeline).session(session_context);
         dates
             .map(|date| {
-                turn.insert(facts.clone().with_date(date));
+                turn.insert(facts.clone().date(date));
                 session.build_cached(&turn).map_err(CliError::from_error)
             })
             .collect()
@@ -548,9 +548,9 @@ mod tests {
     #[test]
     fn a_path_the_pipeline_does_not_serve_names_the_option_to_pass() {
         let spec = PipelineSpec::new("sub_agent")
-            .with_paths(&[AssemblyPath::Basic])
-            .with_modes(&[PromptMode::Full]);
-        let layer = LayerSpec::new("hi", 1, Stability::Stable).with_pipelines(&["sub_agent"]);
+            .paths(&[AssemblyPath::Basic])
+            .modes(&[PromptMode::Full]);
+        let layer = LayerSpec::new("hi", 1, Stability::Stable).pipelines(&["sub_agent"]);
         let pipeline = Pipeline::from_layers(spec, [LayerEntry::new(layer, Hi)]).unwrap();
         let error = PromptBuilder::new(&pipeline)
             .build_cached(&Context::new(), &Context::new())

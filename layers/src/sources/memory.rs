@@ -26,7 +26,7 @@ impl MemoryLimits {
 
     /// The same limits, capping the file at `max_bytes`.
     #[must_use]
-    pub const fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+    pub const fn max_bytes(mut self, max_bytes: usize) -> Self {
         self.max_bytes = max_bytes;
         self
     }

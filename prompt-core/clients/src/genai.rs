@@ -183,7 +183,7 @@ pub fn cache_usage(usage: &Usage) -> Result<CacheUsage, UsageError> {
     )?;
     let out = within(CLIENT, input, read, written)?;
     Ok(match usage.completion_tokens {
-        Some(output) => out.with_output(count(CLIENT, "Usage::completion_tokens", output.into())?),
+        Some(output) => out.output(count(CLIENT, "Usage::completion_tokens", output.into())?),
         None => out,
     })
 }

@@ -200,7 +200,7 @@ pub fn cache_usage(usage: &Usage) -> Result<CacheUsage, UsageError> {
     let written = usage.cache_creation_input_tokens.unwrap_or(0);
     let out = within(CLIENT, input, read, written)?;
     Ok(match usage.output_tokens {
-        Some(output) => out.with_output(output),
+        Some(output) => out.output(output),
         None => out,
     })
 }

@@ -14,7 +14,9 @@ use async_openai::types::responses::{
 };
 use common::{FORGED, TURNS, at, ledger, occurrences, prompt, prompt_with, session, tokens};
 use prompt_clients::PlacementError;
-use prompt_clients::async_openai::{chat_request, chat_usage, response_usage, responses_request};
+use prompt_clients::async_openai::{
+    chat_cache_usage, chat_request, response_cache_usage, responses_request,
+};
 use prompt_clients::loopback::Loopback;
 use prompt_core::AssembledPrompt;
 use prompt_providers::observe::{CacheUsage, CacheVerdict};
@@ -57,7 +59,7 @@ fn chat_turns(client: &Client<OpenAIConfig>, model: &str) -> Turns {
                 .create(placed.request)
                 .await
                 .expect("the loopback answers");
-            let usage = chat_usage(response.usage.as_ref().expect("usage")).expect("a usage");
+            let usage = chat_cache_usage(response.usage.as_ref().expect("usage")).expect("a usage");
             verdicts.push(ledger.received(id, &usage).expect("recorded"));
             usages.push(usage);
             prompts.push(prompt);
@@ -191,7 +193,8 @@ fn responses_on_gpt_5_6_lead_with_a_developer_message_of_marked_parts() {
                 .create(placed.request)
                 .await
                 .expect("the loopback answers");
-            let usage = response_usage(response.usage.as_ref().expect("usage")).expect("a usage");
+            let usage =
+                response_cache_usage(response.usage.as_ref().expect("usage")).expect("a usage");
             verdicts.push(ledger.received(id, &usage).expect("recorded"));
             usages.push(usage);
             prompts.push(prompt);
@@ -265,7 +268,7 @@ fn the_naive_wiring_puts_the_only_breakpoint_past_the_dynamic_suffix() {
             };
             let response = client.chat().create(request).await.expect("answered");
             reads.push(
-                chat_usage(response.usage.as_ref().expect("usage"))
+                chat_cache_usage(response.usage.as_ref().expect("usage"))
                     .expect("usage")
                     .cache_read,
             );

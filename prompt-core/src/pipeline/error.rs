@@ -293,7 +293,7 @@ pub enum Problem {
     },
     /// A layer handed to a pipeline it does not join.
     #[error(
-        "layer {layer} joins [{}], not `{expected}`; take it into `{expected}` with `#[prompt_pipeline(include = [..])]`, add the pipeline to the layer's `pipeline = [..]` key, or, for a pipeline built by hand, pass `spec.with_pipelines(&[\"{expected}\"])`",
+        "layer {layer} joins [{}], not `{expected}`; take it into `{expected}` with `#[prompt_pipeline(include = [..])]`, add the pipeline to the layer's `pipeline = [..]` key, or, for a pipeline built by hand, pass `spec.pipelines(&[\"{expected}\"])`",
         .declared.join(", ")
     )]
     WrongPipeline {

@@ -89,7 +89,7 @@ fn pipeline() -> Pipeline {
             LayerEntry::new(spec("turn_a", 10_000, Stability::Dynamic), TurnLine),
             LayerEntry::new(spec("turn_b", 10_001, Stability::Dynamic), TurnLine),
             LayerEntry::new(
-                spec("reminder", 10_002, Stability::Dynamic).with_channel(Channel::Reminder),
+                spec("reminder", 10_002, Stability::Dynamic).channel(Channel::Reminder),
                 TurnLine,
             ),
         ],

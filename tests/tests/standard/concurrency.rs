@@ -24,9 +24,9 @@ fn sixteen_threads_assemble_byte_identical_prompts_from_one_session() {
     let turn = Context::new()
         .with(
             RuntimeFacts::default()
-                .with_date("2026-11-29")
-                .with_model("opus")
-                .with_git_branch("main"),
+                .date("2026-11-29")
+                .model("opus")
+                .git_branch("main"),
         )
         .with(config.load_scratchpad().unwrap());
     let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();

@@ -25,13 +25,13 @@ fn turn(ws: &FixtureWorkspace) -> TurnContext {
     Context::new()
         .with(
             RuntimeFacts::default()
-                .with_date("2026-11-29")
-                .with_time_zone("UTC")
-                .with_cwd("services/api/src")
-                .with_os("linux")
-                .with_shell("bash")
-                .with_model("claude-opus")
-                .with_git_branch("fix/login"),
+                .date("2026-11-29")
+                .time_zone("UTC")
+                .cwd("services/api/src")
+                .os("linux")
+                .shell("bash")
+                .model("claude-opus")
+                .git_branch("fix/login"),
         )
         .with(full_config(ws).load_scratchpad().unwrap())
 }

@@ -114,7 +114,7 @@ impl Render for Runtime {
 fn pipeline() -> Pipeline {
     let stable = |name, priority, scope, source| {
         LayerEntry::new(
-            spec(name, priority, Stability::Stable).with_scope(scope),
+            spec(name, priority, Stability::Stable).scope(scope),
             FileLayer(source),
         )
     };
@@ -246,7 +246,7 @@ fn anthropic_reports_the_cache_beside_input_tokens_with_writes_by_ttl() {
     let plain = json!({"type": "message", "usage": {"input_tokens": 40, "output_tokens": 2}});
     assert_eq!(
         usage_of(Provider::Anthropic, &plain),
-        CacheUsage::new(40, 0, 0).with_output(2)
+        CacheUsage::new(40, 0, 0).output(2)
     );
 }
 
@@ -261,7 +261,7 @@ fn anthropic_streams_carry_the_input_counts_in_message_start_and_cumulative_delt
                   "cache_creation_input_tokens": 0}});
     assert_eq!(
         usage_of(Provider::Anthropic, &full_delta),
-        CacheUsage::new(5, 2048, 0).with_output(57)
+        CacheUsage::new(5, 2048, 0).output(57)
     );
     let bare_delta = json!({"type": "message_delta",
         "delta": {"stop_reason": "end_turn", "stop_sequence": null},
@@ -319,8 +319,8 @@ fn openai_counts_cached_and_written_tokens_inside_the_input() {
     assert_eq!(
         usage_of(Provider::OpenAi, &chat),
         CacheUsage::new(86, 1920, 0)
-            .with_output(300)
-            .with_response_id("chatcmpl-1")
+            .output(300)
+            .response_id("chatcmpl-1")
             .with_model_for_test("gpt-4.1")
     );
 
@@ -1196,7 +1196,7 @@ fn the_log_is_one_json_line_per_verdict_and_reads_back_whole() {
     let files = Files::new();
     let log = Shared::default();
     let mut ledger = CacheLedger::new()
-        .with_log(log.clone())
+        .log(log.clone())
         .pricing(Pricing::anthropic(3.0, CacheTtl::FiveMinutes).unwrap());
     let mut verdicts = Vec::new();
     let first = build(&pipeline, &files, "1");
@@ -1259,7 +1259,7 @@ fn a_log_that_cannot_be_written_returns_the_verdict_with_the_error() {
         }
     }
     let prompt = build(&pipeline(), &Files::new(), "1");
-    let mut ledger = CacheLedger::new().with_log(Full);
+    let mut ledger = CacheLedger::new().log(Full);
     let id = ledger.sent(&prompt, anthropic(0));
     let Err(LedgerError::Log { verdict, source }) =
         ledger.received(id, &anthropic_usage(20, 0, 4100))
@@ -1295,7 +1295,7 @@ fn names_from_files_are_escaped_in_the_one_line_verdict() {
 /// One verdict's log line, as a ledger writes it.
 fn sample_line() -> String {
     let log = Shared::default();
-    let mut ledger = CacheLedger::new().with_log(log.clone());
+    let mut ledger = CacheLedger::new().log(log.clone());
     let id = ledger.sent(&build(&pipeline(), &Files::new(), "1"), anthropic(0));
     ledger.received(id, &anthropic_usage(20, 0, 4100)).unwrap();
     String::from_utf8(log.0.lock().unwrap().clone()).unwrap()

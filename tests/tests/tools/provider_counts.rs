@@ -231,7 +231,7 @@ impl Write for Shared {
 /// time; every verdict's figures add up.
 fn judge_all(provider: Provider, usages: &[CacheUsage]) {
     let log = Shared::default();
-    let mut ledger = CacheLedger::new().with_log(log.clone());
+    let mut ledger = CacheLedger::new().log(log.clone());
     let mut previous: Option<&CacheUsage> = None;
     for (i, usage) in usages.iter().enumerate() {
         let system = format!("System prompt number {i}.");
@@ -376,7 +376,7 @@ proptest! {
 fn sample_line() -> String {
     let log = Shared::default();
     let pricing = prompt_providers::observe::Pricing::new(3.0, 0.1, 1.25).unwrap();
-    let mut ledger = CacheLedger::new().with_log(log.clone()).pricing(pricing);
+    let mut ledger = CacheLedger::new().log(log.clone()).pricing(pricing);
     let id = ledger.sent_prefix(&prefix("You are terse."), sent(0));
     ledger.received(id, &CacheUsage::new(20, 0, 4100)).unwrap();
     let id = ledger.sent_prefix(&prefix("You are verbose."), sent(60));

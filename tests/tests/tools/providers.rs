@@ -54,13 +54,13 @@ fn standard() -> Standard {
     let turn = Context::new()
         .with(
             RuntimeFacts::default()
-                .with_date("2026-11-29")
-                .with_time_zone("UTC")
-                .with_cwd("services/api/src")
-                .with_os("linux")
-                .with_shell("bash")
-                .with_model("claude-sonnet-4-5")
-                .with_git_branch("fix/login"),
+                .date("2026-11-29")
+                .time_zone("UTC")
+                .cwd("services/api/src")
+                .os("linux")
+                .shell("bash")
+                .model("claude-sonnet-4-5")
+                .git_branch("fix/login"),
         )
         .with(
             Scratchpad::load(
@@ -1232,7 +1232,7 @@ fn with_reminder(stable: &str, dynamic: &str, reminder: &str) -> AssembledPrompt
                 Fixed(dynamic.into()),
             ),
             LayerEntry::new(
-                spec("todo", 10_100, Stability::Dynamic).with_channel(Channel::Reminder),
+                spec("todo", 10_100, Stability::Dynamic).channel(Channel::Reminder),
                 Fixed(reminder.into()),
             ),
         ],

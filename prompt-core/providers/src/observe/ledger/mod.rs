@@ -276,7 +276,7 @@ impl CacheLedger {
     /// Writes each verdict to `writer` as one JSON line, flushed after each
     /// (what `prompt explain` reads). Wrap a file in a `BufWriter`: the line
     /// is written whole, then flushed.
-    pub fn with_log(mut self, writer: impl Write + Send + Sync + 'static) -> Self {
+    pub fn log(mut self, writer: impl Write + Send + Sync + 'static) -> Self {
         self.log = Some(Box::new(writer));
         self
     }

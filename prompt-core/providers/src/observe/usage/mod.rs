@@ -67,7 +67,7 @@ pub const MAX_REQUEST_TOKENS: u64 = 1_000_000_000;
 /// assert_eq!((usage.uncached_input, usage.cache_read), (136, 4864));
 ///
 /// // From plain numbers, e.g. a client crate's usage struct.
-/// let usage = CacheUsage::new(136, 4864, 0).with_output(20);
+/// let usage = CacheUsage::new(136, 4864, 0).output(20);
 /// assert_eq!(usage.input_tokens(), 5000);
 /// # Ok::<(), prompt_providers::observe::UsageError>(())
 /// ```
@@ -169,25 +169,25 @@ impl CacheUsage {
     }
 
     /// With the output tokens.
-    pub fn with_output(mut self, tokens: u64) -> Self {
+    pub fn output(mut self, tokens: u64) -> Self {
         self.output = Some(tokens);
         self
     }
 
     /// With the response's id.
-    pub fn with_response_id(mut self, id: impl Into<String>) -> Self {
+    pub fn response_id(mut self, id: impl Into<String>) -> Self {
         self.response_id = Some(id.into());
         self
     }
 
     /// With the provider's own diagnosis.
-    pub fn with_diagnosis(mut self, diagnosis: ProviderDiagnosis) -> Self {
+    pub fn diagnosis(mut self, diagnosis: ProviderDiagnosis) -> Self {
         self.diagnosis = Some(diagnosis);
         self
     }
 
     /// With `tokens` of the writes at `ttl`.
-    pub fn with_write_ttl(mut self, ttl: Duration, tokens: u64) -> Self {
+    pub fn write_ttl(mut self, ttl: Duration, tokens: u64) -> Self {
         self.cache_write_ttl.push(TtlTokens { ttl, tokens });
         self
     }
