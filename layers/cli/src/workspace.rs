@@ -444,10 +444,9 @@ fn cli_words(error: &(dyn std::error::Error + 'static)) -> Option<String> {
 
 fn parse_sub_agent(arg: &str) -> Result<SubAgent, String> {
     match arg.split_once('=') {
-        Some((name, description)) if !name.trim().is_empty() => Ok(SubAgent {
-            name: name.trim().to_owned(),
-            description: description.trim().to_owned(),
-        }),
+        Some((name, description)) if !name.trim().is_empty() => {
+            Ok(SubAgent::new(name.trim(), description.trim()))
+        }
         _ => Err(format!("expected NAME=DESCRIPTION, got `{arg}`")),
     }
 }

@@ -100,6 +100,7 @@ impl Default for ProjectDocsConfig {
 
 /// One project doc, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ProjectDoc {
     /// The name it is quoted under (the fence's `path`): the path of the file read, relative to
     /// the root, `/`-separated (`AGENTS.md`, `providers/AGENTS.override.md`),
@@ -113,6 +114,7 @@ pub struct ProjectDoc {
 
 /// All project docs of a session, root first.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct ProjectDocs {
     /// The docs read, root first, AGENTS.md before CLAUDE.md in each directory.
     pub docs: Vec<ProjectDoc>,

@@ -149,6 +149,7 @@ impl Default for SkillLimits {
 
 /// One skill, from its frontmatter.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Skill {
     /// `name`: how the agent refers to the skill, on one line.
     pub name: String,
@@ -171,6 +172,7 @@ impl Skill {
 
 /// Every skill of a session, sorted by name, within [`SkillLimits`].
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct SkillIndex {
     /// The skills, sorted by name.
     pub skills: Vec<Skill>,

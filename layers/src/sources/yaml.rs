@@ -126,6 +126,7 @@ impl Default for YamlLimits {
 /// the text given, see [`YamlError::offset_lines`]), without the parser's
 /// column.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct YamlError {
     /// 1-based line of the problem, when known.
     pub line: Option<usize>,

@@ -13,11 +13,22 @@ pub const DELEGATE_TOOL: &str = "delegate";
 
 /// A sub-agent the main agent may delegate to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SubAgent {
     /// Its name, as the tool's `agent` argument takes it.
     pub name: String,
     /// What it is good at.
     pub description: String,
+}
+
+impl SubAgent {
+    /// A sub-agent the coordinator may start: its `name` and what it does.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+        }
+    }
 }
 
 /// The sub-agents of a session. Put it in the session context to enable both
@@ -30,6 +41,7 @@ impl prompt_core::SessionValue for SubAgents {}
 
 /// A tool definition, as providers take it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ToolSpec {
     /// The tool's name.
     pub name: String,
@@ -37,6 +49,22 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema of its input.
     pub input_schema: serde_json::Value,
+}
+
+impl ToolSpec {
+    /// A tool named `name`, described by `description`, taking input of
+    /// JSON Schema `input_schema`.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: serde_json::Value,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
+        }
+    }
 }
 
 impl SubAgents {

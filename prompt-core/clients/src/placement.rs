@@ -34,6 +34,7 @@ pub enum SystemSlot {
 
 /// One system block of a request, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SystemBlock {
     /// Its text; never empty.
     pub text: String,

@@ -168,11 +168,7 @@ fn a_panicking_layer_is_an_error_naming_it_and_the_next_build_works() {
     assert_eq!(
         error,
         AssemblyError::LayerPanicked {
-            layer: LayerRef {
-                name: "flaky",
-                type_name: "TestLayer",
-                location: "prompt-tests: src/lib.rs:10000".into(),
-            },
+            layer: LayerRef::new("flaky", "TestLayer", "prompt-tests: src/lib.rs:10000"),
             message: "index out of bounds in the flaky layer".into(),
         }
     );

@@ -29,11 +29,7 @@ fn runtime_validation_checks_both_halves_of_snake_case() {
         assert_eq!(
             error.problems,
             [Problem::BadName {
-                layer: LayerRef {
-                    name,
-                    type_name: "TestLayer",
-                    location: "prompt-tests: src/lib.rs:1".to_owned(),
-                },
+                layer: LayerRef::new(name, "TestLayer", "prompt-tests: src/lib.rs:1".to_owned()),
             }],
             "{name}"
         );

@@ -17,10 +17,7 @@ fn sixteen_threads_assemble_byte_identical_prompts_from_one_session() {
     let config = full_config(&ws);
     let session = load_session(&config)
         .unwrap()
-        .with(SubAgents(vec![SubAgent {
-            name: "tester".into(),
-            description: "Runs the tests.".into(),
-        }]));
+        .with(SubAgents(vec![SubAgent::new("tester", "Runs the tests.")]));
     let turn = Context::new()
         .with(
             RuntimeFacts::default()

@@ -14,10 +14,10 @@ use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_sessi
 use prompt_tests::FixtureWorkspace;
 
 fn sub_agents() -> SubAgents {
-    SubAgents(vec![SubAgent {
-        name: "tester".into(),
-        description: "Runs the test suite and reports failures.".into(),
-    }])
+    SubAgents(vec![SubAgent::new(
+        "tester",
+        "Runs the test suite and reports failures.",
+    )])
 }
 
 /// One turn's facts; `day` and `model` vary between turns.

@@ -10,14 +10,8 @@ use prompt_tests::FixtureWorkspace;
 
 fn sub_agents() -> SubAgents {
     SubAgents(vec![
-        SubAgent {
-            name: "explorer".into(),
-            description: "Reads code and answers questions about it.".into(),
-        },
-        SubAgent {
-            name: "tester".into(),
-            description: "Runs the test suite and reports failures.".into(),
-        },
+        SubAgent::new("explorer", "Reads code and answers questions about it."),
+        SubAgent::new("tester", "Runs the test suite and reports failures."),
     ])
 }
 

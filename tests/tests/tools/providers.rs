@@ -42,14 +42,8 @@ fn standard() -> Standard {
     let session = load_session(&full_config(&ws))
         .unwrap()
         .with(SubAgents(vec![
-            SubAgent {
-                name: "explorer".into(),
-                description: "Reads code and answers questions about it.".into(),
-            },
-            SubAgent {
-                name: "tester".into(),
-                description: "Runs the test suite and reports failures.".into(),
-            },
+            SubAgent::new("explorer", "Reads code and answers questions about it."),
+            SubAgent::new("tester", "Runs the test suite and reports failures."),
         ]));
     let turn = Context::new()
         .with(
@@ -1307,7 +1301,7 @@ fn every_request_builder_carries_the_reminder_into_the_last_user_message() {
 #[test]
 fn a_request_with_no_user_message_refuses_to_drop_the_reminder() {
     let prompt = with_reminder("You are terse.", "cwd: /repo", "Open todos: fix login.");
-    let expected = |request| UndeliveredReminder { bytes: 22, request };
+    let expected = |request| UndeliveredReminder::new(22, request);
     let only_model = Message::assistant("Hello.");
 
     let anthropic =

@@ -551,10 +551,7 @@ pub(crate) fn render(request: &RenderRequest) -> Result<Rendered, AgentError> {
                 mode,
                 &spawn,
             )?;
-            Ok(Rendered {
-                prompt: spawned.prompt,
-                text: spawned.text,
-            })
+            Ok(Rendered::new(spawned.prompt, spawned.text))
         }
     }
 }

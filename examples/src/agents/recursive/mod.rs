@@ -414,11 +414,7 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
     let user = config.user_dir();
     let user_md = match (&user, config.user_root()) {
         (Some(dir), Some(root)) => MemoryFile::load(&dir.join("memory/user.md"), &root, &MEMORY),
-        _ => MemoryFile {
-            path: PathBuf::from("~/.recursive/memory/user.md"),
-            text: None,
-            problem: None,
-        },
+        _ => MemoryFile::new(PathBuf::from("~/.recursive/memory/user.md"), None),
     };
     session.insert(UserPreferences(user_md));
     let workspace = config.workspace_root();

@@ -102,6 +102,7 @@ pub struct CacheUsage {
 
 /// Tokens written to the cache with one TTL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TtlTokens {
     /// The entry's lifetime.
     #[serde(with = "super::wire::seconds")]
