@@ -84,7 +84,7 @@ pub fn chat_request(
     model: &str,
     history: Vec<ChatCompletionRequestMessage>,
 ) -> Result<Placed<CreateChatCompletionRequest>, PlacementError> {
-    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    let placement = Placement::new(prompt, Provider::OpenAi, Some(model), SystemSlot::Blocks);
     let mut messages = Vec::with_capacity(history.len() + 1);
     if let Some(content) = system_content(placement.system()) {
         messages.push(ChatCompletionRequestMessage::System(
@@ -175,7 +175,7 @@ pub fn responses_request(
     model: &str,
     history: Vec<InputItem>,
 ) -> Result<Placed<CreateResponse>, PlacementError> {
-    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    let placement = Placement::new(prompt, Provider::OpenAi, Some(model), SystemSlot::Blocks);
     let breakpoints = placement.breakpoints().to_vec();
     let mut input = Vec::with_capacity(history.len() + 1);
     let mut instructions = None;

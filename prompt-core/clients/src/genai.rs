@@ -95,7 +95,7 @@ pub fn chat_request(
             index,
         });
     }
-    let placement = Placement::new(prompt, provider, bare(model), SystemSlot::Blocks);
+    let placement = Placement::new(prompt, provider, Some(bare(model)), SystemSlot::Blocks);
     let mut messages: Vec<ChatMessage> = placement
         .system()
         .iter()

@@ -466,7 +466,7 @@ impl CacheLedger {
             pricing: sent.pricing,
             minimum,
             prefix_tokens,
-            requested_diagnosis: sent.previous_response,
+            requested_diagnosis: sent.previous_response.is_some(),
             moved,
         };
         if conversation.pending.len() == MAX_IN_FLIGHT {
