@@ -156,16 +156,16 @@ fn chat_before_gpt_5_6_sends_one_string_and_the_key() {
     }
     // OpenAI caches the prefix on its own, bills no write, and reads what
     // the turns share in steps of 128 tokens: the stable prefix, rounded.
-    assert_eq!((usages[0].cache_read, usages[0].cache_write), (0, 0));
+    assert_eq!((usages[0].read, usages[0].written), (0, 0));
     let stable = tokens(prompts[0].stable());
     assert!(
-        usages[1].cache_read > stable - 128 && usages[1].cache_read <= stable + 4,
+        usages[1].read > stable - 128 && usages[1].read <= stable + 4,
         "{:?}",
         usages[1]
     );
-    assert_eq!(usages[1].cache_read % 128, 0);
+    assert_eq!(usages[1].read % 128, 0);
     assert_eq!(
-        verdicts[1].read, usages[1].cache_read,
+        verdicts[1].read, usages[1].read,
         "the usage reaches the verdict"
     );
 }
@@ -270,7 +270,7 @@ fn the_naive_wiring_puts_the_only_breakpoint_past_the_dynamic_suffix() {
             reads.push(
                 chat_cache_usage(response.usage.as_ref().expect("usage"))
                     .expect("usage")
-                    .cache_read,
+                    .read,
             );
         }
     });

@@ -62,7 +62,7 @@ pub(super) fn verdict(
     usage: &CacheUsage,
     pricing: Option<Pricing>,
 ) -> CacheVerdict {
-    let (read, written, uncached) = (usage.cache_read, usage.cache_write, usage.uncached_input);
+    let (read, written, uncached) = (usage.read, usage.written, usage.uncached_input);
     let below = pending.minimum.and_then(|minimum| {
         if read > 0 || written > 0 {
             return None;

@@ -380,8 +380,8 @@ impl CacheLedger {
         }
         conversation.received.push_back(Received {
             seq: id.seq,
-            read: usage.cache_read,
-            written: usage.cache_write,
+            read: usage.read,
+            written: usage.written,
             input: usage.input_tokens(),
         });
         super::emit::verdict(&verdict, usage.response_model.as_deref());
