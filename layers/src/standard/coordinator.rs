@@ -21,16 +21,6 @@ pub struct SubAgent {
     pub description: String,
 }
 
-impl SubAgent {
-    /// A sub-agent the coordinator may start: its `name` and what it does.
-    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            description: description.into(),
-        }
-    }
-}
-
 /// The sub-agents of a session. Put it in the session context to enable both
 /// the `coordinator` layer and [`SubAgents::tool`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -49,22 +39,6 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema of its input.
     pub input_schema: serde_json::Value,
-}
-
-impl ToolSpec {
-    /// A tool named `name`, described by `description`, taking input of
-    /// JSON Schema `input_schema`.
-    pub fn new(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        input_schema: serde_json::Value,
-    ) -> Self {
-        Self {
-            name: name.into(),
-            description: description.into(),
-            input_schema,
-        }
-    }
 }
 
 impl SubAgents {
@@ -133,6 +107,32 @@ impl Render<Stable> for CoordinatorLayer {
                 crate::sources::one_line(&agent.name),
                 crate::sources::one_line(&agent.description)
             );
+        }
+    }
+}
+
+impl SubAgent {
+    /// A sub-agent the coordinator may start: its `name` and what it does.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+        }
+    }
+}
+
+impl ToolSpec {
+    /// A tool named `name`, described by `description`, taking input of
+    /// JSON Schema `input_schema`.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: serde_json::Value,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
         }
     }
 }
