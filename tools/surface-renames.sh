@@ -60,7 +60,7 @@ files | xargs -0 perl -0pi -e "$expr"
 #    would be wrong: let the compiler find `CacheUsage`'s field sites and
 #    rewrite exactly those (a shorthand `cache_read,` becomes
 #    `read: cache_read,`). Doc comments and Markdown: `usage.cache_read`.
-expr3='s/\busage\.cache_write_ttl\b/usage.written_ttl/g;s/\busage\.cache_read\b/usage.read/g;s/\busage\.cache_write\b/usage.written/g;'
+expr3='s/(?<!gen_ai\.)\busage\.cache_write_ttl\b(?!\.)/usage.written_ttl/g;s/(?<!gen_ai\.)\busage\.cache_read\b(?!\.)/usage.read/g;s/(?<!gen_ai\.)\busage\.cache_write\b(?!\.)/usage.written/g;'
 files | xargs -0 perl -0pi -e "$expr3"
 if [[ "${SKIP_CARGO:-}" != 1 ]]; then
   for _ in 1 2 3 4 5 6 7 8; do

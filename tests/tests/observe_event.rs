@@ -96,7 +96,7 @@ fn each_response_is_one_event_with_the_genai_names_and_the_token_metric_split_by
     // Every input token, the cache's included: 21 + 1,500.
     assert_eq!(field("gen_ai.usage.input_tokens"), Some("1521"));
     assert_eq!(field("gen_ai.usage.output_tokens"), Some("9"));
-    assert_eq!(field("gen_ai.usage.read.input_tokens"), Some("0"));
+    assert_eq!(field("gen_ai.usage.cache_read.input_tokens"), Some("0"));
     assert_eq!(
         field("gen_ai.usage.cache_creation.input_tokens"),
         Some("1500")

@@ -3,10 +3,10 @@
 //! GenAI conventions are still marked Development and their names move.
 //!
 //! As of the conventions' v1.41 (checked 2026-12): `gen_ai.usage.input_tokens`
-//! includes cached tokens; `gen_ai.usage.read.input_tokens` and
+//! includes cached tokens; `gen_ai.usage.cache_read.input_tokens` and
 //! `gen_ai.usage.cache_creation.input_tokens` are parts of it. The unreleased
 //! changelog of `open-telemetry/semantic-conventions-genai` renames the
-//! latter to `gen_ai.usage.written.input_tokens` and the metric
+//! latter to `gen_ai.usage.cache_write.input_tokens` and the metric
 //! attribute `gen_ai.token.cache`'s values to `uncached` / `read` / `write`:
 //! when that ships, this file is the one to change.
 
@@ -30,8 +30,8 @@ pub const CONVERSATION_ID: &str = "gen_ai.conversation.id";
 pub const USAGE_INPUT_TOKENS: &str = "gen_ai.usage.input_tokens";
 /// `gen_ai.usage.output_tokens`.
 pub const USAGE_OUTPUT_TOKENS: &str = "gen_ai.usage.output_tokens";
-/// `gen_ai.usage.read.input_tokens`.
-pub const USAGE_CACHE_READ: &str = "gen_ai.usage.read.input_tokens";
+/// `gen_ai.usage.cache_read.input_tokens`.
+pub const USAGE_CACHE_READ: &str = "gen_ai.usage.cache_read.input_tokens";
 /// `gen_ai.usage.cache_creation.input_tokens`.
 pub const USAGE_CACHE_CREATION: &str = "gen_ai.usage.cache_creation.input_tokens";
 /// `gen_ai.prompt.name`.
