@@ -44,10 +44,10 @@ fuzz_target!(|data: &[u8]| {
     };
     // The YAML bound itself, with limits small enough that aliases reach them.
     let limits = YamlLimits::FRONTMATTER
-        .with_max_bytes(16 * 1024)
-        .with_max_depth(8)
-        .with_max_nodes(512)
-        .with_max_text(2048);
+        .max_bytes(16 * 1024)
+        .max_depth(8)
+        .max_nodes(512)
+        .max_text(2048);
     match parse_bounded(text, &limits) {
         Ok(value) => {
             let mut seen = (0, 0, 0);

@@ -60,10 +60,10 @@ fn fixture() -> &'static Fixture {
 }
 
 const LIMITS: TemplateLimits = TemplateLimits::DEFAULT
-    .with_fuel(20_000)
-    .with_max_output(16 * 1024)
-    .with_max_include_depth(8)
-    .with_max_variable(16 * 1024);
+    .fuel(20_000)
+    .max_output(16 * 1024)
+    .max_include_depth(8)
+    .max_variable(16 * 1024);
 
 /// Whether minijinja, with the settings the engine renders with, compiles
 /// `source`.
@@ -131,7 +131,7 @@ fuzz_target!(|source: &str| {
         assert!(!message.is_empty());
         assert!(*line <= source.lines().count().max(1) + 1, "line {line}");
     }
-    let templates = Templates::new(Some(fixture.shared.clone())).with_limits(LIMITS);
+    let templates = Templates::new(Some(fixture.shared.clone())).limits(LIMITS);
     let rendered = templates.render_str("base.md".as_ref(), source, &fixture.vars);
     if let Ok(text) = rendered {
         assert!(

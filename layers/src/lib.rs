@@ -38,7 +38,7 @@
 //! std::fs::write(workspace.path().join("AGENTS.md"), "Run `make test` before you commit.").unwrap();
 //!
 //! let session = load_session(&SessionConfig::new("agent", workspace.path())).unwrap();
-//! let turn = Context::new().with(RuntimeFacts::default().with_model("opus"));
+//! let turn = Context::new().with(RuntimeFacts::default().model("opus"));
 //! let pipeline = Pipeline::of::<StandardPipeline>().unwrap();
 //! let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &turn).unwrap();
 //!

@@ -107,7 +107,7 @@ impl SessionConfig {
             memory: MemoryLimits::DEFAULT,
             skills: SkillLimits::default(),
             facts: EntryLimits::DEFAULT,
-            episodes: EntryLimits::DEFAULT.with_max_entries(5),
+            episodes: EntryLimits::DEFAULT.max_entries(5),
             now: jiff::Timestamp::now(),
         }
     }
@@ -343,7 +343,7 @@ pub fn load_session(config: &SessionConfig) -> Result<Context, ConfigError> {
         Some(root) => Templates::with_shared_root(root),
         None => Templates::new(None),
     }
-    .with_limits(config.templates);
+    .limits(config.templates);
     let mut base = BasePromptConfig::for_app(&config.app);
     base.search_path = config.prompt_search_path.clone();
     let base_prompt = base.resolve(&workspace, &config.cwd, &templates, &config.template_vars);
@@ -383,12 +383,12 @@ pub fn load_session(config: &SessionConfig) -> Result<Context, ConfigError> {
     fact_files.push((memory_file(&project_dir, "facts.jsonl"), workspace.clone()));
     let facts = DatedEntries::load(
         &fact_files,
-        &DatedConfig::new("text", "created_at", config.now).with_limits(config.facts),
+        &DatedConfig::new("text", "created_at", config.now).limits(config.facts),
     );
 
     let episodes = DatedEntries::load(
         &[(memory_file(&project_dir, "episodes.jsonl"), workspace)],
-        &DatedConfig::new("summary", "ended_at", config.now).with_limits(config.episodes),
+        &DatedConfig::new("summary", "ended_at", config.now).limits(config.episodes),
     );
 
     Ok(Context::new()

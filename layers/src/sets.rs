@@ -66,7 +66,7 @@ impl LayerSet for Standard {
 /// let pipeline = Pipeline::of::<StandardPipeline>()?;
 /// assert_eq!(pipeline.name(), "standard");
 /// assert_eq!(pipeline.len(), 11);
-/// let turn = Context::new().with(RuntimeFacts::default().with_model("opus"));
+/// let turn = Context::new().with(RuntimeFacts::default().model("opus"));
 /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &turn).unwrap();
 /// assert!(prompt.dynamic().contains("- Model: opus"));
 /// # Ok::<(), prompt_core::PipelineError>(())

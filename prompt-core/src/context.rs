@@ -7,13 +7,13 @@ use std::marker::PhantomData;
 
 use crate::spec::{AssemblyPath, LayerSpec, PromptMode, Stability};
 
-/// The scope of the session context: values fixed for a whole session.
+/// The lifetime of the session context: values fixed for a whole session.
 ///
 /// A marker type: [`SessionContext`] is `Context<Session>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Session {}
 
-/// The scope of the turn context: values of one call.
+/// The lifetime of the turn context: values of one call.
 ///
 /// A marker type: [`TurnContext`] is `Context<Turn>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,9 +91,9 @@ impl<T: SessionOrTurnValue> SessionValue for T {}
 #[diagnostic::do_not_recommend]
 impl<T: SessionOrTurnValue> TurnValue for T {}
 
-/// Which values a context of scope `Self` admits: [`SessionValue`]s for
+/// Which values a context of lifetime `Self` admits: [`SessionValue`]s for
 /// [`Session`], [`TurnValue`]s for [`Turn`]. Sealed.
-pub trait Admits<T>: sealed::Scope {}
+pub trait Admits<T>: sealed::Lifetime {}
 
 impl<T: SessionValue> Admits<T> for Session {}
 impl<T: TurnValue> Admits<T> for Turn {}
@@ -110,23 +110,23 @@ pub trait StableReadable: Any {}
 impl<T: SessionValue> StableReadable for T {}
 
 mod sealed {
-    pub trait Scope {}
-    impl Scope for super::Session {}
-    impl Scope for super::Turn {}
+    pub trait Lifetime {}
+    impl Lifetime for super::Session {}
+    impl Lifetime for super::Turn {}
 
     pub trait Band {}
     impl Band for super::Stable {}
     impl Band for super::Dynamic {}
 }
 
-/// A bag of typed values, one per type, of one scope: the *session* context
+/// A bag of typed values, one per type, of one lifetime: the *session* context
 /// ([`SessionContext`], stable for a session: config, memory files, project
 /// docs, skills, tools) or the *turn* context ([`TurnContext`], per call:
 /// time, cwd, model, budgets). Assembly takes one of each.
 ///
-/// Each value type declares its scope once ([`SessionValue`],
+/// Each value type declares its lifetime once ([`SessionValue`],
 /// [`TurnValue`]); a value put into the wrong context is a compile error.
-/// `Context::new()` takes its scope from where the context goes
+/// `Context::new()` takes its lifetime from where the context goes
 /// (`PromptBuilder::session`, `build_cached(&session, &turn)`); name it
 /// ([`SessionContext::new`], [`TurnContext::new`]) where nothing else does.
 ///
@@ -147,7 +147,7 @@ mod sealed {
 /// ```
 pub struct Context<S = Session> {
     values: Values,
-    scope: PhantomData<fn() -> S>,
+    lifetime: PhantomData<fn() -> S>,
 }
 
 /// The session context: `Context<Session>`.
@@ -271,12 +271,12 @@ impl<S> Default for Context<S> {
     fn default() -> Self {
         Self {
             values: Values::default(),
-            scope: PhantomData,
+            lifetime: PhantomData,
         }
     }
 }
 
-impl<S: sealed::Scope> Context<S> {
+impl<S: sealed::Lifetime> Context<S> {
     /// An empty context.
     #[inline]
     pub fn new() -> Self {
@@ -374,7 +374,7 @@ fn short_type_name(full: &'static str) -> &'static str {
 /// let (session, turn) = (SessionContext::new(), TurnContext::new());
 /// let notes = Notes::new();
 /// let input = LayerInput::<Stable>::new(&spec, &session, &turn, AssemblyPath::Cached, PromptMode::Full)
-///     .with_notes(&notes);
+///     .notes(&notes);
 /// input.note("memory.md: absent");
 /// assert_eq!(notes.into_vec(), ["memory.md: absent"]);
 /// ```
@@ -505,7 +505,7 @@ impl<'a, B: Band> LayerInput<'a, B> {
 
     /// The same input, with [`note`](Self::note)s collected into `notes`.
     #[must_use]
-    pub fn with_notes(mut self, notes: &'a Notes) -> Self {
+    pub fn notes(mut self, notes: &'a Notes) -> Self {
         self.notes = Some(notes);
         self
     }
@@ -597,7 +597,7 @@ impl<'a> LayerInput<'a, Stable> {
     /// let spec = LayerSpec::new("x", 1, Stability::Stable);
     /// let notes = Notes::new();
     /// let input = LayerInput::<Stable>::new(&spec, &session, &turn, AssemblyPath::Cached, PromptMode::Full)
-    ///     .with_notes(&notes);
+    ///     .notes(&notes);
     /// assert!(input.get::<Model>().is_none());
     /// assert_eq!(notes.into_vec(), ["Model is in the turn context; Stable layers read the session context only"]);
     /// ```

@@ -62,7 +62,7 @@
 //! 3. Give it text: `text = "..."`, `file = "prompts/x.md"`, or a [`Render`]
 //!    impl (`Render<Stable>` for a Stable layer) formatting from
 //!    `LayerInput::get` into its [`LayerWriter`]; each context value declares
-//!    its scope once ([`SessionValue`], [`TurnValue`]). Layers are pure: load files before
+//!    its lifetime once ([`SessionValue`], [`TurnValue`]). Layers are pure: load files before
 //!    assembly and put the result in the session [`Context`].
 //! 4. Make sure every binary links the crate: name it from the library that
 //!    builds your pipeline (`use my_layers as _;`), not only from `main.rs`,

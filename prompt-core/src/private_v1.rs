@@ -254,7 +254,7 @@ pub const fn str_eq(a: &str, b: &str) -> bool {
 /// error is not followed by a cascade: relations naming it hold silently.
 /// Never registered.
 pub const fn error_spec(name: &'static str, type_name: &'static str) -> LayerSpec {
-    let mut spec = LayerSpec::new(name, 0, Stability::Stable).with_type_name(type_name);
+    let mut spec = LayerSpec::new(name, 0, Stability::Stable).type_name(type_name);
     spec.stub = true;
     spec
 }
@@ -262,7 +262,7 @@ pub const fn error_spec(name: &'static str, type_name: &'static str) -> LayerSpe
 /// The spec a pipeline gets when its attribute had errors: it serves every
 /// path and mode, so layers naming it get no second error.
 pub const fn error_pipeline_spec(name: &'static str, type_name: &'static str) -> PipelineSpec {
-    PipelineSpec::new(name).with_type_name(type_name)
+    PipelineSpec::new(name).type_name(type_name)
 }
 
 /// The `include = [..]` entry for `X` (a layer or a [`LayerSet`]), written `written`.

@@ -177,30 +177,30 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
             let i = s.ident();
             quote!(#p::PromptMode::#i)
         });
-        spec.extend(quote!(.with_modes(&[#(#modes),*])));
+        spec.extend(quote!(.modes(&[#(#modes),*])));
     }
     if !layer.pipelines.is_empty() {
         let names = layer.pipelines.iter().map(|r| {
             let path = &r.path;
             quote_spanned!(path.span()=> <#path as #p::PromptPipeline>::SPEC.name)
         });
-        spec.extend(quote!(.with_pipelines(&[#(#names),*])));
+        spec.extend(quote!(.pipelines(&[#(#names),*])));
     } else if layer.include_only {
-        spec.extend(quote!(.with_pipelines(&[])));
+        spec.extend(quote!(.pipelines(&[])));
     }
     if let Some(yields) = &layer.yields {
         let i = yields.ident();
-        spec.extend(quote!(.with_yields(#p::Yields::#i)));
+        spec.extend(quote!(.yields(#p::Yields::#i)));
     }
     if let Some(channel) = &layer.channel {
         let i = channel.ident();
-        spec.extend(quote!(.with_channel(#p::Channel::#i)));
+        spec.extend(quote!(.channel(#p::Channel::#i)));
     }
     if let Some(scope) = &layer.scope {
         let i = scope.ident();
-        spec.extend(quote!(.with_scope(#p::Scope::#i)));
+        spec.extend(quote!(.scope(#p::Scope::#i)));
     }
-    for (method, list) in [("with_after", &layer.after), ("with_before", &layer.before)] {
+    for (method, list) in [("after", &layer.after), ("before", &layer.before)] {
         if !list.is_empty() {
             let method = syn::Ident::new(method, Span::call_site());
             let links = list
@@ -210,7 +210,7 @@ fn expand_layer(item: &ItemStruct, layer: &Layer, file: &SourceFile) -> TokenStr
         }
     }
     if let Some(silent) = &layer.silent {
-        spec.extend(quote!(.with_silent(#silent)));
+        spec.extend(quote!(.silent(#silent)));
     }
 
     // A text layer names its text and takes the trait's renderer and the
@@ -585,18 +585,18 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
     });
     let mut spec = quote! {
         #p::PipelineSpec::new(#name)
-            .with_paths(&[#(#paths),*])
-            .with_type_name(#p::core::stringify!(#ident))
+            .paths(&[#(#paths),*])
+            .type_name(#p::core::stringify!(#ident))
     };
     if !pipeline.modes.is_empty() {
         let modes = pipeline.modes.iter().map(|s| {
             let i = s.ident();
             quote!(#p::PromptMode::#i)
         });
-        spec.extend(quote!(.with_modes(&[#(#modes),*])));
+        spec.extend(quote!(.modes(&[#(#modes),*])));
     }
     if let Some(separator) = &pipeline.separator {
-        spec.extend(quote!(.with_separator(#separator)));
+        spec.extend(quote!(.separator(#separator)));
     }
     let mut checks = Vec::new();
     if !pipeline.include.is_empty() {
@@ -608,22 +608,22 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
                     let i = s.ident();
                     quote!(#p::AssemblyPath::#i)
                 });
-                entry.extend(quote!(.with_paths(&[#(#paths),*])));
+                entry.extend(quote!(.paths(&[#(#paths),*])));
             }
             if let Some(modes) = &item.modes {
                 let modes = modes.items.iter().map(|s| {
                     let i = s.ident();
                     quote!(#p::PromptMode::#i)
                 });
-                entry.extend(quote!(.with_modes(&[#(#modes),*])));
+                entry.extend(quote!(.modes(&[#(#modes),*])));
             }
             if let Some(yields) = &item.yields {
                 let i = yields.ident();
-                entry.extend(quote!(.with_yields(#p::Yields::#i)));
+                entry.extend(quote!(.yields(#p::Yields::#i)));
             }
             entry
         });
-        spec.extend(quote!(.with_include(&[#(#entries),*])));
+        spec.extend(quote!(.include(&[#(#entries),*])));
         for (index, (item, _)) in pipeline.include.iter().enumerate() {
             checks.push(const_check(
                 &p,
@@ -634,11 +634,11 @@ fn expand_pipeline(item: &ItemStruct, pipeline: &Pipeline, file: &SourceFile) ->
     }
     if !pipeline.require_crates.is_empty() {
         let crates = &pipeline.require_crates;
-        spec.extend(quote!(.with_required_crates(&[#(#crates),*])));
+        spec.extend(quote!(.required_crates(&[#(#crates),*])));
     }
     if let Some(order) = &pipeline.scope_order {
         let i = order.ident();
-        spec.extend(quote!(.with_scope_order(#p::ScopeOrder::#i)));
+        spec.extend(quote!(.scope_order(#p::ScopeOrder::#i)));
     }
     spec.extend(defined_at(&p, file));
     let unique = unique_symbol(&p, &format!("two_pipelines_named_{name}"), ident.span());

@@ -18,9 +18,9 @@ use prompt_tests::{FixtureWorkspace, real_fixture};
 fn turn() -> TurnContext {
     Context::new().with(
         RuntimeFacts::default()
-            .with_date("2026-11-29")
-            .with_model("opus")
-            .with_cwd("/repo"),
+            .date("2026-11-29")
+            .model("opus")
+            .cwd("/repo"),
     )
 }
 

@@ -72,7 +72,7 @@ fn main() {
     let prompts = [prompt.clone(), warm(&changed, 1)];
     // The session's fingerprint is computed once, by its first sent.
     let at = Timestamp::from_second(1_800_000_000).unwrap();
-    let usage = CacheUsage::new(40, 7000, 0).with_output(200);
+    let usage = CacheUsage::new(40, 7000, 0).output(200);
     let messages: Vec<String> = (0..20).map(|i| workload::filler(200 + i, 500)).collect();
     let conversations: Vec<String> = (0..1000).map(|i| format!("conversation-{i}")).collect();
 
@@ -146,7 +146,7 @@ fn main() {
             ledger.received(id, black_box(&usage)).unwrap()
         })
     });
-    let mut logged = CacheLedger::new().with_log(std::io::sink());
+    let mut logged = CacheLedger::new().log(std::io::sink());
     group.bench_function("ledger + log", |b| {
         b.iter(|| {
             let id = logged.sent(&prompt, Sent::new(Provider::Anthropic, MODEL, tick()));

@@ -220,9 +220,9 @@ fn benches(c: &mut Criterion) {
         b.iter(|| {
             let turn = Context::new().with(
                 RuntimeFacts::default()
-                    .with_date("2026-11-29")
-                    .with_model("opus")
-                    .with_cwd("/repo"),
+                    .date("2026-11-29")
+                    .model("opus")
+                    .cwd("/repo"),
             );
             standard_session.build_cached(black_box(&turn)).unwrap()
         })

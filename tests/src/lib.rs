@@ -72,8 +72,8 @@ pub const TEST: PipelineSpec = PipelineSpec::new("test");
 /// all; pipeline: `"test"`; defined at `prompt-tests: src/lib.rs:<priority>`.
 pub const fn spec(name: &'static str, priority: u32, stability: Stability) -> LayerSpec {
     LayerSpec::new(name, priority, stability)
-        .with_pipelines(&[TEST.name])
-        .with_type_name("TestLayer")
+        .pipelines(&[TEST.name])
+        .type_name("TestLayer")
         .defined_at("prompt-tests", "src/lib.rs", priority)
 }
 

@@ -99,7 +99,7 @@ fn a_mode_the_pipeline_does_not_serve_is_an_error_not_an_empty_prompt() {
 
 #[test]
 fn run_time_validation_rejects_a_layer_whose_modes_the_pipeline_never_assembles() {
-    const FULL_ONLY: PipelineSpec = PipelineSpec::new("default").with_modes(&[PromptMode::Full]);
+    const FULL_ONLY: PipelineSpec = PipelineSpec::new("default").modes(&[PromptMode::Full]);
     let error = Pipeline::from_layers(FULL_ONLY, [LayerEntry::of::<Terse>()]).unwrap_err();
     assert!(
         matches!(
@@ -110,14 +110,13 @@ fn run_time_validation_rejects_a_layer_whose_modes_the_pipeline_never_assembles(
     );
     // A pipeline that serves one of its modes among others takes it.
     const COMPACT: PipelineSpec =
-        PipelineSpec::new("default").with_modes(&[PromptMode::Full, PromptMode::Compact]);
+        PipelineSpec::new("default").modes(&[PromptMode::Full, PromptMode::Compact]);
     assert!(Pipeline::from_layers(COMPACT, [LayerEntry::of::<Terse>()]).is_ok());
 }
 
 #[test]
 fn run_time_validation_accepts_a_path_only_another_pipeline_serves() {
-    const BASIC_ONLY: PipelineSpec =
-        PipelineSpec::new("default").with_paths(&[AssemblyPath::Basic]);
+    const BASIC_ONLY: PipelineSpec = PipelineSpec::new("default").paths(&[AssemblyPath::Basic]);
     assert!(Pipeline::from_layers(BASIC_ONLY, [LayerEntry::of::<Terse>()]).is_ok());
     let error = Pipeline::from_layers(BASIC_ONLY, [LayerEntry::of::<CachedOnly>()]).unwrap_err();
     let message = error.to_string();
@@ -227,15 +226,15 @@ impl prompt_core::Render for Mine {
 /// a pipeline built by hand gets the same clash at run time, with both places.
 #[test]
 fn an_included_layer_clashing_with_the_pipeline_s_own_is_named_with_both_locations() {
-    let spec = PipelineSpec::new("clash").with_paths(&[AssemblyPath::Basic]);
+    let spec = PipelineSpec::new("clash").paths(&[AssemblyPath::Basic]);
     let mine = prompt_core::LayerSpec::new("clash_notes", 10_100, prompt_core::Stability::Dynamic)
-        .with_paths(&[AssemblyPath::Basic])
-        .with_pipelines(&["clash"])
+        .paths(&[AssemblyPath::Basic])
+        .pipelines(&["clash"])
         .defined_at("prompt-tests", "tests/composition.rs", line!());
     let error = Pipeline::from_layers(
         spec,
         [
-            LayerEntry::of::<TurnNotes>().with_pipelines(&["clash"]),
+            LayerEntry::of::<TurnNotes>().pipelines(&["clash"]),
             LayerEntry::new(mine, Mine),
         ],
     )

@@ -10,10 +10,10 @@ use prompt_core::Pipeline;
 use prompt_core::pipeline::Problem;
 
 static FIRST: PipelineSpec = PipelineSpec::new("twice")
-    .with_type_name("AgentA")
+    .type_name("AgentA")
     .defined_at("agent-a", "src/a.rs", 3);
 static SECOND: PipelineSpec = PipelineSpec::new("twice")
-    .with_type_name("AgentB")
+    .type_name("AgentB")
     .defined_at("agent-b", "src/b.rs", 7);
 
 inventory::submit! { PipelineRegistration::new(&FIRST) }

@@ -41,7 +41,7 @@ fn names<'a>(specs: impl Iterator<Item = &'a prompt_core::LayerSpec>) -> BTreeSe
 #[test]
 fn linking_the_standard_library_leaves_the_default_pipeline_byte_identical() {
     let (_ws, session) = session();
-    let turn = Context::new().with(RuntimeFacts::default().with_model("opus"));
+    let turn = Context::new().with(RuntimeFacts::default().model("opus"));
     let linked = Pipeline::collect().unwrap();
     assert_eq!(
         names(linked.specs()),
@@ -90,7 +90,7 @@ fn include_builds_the_standard_layers_from_the_set_none_of_them_registered() {
             .all(|s| s.included_by() == Some(WithStandard::SPEC.name))
     );
     let (_ws, session) = session();
-    let turn = Context::new().with(RuntimeFacts::default().with_model("opus"));
+    let turn = Context::new().with(RuntimeFacts::default().model("opus"));
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&session, &turn)
         .unwrap();

@@ -134,7 +134,7 @@ fn a_layer_of_a_pipeline_can_be_dropped_or_replaced_by_name() {
     assert!(!without.is_empty());
     let replaced = without
         .with_layer(LayerEntry::new(
-            spec("my_mid", 300, Stability::Stable).with_pipelines(&["default"]),
+            spec("my_mid", 300, Stability::Stable).pipelines(&["default"]),
             Fixed("mine".into()),
         ))
         .unwrap();
@@ -282,13 +282,13 @@ fn entry(name: &'static str, priority: u32, stability: Stability) -> LayerEntry 
 fn building_a_pipeline_rechecks_after_and_before_with_both_locations() {
     const AFTER_MID: &[LayerLink] = &[LayerLink::of::<StableMid>()];
     const BEFORE_FIRST: &[LayerLink] = &[LayerLink::of::<StableFirst>()];
-    let late = spec("late", 10, Stability::Stable).with_after(AFTER_MID);
-    let early = spec("early", 400, Stability::Stable).with_before(BEFORE_FIRST);
+    let late = spec("late", 10, Stability::Stable).after(AFTER_MID);
+    let early = spec("early", 400, Stability::Stable).before(BEFORE_FIRST);
     let error = Pipeline::from_layers(
         DefaultPipeline::SPEC,
         [
-            LayerEntry::new(late.with_pipelines(&["default"]), Fixed("late".into())),
-            LayerEntry::new(early.with_pipelines(&["default"]), Fixed("early".into())),
+            LayerEntry::new(late.pipelines(&["default"]), Fixed("late".into())),
+            LayerEntry::new(early.pipelines(&["default"]), Fixed("early".into())),
             LayerEntry::of::<StableMid>(),
             LayerEntry::of::<StableFirst>(),
         ],
@@ -334,7 +334,7 @@ fn building_a_pipeline_rechecks_after_and_before_with_both_locations() {
     let alone = Pipeline::from_layers(
         DefaultPipeline::SPEC,
         [LayerEntry::new(
-            late.with_pipelines(&["default"]),
+            late.pipelines(&["default"]),
             Fixed("late".into()),
         )],
     );
@@ -343,9 +343,9 @@ fn building_a_pipeline_rechecks_after_and_before_with_both_locations() {
 
 #[test]
 fn runtime_validation_reports_every_problem_with_its_location() {
-    let no_paths = spec("no_paths", 50, Stability::Stable).with_paths(&[]);
-    let no_modes = spec("no_modes", 60, Stability::Stable).with_modes(&[]);
-    let elsewhere = spec("elsewhere", 70, Stability::Stable).with_pipelines(&["elsewhere"]);
+    let no_paths = spec("no_paths", 50, Stability::Stable).paths(&[]);
+    let no_modes = spec("no_modes", 60, Stability::Stable).modes(&[]);
+    let elsewhere = spec("elsewhere", 70, Stability::Stable).pipelines(&["elsewhere"]);
     let error = Pipeline::from_layers(
         TEST,
         [
@@ -404,11 +404,11 @@ fn runtime_validation_reports_every_problem_with_its_location() {
         message.contains("layers `persona` (TestLayer at prompt-tests: src/lib.rs:100) and `persona` (TestLayer at prompt-tests: src/lib.rs:200) are both named `persona`"),
         "{message}"
     );
-    let basic_only = PipelineSpec::new("test").with_paths(&[AssemblyPath::Basic]);
+    let basic_only = PipelineSpec::new("test").paths(&[AssemblyPath::Basic]);
     // A layer renders on the paths both list: Cached, which this pipeline
     // does not serve, is no problem while Basic meets.
     assert!(Pipeline::from_layers(basic_only, [entry("docs", 1, Stability::Stable)]).is_ok());
-    let cached_only = spec("docs", 1, Stability::Stable).with_paths(&[AssemblyPath::Cached]);
+    let cached_only = spec("docs", 1, Stability::Stable).paths(&[AssemblyPath::Cached]);
     let error = Pipeline::from_layers(
         basic_only,
         [LayerEntry::new(cached_only, Fixed(String::new()))],

@@ -46,14 +46,14 @@ fn pipeline() -> Pipeline {
         [
             LayerEntry::new(
                 LayerSpec::new("persona", 1, Stability::Stable)
-                    .with_pipelines(&["explained"])
-                    .with_scope(Scope::Global),
+                    .pipelines(&["explained"])
+                    .scope(Scope::Global),
                 Text("You are a careful coding agent. Read the code before you change it."),
             ),
             LayerEntry::new(
                 LayerSpec::new("project_context", 2, Stability::Stable)
-                    .with_pipelines(&["explained"])
-                    .with_scope(Scope::Project),
+                    .pipelines(&["explained"])
+                    .scope(Scope::Project),
                 RulesLayer,
             ),
         ],
@@ -96,7 +96,7 @@ pub(crate) fn recorded_log() -> String {
     let pipeline = pipeline();
     let log = Log::default();
     let mut ledger = CacheLedger::new()
-        .with_log(log.clone())
+        .log(log.clone())
         .pricing(Pricing::anthropic(3.0, CacheTtl::FiveMinutes).unwrap());
     let monday = build(&pipeline, "Run `make check` before every commit.");
     let tuesday = build(&pipeline, "Run `make test` before every commit.");

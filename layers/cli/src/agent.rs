@@ -302,6 +302,7 @@ impl Options {
 
 /// What an agent sends as its system prompt for one render.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Rendered {
     /// The assembled prompt (parts and trace).
     pub prompt: AssembledPrompt,
@@ -311,6 +312,15 @@ pub struct Rendered {
 }
 
 impl Rendered {
+    /// A rendering of `prompt` that sends `text` (the prompt's text plus
+    /// what the agent adds after assembly).
+    pub fn new(prompt: AssembledPrompt, text: impl Into<String>) -> Self {
+        Self {
+            prompt,
+            text: text.into(),
+        }
+    }
+
     /// A rendering that sends exactly the assembled prompt.
     pub fn of(prompt: AssembledPrompt) -> Self {
         Self {

@@ -2,7 +2,7 @@
 //! request, and why it missed.
 //!
 //! LOG is what a [`CacheLedger`](prompt_providers::observe::CacheLedger) writes
-//! with `with_log`: one verdict a line. `--claude TRANSCRIPT` explains a
+//! with `log`: one verdict a line. `--claude TRANSCRIPT` explains a
 //! Claude Code session instead, from the transcript Claude Code keeps
 //! (`~/.claude/projects/<folder>/<session>.jsonl`), whose entries record
 //! each request's system blocks, tools, model and message digests, and each
@@ -39,7 +39,7 @@ pub(crate) const MAX_LOG_BYTES: u64 = 256 * 1024 * 1024;
 #[derive(clap::Args)]
 pub(crate) struct ExplainArgs {
     /// The cache ledger's log: one JSON verdict a line, as
-    /// `CacheLedger::with_log` writes it.
+    /// `CacheLedger::log` writes it.
     #[arg(required_unless_present = "claude", conflicts_with = "claude")]
     log: Option<PathBuf>,
     /// Explain a Claude Code session from its own transcript (a
@@ -81,7 +81,7 @@ pub(crate) fn run(args: ExplainArgs) -> Outcome {
                 log,
                 MAX_LOG_BYTES,
                 "prompt explain",
-                "pass the log a CacheLedger wrote (`with_log`)",
+                "pass the log a CacheLedger wrote (`log`)",
             )
             .map_err(CliError::into_usage)?;
             let verdicts = read_log(&text)

@@ -54,15 +54,14 @@ pub(crate) fn run(
     let mut team: Vec<TeamPrefix> = Vec::with_capacity(users);
     for k in 1..=users {
         let line = format!("I am teammate {k} of {users}.");
-        loaded.session.insert(UserPreferences(MemoryFile {
-            path: path.clone(),
-            text: Some(CappedText::from_text(
+        loaded.session.insert(UserPreferences(MemoryFile::new(
+            path.clone(),
+            Some(CappedText::from_text(
                 path.to_string_lossy(),
                 &line,
                 line.len(),
             )),
-            problem: None,
-        }));
+        )));
         let prompt = PromptBuilder::new(&loaded.pipeline)
             .build_cached(&loaded.session, &loaded.turn)
             .map_err(CliError::from_error)?;

@@ -353,7 +353,7 @@ impl Chosen<'_> {
         let session = prompt_core::PromptBuilder::new(&pipeline).session(session_context);
         dates
             .map(|date| {
-                turn.insert(facts.clone().with_date(date));
+                turn.insert(facts.clone().date(date));
                 session.build_cached(&turn).map_err(CliError::from_error)
             })
             .collect()
@@ -444,10 +444,9 @@ fn cli_words(error: &(dyn std::error::Error + 'static)) -> Option<String> {
 
 fn parse_sub_agent(arg: &str) -> Result<SubAgent, String> {
     match arg.split_once('=') {
-        Some((name, description)) if !name.trim().is_empty() => Ok(SubAgent {
-            name: name.trim().to_owned(),
-            description: description.trim().to_owned(),
-        }),
+        Some((name, description)) if !name.trim().is_empty() => {
+            Ok(SubAgent::new(name.trim(), description.trim()))
+        }
         _ => Err(format!("expected NAME=DESCRIPTION, got `{arg}`")),
     }
 }
@@ -548,9 +547,9 @@ mod tests {
     #[test]
     fn a_path_the_pipeline_does_not_serve_names_the_option_to_pass() {
         let spec = PipelineSpec::new("sub_agent")
-            .with_paths(&[AssemblyPath::Basic])
-            .with_modes(&[PromptMode::Full]);
-        let layer = LayerSpec::new("hi", 1, Stability::Stable).with_pipelines(&["sub_agent"]);
+            .paths(&[AssemblyPath::Basic])
+            .modes(&[PromptMode::Full]);
+        let layer = LayerSpec::new("hi", 1, Stability::Stable).pipelines(&["sub_agent"]);
         let pipeline = Pipeline::from_layers(spec, [LayerEntry::new(layer, Hi)]).unwrap();
         let error = PromptBuilder::new(&pipeline)
             .build_cached(&Context::new(), &Context::new())

@@ -26,6 +26,7 @@ pub enum PromptOrigin {
 
 /// The base prompt for a session. Read by the `base_prompt` layer.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct BasePromptText {
     /// The rendered text.
     pub text: String,
@@ -52,6 +53,7 @@ impl BasePromptText {
 
 /// Where base prompt files are looked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BasePromptConfig {
     /// Looked for upward from the working directory, e.g. `.agent/system-prompt.md`.
     pub override_file: PathBuf,

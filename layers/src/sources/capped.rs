@@ -10,6 +10,7 @@ use super::text::{Cleaned, clean, fence};
 
 /// Text read under a size cap.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CappedText {
     /// How the source is named in the marker and the trace, e.g. `AGENTS.md`.
     pub name: String,

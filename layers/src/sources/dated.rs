@@ -120,21 +120,21 @@ impl EntryLimits {
 
     /// The same limits, keeping as much entry text as `budget` allows.
     #[must_use]
-    pub const fn with_budget(mut self, budget: EntryBudget) -> Self {
+    pub const fn budget(mut self, budget: EntryBudget) -> Self {
         self.budget = budget;
         self
     }
 
     /// The same limits, keeping at most `max_entries` entries.
     #[must_use]
-    pub const fn with_max_entries(mut self, max_entries: usize) -> Self {
+    pub const fn max_entries(mut self, max_entries: usize) -> Self {
         self.max_entries = max_entries;
         self
     }
 
     /// The same limits, reading at most `read_cap` bytes of each file (its tail).
     #[must_use]
-    pub const fn with_read_cap(mut self, read_cap: usize) -> Self {
+    pub const fn read_cap(mut self, read_cap: usize) -> Self {
         self.read_cap = read_cap;
         self
     }
@@ -151,7 +151,7 @@ impl Default for EntryLimits {
 /// and its [`EntryLimits`].
 ///
 /// Build it with [`DatedConfig::new`] (its keys and the time it is read at)
-/// and set its limits with [`with_limits`](DatedConfig::with_limits):
+/// and set its limits with [`limits`](DatedConfig::limits):
 ///
 /// ```
 /// use prompt_layers::sources::{DatedConfig, DatedEntries, EntryBudget, EntryLimits, Root};
@@ -166,10 +166,10 @@ impl Default for EntryLimits {
 /// .unwrap();
 ///
 /// let now = "2026-11-30T00:00:00Z".parse().unwrap();
-/// let config = DatedConfig::new("text", "created_at", now).with_limits(
+/// let config = DatedConfig::new("text", "created_at", now).limits(
 ///     EntryLimits::DEFAULT
-///         .with_budget(EntryBudget::Bytes(1024))
-///         .with_max_entries(1),
+///         .budget(EntryBudget::Bytes(1024))
+///         .max_entries(1),
 /// );
 /// let facts = DatedEntries::load(&[(file, Root::new(dir.path(), ""))], &config);
 /// assert_eq!(facts.entries[0].text, "Tests run with make.");
@@ -207,7 +207,7 @@ impl<'a> DatedConfig<'a> {
 
     /// The same config, within `limits`.
     #[must_use]
-    pub const fn with_limits(mut self, limits: EntryLimits) -> Self {
+    pub const fn limits(mut self, limits: EntryLimits) -> Self {
         self.limits = limits;
         self
     }

@@ -26,7 +26,7 @@ impl MemoryLimits {
 
     /// The same limits, capping the file at `max_bytes`.
     #[must_use]
-    pub const fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+    pub const fn max_bytes(mut self, max_bytes: usize) -> Self {
         self.max_bytes = max_bytes;
         self
     }
@@ -41,6 +41,7 @@ impl Default for MemoryLimits {
 
 /// One optional, capped memory file, as loaded.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct MemoryFile {
     /// Where it was looked for, as notes name it (`.agent/memory/project.md`,
     /// `~/.agent/memory/user.md`).
@@ -52,6 +53,15 @@ pub struct MemoryFile {
 }
 
 impl MemoryFile {
+    /// A memory file at `path` with `text` (`None`: absent) and no problem.
+    pub fn new(path: impl Into<PathBuf>, text: Option<CappedText>) -> Self {
+        Self {
+            path: path.into(),
+            text,
+            problem: None,
+        }
+    }
+
     /// Reads `path`, which must lie in `root`, within `limits`. Absence is not a problem.
     pub fn load(path: &Path, root: &Root, limits: &MemoryLimits) -> Self {
         let (text, problem) = match read_capped(path, root, limits.max_bytes) {

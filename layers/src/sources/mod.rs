@@ -22,7 +22,7 @@
 //! (its [`Cleaned`] says what it removed; [`is_invisible`] is the set it
 //! removes) for text you got some other way, [`fence`] or [`one_line`] to
 //! put it into a prompt, [`visible`] to name it in a note or an error, and
-//! [`git_branch`] for a runtime fact ([`RuntimeFacts::with_git_branch`](crate::RuntimeFacts::with_git_branch)).
+//! [`git_branch`] for a runtime fact ([`RuntimeFacts::git_branch`](crate::RuntimeFacts::git_branch)).
 
 mod base_prompt;
 mod capped;

@@ -25,7 +25,7 @@ pub const PROJECT_DOC_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 /// std::fs::write(workspace.path().join("AGENTS.md"), "Run `make test`.").unwrap();
 /// std::fs::write(workspace.path().join("api/AGENTS.md"), "Keep handlers small.").unwrap();
 ///
-/// let config = ProjectDocsConfig::default().with_nested(true).with_nested_budget(4 * 1024);
+/// let config = ProjectDocsConfig::default().nested(true).nested_budget(4 * 1024);
 /// let root = Root::new(workspace.path(), "");
 /// let docs = ProjectDocs::load(&root, &workspace.path().join("api"), &config);
 /// let headings: Vec<&str> = docs.docs.iter().map(|d| d.heading.as_str()).collect();
@@ -61,7 +61,7 @@ impl ProjectDocsConfig {
 
     /// The same config, capping each file at [`cap_per_file`](Self::cap_per_file) bytes.
     #[must_use]
-    pub const fn with_cap_per_file(mut self, cap_per_file: usize) -> Self {
+    pub const fn cap_per_file(mut self, cap_per_file: usize) -> Self {
         self.cap_per_file = cap_per_file;
         self
     }
@@ -69,7 +69,7 @@ impl ProjectDocsConfig {
     /// The same config, reading directory-level docs too when
     /// [`nested`](Self::nested) is `true`.
     #[must_use]
-    pub const fn with_nested(mut self, nested: bool) -> Self {
+    pub const fn nested(mut self, nested: bool) -> Self {
         self.nested = nested;
         self
     }
@@ -77,7 +77,7 @@ impl ProjectDocsConfig {
     /// The same config, with [`nested_budget`](Self::nested_budget) bytes for
     /// all directory-level docs together.
     #[must_use]
-    pub const fn with_nested_budget(mut self, nested_budget: usize) -> Self {
+    pub const fn nested_budget(mut self, nested_budget: usize) -> Self {
         self.nested_budget = nested_budget;
         self
     }
@@ -85,7 +85,7 @@ impl ProjectDocsConfig {
     /// The same config, reading directory-level docs for at most
     /// [`nested_time_budget`](Self::nested_time_budget).
     #[must_use]
-    pub const fn with_nested_time_budget(mut self, nested_time_budget: Duration) -> Self {
+    pub const fn nested_time_budget(mut self, nested_time_budget: Duration) -> Self {
         self.nested_time_budget = nested_time_budget;
         self
     }
@@ -100,6 +100,7 @@ impl Default for ProjectDocsConfig {
 
 /// One project doc, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ProjectDoc {
     /// The name it is quoted under (the fence's `path`): the path of the file read, relative to
     /// the root, `/`-separated (`AGENTS.md`, `providers/AGENTS.override.md`),
@@ -113,6 +114,7 @@ pub struct ProjectDoc {
 
 /// All project docs of a session, root first.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct ProjectDocs {
     /// The docs read, root first, AGENTS.md before CLAUDE.md in each directory.
     pub docs: Vec<ProjectDoc>,

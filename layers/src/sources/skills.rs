@@ -33,12 +33,12 @@ const MAX_ENTRIES: usize = 4096;
 /// use prompt_layers::sources::SkillLimits;
 ///
 /// const LIMITS: SkillLimits = SkillLimits::DEFAULT
-///     .with_max_skills(16)
-///     .with_max_load_time(Duration::from_secs(1));
+///     .max_skills(16)
+///     .max_load_time(Duration::from_secs(1));
 /// assert_eq!(LIMITS.max_skills, 16);
 /// assert_eq!(LIMITS.max_bytes, SkillLimits::default().max_bytes);
 ///
-/// let limits = SkillLimits::default().with_max_bytes(4 * 1024);
+/// let limits = SkillLimits::default().max_bytes(4 * 1024);
 /// assert_eq!(limits.max_bytes, 4096);
 /// ```
 // Grows with every bound: build it with the `with_` setters, so a new limit
@@ -86,14 +86,14 @@ impl SkillLimits {
 
     /// The same limits, keeping at most [`max_skills`](Self::max_skills) skills.
     #[must_use]
-    pub const fn with_max_skills(mut self, max_skills: usize) -> Self {
+    pub const fn max_skills(mut self, max_skills: usize) -> Self {
         self.max_skills = max_skills;
         self
     }
 
     /// The same limits, with at most [`max_bytes`](Self::max_bytes) bytes of index lines.
     #[must_use]
-    pub const fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+    pub const fn max_bytes(mut self, max_bytes: usize) -> Self {
         self.max_bytes = max_bytes;
         self
     }
@@ -101,7 +101,7 @@ impl SkillLimits {
     /// The same limits, cutting a name after
     /// [`max_name_chars`](Self::max_name_chars) characters.
     #[must_use]
-    pub const fn with_max_name_chars(mut self, max_name_chars: usize) -> Self {
+    pub const fn max_name_chars(mut self, max_name_chars: usize) -> Self {
         self.max_name_chars = max_name_chars;
         self
     }
@@ -109,7 +109,7 @@ impl SkillLimits {
     /// The same limits, cutting a description after
     /// [`max_description_chars`](Self::max_description_chars) characters.
     #[must_use]
-    pub const fn with_max_description_chars(mut self, max_description_chars: usize) -> Self {
+    pub const fn max_description_chars(mut self, max_description_chars: usize) -> Self {
         self.max_description_chars = max_description_chars;
         self
     }
@@ -117,7 +117,7 @@ impl SkillLimits {
     /// The same limits, reading at most [`max_total_read`](Self::max_total_read)
     /// bytes of all SKILL.md files together.
     #[must_use]
-    pub const fn with_max_total_read(mut self, max_total_read: usize) -> Self {
+    pub const fn max_total_read(mut self, max_total_read: usize) -> Self {
         self.max_total_read = max_total_read;
         self
     }
@@ -126,7 +126,7 @@ impl SkillLimits {
     /// [`max_total_frontmatter`](Self::max_total_frontmatter) bytes of
     /// frontmatter, all skills together.
     #[must_use]
-    pub const fn with_max_total_frontmatter(mut self, max_total_frontmatter: usize) -> Self {
+    pub const fn max_total_frontmatter(mut self, max_total_frontmatter: usize) -> Self {
         self.max_total_frontmatter = max_total_frontmatter;
         self
     }
@@ -134,7 +134,7 @@ impl SkillLimits {
     /// The same limits, stopping once loading has taken
     /// [`max_load_time`](Self::max_load_time).
     #[must_use]
-    pub const fn with_max_load_time(mut self, max_load_time: Duration) -> Self {
+    pub const fn max_load_time(mut self, max_load_time: Duration) -> Self {
         self.max_load_time = max_load_time;
         self
     }
@@ -149,6 +149,7 @@ impl Default for SkillLimits {
 
 /// One skill, from its frontmatter.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Skill {
     /// `name`: how the agent refers to the skill, on one line.
     pub name: String,
@@ -171,6 +172,7 @@ impl Skill {
 
 /// Every skill of a session, sorted by name, within [`SkillLimits`].
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct SkillIndex {
     /// The skills, sorted by name.
     pub skills: Vec<Skill>,
@@ -455,8 +457,8 @@ fn frontmatter(text: &str, truncated: bool) -> Result<(&str, usize), String> {
 /// The frontmatter's YAML as a mapping, within [`YamlLimits::FRONTMATTER`].
 fn parse_yaml(yaml: &str, first: usize) -> Result<serde_yaml_ng::Mapping, String> {
     const LIMITS: YamlLimits = YamlLimits::FRONTMATTER
-        .with_max_depth(FRONTMATTER_DEPTH)
-        .with_max_bytes(FRONTMATTER_CAP);
+        .max_depth(FRONTMATTER_DEPTH)
+        .max_bytes(FRONTMATTER_CAP);
     let mut value = parse_bounded(yaml, &LIMITS).map_err(|e| e.offset_lines(first).to_string())?;
     // Every value one line, cleaned after the parser decoded its escapes.
     super::parsed::clean_yaml(&mut value, super::parsed::Multiline::NONE);

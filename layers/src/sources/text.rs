@@ -18,6 +18,7 @@ use prompt_core::text::{REMINDER_TAG, escape_named_tags, is_line_separator};
 
 /// What [`clean`] removed or changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Cleaned {
     /// Control characters removed (other than `\n` and `\t`; a `\r` of a CRLF
     /// and a line ending counted in `line_breaks` are not counted).

@@ -37,7 +37,7 @@ use super::capped::Size;
 /// ```
 /// use prompt_layers::sources::yaml::{YamlLimit, YamlLimits, parse_bounded};
 ///
-/// const LIMITS: YamlLimits = YamlLimits::FRONTMATTER.with_max_nodes(4).with_max_text(1024);
+/// const LIMITS: YamlLimits = YamlLimits::FRONTMATTER.max_nodes(4).max_text(1024);
 /// assert!(parse_bounded("a: 1\n", &LIMITS).is_ok());
 /// let error = parse_bounded("a: &x [1, 2]\nb: *x\n", &LIMITS).unwrap_err();
 /// assert_eq!(error.limit, Some(YamlLimit::Nodes));
@@ -85,7 +85,7 @@ impl YamlLimits {
 
     /// The same limits, parsing at most [`max_bytes`](Self::max_bytes) bytes of text.
     #[must_use]
-    pub const fn with_max_bytes(mut self, max_bytes: usize) -> Self {
+    pub const fn max_bytes(mut self, max_bytes: usize) -> Self {
         self.max_bytes = max_bytes;
         self
     }
@@ -93,21 +93,21 @@ impl YamlLimits {
     /// The same limits, with collections nesting at most
     /// [`max_depth`](Self::max_depth) deep.
     #[must_use]
-    pub const fn with_max_depth(mut self, max_depth: usize) -> Self {
+    pub const fn max_depth(mut self, max_depth: usize) -> Self {
         self.max_depth = max_depth;
         self
     }
 
     /// The same limits, with at most [`max_nodes`](Self::max_nodes) values.
     #[must_use]
-    pub const fn with_max_nodes(mut self, max_nodes: usize) -> Self {
+    pub const fn max_nodes(mut self, max_nodes: usize) -> Self {
         self.max_nodes = max_nodes;
         self
     }
 
     /// The same limits, with at most [`max_text`](Self::max_text) bytes of text.
     #[must_use]
-    pub const fn with_max_text(mut self, max_text: usize) -> Self {
+    pub const fn max_text(mut self, max_text: usize) -> Self {
         self.max_text = max_text;
         self
     }
@@ -126,6 +126,7 @@ impl Default for YamlLimits {
 /// the text given, see [`YamlError::offset_lines`]), without the parser's
 /// column.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct YamlError {
     /// 1-based line of the problem, when known.
     pub line: Option<usize>,
@@ -518,8 +519,8 @@ mod tests {
 
     fn limits(max_nodes: usize, max_text: usize) -> YamlLimits {
         YamlLimits::FRONTMATTER
-            .with_max_nodes(max_nodes)
-            .with_max_text(max_text)
+            .max_nodes(max_nodes)
+            .max_text(max_text)
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub const DELEGATE_TOOL: &str = "delegate";
 
 /// A sub-agent the main agent may delegate to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SubAgent {
     /// Its name, as the tool's `agent` argument takes it.
     pub name: String,
@@ -30,6 +31,7 @@ impl prompt_core::SessionValue for SubAgents {}
 
 /// A tool definition, as providers take it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ToolSpec {
     /// The tool's name.
     pub name: String,
@@ -105,6 +107,32 @@ impl Render<Stable> for CoordinatorLayer {
                 crate::sources::one_line(&agent.name),
                 crate::sources::one_line(&agent.description)
             );
+        }
+    }
+}
+
+impl SubAgent {
+    /// A sub-agent the coordinator may start: its `name` and what it does.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+        }
+    }
+}
+
+impl ToolSpec {
+    /// A tool named `name`, described by `description`, taking input of
+    /// JSON Schema `input_schema`.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: serde_json::Value,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            input_schema,
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::priorities;
 /// use prompt_core::{Context, TurnContext};
 /// use prompt_layers::RuntimeFacts;
 ///
-/// let facts = RuntimeFacts::default().with_date("2026-11-29").with_model("opus");
+/// let facts = RuntimeFacts::default().date("2026-11-29").model("opus");
 /// let pairs: Vec<_> = facts.entries().collect();
 /// assert_eq!(pairs, [("Date", "2026-11-29"), ("Model", "opus")]);
 /// let turn: TurnContext = Context::new().with(facts);
@@ -95,49 +95,49 @@ impl RuntimeFacts {
 
     /// The same facts, with today's [`date`](Self::date), e.g. `2026-11-29`.
     #[must_use]
-    pub fn with_date(mut self, date: impl Into<String>) -> Self {
+    pub fn date(mut self, date: impl Into<String>) -> Self {
         self.date = Some(date.into());
         self
     }
 
     /// The same facts, with the IANA [`time_zone`](Self::time_zone), e.g. `Europe/Berlin`.
     #[must_use]
-    pub fn with_time_zone(mut self, time_zone: impl Into<String>) -> Self {
+    pub fn time_zone(mut self, time_zone: impl Into<String>) -> Self {
         self.time_zone = Some(time_zone.into());
         self
     }
 
     /// The same facts, with the working directory ([`cwd`](Self::cwd)).
     #[must_use]
-    pub fn with_cwd(mut self, cwd: impl Into<String>) -> Self {
+    pub fn cwd(mut self, cwd: impl Into<String>) -> Self {
         self.cwd = Some(cwd.into());
         self
     }
 
     /// The same facts, with the operating system ([`os`](Self::os)), e.g. `linux`.
     #[must_use]
-    pub fn with_os(mut self, os: impl Into<String>) -> Self {
+    pub fn os(mut self, os: impl Into<String>) -> Self {
         self.os = Some(os.into());
         self
     }
 
     /// The same facts, with the user's [`shell`](Self::shell), e.g. `bash`.
     #[must_use]
-    pub fn with_shell(mut self, shell: impl Into<String>) -> Self {
+    pub fn shell(mut self, shell: impl Into<String>) -> Self {
         self.shell = Some(shell.into());
         self
     }
 
     /// The same facts, with the [`model`](Self::model) answering this call.
     #[must_use]
-    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+    pub fn model(mut self, model: impl Into<String>) -> Self {
         self.model = Some(model.into());
         self
     }
 
     /// The same facts, with the current [`git_branch`](Self::git_branch).
     #[must_use]
-    pub fn with_git_branch(mut self, git_branch: impl Into<String>) -> Self {
+    pub fn git_branch(mut self, git_branch: impl Into<String>) -> Self {
         self.git_branch = Some(git_branch.into());
         self
     }

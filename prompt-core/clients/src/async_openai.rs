@@ -15,7 +15,7 @@
 //!
 //! ```no_run
 //! use async_openai::types::chat::{ChatCompletionRequestMessage, ChatCompletionRequestUserMessage};
-//! use prompt_clients::async_openai::{chat_request, chat_usage};
+//! use prompt_clients::async_openai::{chat_request, chat_cache_usage};
 //! use prompt_providers::observe::CacheLedger;
 //! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 //! # #[prompt_core::prompt_pipeline(paths = [Cached])]
@@ -36,7 +36,7 @@
 //! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_providers::observe::Timestamp::now()));
 //! let response = client.chat().create(placed.request).await?;
 //! if let Some(usage) = &response.usage {
-//!     println!("{}", ledger.received(id, &chat_usage(usage)?)?);
+//!     println!("{}", ledger.received(id, &chat_cache_usage(usage)?)?);
 //! }
 //! # Ok(())
 //! # }
@@ -85,7 +85,7 @@ pub fn chat_request(
     model: &str,
     history: Vec<ChatCompletionRequestMessage>,
 ) -> Result<Placed<CreateChatCompletionRequest>, PlacementError> {
-    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    let placement = Placement::new(prompt, Provider::OpenAi, Some(model), SystemSlot::Blocks);
     let mut messages = Vec::with_capacity(history.len() + 1);
     if let Some(content) = system_content(placement.system()) {
         messages.push(ChatCompletionRequestMessage::System(
@@ -269,7 +269,7 @@ pub fn responses_request(
     model: &str,
     history: Vec<InputItem>,
 ) -> Result<Placed<CreateResponse>, PlacementError> {
-    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    let placement = Placement::new(prompt, Provider::OpenAi, Some(model), SystemSlot::Blocks);
     let breakpoints = placement.breakpoints().to_vec();
     let mut input = Vec::with_capacity(history.len() + 1);
     let mut instructions = None;
@@ -365,7 +365,7 @@ fn append(text: &mut String, tail: &str) {
 /// # Errors
 /// [`UsageError::Negative`] for a write count below zero, and
 /// [`UsageError::Inconsistent`] when reads and writes exceed the prompt.
-pub fn chat_usage(usage: &CompletionUsage) -> Result<CacheUsage, UsageError> {
+pub fn chat_cache_usage(usage: &CompletionUsage) -> Result<CacheUsage, UsageError> {
     let details = usage.prompt_tokens_details.as_ref();
     let read = details.and_then(|d| d.cached_tokens).unwrap_or(0);
     let written = match details.and_then(|d| d.cache_write_tokens) {
@@ -373,15 +373,15 @@ pub fn chat_usage(usage: &CompletionUsage) -> Result<CacheUsage, UsageError> {
         None => 0,
     };
     let out = within(CLIENT, usage.prompt_tokens.into(), read.into(), written)?;
-    Ok(out.with_output(usage.completion_tokens.into()))
+    Ok(out.output(usage.completion_tokens.into()))
 }
 
 /// Responses usage as [`CacheUsage`]: `input_tokens` holds
 /// `input_tokens_details.cached_tokens` and `cache_write_tokens`.
 ///
 /// # Errors
-/// As [`chat_usage`].
-pub fn response_usage(usage: &ResponseUsage) -> Result<CacheUsage, UsageError> {
+/// As [`chat_cache_usage`].
+pub fn response_cache_usage(usage: &ResponseUsage) -> Result<CacheUsage, UsageError> {
     let details = &usage.input_tokens_details;
     let written = match details.cache_write_tokens {
         Some(tokens) => count(CLIENT, "InputTokenDetails::cache_write_tokens", tokens)?,
@@ -393,5 +393,5 @@ pub fn response_usage(usage: &ResponseUsage) -> Result<CacheUsage, UsageError> {
         details.cached_tokens.into(),
         written,
     )?;
-    Ok(out.with_output(usage.output_tokens.into()))
+    Ok(out.output(usage.output_tokens.into()))
 }

@@ -98,7 +98,7 @@ pub fn chat_request(
             index,
         });
     }
-    let placement = Placement::new(prompt, provider, bare(model), SystemSlot::Blocks);
+    let placement = Placement::new(prompt, provider, Some(bare(model)), SystemSlot::Blocks);
     let mut messages: Vec<ChatMessage> = placement
         .system()
         .iter()
@@ -349,7 +349,7 @@ pub fn cache_usage(usage: &Usage) -> Result<CacheUsage, UsageError> {
     )?;
     let out = within(CLIENT, input, read, written)?;
     Ok(match usage.completion_tokens {
-        Some(output) => out.with_output(count(CLIENT, "Usage::completion_tokens", output.into())?),
+        Some(output) => out.output(count(CLIENT, "Usage::completion_tokens", output.into())?),
         None => out,
     })
 }

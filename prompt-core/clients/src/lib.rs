@@ -19,7 +19,7 @@
 //! |---|---|---|---|---|
 //! | `rig` | rig-core 0.44 | `rig::completion_request` (Anthropic) | `rig::cache_usage` | the scope breakpoint; the dynamic suffix in the system prompt (it goes in the latest user turn); a breakpoint on a message (the conversation's frontier), so the history is never read from the cache |
 //! | `genai` | genai 0.7 (from 0.7.2) | `genai::chat_request` or, with a [`History`](prompt_providers::History), `genai::chat_request_with_history`; + `genai::chat_options` (Anthropic, OpenAI) | `genai::cache_usage` | OpenAI Responses breakpoints off `api.openai.com`; a mid-conversation system message |
-//! | `async-openai` | async-openai 0.43 | `async_openai::chat_request`, `async_openai::responses_request`, or with a `History` `async_openai::chat_request_with_history`, `async_openai::responses_request_with_history` | `async_openai::chat_usage`, `async_openai::response_usage` | Chat's `prompt_cache_retention` |
+//! | `async-openai` | async-openai 0.43 | `async_openai::chat_request`, `async_openai::responses_request`, or with a `History` `async_openai::chat_request_with_history`, `async_openai::responses_request_with_history` | `async_openai::chat_cache_usage`, `async_openai::response_cache_usage` | Chat's `prompt_cache_retention` |
 //! | `loopback` | — | `loopback::Loopback`: a capture server for your own wire tests | | |
 //!
 //! No feature is on by default. The clients break often; their types appear

@@ -34,6 +34,7 @@ pub enum SystemSlot {
 
 /// One system block of a request, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SystemBlock {
     /// Its text; never empty.
     pub text: String,
@@ -57,12 +58,12 @@ pub struct SystemBlock {
 /// # let pipeline = Pipeline::of::<DocPlacement>()?;
 /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
 ///
-/// let blocks = Placement::new(&prompt, Provider::Anthropic, "claude-sonnet-4-5", SystemSlot::Blocks);
+/// let blocks = Placement::new(&prompt, Provider::Anthropic, Some("claude-sonnet-4-5"), SystemSlot::Blocks);
 /// assert_eq!(blocks.system().len(), 2);
 /// assert!(blocks.system()[0].breakpoint && !blocks.system()[1].breakpoint);
 /// assert_eq!(blocks.user_head(), None);
 ///
-/// let one = Placement::new(&prompt, Provider::Anthropic, "claude-sonnet-4-5", SystemSlot::OneBlock);
+/// let one = Placement::new(&prompt, Provider::Anthropic, Some("claude-sonnet-4-5"), SystemSlot::OneBlock);
 /// assert_eq!(one.system()[0].text, "You are terse.");
 /// assert!(one.user_head().is_some_and(|head| head.contains("Date: 2026-12-01")));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -78,7 +79,10 @@ pub struct Placement {
 }
 
 impl Placement {
-    /// The placement of `prompt` in a request to `provider`'s `model`.
+    /// The placement of `prompt` in a request to `provider`'s `model`
+    /// (`None` when the client names the model elsewhere, as rig's model
+    /// does: the breakpoints are then those every model of `provider`
+    /// takes).
     ///
     /// Anthropic's breakpoints fall where [`anthropic::MessagesRequest::new`]
     /// puts them ([`anthropic::breakpoint_offsets`]); OpenAI's where its
@@ -91,9 +95,11 @@ impl Placement {
     pub fn new(
         prompt: &AssembledPrompt,
         provider: Provider,
-        model: &str,
+        model: Option<&str>,
         slot: SystemSlot,
     ) -> Self {
+        // No model: no model-specific minimum moves a breakpoint.
+        let model = model.unwrap_or_default();
         let openai = provider != Provider::Anthropic;
         let prompt_cache_key = openai.then(|| openai::prompt_cache_key(prompt));
         let cached = prompt.path() == AssemblyPath::Cached && !prompt.stable().is_empty();

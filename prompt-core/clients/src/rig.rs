@@ -91,7 +91,7 @@ pub fn completion_request(
 ) -> Result<Placed<CompletionRequest>, PlacementError> {
     // rig's model names the model, and the breakpoint rule of one block is
     // the same for every Anthropic model.
-    let placement = Placement::new(prompt, Provider::Anthropic, "", SystemSlot::OneBlock);
+    let placement = Placement::new(prompt, Provider::Anthropic, None, SystemSlot::OneBlock);
     let mut history: Vec<Message> = history.into_iter().collect();
     if let Some(index) = history
         .iter()
@@ -200,7 +200,7 @@ pub fn cache_usage(usage: &Usage) -> Result<CacheUsage, UsageError> {
     let written = usage.cache_creation_input_tokens.unwrap_or(0);
     let out = within(CLIENT, input, read, written)?;
     Ok(match usage.output_tokens {
-        Some(output) => out.with_output(output),
+        Some(output) => out.output(output),
         None => out,
     })
 }

@@ -18,8 +18,8 @@ use common::{
 };
 use prompt_clients::PlacementError;
 use prompt_clients::async_openai::{
-    chat_request, chat_request_with_history, chat_usage, response_usage, responses_request,
-    responses_request_with_history,
+    chat_cache_usage, chat_request, chat_request_with_history, response_cache_usage,
+    responses_request, responses_request_with_history,
 };
 use prompt_clients::loopback::Loopback;
 use prompt_core::AssembledPrompt;
@@ -63,7 +63,7 @@ fn chat_turns(client: &Client<OpenAIConfig>, model: &str) -> Turns {
                 .create(placed.request)
                 .await
                 .expect("the loopback answers");
-            let usage = chat_usage(response.usage.as_ref().expect("usage")).expect("a usage");
+            let usage = chat_cache_usage(response.usage.as_ref().expect("usage")).expect("a usage");
             verdicts.push(ledger.received(id, &usage).expect("recorded"));
             usages.push(usage);
             prompts.push(prompt);
@@ -160,16 +160,16 @@ fn chat_before_gpt_5_6_sends_one_string_and_the_key() {
     }
     // OpenAI caches the prefix on its own, bills no write, and reads what
     // the turns share in steps of 128 tokens: the stable prefix, rounded.
-    assert_eq!((usages[0].cache_read, usages[0].cache_write), (0, 0));
+    assert_eq!((usages[0].read, usages[0].written), (0, 0));
     let stable = tokens(prompts[0].stable());
     assert!(
-        usages[1].cache_read > stable - 128 && usages[1].cache_read <= stable + 4,
+        usages[1].read > stable - 128 && usages[1].read <= stable + 4,
         "{:?}",
         usages[1]
     );
-    assert_eq!(usages[1].cache_read % 128, 0);
+    assert_eq!(usages[1].read % 128, 0);
     assert_eq!(
-        verdicts[1].read, usages[1].cache_read,
+        verdicts[1].read, usages[1].read,
         "the usage reaches the verdict"
     );
 }
@@ -197,7 +197,8 @@ fn responses_on_gpt_5_6_lead_with_a_developer_message_of_marked_parts() {
                 .create(placed.request)
                 .await
                 .expect("the loopback answers");
-            let usage = response_usage(response.usage.as_ref().expect("usage")).expect("a usage");
+            let usage =
+                response_cache_usage(response.usage.as_ref().expect("usage")).expect("a usage");
             verdicts.push(ledger.received(id, &usage).expect("recorded"));
             usages.push(usage);
             prompts.push(prompt);
@@ -271,9 +272,9 @@ fn the_naive_wiring_puts_the_only_breakpoint_past_the_dynamic_suffix() {
             };
             let response = client.chat().create(request).await.expect("answered");
             reads.push(
-                chat_usage(response.usage.as_ref().expect("usage"))
+                chat_cache_usage(response.usage.as_ref().expect("usage"))
                     .expect("usage")
-                    .cache_read,
+                    .read,
             );
         }
     });

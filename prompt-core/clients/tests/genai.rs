@@ -261,7 +261,7 @@ fn openai_responses_breakpoints_reach_api_openai_com_only() {
             .is_none()
     );
     assert!(request.json().expect("JSON")["prompt_cache_key"].is_string());
-    assert_eq!(usages[1].cache_read, 0, "the second turn reads nothing");
+    assert_eq!(usages[1].read, 0, "the second turn reads nothing");
     assert!(!verdicts[1].is_hit());
 }
 
@@ -286,7 +286,7 @@ fn the_naive_wiring_puts_the_breakpoint_on_the_dynamic_block() {
                 .exec_chat(CLAUDE, request, Some(&options))
                 .await
                 .expect("answered");
-            reads.push(cache_usage(&response.usage).expect("usage").cache_read);
+            reads.push(cache_usage(&response.usage).expect("usage").read);
         }
     });
     for request in server.requests() {

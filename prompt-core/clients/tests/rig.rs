@@ -151,7 +151,7 @@ fn the_naive_wiring_puts_the_breakpoint_on_the_dynamic_block() {
                 .preamble(prompt.dynamic())
                 .preamble(prompt.stable());
             let response = model.call(request).await.expect("the loopback answers");
-            reads.push(cache_usage(&response.usage).expect("usage").cache_read);
+            reads.push(cache_usage(&response.usage).expect("usage").read);
         }
     });
     for request in server.requests() {

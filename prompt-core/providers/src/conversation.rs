@@ -102,9 +102,18 @@ impl Reminder {
     "the prompt has a reminder ({bytes} B from `channel = Reminder` layers) and the {request} \
      has no user message to carry it: add the user's turn before sending the request"
 )]
+#[non_exhaustive]
 pub struct UndeliveredReminder {
     /// The reminder's length in bytes.
     pub bytes: usize,
     /// The request type, e.g. `Anthropic Messages request`.
     pub request: &'static str,
+}
+
+impl UndeliveredReminder {
+    /// A reminder of `bytes` bytes that `request` (e.g. `Anthropic Messages
+    /// request`) had no user message to carry.
+    pub const fn new(bytes: usize, request: &'static str) -> Self {
+        Self { bytes, request }
+    }
 }

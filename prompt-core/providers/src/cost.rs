@@ -30,6 +30,7 @@ use super::anthropic::CacheTtl;
 /// Price multipliers relative to the base input price, in hundredths so the
 /// arithmetic is exact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Multipliers {
     /// A cache read, in hundredths of the input price (Anthropic: 10).
     pub cache_read_hundredths: u64,
@@ -39,6 +40,15 @@ pub struct Multipliers {
 }
 
 impl Multipliers {
+    /// A read at `cache_read_hundredths` and a write at
+    /// `cache_write_hundredths` of the input price, in hundredths.
+    pub const fn new(cache_read_hundredths: u64, cache_write_hundredths: u64) -> Self {
+        Self {
+            cache_read_hundredths,
+            cache_write_hundredths,
+        }
+    }
+
     /// Anthropic's multipliers for a breakpoint of `ttl`: read 0.1x, write
     /// 1.25x (5 minutes) or 2x (1 hour).
     pub const fn anthropic(ttl: CacheTtl) -> Self {

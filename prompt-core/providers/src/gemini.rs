@@ -60,6 +60,7 @@ use crate::AssembledPrompt;
 
 /// A text part.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Part {
     /// The text.
     pub text: String,
@@ -67,6 +68,7 @@ pub struct Part {
 
 /// A turn (or the system instruction): a role and parts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Content {
     /// `user` or `model`; absent on a system instruction.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -120,6 +122,7 @@ const REQUEST: &str = "Gemini generateContent request";
 /// `generationConfig`: only what this module sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GenerationConfig {
     /// The most tokens the model may generate.
     pub max_output_tokens: u32,

@@ -28,6 +28,7 @@ pub enum Role {
 /// assert_eq!(turn.text, "Fix the failing test.");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Message {
     /// Who wrote it.
     pub role: Role,

@@ -284,6 +284,7 @@ pub struct CacheMinimums {
 
 /// What [`CacheMinimums::lookup`] found for a model.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct CacheMinimum {
     /// The minimum cacheable prefix, in tokens.
     pub tokens: usize,
@@ -427,6 +428,7 @@ fn matches_id(model: &str, id: &str) -> bool {
 ///
 /// Log it, or keep it with the trace. `Display` says what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct BelowCacheMinimum {
     /// The model asked about.
     pub model: String,

@@ -434,6 +434,7 @@ fn implicit_only(options: Option<PromptCacheOptions>) -> Option<PromptCacheOptio
 
 /// A message of a Chat Completions or Responses input: role and text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct InputMessage {
     /// `system`, `developer`, `user` or `assistant`.
     pub role: &'static str,

@@ -64,6 +64,7 @@ impl Invocation {
 
 /// A file a client reads its system slot from: where, and its exact bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct InstructionsFile {
     /// Where the arguments say it is.
     pub path: PathBuf,

@@ -78,6 +78,7 @@ pub enum CutAt {
 
 /// A place a breakpoint could go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Candidate {
     /// Where it falls.
     pub at: CutAt,

@@ -99,7 +99,7 @@ impl Plan<'_> {
             // One input for the run; each layer sees it with its own spec.
             let mut input =
                 LayerInput::new(entry.spec(), call.session, call.turn, call.path, self.mode)
-                    .with_notes(notes);
+                    .notes(notes);
             loop {
                 current = Some(entry);
                 input.set_spec(entry.spec());
@@ -526,12 +526,12 @@ mod tests {
                 LayerEntry::new(dynamic("a", 10_000), Says("Alpha", &["a1", "a2"])),
                 LayerEntry::new(dynamic("b", 10_010), Says("", &["b"])),
                 LayerEntry::new(
-                    dynamic("r", 10_020).with_channel(Channel::Reminder),
+                    dynamic("r", 10_020).channel(Channel::Reminder),
                     Says("Remind", &["r"]),
                 ),
                 LayerEntry::new(dynamic("d", 10_030), Says("Delta", &[])),
                 LayerEntry::new(
-                    dynamic("q", 10_040).with_channel(Channel::Reminder),
+                    dynamic("q", 10_040).channel(Channel::Reminder),
                     Says("Quiet", &[]),
                 ),
             ],

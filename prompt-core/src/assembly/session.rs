@@ -183,11 +183,11 @@ mod tests {
             [
                 entry(LayerSpec::new("s", 100, Stability::Stable), Says("S", &[])),
                 entry(dynamic("a", 10_000), Says("A", &["a1", "a2"])),
-                entry(dynamic("b", 10_010).with_paths(CACHED), Says("", &["b"])),
-                entry(dynamic("c", 10_020).with_paths(BASIC), Says("C", &["c"])),
-                entry(dynamic("m", 10_030).with_modes(COMPACT), Says("M", &[])),
+                entry(dynamic("b", 10_010).paths(CACHED), Says("", &["b"])),
+                entry(dynamic("c", 10_020).paths(BASIC), Says("C", &["c"])),
+                entry(dynamic("m", 10_030).modes(COMPACT), Says("M", &[])),
                 entry(
-                    dynamic("r", 10_040).with_channel(Channel::Reminder),
+                    dynamic("r", 10_040).channel(Channel::Reminder),
                     Says("R", &["r"]),
                 ),
                 entry(dynamic("d", 10_050), Says("D", &[])),

@@ -75,6 +75,7 @@ impl LayerTrace {
 /// A run of consecutive Stable layers of one [`Scope`] that wrote text: where
 /// it lies in the stable prefix. See [`AssemblyTrace::scope_groups`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ScopeGroup {
     /// The layers' scope.
     pub scope: Scope,

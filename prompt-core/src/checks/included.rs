@@ -340,7 +340,7 @@ mod tests {
             } else {
                 Stability::Dynamic
             };
-            LayerSpec::new("other", priority, stability).with_scope(Scope::ALL[scope])
+            LayerSpec::new("other", priority, stability).scope(Scope::ALL[scope])
         })
     }
 
@@ -363,7 +363,7 @@ mod tests {
             let include: &'static [Include] = Vec::leak(include);
             let order = if strict { ScopeOrder::Strict } else { ScopeOrder::Relaxed };
             let pipeline: &'static PipelineSpec =
-                Box::leak(Box::new(PipelineSpec::new("main").with_include(include).with_scope_order(order)));
+                Box::leak(Box::new(PipelineSpec::new("main").include(include).scope_order(order)));
             let bounds = ScopeBounds::of(pipeline.include);
             prop_assert_eq!(may_clash_in(&me, pipeline, &bounds), may_clash(&me, &[pipeline]));
         }

@@ -81,8 +81,8 @@ mod tests {
 
     #[test]
     fn a_relation_against_scope_order_names_both_layers_and_the_fix() {
-        let user = spec("user_notes", 500, "app").with_scope(Scope::User);
-        let project = spec("project_notes", 600, "app").with_scope(Scope::Project);
+        let user = spec("user_notes", 500, "app").scope(Scope::User);
+        let project = spec("project_notes", 600, "app").scope(Scope::Project);
         let problem = scope_relation_problem(&project, &user, true, "UserNotes", &[]);
         assert_eq!(
             problem.as_str(),
@@ -124,8 +124,7 @@ mod tests {
 
     #[test]
     fn a_path_one_pipeline_serves_is_no_problem_and_a_phantom_one_is() {
-        const BASIC: PipelineSpec =
-            PipelineSpec::new("sub_agent").with_paths(&[AssemblyPath::Basic]);
+        const BASIC: PipelineSpec = PipelineSpec::new("sub_agent").paths(&[AssemblyPath::Basic]);
         const MAIN: PipelineSpec = PipelineSpec::new("main");
         let both = &[AssemblyPath::Basic, AssemblyPath::Cached];
         // Shared by a Basic-only sub-agent and a main agent: renders in each.
@@ -174,8 +173,7 @@ mod tests {
     /// one error, at the path, that never suggests an empty `paths`.
     #[test]
     fn a_layer_that_renders_in_none_of_its_pipelines_gets_one_error() {
-        const BASIC: PipelineSpec =
-            PipelineSpec::new("sub_agent").with_paths(&[AssemblyPath::Basic]);
+        const BASIC: PipelineSpec = PipelineSpec::new("sub_agent").paths(&[AssemblyPath::Basic]);
         let cached = &[AssemblyPath::Cached];
         assert!(
             !never_renders_problem(
@@ -202,7 +200,7 @@ mod tests {
              `#[prompt_pipeline(paths = [..])]`"
         );
         // Two modes none of them serves: one error, at the first.
-        const FULL: PipelineSpec = PipelineSpec::new("sub_agent").with_modes(&[PromptMode::Full]);
+        const FULL: PipelineSpec = PipelineSpec::new("sub_agent").modes(&[PromptMode::Full]);
         let listed = &[PromptMode::Compact, PromptMode::Minimal];
         assert!(
             phantom_mode_problem("docs", &[&FULL], &["SubAgent"], PromptMode::Compact, listed)

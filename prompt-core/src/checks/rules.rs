@@ -538,9 +538,8 @@ mod tests {
         assert!(!in_band(spec::Stability::Stable, 10_000));
         assert!(order_holds(true, 200, 100) && !order_holds(true, 100, 100));
         assert!(order_holds(false, 100, 200) && !order_holds(false, 200, 200));
-        let user = LayerSpec::new("notes", 100, spec::Stability::Stable).with_scope(Scope::User);
-        let project =
-            LayerSpec::new("docs", 200, spec::Stability::Stable).with_scope(Scope::Project);
+        let user = LayerSpec::new("notes", 100, spec::Stability::Stable).scope(Scope::User);
+        let project = LayerSpec::new("docs", 200, spec::Stability::Stable).scope(Scope::Project);
         assert!(out_of_scope_order(&user, &project));
         assert!(!out_of_scope_order(&project, &user));
         let dynamic = LayerSpec::new("clock", 10_000, spec::Stability::Dynamic);

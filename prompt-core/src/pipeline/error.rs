@@ -79,6 +79,7 @@ impl fmt::Display for PipelineError {
 
 /// A layer as named in an error: its name, type and definition site.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LayerRef {
     /// The layer's name.
     pub name: &'static str,
@@ -99,6 +100,16 @@ impl From<&LayerSpec> for LayerRef {
 }
 
 impl LayerRef {
+    /// A layer named `name`, of Rust type `type_name`, defined at
+    /// `location` (`package: file:line`).
+    pub fn new(name: &'static str, type_name: &'static str, location: impl Into<String>) -> Self {
+        Self {
+            name,
+            type_name,
+            location: location.into(),
+        }
+    }
+
     /// How the rules' messages name this layer: with its type and site.
     fn who(&self) -> Who<'_> {
         Who::Site {
@@ -320,7 +331,7 @@ pub enum Problem {
     },
     /// A layer handed to a pipeline it does not join.
     #[error(
-        "layer {layer} joins [{}], not `{expected}`; take it into `{expected}` with `#[prompt_pipeline(include = [..])]`, add the pipeline to the layer's `pipeline = [..]` key, or, for a pipeline built by hand, pass `spec.with_pipelines(&[\"{expected}\"])`",
+        "layer {layer} joins [{}], not `{expected}`; take it into `{expected}` with `#[prompt_pipeline(include = [..])]`, add the pipeline to the layer's `pipeline = [..]` key, or, for a pipeline built by hand, pass `spec.pipelines(&[\"{expected}\"])`",
         .declared.join(", ")
     )]
     WrongPipeline {

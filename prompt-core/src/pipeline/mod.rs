@@ -83,13 +83,13 @@ impl LayerEntry {
     ///
     /// let review = PipelineSpec::new("review");
     /// assert!(Pipeline::from_layers(review, [LayerEntry::of::<Citations>()]).is_err());
-    /// let entry = LayerEntry::of::<Citations>().with_pipelines(&["review"]);
+    /// let entry = LayerEntry::of::<Citations>().pipelines(&["review"]);
     /// assert_eq!(Pipeline::from_layers(review, [entry])?.len(), 1);
     /// # Ok::<(), prompt_core::PipelineError>(())
     /// ```
     #[must_use]
-    pub fn with_pipelines(mut self, pipelines: &'static [&'static str]) -> Self {
-        self.spec = self.spec.with_pipelines(pipelines);
+    pub fn pipelines(mut self, pipelines: &'static [&'static str]) -> Self {
+        self.spec = self.spec.pipelines(pipelines);
         self
     }
 

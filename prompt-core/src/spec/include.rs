@@ -85,7 +85,7 @@ impl fmt::Debug for IncludedLayer {
 ///
 /// const DOCS: [IncludedLayer; 1] = [IncludedLayer::of::<Docs>()];
 /// const SUB_AGENT: PipelineSpec = PipelineSpec::new("sub_agent")
-///     .with_include(&[Include::layer(&DOCS, "Docs").with_paths(&[AssemblyPath::Basic])]);
+///     .include(&[Include::layer(&DOCS, "Docs").paths(&[AssemblyPath::Basic])]);
 /// let docs = SUB_AGENT.include[0].member(0, &SUB_AGENT).unwrap();
 /// assert_eq!(docs.paths, [AssemblyPath::Basic]);
 /// assert!(docs.in_pipeline("sub_agent"));
@@ -132,21 +132,21 @@ impl Include {
 
     /// The same, rendering in this pipeline on `paths` only.
     #[must_use]
-    pub const fn with_paths(mut self, paths: &'static [AssemblyPath]) -> Self {
+    pub const fn paths(mut self, paths: &'static [AssemblyPath]) -> Self {
         self.paths = Some(paths);
         self
     }
 
     /// The same, speaking in this pipeline in `modes` only.
     #[must_use]
-    pub const fn with_modes(mut self, modes: &'static [PromptMode]) -> Self {
+    pub const fn modes(mut self, modes: &'static [PromptMode]) -> Self {
         self.modes = Some(modes);
         self
     }
 
     /// The same, giving way to a budget in this pipeline as `yields` says.
     #[must_use]
-    pub const fn with_yields(mut self, yields: Yields) -> Self {
+    pub const fn yields(mut self, yields: Yields) -> Self {
         self.yields = Some(yields);
         self
     }
@@ -267,10 +267,10 @@ mod tests {
         const LAYERS: [IncludedLayer; 2] = [
             IncludedLayer::spec_only(LayerSpec::new("docs", 10, Stability::Stable)),
             IncludedLayer::spec_only(
-                LayerSpec::new("recall", 20, Stability::Stable).with_paths(&[AssemblyPath::Cached]),
+                LayerSpec::new("recall", 20, Stability::Stable).paths(&[AssemblyPath::Cached]),
             ),
         ];
-        const BASIC: PipelineSpec = PipelineSpec::new("sub").with_paths(&[AssemblyPath::Basic]);
+        const BASIC: PipelineSpec = PipelineSpec::new("sub").paths(&[AssemblyPath::Basic]);
         let set = Include::set(&LAYERS, "Memory");
         assert_eq!(set.member(0, &BASIC).map(|s| s.name), Some("docs"));
         assert_eq!(set.member(1, &BASIC), None);
@@ -281,7 +281,7 @@ mod tests {
             Some(&[AssemblyPath::Cached][..])
         );
         // A member keeps only what the pipeline serves.
-        const CACHED: PipelineSpec = PipelineSpec::new("main").with_paths(&[AssemblyPath::Cached]);
+        const CACHED: PipelineSpec = PipelineSpec::new("main").paths(&[AssemblyPath::Cached]);
         assert_eq!(
             set.member(0, &CACHED).map(|s| s.paths),
             Some(&[AssemblyPath::Cached][..])

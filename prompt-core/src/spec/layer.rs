@@ -19,7 +19,7 @@ use super::enums::{AssemblyPath, Channel, PromptMode, Scope, Stability, Yields};
 ///
 /// // A layer chosen at run time, e.g. from a configuration file.
 /// const RULES: LayerSpec = LayerSpec::new("house_rules", 150, Stability::Stable)
-///     .with_paths(&[AssemblyPath::Cached])
+///     .paths(&[AssemblyPath::Cached])
 ///     .defined_at("my-agent", "src/rules.rs", 12);
 /// assert_eq!(RULES.location(), "my-agent: src/rules.rs:12");
 /// assert!(RULES.in_pipeline("default"));
@@ -125,14 +125,14 @@ impl LayerSpec {
 
     /// The same spec, rendering on `paths` only.
     #[must_use]
-    pub const fn with_paths(mut self, paths: &'static [AssemblyPath]) -> Self {
+    pub const fn paths(mut self, paths: &'static [AssemblyPath]) -> Self {
         self.paths = paths;
         self
     }
 
     /// The same spec, speaking in `modes` only.
     #[must_use]
-    pub const fn with_modes(mut self, modes: &'static [PromptMode]) -> Self {
+    pub const fn modes(mut self, modes: &'static [PromptMode]) -> Self {
         self.modes = modes;
         self
     }
@@ -142,46 +142,46 @@ impl LayerSpec {
     /// The way to put a layer into a pipeline built by hand with
     /// [`Pipeline::from_layers`](crate::Pipeline::from_layers), which checks
     /// that every entry joins it (for an attribute-declared layer,
-    /// [`LayerEntry::with_pipelines`](crate::pipeline::LayerEntry::with_pipelines));
+    /// [`LayerEntry::pipelines`](crate::pipeline::LayerEntry::pipelines));
     /// a pipeline declared with `#[prompt_pipeline]` takes a layer it did not
     /// define with `include = [..]` instead.
     #[must_use]
-    pub const fn with_pipelines(mut self, pipelines: &'static [&'static str]) -> Self {
+    pub const fn pipelines(mut self, pipelines: &'static [&'static str]) -> Self {
         self.pipelines = pipelines;
         self
     }
 
     /// The same spec, giving way to a budget as `yields` says.
     #[must_use]
-    pub const fn with_yields(mut self, yields: Yields) -> Self {
+    pub const fn yields(mut self, yields: Yields) -> Self {
         self.yields = yields;
         self
     }
 
     /// The same spec, sending its text through `channel`.
     #[must_use]
-    pub const fn with_channel(mut self, channel: Channel) -> Self {
+    pub const fn channel(mut self, channel: Channel) -> Self {
         self.channel = channel;
         self
     }
 
     /// The same spec, shared as widely as `scope` says (Stable layers only).
     #[must_use]
-    pub const fn with_scope(mut self, scope: Scope) -> Self {
+    pub const fn scope(mut self, scope: Scope) -> Self {
         self.scope = scope;
         self
     }
 
     /// The same spec, ordered after the layers in `after`.
     #[must_use]
-    pub const fn with_after(mut self, after: &'static [LayerLink]) -> Self {
+    pub const fn after(mut self, after: &'static [LayerLink]) -> Self {
         self.after = after;
         self
     }
 
     /// The same spec, ordered before the layers in `before`.
     #[must_use]
-    pub const fn with_before(mut self, before: &'static [LayerLink]) -> Self {
+    pub const fn before(mut self, before: &'static [LayerLink]) -> Self {
         self.before = before;
         self
     }
@@ -189,14 +189,14 @@ impl LayerSpec {
     /// The same spec, declared conditionally silent: `wakes_it` says what
     /// session content makes it speak.
     #[must_use]
-    pub const fn with_silent(mut self, wakes_it: &'static str) -> Self {
+    pub const fn silent(mut self, wakes_it: &'static str) -> Self {
         self.silent = Some(wakes_it);
         self
     }
 
     /// The same spec, naming its Rust type.
     #[must_use]
-    pub const fn with_type_name(mut self, type_name: &'static str) -> Self {
+    pub const fn type_name(mut self, type_name: &'static str) -> Self {
         self.type_name = type_name;
         self
     }
@@ -332,7 +332,7 @@ mod tests {
         assert_eq!(SPEC.pipelines, ["default"]);
         assert_eq!((SPEC.yields, SPEC.channel), (Yields::Shed, Channel::System));
         assert_eq!(SPEC.scope, Scope::Session);
-        assert_eq!(SPEC.with_scope(Scope::Project).scope, Scope::Project);
+        assert_eq!(SPEC.scope(Scope::Project).scope, Scope::Project);
         assert_eq!(SPEC.location(), ":0");
         let located = SPEC.defined_at("my-crate", "src\\x.rs", 3);
         assert_eq!(located.location(), "my-crate: src/x.rs:3");

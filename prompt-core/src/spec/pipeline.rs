@@ -14,7 +14,7 @@ use super::{DEFAULT_PIPELINE, DEFAULT_SEPARATOR};
 /// use prompt_core::AssemblyPath;
 /// use prompt_core::spec::PipelineSpec;
 ///
-/// const SUB_AGENT: PipelineSpec = PipelineSpec::new("sub_agent").with_paths(&[AssemblyPath::Basic]);
+/// const SUB_AGENT: PipelineSpec = PipelineSpec::new("sub_agent").paths(&[AssemblyPath::Basic]);
 /// assert!(SUB_AGENT.serves_path(AssemblyPath::Basic));
 /// assert!(!SUB_AGENT.serves_path(AssemblyPath::Cached));
 /// assert_eq!(SUB_AGENT.separator, "\n\n");
@@ -72,7 +72,7 @@ impl PipelineSpec {
     /// The same pipeline, needing a layer from each of `crates` (as
     /// `#[prompt_pipeline(require_crates = [..])]` writes).
     #[must_use]
-    pub const fn with_required_crates(mut self, crates: &'static [&'static str]) -> Self {
+    pub const fn required_crates(mut self, crates: &'static [&'static str]) -> Self {
         self.required_crates = crates;
         self
     }
@@ -80,42 +80,42 @@ impl PipelineSpec {
     /// The same pipeline, taking the layers and sets of `include` (as
     /// `#[prompt_pipeline(include = [..])]` writes).
     #[must_use]
-    pub const fn with_include(mut self, include: &'static [Include]) -> Self {
+    pub const fn include(mut self, include: &'static [Include]) -> Self {
         self.include = include;
         self
     }
 
     /// The same pipeline, serving `paths` only.
     #[must_use]
-    pub const fn with_paths(mut self, paths: &'static [AssemblyPath]) -> Self {
+    pub const fn paths(mut self, paths: &'static [AssemblyPath]) -> Self {
         self.paths = paths;
         self
     }
 
     /// The same pipeline, serving `modes` only.
     #[must_use]
-    pub const fn with_modes(mut self, modes: &'static [PromptMode]) -> Self {
+    pub const fn modes(mut self, modes: &'static [PromptMode]) -> Self {
         self.modes = modes;
         self
     }
 
     /// The same pipeline, joining layer outputs with `separator`.
     #[must_use]
-    pub const fn with_separator(mut self, separator: &'static str) -> Self {
+    pub const fn separator(mut self, separator: &'static str) -> Self {
         self.separator = separator;
         self
     }
 
     /// The same pipeline, holding its Stable layers to `order`.
     #[must_use]
-    pub const fn with_scope_order(mut self, order: ScopeOrder) -> Self {
+    pub const fn scope_order(mut self, order: ScopeOrder) -> Self {
         self.scope_order = order;
         self
     }
 
     /// The same pipeline, naming its Rust type.
     #[must_use]
-    pub const fn with_type_name(mut self, type_name: &'static str) -> Self {
+    pub const fn type_name(mut self, type_name: &'static str) -> Self {
         self.type_name = type_name;
         self
     }
@@ -218,6 +218,6 @@ pub struct DefaultPipeline;
 
 impl PromptPipeline for DefaultPipeline {
     const SPEC: PipelineSpec = PipelineSpec::new(DEFAULT_PIPELINE)
-        .with_type_name("DefaultPipeline")
+        .type_name("DefaultPipeline")
         .defined_at(env!("CARGO_PKG_NAME"), "src/spec/pipeline.rs", line!());
 }

@@ -42,7 +42,7 @@ fn main() {
     .unwrap();
     std::fs::write(workspace.join("AGENTS.md"), "Run `make test`.").unwrap();
     let session = load_session(&SessionConfig::new("agent", &workspace)).unwrap();
-    let turn = Context::new().with(RuntimeFacts::default().with_model("opus"));
+    let turn = Context::new().with(RuntimeFacts::default().model("opus"));
     let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>()
         .unwrap_or_else(|e| panic!("{e}"));
     let prompt = PromptBuilder::new(&pipeline)

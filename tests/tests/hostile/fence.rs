@@ -39,11 +39,7 @@ const BREAKPOINT: &str =
 
 fn build(ws: &FixtureWorkspace) -> AssembledPrompt {
     let session = load_session(&full_config(ws)).unwrap();
-    let turn = Context::new().with(
-        RuntimeFacts::default()
-            .with_date("2026-11-29")
-            .with_model("claude"),
-    );
+    let turn = Context::new().with(RuntimeFacts::default().date("2026-11-29").model("claude"));
     let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();
     PromptBuilder::new(&pipeline)
         .build_cached(&session, &turn)

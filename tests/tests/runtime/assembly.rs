@@ -380,7 +380,7 @@ fn a_prompt_without_reminder_text_has_no_reminder() {
         [
             LayerEntry::new(spec("persona", 1, Stability::Stable), Fixed("S".to_owned())),
             LayerEntry::new(
-                spec("todo", 10_000, Stability::Dynamic).with_channel(Channel::Reminder),
+                spec("todo", 10_000, Stability::Dynamic).channel(Channel::Reminder),
                 Fixed(String::new()),
             ),
         ],

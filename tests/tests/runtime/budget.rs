@@ -168,11 +168,7 @@ fn a_panicking_layer_is_an_error_naming_it_and_the_next_build_works() {
     assert_eq!(
         error,
         AssemblyError::LayerPanicked {
-            layer: LayerRef {
-                name: "flaky",
-                type_name: "TestLayer",
-                location: "prompt-tests: src/lib.rs:10000".into(),
-            },
+            layer: LayerRef::new("flaky", "TestLayer", "prompt-tests: src/lib.rs:10000"),
             message: "index out of bounds in the flaky layer".into(),
         }
     );
@@ -230,7 +226,7 @@ fn with_reminder() -> Pipeline {
                 Fixed("cwd: /repo".into()),
             ),
             LayerEntry::new(
-                spec("todo", 10_100, Stability::Dynamic).with_channel(Channel::Reminder),
+                spec("todo", 10_100, Stability::Dynamic).channel(Channel::Reminder),
                 Fixed("Open todos: fix the login test.".into()),
             ),
             LayerEntry::new(
@@ -308,11 +304,11 @@ fn yields_from_the_spec_decide_who_gives_way() {
                 Fixed("You are careful.".into()),
             ),
             LayerEntry::new(
-                spec("envelope", 10_000, Stability::Dynamic).with_yields(Yields::Keep),
+                spec("envelope", 10_000, Stability::Dynamic).yields(Yields::Keep),
                 Fixed("approval: ask".into()),
             ),
             LayerEntry::new(
-                spec("plan", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
+                spec("plan", 10_100, Stability::Dynamic).yields(Yields::Truncate),
                 Fixed(long.clone()),
             ),
             LayerEntry::new(

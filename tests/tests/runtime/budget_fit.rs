@@ -19,7 +19,7 @@ fn truncating(text: &str) -> Pipeline {
                 Fixed("You are terse.".to_owned()),
             ),
             LayerEntry::new(
-                spec("notes", 10_000, Stability::Dynamic).with_yields(Yields::Truncate),
+                spec("notes", 10_000, Stability::Dynamic).yields(Yields::Truncate),
                 Fixed(text.to_owned()),
             ),
         ],
@@ -68,11 +68,11 @@ fn shed_and_cut() -> Pipeline {
         [
             LayerEntry::new(spec("persona", 1, Stability::Stable), Fixed("S".to_owned())),
             LayerEntry::new(
-                spec("runtime", 10_000, Stability::Dynamic).with_yields(Yields::Keep),
+                spec("runtime", 10_000, Stability::Dynamic).yields(Yields::Keep),
                 Fixed("cwd: /repo".to_owned()),
             ),
             LayerEntry::new(
-                spec("history", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
+                spec("history", 10_100, Stability::Dynamic).yields(Yields::Truncate),
                 Fixed("h".repeat(400)),
             ),
             LayerEntry::new(
@@ -142,11 +142,11 @@ fn the_notice_counts_and_sorts_what_gave_way() {
         [
             LayerEntry::new(spec("persona", 1, Stability::Stable), Fixed("S".to_owned())),
             LayerEntry::new(
-                spec("recent", 10_000, Stability::Dynamic).with_yields(Yields::Truncate),
+                spec("recent", 10_000, Stability::Dynamic).yields(Yields::Truncate),
                 Fixed("r".repeat(100)),
             ),
             LayerEntry::new(
-                spec("older", 10_100, Stability::Dynamic).with_yields(Yields::Truncate),
+                spec("older", 10_100, Stability::Dynamic).yields(Yields::Truncate),
                 Fixed("o".repeat(100)),
             ),
         ],
@@ -262,7 +262,7 @@ fn two_speaking(git: &str, reminders: bool) -> Pipeline {
     };
     let reminder = |name, priority, text: &str| {
         LayerEntry::new(
-            spec(name, priority, Stability::Dynamic).with_channel(Channel::Reminder),
+            spec(name, priority, Stability::Dynamic).channel(Channel::Reminder),
             Fixed(text.to_owned()),
         )
     };

@@ -89,7 +89,7 @@ fn pipeline() -> Pipeline {
             LayerEntry::new(spec("turn_a", 10_000, Stability::Dynamic), TurnLine),
             LayerEntry::new(spec("turn_b", 10_001, Stability::Dynamic), TurnLine),
             LayerEntry::new(
-                spec("reminder", 10_002, Stability::Dynamic).with_channel(Channel::Reminder),
+                spec("reminder", 10_002, Stability::Dynamic).channel(Channel::Reminder),
                 TurnLine,
             ),
         ],
@@ -235,11 +235,7 @@ fn one_catch_unwind_per_call_still_names_the_layer_that_panicked() {
     assert_eq!(
         error,
         AssemblyError::LayerPanicked {
-            layer: LayerRef {
-                name: "odd",
-                type_name: "TestLayer",
-                location: "prompt-tests: src/lib.rs:10001".into(),
-            },
+            layer: LayerRef::new("odd", "TestLayer", "prompt-tests: src/lib.rs:10001"),
             message: "odd turn".into(),
         }
     );

@@ -177,7 +177,7 @@ mod dynamic_ranges {
         let dynamic = layers.iter().enumerate().map(|(i, (reminder, text))| {
             let mut spec = spec(NAMES[i], 10_000 + i as u32, Stability::Dynamic);
             if *reminder {
-                spec = spec.with_channel(Channel::Reminder);
+                spec = spec.channel(Channel::Reminder);
             }
             LayerEntry::new(spec, Fixed(text.clone()))
         });

@@ -29,11 +29,7 @@ fn runtime_validation_checks_both_halves_of_snake_case() {
         assert_eq!(
             error.problems,
             [Problem::BadName {
-                layer: LayerRef {
-                    name,
-                    type_name: "TestLayer",
-                    location: "prompt-tests: src/lib.rs:1".to_owned(),
-                },
+                layer: LayerRef::new(name, "TestLayer", "prompt-tests: src/lib.rs:1".to_owned()),
             }],
             "{name}"
         );
@@ -72,7 +68,7 @@ fn order_problems(spec: LayerSpec) -> Vec<(&'static str, Relation, &'static str)
         DefaultPipeline::SPEC,
         [
             LayerEntry::of::<Anchor>(),
-            LayerEntry::new(spec.with_pipelines(&["default"]), Fixed(String::new())),
+            LayerEntry::new(spec.pipelines(&["default"]), Fixed(String::new())),
         ],
     );
     match result {
@@ -99,23 +95,23 @@ fn order_problems(spec: LayerSpec) -> Vec<(&'static str, Relation, &'static str)
 fn after_and_before_are_strict_at_runtime() {
     let tied = spec("tied", 500, Stability::Stable);
     assert_eq!(
-        order_problems(tied.with_after(AFTER_ANCHOR)),
+        order_problems(tied.after(AFTER_ANCHOR)),
         [("tied", Relation::After, "anchor")]
     );
     assert_eq!(
-        order_problems(tied.with_before(BEFORE_ANCHOR)),
+        order_problems(tied.before(BEFORE_ANCHOR)),
         [("tied", Relation::Before, "anchor")]
     );
-    let later = spec("later", 501, Stability::Stable).with_after(AFTER_ANCHOR);
+    let later = spec("later", 501, Stability::Stable).after(AFTER_ANCHOR);
     assert_eq!(order_problems(later), []);
-    let earlier = spec("earlier", 499, Stability::Stable).with_before(BEFORE_ANCHOR);
+    let earlier = spec("earlier", 499, Stability::Stable).before(BEFORE_ANCHOR);
     assert_eq!(order_problems(earlier), []);
-    let wrong_side = spec("wrong_side", 499, Stability::Stable).with_after(AFTER_ANCHOR);
+    let wrong_side = spec("wrong_side", 499, Stability::Stable).after(AFTER_ANCHOR);
     assert_eq!(
         order_problems(wrong_side),
         [("wrong_side", Relation::After, "anchor")]
     );
-    let wrong_side = spec("wrong_side", 501, Stability::Stable).with_before(BEFORE_ANCHOR);
+    let wrong_side = spec("wrong_side", 501, Stability::Stable).before(BEFORE_ANCHOR);
     assert_eq!(
         order_problems(wrong_side),
         [("wrong_side", Relation::Before, "anchor")]

@@ -4,11 +4,11 @@
 use prompt_layers::sources::{DatedConfig, DatedEntries, EntryBudget, EntryLimits, Root};
 
 fn dated_spec(now: &str) -> DatedConfig<'static> {
-    DatedConfig::new("text", "created_at", now.parse().unwrap()).with_limits(
+    DatedConfig::new("text", "created_at", now.parse().unwrap()).limits(
         EntryLimits::DEFAULT
-            .with_budget(EntryBudget::Bytes(1024))
-            .with_max_entries(10)
-            .with_read_cap(1024),
+            .budget(EntryBudget::Bytes(1024))
+            .max_entries(10)
+            .read_cap(1024),
     )
 }
 

@@ -26,11 +26,11 @@ fn spec(budget: EntryBudget, max_entries: usize) -> DatedConfig<'static> {
         "created_at",
         "2026-11-30T00:00:00Z".parse().unwrap(),
     )
-    .with_limits(
+    .limits(
         EntryLimits::DEFAULT
-            .with_budget(budget)
-            .with_max_entries(max_entries)
-            .with_read_cap(64 * 1024),
+            .budget(budget)
+            .max_entries(max_entries)
+            .read_cap(64 * 1024),
     )
 }
 
@@ -257,7 +257,7 @@ fn root_docs_are_agents_then_claude() {
 #[test]
 fn nested_docs_go_root_first_down_to_the_cwd_and_an_override_replaces_agents_md() {
     let ws = FixtureWorkspace::new();
-    let config = ProjectDocsConfig::default().with_nested(true);
+    let config = ProjectDocsConfig::default().nested(true);
     let docs = ProjectDocs::load(
         &Root::new(&ws.repo, ""),
         &ws.repo.join("services/api/src"),
@@ -292,8 +292,8 @@ fn nested_docs_share_one_budget_that_counts_their_headings() {
         + fence("services/api/src/CLAUDE.md", "").len()
         + 6;
     let config = ProjectDocsConfig::default()
-        .with_nested(true)
-        .with_nested_budget(headings + override_len + 10);
+        .nested(true)
+        .nested_budget(headings + override_len + 10);
     let docs = ProjectDocs::load(
         &Root::new(&ws.repo, ""),
         &ws.repo.join("services/api/src"),
@@ -306,8 +306,8 @@ fn nested_docs_share_one_budget_that_counts_their_headings() {
 
     // Room for the text but not for its fence: the walk stops there, and says so.
     let config = ProjectDocsConfig::default()
-        .with_nested(true)
-        .with_nested_budget(headings + override_len);
+        .nested(true)
+        .nested_budget(headings + override_len);
     let docs = ProjectDocs::load(
         &Root::new(&ws.repo, ""),
         &ws.repo.join("services/api/src"),
@@ -351,7 +351,7 @@ fn memory_files_are_capped_and_absence_is_not_a_problem() {
     let user = MemoryFile::load(
         &ws.home.join(".agent/memory/user.md"),
         &user_root,
-        &MemoryLimits::DEFAULT.with_max_bytes(8),
+        &MemoryLimits::DEFAULT.max_bytes(8),
     );
     assert_eq!(user.text.as_ref().unwrap().text, "I use vi");
     assert_eq!(
@@ -361,13 +361,13 @@ fn memory_files_are_capped_and_absence_is_not_a_problem() {
     let absent = MemoryFile::load(
         &ws.home.join(".agent/nope.md"),
         &user_root,
-        &MemoryLimits::DEFAULT.with_max_bytes(8),
+        &MemoryLimits::DEFAULT.max_bytes(8),
     );
     assert!(absent.text.is_none() && absent.problem.is_none());
     let dir = MemoryFile::load(
         &ws.home.join(".agent/memory"),
         &user_root,
-        &MemoryLimits::DEFAULT.with_max_bytes(8),
+        &MemoryLimits::DEFAULT.max_bytes(8),
     );
     assert!(matches!(dir.problem, Some(SourceError::IsDirectory { .. })));
 }
@@ -911,7 +911,7 @@ fn a_doubling_include_chain_stops_at_a_limit() {
     }
     std::fs::write(ws.shared.join("x30.md"), "ab").unwrap();
     let templates = Templates::new(Some(ws.shared.clone()))
-        .with_limits(TemplateLimits::DEFAULT.with_max_include_depth(64));
+        .limits(TemplateLimits::DEFAULT.max_include_depth(64));
     let error = render(&templates, "{% include \"@shared/x0.md\" %}").unwrap_err();
     assert!(
         matches!(error, SourceError::TemplateLimit { .. }),
@@ -927,11 +927,8 @@ fn fuel_and_output_limits_stop_a_template_and_name_the_limit() {
         error.to_string(),
         "base.md: template stopped: fuel of 100000 instructions spent (simplify the template)"
     );
-    let wide = Templates::new(None).with_limits(
-        TemplateLimits::DEFAULT
-            .with_max_output(100)
-            .with_fuel(10_000_000),
-    );
+    let wide =
+        Templates::new(None).limits(TemplateLimits::DEFAULT.max_output(100).fuel(10_000_000));
     let error = render(&wide, loops).unwrap_err();
     assert_eq!(
         error.to_string(),

@@ -201,7 +201,7 @@ fn each_skill_file_is_read_only_to_its_frontmatter_cap_and_all_share_a_read_budg
             "b".repeat(1 << 20)
         )
     });
-    let limits = SkillLimits::default().with_max_total_read(2 * SKILL_READ_CAP);
+    let limits = SkillLimits::default().max_total_read(2 * SKILL_READ_CAP);
     let index = SkillIndex::load(&[(skills, Root::new(ws.path(), ""))], &limits);
     let names: Vec<&str> = index.skills.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["s0000", "s0001"]);
@@ -218,7 +218,7 @@ fn each_skill_file_is_read_only_to_its_frontmatter_cap_and_all_share_a_read_budg
 #[test]
 fn the_skills_time_budget_stops_the_reading_with_a_note() {
     let (ws, skills) = skills_dir(3, |name| skill_of(name, 100));
-    let limits = SkillLimits::default().with_max_load_time(Duration::ZERO);
+    let limits = SkillLimits::default().max_load_time(Duration::ZERO);
     let index = SkillIndex::load(&[(skills, Root::new(ws.path(), ""))], &limits);
     assert!(index.skills.is_empty());
     assert_eq!(index.not_indexed, 3);
@@ -305,8 +305,8 @@ fn nested_workspace(depth: usize) -> (tempfile::TempDir, PathBuf) {
 fn nested_docs_stop_walking_once_their_budget_is_spent_and_say_how_much_is_left() {
     let (ws, cwd) = nested_workspace(50);
     let config = ProjectDocsConfig::default()
-        .with_nested(true)
-        .with_nested_budget(4000);
+        .nested(true)
+        .nested_budget(4000);
     let docs = ProjectDocs::load(&Root::new(ws.path(), ""), &cwd, &config);
     // Three docs of 1000 bytes and their headings, the fourth cut to what is left.
     assert_eq!(docs.docs.len(), 4);
@@ -356,7 +356,7 @@ proptest::proptest! {
             size = 1 + n * size;
             total += 1 + size; // the key, and the sequence with all it repeats
         }
-        let limits = YamlLimits::FRONTMATTER.with_max_nodes(max_nodes).with_max_text(usize::MAX);
+        let limits = YamlLimits::FRONTMATTER.max_nodes(max_nodes).max_text(usize::MAX);
         match parse_bounded(&yaml, &limits) {
             Ok(_) => proptest::prop_assert!(total <= max_nodes, "{total} > {max_nodes}"),
             Err(error) => {

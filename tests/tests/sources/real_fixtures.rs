@@ -33,7 +33,7 @@ fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
 /// Renders one layer over `session`.
 fn render(entry: LayerEntry, session: &Context) -> prompt_core::AssembledPrompt {
     let pipeline =
-        Pipeline::from_layers(DefaultPipeline::SPEC, [entry.with_pipelines(&["default"])]).unwrap();
+        Pipeline::from_layers(DefaultPipeline::SPEC, [entry.pipelines(&["default"])]).unwrap();
     PromptBuilder::new(&pipeline)
         .build_cached(session, &Context::new())
         .unwrap()
@@ -104,7 +104,7 @@ fn a_memory_file_over_the_memory_cap_is_cut_and_marked() {
     let memory = MemoryFile::load(
         &path,
         &Root::new(path.parent().unwrap(), ""),
-        &MemoryLimits::DEFAULT.with_max_bytes(8 * 1024),
+        &MemoryLimits::DEFAULT.max_bytes(8 * 1024),
     );
     let text = memory.text.as_ref().unwrap();
     assert_eq!(text.text.len(), 8 * 1024);
@@ -155,8 +155,8 @@ fn nested_airflow_docs_root_first_within_one_budget() {
         ),
     ]);
     let config = ProjectDocsConfig::default()
-        .with_nested(true)
-        .with_nested_budget(4 * 1024);
+        .nested(true)
+        .nested_budget(4 * 1024);
     let docs = ProjectDocs::load(
         &Root::new(ws.path(), ""),
         &ws.path().join("providers"),

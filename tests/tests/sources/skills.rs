@@ -35,9 +35,9 @@ fn the_byte_limit_counts_each_line_and_its_newline() {
     let all = load(ws.path(), &SkillLimits::default());
     let exact: usize = all.skills.iter().map(|s| s.index_line().len() + 1).sum();
     assert_eq!(exact, "- a: Do a. (skills/a/SKILL.md)\n".len() * 2);
-    let fits = SkillLimits::default().with_max_bytes(exact);
+    let fits = SkillLimits::default().max_bytes(exact);
     assert_eq!(kept(&load(ws.path(), &fits)), ["a", "b"]);
-    let short = SkillLimits::default().with_max_bytes(exact - 1);
+    let short = SkillLimits::default().max_bytes(exact - 1);
     let index = load(ws.path(), &short);
     assert_eq!(kept(&index), ["a"]);
     assert_eq!(index.over_budget, ["b"]);
@@ -47,7 +47,7 @@ fn the_byte_limit_counts_each_line_and_its_newline() {
 #[test]
 fn at_most_max_skills_are_kept() {
     let ws = skills(&["a", "b", "c"]);
-    let limits = SkillLimits::default().with_max_skills(2);
+    let limits = SkillLimits::default().max_skills(2);
     let index = load(ws.path(), &limits);
     assert_eq!(kept(&index), ["a", "b"]);
     assert_eq!(index.over_budget, ["c"]);
@@ -58,7 +58,7 @@ fn at_most_max_skills_are_kept() {
 fn the_note_names_ten_left_out_skills_then_counts() {
     let names: Vec<String> = (0..11).map(|i| format!("s{i:02}")).collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let limits = SkillLimits::default().with_max_skills(0);
+    let limits = SkillLimits::default().max_skills(0);
 
     let ten = skills(&refs[..10]);
     let notes = load(ten.path(), &limits).notes(&limits);

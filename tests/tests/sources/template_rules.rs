@@ -19,7 +19,7 @@ fn a_template_under_the_256_kib_limit_renders_whole() {
     let big = "x".repeat(100 * 1024);
     let dir = shared(&[("big.md", &big)]);
     let templates = Templates::new(Some(dir.path().to_owned()))
-        .with_limits(TemplateLimits::DEFAULT.with_max_output(1 << 20));
+        .limits(TemplateLimits::DEFAULT.max_output(1 << 20));
     let text = render(&templates, "{% include \"@shared/big.md\" %}").unwrap();
     assert_eq!(text.len(), big.len());
 }
@@ -56,7 +56,7 @@ fn includes_nest_exactly_as_deep_as_the_limit() {
         ("c3.md", "C"),
     ]);
     let templates = Templates::new(Some(dir.path().to_owned()))
-        .with_limits(TemplateLimits::DEFAULT.with_max_include_depth(2));
+        .limits(TemplateLimits::DEFAULT.max_include_depth(2));
     assert_eq!(
         render(&templates, "{% include \"@shared/a.md\" %}").unwrap(),
         "A B"
@@ -243,7 +243,7 @@ fn the_documented_filters_work() {
 /// render, one more is refused.
 #[test]
 fn output_of_exactly_the_limit_renders_and_one_byte_more_is_refused() {
-    let templates = Templates::new(None).with_limits(TemplateLimits::DEFAULT.with_max_output(10));
+    let templates = Templates::new(None).limits(TemplateLimits::DEFAULT.max_output(10));
     assert_eq!(render(&templates, "0123456789").unwrap(), "0123456789");
     let error = render(&templates, "0123456789A").unwrap_err();
     assert!(

@@ -106,7 +106,7 @@ fn row6_a_title_loop_over_a_long_literal_is_refused_before_rendering() {
     );
     for templates in [
         Templates::new(None),
-        Templates::new(None).with_limits(TemplateLimits::DEFAULT.with_fuel(1)),
+        Templates::new(None).limits(TemplateLimits::DEFAULT.fuel(1)),
     ] {
         let error = render_with(&templates, &source, &[("app", "agent")]).unwrap_err();
         let message = refusal(&error, 1);
@@ -131,11 +131,8 @@ fn row6_a_title_loop_over_a_long_variable_stops_at_the_filter_budget() {
         "filters read over 1 MiB in one render (the `title` filter was given 240 KiB)";
     let error = render_with(&long_variables(), source, &[("x", &long)]).unwrap_err();
     assert_eq!(limit(&error), filter_limit);
-    let little_fuel = long_variables().with_limits(
-        TemplateLimits::DEFAULT
-            .with_max_variable(usize::MAX)
-            .with_fuel(60),
-    );
+    let little_fuel =
+        long_variables().limits(TemplateLimits::DEFAULT.max_variable(usize::MAX).fuel(60));
     let error = render_with(&little_fuel, source, &[("x", &long)]).unwrap_err();
     assert_eq!(limit(&error), filter_limit);
     // Four calls fit the budget: the same loop over four characters ends.
@@ -149,7 +146,7 @@ fn row6_a_title_loop_over_a_long_variable_stops_at_the_filter_budget() {
 /// Templates whose caller may pass variables of any length, so the filter
 /// budget, not the variable cap, is what a test meets.
 fn long_variables() -> Templates {
-    Templates::new(None).with_limits(TemplateLimits::DEFAULT.with_max_variable(usize::MAX))
+    Templates::new(None).limits(TemplateLimits::DEFAULT.max_variable(usize::MAX))
 }
 
 /// A comparison or `in` is one instruction whatever it compares: a caller's
@@ -383,7 +380,7 @@ fn an_included_file_is_checked_by_the_same_tree() {
 /// Fuel and output still bound a template that passes the check.
 #[test]
 fn limits_still_apply_after_the_check() {
-    let templates = Templates::new(None).with_limits(TemplateLimits::DEFAULT.with_fuel(1_000));
+    let templates = Templates::new(None).limits(TemplateLimits::DEFAULT.fuel(1_000));
     let error = render_with(
         &templates,
         "{% for a in x %}{% for b in x %}{{ a|upper }}{% endfor %}{% endfor %}",
@@ -471,7 +468,7 @@ proptest! {
         if !compiles(&source) {
             prop_assert!(checked.is_err(), "{:?} does not compile but passed the check", source);
         }
-        let templates = Templates::new(None).with_limits(TemplateLimits::DEFAULT.with_max_output(4096));
+        let templates = Templates::new(None).limits(TemplateLimits::DEFAULT.max_output(4096));
         match render_with(&templates, &source, &[("app", "agent")]) {
             Ok(text) => {
                 prop_assert!(checked.is_ok(), "{:?} rendered but fails the check", source);

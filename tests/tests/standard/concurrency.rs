@@ -17,16 +17,13 @@ fn sixteen_threads_assemble_byte_identical_prompts_from_one_session() {
     let config = full_config(&ws);
     let session = load_session(&config)
         .unwrap()
-        .with(SubAgents(vec![SubAgent {
-            name: "tester".into(),
-            description: "Runs the tests.".into(),
-        }]));
+        .with(SubAgents(vec![SubAgent::new("tester", "Runs the tests.")]));
     let turn = Context::new()
         .with(
             RuntimeFacts::default()
-                .with_date("2026-11-29")
-                .with_model("opus")
-                .with_git_branch("main"),
+                .date("2026-11-29")
+                .model("opus")
+                .git_branch("main"),
         )
         .with(config.load_scratchpad().unwrap());
     let pipeline = Pipeline::of::<prompt_layers::StandardPipeline>().unwrap();

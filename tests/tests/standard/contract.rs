@@ -14,22 +14,22 @@ use prompt_layers::{RuntimeFacts, SessionConfig, SubAgent, SubAgents, load_sessi
 use prompt_tests::FixtureWorkspace;
 
 fn sub_agents() -> SubAgents {
-    SubAgents(vec![SubAgent {
-        name: "tester".into(),
-        description: "Runs the test suite and reports failures.".into(),
-    }])
+    SubAgents(vec![SubAgent::new(
+        "tester",
+        "Runs the test suite and reports failures.",
+    )])
 }
 
 /// One turn's facts; `day` and `model` vary between turns.
 fn facts(day: &str, model: &str) -> RuntimeFacts {
     RuntimeFacts::default()
-        .with_date(format!("2026-11-{day}"))
-        .with_time_zone("UTC")
-        .with_cwd("services/api/src")
-        .with_os("linux")
-        .with_shell("bash")
-        .with_model(model)
-        .with_git_branch("fix/login")
+        .date(format!("2026-11-{day}"))
+        .time_zone("UTC")
+        .cwd("services/api/src")
+        .os("linux")
+        .shell("bash")
+        .model(model)
+        .git_branch("fix/login")
 }
 
 fn turn(facts: RuntimeFacts) -> TurnContext {

@@ -6,13 +6,13 @@ use prompt_layers::RuntimeFacts;
 
 fn facts() -> RuntimeFacts {
     RuntimeFacts::default()
-        .with_date("2026-11-29")
-        .with_time_zone("Europe/Berlin")
-        .with_cwd("/home/dev/acme")
-        .with_os("linux")
-        .with_shell("zsh")
-        .with_model("claude-opus")
-        .with_git_branch("main")
+        .date("2026-11-29")
+        .time_zone("Europe/Berlin")
+        .cwd("/home/dev/acme")
+        .os("linux")
+        .shell("zsh")
+        .model("claude-opus")
+        .git_branch("main")
 }
 
 #[test]

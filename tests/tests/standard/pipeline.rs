@@ -10,14 +10,8 @@ use prompt_tests::FixtureWorkspace;
 
 fn sub_agents() -> SubAgents {
     SubAgents(vec![
-        SubAgent {
-            name: "explorer".into(),
-            description: "Reads code and answers questions about it.".into(),
-        },
-        SubAgent {
-            name: "tester".into(),
-            description: "Runs the test suite and reports failures.".into(),
-        },
+        SubAgent::new("explorer", "Reads code and answers questions about it."),
+        SubAgent::new("tester", "Runs the test suite and reports failures."),
     ])
 }
 
@@ -25,13 +19,13 @@ fn turn(ws: &FixtureWorkspace) -> TurnContext {
     Context::new()
         .with(
             RuntimeFacts::default()
-                .with_date("2026-11-29")
-                .with_time_zone("UTC")
-                .with_cwd("services/api/src")
-                .with_os("linux")
-                .with_shell("bash")
-                .with_model("claude-opus")
-                .with_git_branch("fix/login"),
+                .date("2026-11-29")
+                .time_zone("UTC")
+                .cwd("services/api/src")
+                .os("linux")
+                .shell("bash")
+                .model("claude-opus")
+                .git_branch("fix/login"),
         )
         .with(full_config(ws).load_scratchpad().unwrap())
 }

@@ -21,7 +21,7 @@ use prompt_tests::real_fixture;
 
 fn entry(name: &'static str, priority: u32, scope: Scope, line: u32) -> LayerEntry {
     let spec = LayerSpec::new(name, priority, Stability::Stable)
-        .with_scope(scope)
+        .scope(scope)
         .defined_at("app", "src/layers.rs", line);
     LayerEntry::new(spec, Text(name))
 }
@@ -74,11 +74,11 @@ fn a_user_layer_ahead_of_the_standard_project_layers_is_one_problem_about_it() {
     let error = Pipeline::from_layers(
         DefaultPipeline::SPEC,
         [
-            LayerEntry::of::<BasePromptLayer>().with_pipelines(&["default"]),
-            LayerEntry::of::<ProjectMemoryLayer>().with_pipelines(&["default"]),
+            LayerEntry::of::<BasePromptLayer>().pipelines(&["default"]),
+            LayerEntry::of::<ProjectMemoryLayer>().pipelines(&["default"]),
             entry("my_notes", 2_500, Scope::User, 7),
-            LayerEntry::of::<ProjectContextLayer>().with_pipelines(&["default"]),
-            LayerEntry::of::<SkillsIndexLayer>().with_pipelines(&["default"]),
+            LayerEntry::of::<ProjectContextLayer>().pipelines(&["default"]),
+            LayerEntry::of::<SkillsIndexLayer>().pipelines(&["default"]),
         ],
     )
     .unwrap_err();
@@ -105,8 +105,8 @@ fn an_unscoped_layer_ahead_of_wider_ones_hears_about_scope_first() {
         DefaultPipeline::SPEC,
         [
             entry("persona", 150, Scope::Session, 1),
-            LayerEntry::of::<BasePromptLayer>().with_pipelines(&["default"]),
-            LayerEntry::of::<ProjectContextLayer>().with_pipelines(&["default"]),
+            LayerEntry::of::<BasePromptLayer>().pipelines(&["default"]),
+            LayerEntry::of::<ProjectContextLayer>().pipelines(&["default"]),
         ],
     )
     .unwrap_err();
@@ -128,7 +128,7 @@ fn a_relaxed_pipeline_keeps_its_order_and_dynamic_layers_have_no_scope() {
             entry("project_docs", 300, Scope::Project, 3),
         ]
     };
-    let relaxed = DefaultPipeline::SPEC.with_scope_order(ScopeOrder::Relaxed);
+    let relaxed = DefaultPipeline::SPEC.scope_order(ScopeOrder::Relaxed);
     let pipeline = Pipeline::from_layers(relaxed, layers()).unwrap();
     let prompt = PromptBuilder::new(&pipeline)
         .build_cached(&Context::new(), &Context::new())
@@ -195,12 +195,12 @@ fn old_order() -> Pipeline {
         layer: L,
         priority: u32,
     ) -> LayerEntry {
-        let mut spec = L::SPEC.with_pipelines(&["default"]);
+        let mut spec = L::SPEC.pipelines(&["default"]);
         spec.priority = priority;
         LayerEntry::new(spec, layer)
     }
     Pipeline::from_layers(
-        DefaultPipeline::SPEC.with_scope_order(ScopeOrder::Relaxed),
+        DefaultPipeline::SPEC.scope_order(ScopeOrder::Relaxed),
         [
             at(BasePromptLayer, 1_000),
             at(UserPreferencesLayer, 2_000),
@@ -476,7 +476,7 @@ fn the_team_simulation_reads_what_a_teammate_wrote_and_only_at_a_breakpoint() {
 fn the_contract_notes_what_a_relaxed_order_costs_and_passes_the_standard_pipeline() {
     use prompt_checks::contract::{self, Check, Scenario};
 
-    let relaxed = DefaultPipeline::SPEC.with_scope_order(ScopeOrder::Relaxed);
+    let relaxed = DefaultPipeline::SPEC.scope_order(ScopeOrder::Relaxed);
     let pipeline = Pipeline::from_layers(
         relaxed,
         [

@@ -11,13 +11,7 @@ fn turn(
     uncached: usize,
     cost: f64,
 ) -> TurnCost {
-    TurnCost {
-        turn,
-        cache_write,
-        cache_read,
-        uncached,
-        cost,
-    }
+    TurnCost::new(turn, cache_write, cache_read, uncached, cost)
 }
 
 #[test]
@@ -98,10 +92,7 @@ fn a_prefix_below_the_minimum_caches_nothing() {
 fn other_multipliers_can_be_given() {
     // A provider that reads at half price and charges nothing extra to write.
     let report = CacheSimulation::new("claude-sonnet-4-5", 2_000, [0, 0])
-        .multipliers(Multipliers {
-            cache_read_hundredths: 50,
-            cache_write_hundredths: 100,
-        })
+        .multipliers(Multipliers::new(50, 100))
         .run()
         .unwrap();
     assert_eq!(report.total.cost, 3_000.0);

@@ -24,15 +24,15 @@ use serde_json::{Value, json};
 fn prompt(dynamic: &str, reminder: Option<&str>) -> AssembledPrompt {
     let mut layers = vec![
         LayerEntry::new(
-            spec("house", 100, Stability::Stable).with_scope(Scope::Global),
+            spec("house", 100, Stability::Stable).scope(Scope::Global),
             Fixed("Answer in short sentences. ".repeat(170)),
         ),
         LayerEntry::new(
-            spec("repository", 1_000, Stability::Stable).with_scope(Scope::Project),
+            spec("repository", 1_000, Stability::Stable).scope(Scope::Project),
             Fixed("Run make check before a commit. ".repeat(140)),
         ),
         LayerEntry::new(
-            spec("preferences", 5_000, Stability::Stable).with_scope(Scope::User),
+            spec("preferences", 5_000, Stability::Stable).scope(Scope::User),
             Fixed("Ada prefers British spelling.".into()),
         ),
         LayerEntry::new(
@@ -42,7 +42,7 @@ fn prompt(dynamic: &str, reminder: Option<&str>) -> AssembledPrompt {
     ];
     if let Some(reminder) = reminder {
         layers.push(LayerEntry::new(
-            spec("todo", 10_100, Stability::Dynamic).with_channel(Channel::Reminder),
+            spec("todo", 10_100, Stability::Dynamic).channel(Channel::Reminder),
             Fixed(reminder.into()),
         ));
     }

@@ -114,7 +114,7 @@ impl Render for Runtime {
 fn pipeline() -> Pipeline {
     let stable = |name, priority, scope, source| {
         LayerEntry::new(
-            spec(name, priority, Stability::Stable).with_scope(scope),
+            spec(name, priority, Stability::Stable).scope(scope),
             FileLayer(source),
         )
     };
@@ -227,15 +227,15 @@ fn anthropic_reports_the_cache_beside_input_tokens_with_writes_by_ttl() {
     assert_eq!(
         (
             usage.uncached_input,
-            usage.cache_read,
-            usage.cache_write,
+            usage.read,
+            usage.written,
             usage.output
         ),
         (3, 9000, 1500, Some(80))
     );
     assert_eq!(usage.input_tokens(), 10_503);
     let ttl: Vec<(u64, u64)> = usage
-        .cache_write_ttl
+        .written_ttl
         .iter()
         .map(|t| (t.ttl.as_secs(), t.tokens))
         .collect();
@@ -246,14 +246,14 @@ fn anthropic_reports_the_cache_beside_input_tokens_with_writes_by_ttl() {
     let plain = json!({"type": "message", "usage": {"input_tokens": 40, "output_tokens": 2}});
     assert_eq!(
         usage_of(Provider::Anthropic, &plain),
-        CacheUsage::new(40, 0, 0).with_output(2)
+        CacheUsage::new(40, 0, 0).output(2)
     );
 }
 
 #[test]
 fn anthropic_streams_carry_the_input_counts_in_message_start_and_cumulative_deltas() {
     let start = json!({"type": "message_start", "message": message("msg_s", 5, 2048, 0)});
-    assert_eq!(usage_of(Provider::Anthropic, &start).cache_read, 2048);
+    assert_eq!(usage_of(Provider::Anthropic, &start).read, 2048);
     // The newer delta carries cumulative input counts; the older only output.
     let full_delta = json!({"type": "message_delta",
         "delta": {"stop_reason": "end_turn", "stop_sequence": null},
@@ -261,7 +261,7 @@ fn anthropic_streams_carry_the_input_counts_in_message_start_and_cumulative_delt
                   "cache_creation_input_tokens": 0}});
     assert_eq!(
         usage_of(Provider::Anthropic, &full_delta),
-        CacheUsage::new(5, 2048, 0).with_output(57)
+        CacheUsage::new(5, 2048, 0).output(57)
     );
     let bare_delta = json!({"type": "message_delta",
         "delta": {"stop_reason": "end_turn", "stop_sequence": null},
@@ -278,7 +278,7 @@ fn anthropic_streams_carry_the_input_counts_in_message_start_and_cumulative_delt
         json!({"type": "message_stop"}),
     ];
     let usage = CacheUsage::from_stream(Provider::Anthropic, &stream).unwrap();
-    assert_eq!((usage.cache_read, usage.output), (2048, Some(57)));
+    assert_eq!((usage.read, usage.output), (2048, Some(57)));
     assert_eq!(usage.response_id.as_deref(), Some("msg_s"));
     let error =
         CacheUsage::from_stream(Provider::Anthropic, &[json!({"type": "ping"})]).unwrap_err();
@@ -289,7 +289,7 @@ fn anthropic_streams_carry_the_input_counts_in_message_start_and_cumulative_delt
 fn openai_counts_cached_and_written_tokens_inside_the_input() {
     let usage = usage_of(Provider::OpenAi, &response("resp_1", 12_033, 11_904));
     assert_eq!(
-        (usage.uncached_input, usage.cache_read, usage.cache_write),
+        (usage.uncached_input, usage.read, usage.written),
         (129, 11_904, 0)
     );
     assert_eq!(usage.input_tokens(), 12_033);
@@ -303,10 +303,10 @@ fn openai_counts_cached_and_written_tokens_inside_the_input() {
     });
     let usage = usage_of(Provider::OpenAi, &body);
     assert_eq!(
-        (usage.uncached_input, usage.cache_read, usage.cache_write),
+        (usage.uncached_input, usage.read, usage.written),
         (40, 0, 8960)
     );
-    assert_eq!(usage.cache_write_ttl[0].ttl, Duration::from_secs(1800));
+    assert_eq!(usage.written_ttl[0].ttl, Duration::from_secs(1800));
 
     // Chat Completions: `prompt_tokens` holds the cached ones.
     let chat = json!({
@@ -319,15 +319,15 @@ fn openai_counts_cached_and_written_tokens_inside_the_input() {
     assert_eq!(
         usage_of(Provider::OpenAi, &chat),
         CacheUsage::new(86, 1920, 0)
-            .with_output(300)
-            .with_response_id("chatcmpl-1")
+            .output(300)
+            .response_id("chatcmpl-1")
             .with_model_for_test("gpt-4.1")
     );
 
     // The streaming event that carries the final response.
     let event = json!({"type": "response.completed", "sequence_number": 9,
                        "response": response("resp_3", 5000, 4864)});
-    assert_eq!(usage_of(Provider::OpenAi, &event).cache_read, 4864);
+    assert_eq!(usage_of(Provider::OpenAi, &event).read, 4864);
     let progress = json!({"type": "response.created", "response": {
         "id": "resp_4", "object": "response", "status": "in_progress", "usage": null}});
     let error = CacheUsage::from_response(Provider::OpenAi, &progress).unwrap_err();
@@ -349,7 +349,7 @@ impl WithModel for CacheUsage {
 fn gemini_counts_cached_content_inside_the_prompt_and_tool_results_beside_it() {
     let usage = usage_of(Provider::Gemini, &gemini(5000, Some(4096)));
     assert_eq!(
-        (usage.uncached_input, usage.cache_read, usage.cache_write),
+        (usage.uncached_input, usage.read, usage.written),
         (904, 4096, 0)
     );
     assert_eq!(usage.response_id.as_deref(), Some("resp-gem-1"));
@@ -1371,7 +1371,7 @@ fn the_log_is_one_json_line_per_verdict_and_reads_back_whole() {
     let files = Files::new();
     let log = Shared::default();
     let mut ledger = CacheLedger::new()
-        .with_log(log.clone())
+        .log(log.clone())
         .pricing(Pricing::anthropic(3.0, CacheTtl::FiveMinutes).unwrap());
     let mut verdicts = Vec::new();
     let first = build(&pipeline, &files, "1");
@@ -1434,7 +1434,7 @@ fn a_log_that_cannot_be_written_returns_the_verdict_with_the_error() {
         }
     }
     let prompt = build(&pipeline(), &Files::new(), "1");
-    let mut ledger = CacheLedger::new().with_log(Full);
+    let mut ledger = CacheLedger::new().log(Full);
     let id = ledger.sent(&prompt, anthropic(0));
     let Err(error) = ledger.received(id, &anthropic_usage(20, 0, 4100)) else {
         panic!("a log error")
@@ -1479,7 +1479,7 @@ fn names_from_files_are_escaped_in_the_one_line_verdict() {
 /// One verdict's log line, as a ledger writes it.
 fn sample_line() -> String {
     let log = Shared::default();
-    let mut ledger = CacheLedger::new().with_log(log.clone());
+    let mut ledger = CacheLedger::new().log(log.clone());
     let id = ledger.sent(&build(&pipeline(), &Files::new(), "1"), anthropic(0));
     ledger.received(id, &anthropic_usage(20, 0, 4100)).unwrap();
     String::from_utf8(log.0.lock().unwrap().clone()).unwrap()

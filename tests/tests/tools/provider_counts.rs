@@ -184,19 +184,15 @@ fn body(provider: Provider, shape: bool, totals: bool, c: &[Value]) -> Value {
 /// exact (no saturation, no wrap) and within it, the writes by TTL no more
 /// than the writes.
 fn assert_whole(usage: &CacheUsage) {
-    let parts = [usage.uncached_input, usage.cache_read, usage.cache_write];
+    let parts = [usage.uncached_input, usage.read, usage.written];
     let exact: u128 = parts.iter().map(|&p| u128::from(p)).sum();
     assert_eq!(u128::from(usage.input_tokens()), exact, "{usage:?}");
     assert!(exact <= u128::from(MAX_REQUEST_TOKENS), "{usage:?}");
     for part in parts {
         assert!(usage.input_tokens() >= part, "{usage:?}");
     }
-    let by_ttl: u128 = usage
-        .cache_write_ttl
-        .iter()
-        .map(|t| u128::from(t.tokens))
-        .sum();
-    assert!(by_ttl <= u128::from(usage.cache_write), "{usage:?}");
+    let by_ttl: u128 = usage.written_ttl.iter().map(|t| u128::from(t.tokens)).sum();
+    assert!(by_ttl <= u128::from(usage.written), "{usage:?}");
     assert!(
         usage.output.is_none_or(|o| o <= MAX_REQUEST_TOKENS),
         "{usage:?}"
@@ -231,7 +227,7 @@ impl Write for Shared {
 /// time; every verdict's figures add up.
 fn judge_all(provider: Provider, usages: &[CacheUsage]) {
     let log = Shared::default();
-    let mut ledger = CacheLedger::new().with_log(log.clone());
+    let mut ledger = CacheLedger::new().log(log.clone());
     let mut previous: Option<&CacheUsage> = None;
     for (i, usage) in usages.iter().enumerate() {
         let system = format!("System prompt number {i}.");
@@ -253,7 +249,7 @@ fn judge_all(provider: Provider, usages: &[CacheUsage]) {
                     // What a hit reads: what the previous one read and wrote, exactly.
                     assert_eq!(
                         u128::from(verdict.expected),
-                        u128::from(p.cache_read) + u128::from(p.cache_write)
+                        u128::from(p.read) + u128::from(p.written)
                     );
                 }
                 previous = Some(usage);
@@ -376,7 +372,7 @@ proptest! {
 fn sample_line() -> String {
     let log = Shared::default();
     let pricing = prompt_providers::observe::Pricing::new(3.0, 0.1, 1.25).unwrap();
-    let mut ledger = CacheLedger::new().with_log(log.clone()).pricing(pricing);
+    let mut ledger = CacheLedger::new().log(log.clone()).pricing(pricing);
     let id = ledger.sent_prefix(&prefix("You are terse."), sent(0));
     ledger.received(id, &CacheUsage::new(20, 0, 4100)).unwrap();
     let id = ledger.sent_prefix(&prefix("You are verbose."), sent(60));

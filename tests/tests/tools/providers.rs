@@ -42,25 +42,19 @@ fn standard() -> Standard {
     let session = load_session(&full_config(&ws))
         .unwrap()
         .with(SubAgents(vec![
-            SubAgent {
-                name: "explorer".into(),
-                description: "Reads code and answers questions about it.".into(),
-            },
-            SubAgent {
-                name: "tester".into(),
-                description: "Runs the test suite and reports failures.".into(),
-            },
+            SubAgent::new("explorer", "Reads code and answers questions about it."),
+            SubAgent::new("tester", "Runs the test suite and reports failures."),
         ]));
     let turn = Context::new()
         .with(
             RuntimeFacts::default()
-                .with_date("2026-11-29")
-                .with_time_zone("UTC")
-                .with_cwd("services/api/src")
-                .with_os("linux")
-                .with_shell("bash")
-                .with_model("claude-sonnet-4-5")
-                .with_git_branch("fix/login"),
+                .date("2026-11-29")
+                .time_zone("UTC")
+                .cwd("services/api/src")
+                .os("linux")
+                .shell("bash")
+                .model("claude-sonnet-4-5")
+                .git_branch("fix/login"),
         )
         .with(
             Scratchpad::load(
@@ -1232,7 +1226,7 @@ fn with_reminder(stable: &str, dynamic: &str, reminder: &str) -> AssembledPrompt
                 Fixed(dynamic.into()),
             ),
             LayerEntry::new(
-                spec("todo", 10_100, Stability::Dynamic).with_channel(Channel::Reminder),
+                spec("todo", 10_100, Stability::Dynamic).channel(Channel::Reminder),
                 Fixed(reminder.into()),
             ),
         ],
@@ -1307,7 +1301,7 @@ fn every_request_builder_carries_the_reminder_into_the_last_user_message() {
 #[test]
 fn a_request_with_no_user_message_refuses_to_drop_the_reminder() {
     let prompt = with_reminder("You are terse.", "cwd: /repo", "Open todos: fix login.");
-    let expected = |request| UndeliveredReminder { bytes: 22, request };
+    let expected = |request| UndeliveredReminder::new(22, request);
     let only_model = Message::assistant("Hello.");
 
     let anthropic =

@@ -337,7 +337,7 @@ fn read_files(
         let file = MemoryFile::load(
             &path,
             root,
-            &MemoryLimits::DEFAULT.with_max_bytes(IDENTITY_FILE_CAP),
+            &MemoryLimits::DEFAULT.max_bytes(IDENTITY_FILE_CAP),
         );
         if let Some(problem) = &file.problem {
             notes.push(problem.to_string());
@@ -476,11 +476,11 @@ pub fn spawn_prompt(
 /// The fixture's runtime facts for a turn.
 pub fn fixture_facts() -> RuntimeFacts {
     RuntimeFacts::default()
-        .with_date("2026-11-29")
-        .with_time_zone("Asia/Shanghai")
-        .with_cwd("/home/lin/aleph")
-        .with_model("claude-sonnet")
-        .with_git_branch("main")
+        .date("2026-11-29")
+        .time_zone("Asia/Shanghai")
+        .cwd("/home/lin/aleph")
+        .model("claude-sonnet")
+        .git_branch("main")
 }
 
 /// The scenarios over a workspace: `cli` (the workspace as it is),
@@ -530,7 +530,7 @@ pub fn sub_agent(ws: &mut AlephWorkspace) {
 pub(crate) fn render(request: &RenderRequest) -> Result<Rendered, AgentError> {
     let ws = AlephWorkspace::load(&request.workspace)?;
     let mode = request.mode.unwrap_or_else(|| ws.mode());
-    let mut facts = RuntimeFacts::default().with_cwd(request.workspace.display().to_string());
+    let mut facts = RuntimeFacts::default().cwd(request.workspace.display().to_string());
     facts.date = request.date.clone();
     facts.model = request.model.clone();
     match request.path {
@@ -551,10 +551,7 @@ pub(crate) fn render(request: &RenderRequest) -> Result<Rendered, AgentError> {
                 mode,
                 &spawn,
             )?;
-            Ok(Rendered {
-                prompt: spawned.prompt,
-                text: spawned.text,
-            })
+            Ok(Rendered::new(spawned.prompt, spawned.text))
         }
     }
 }

@@ -198,8 +198,8 @@ impl Story {
                 message: e.to_string(),
             })?;
         let templates = Self::templates_in(&story)?
-            .with_lenient_undefined()
-            .with_limits(TemplateLimits::DEFAULT.with_max_output(PROJECT_RENDER_LIMIT));
+            .lenient_undefined()
+            .limits(TemplateLimits::DEFAULT.max_output(PROJECT_RENDER_LIMIT));
         // kitsoki renders these with `args` unset and no story state: no
         // variable a template names has a value.
         let vars = BTreeMap::new();

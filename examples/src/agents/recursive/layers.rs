@@ -610,15 +610,15 @@ impl Render<Stable> for Coordinator {
 
 /// The `agent` tool, registered exactly when [`Coordinator`] speaks.
 pub(super) fn agent_tool() -> ToolSpec {
-    ToolSpec {
-        name: AGENT_TOOL.to_owned(),
-        description: "Start a worker on a self-contained task and return its report.".to_owned(),
-        input_schema: serde_json::json!({
+    ToolSpec::new(
+        AGENT_TOOL,
+        "Start a worker on a self-contained task and return its report.",
+        serde_json::json!({
             "type": "object",
             "properties": {
                 "task": { "type": "string", "description": "The whole task: the worker sees nothing else." }
             },
             "required": ["task"]
         }),
-    }
+    )
 }

@@ -150,7 +150,7 @@ pub const MODES: &[PromptMode] = &[PromptMode::Full];
 /// Cap of each memory file (`user.md`, `project.md`), in bytes.
 pub const MEMORY_CAP: usize = 8 * 1024;
 
-const MEMORY: MemoryLimits = MemoryLimits::DEFAULT.with_max_bytes(MEMORY_CAP);
+const MEMORY: MemoryLimits = MemoryLimits::DEFAULT.max_bytes(MEMORY_CAP);
 /// Cap of each project doc (`AGENTS.md`, `CLAUDE.md`), in bytes.
 pub const PROJECT_DOC_CAP: usize = 16 * 1024;
 /// How many notes, facts and episodes the base lists by default.
@@ -395,8 +395,8 @@ pub fn session(config: &RecursiveConfig, fold: &BaseFold) -> Context {
         session.insert(AppendedInstructions(append.to_owned()));
     }
     let docs_config = ProjectDocsConfig::default()
-        .with_cap_per_file(PROJECT_DOC_CAP)
-        .with_nested(false);
+        .cap_per_file(PROJECT_DOC_CAP)
+        .nested(false);
     session.insert(ProjectDocs::load(
         &config.workspace_root(),
         &config.workspace,
@@ -416,11 +416,7 @@ fn load_base(config: &RecursiveConfig, session: &mut Context) {
     let user = config.user_dir();
     let user_md = match (&user, config.user_root()) {
         (Some(dir), Some(root)) => MemoryFile::load(&dir.join("memory/user.md"), &root, &MEMORY),
-        _ => MemoryFile {
-            path: PathBuf::from("~/.recursive/memory/user.md"),
-            text: None,
-            problem: None,
-        },
+        _ => MemoryFile::new(PathBuf::from("~/.recursive/memory/user.md"), None),
     };
     session.insert(UserPreferences(user_md));
     let workspace = config.workspace_root();

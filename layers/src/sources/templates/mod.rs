@@ -49,10 +49,10 @@ pub const SHARED_PREFIX: &str = "@shared/";
 /// use std::collections::BTreeMap;
 /// use prompt_layers::sources::{SourceError, TemplateLimits, Templates};
 ///
-/// const LIMITS: TemplateLimits = TemplateLimits::DEFAULT.with_fuel(20_000).with_max_output(10);
+/// const LIMITS: TemplateLimits = TemplateLimits::DEFAULT.fuel(20_000).max_output(10);
 /// assert_eq!(LIMITS.max_include_depth, TemplateLimits::default().max_include_depth);
 ///
-/// let templates = Templates::new(None).with_limits(LIMITS);
+/// let templates = Templates::new(None).limits(LIMITS);
 /// let error = templates
 ///     .render_str("base.md".as_ref(), "0123456789A", &BTreeMap::new())
 ///     .unwrap_err();
@@ -88,14 +88,14 @@ impl TemplateLimits {
 
     /// The same limits, with [`fuel`](Self::fuel) instructions.
     #[must_use]
-    pub const fn with_fuel(mut self, fuel: u64) -> Self {
+    pub const fn fuel(mut self, fuel: u64) -> Self {
         self.fuel = fuel;
         self
     }
 
     /// The same limits, with at most [`max_output`](Self::max_output) bytes of output.
     #[must_use]
-    pub const fn with_max_output(mut self, max_output: usize) -> Self {
+    pub const fn max_output(mut self, max_output: usize) -> Self {
         self.max_output = max_output;
         self
     }
@@ -103,7 +103,7 @@ impl TemplateLimits {
     /// The same limits, with includes nesting at most
     /// [`max_include_depth`](Self::max_include_depth) deep.
     #[must_use]
-    pub const fn with_max_include_depth(mut self, max_include_depth: usize) -> Self {
+    pub const fn max_include_depth(mut self, max_include_depth: usize) -> Self {
         self.max_include_depth = max_include_depth;
         self
     }
@@ -111,7 +111,7 @@ impl TemplateLimits {
     /// The same limits, with a caller's variable at most
     /// [`max_variable`](Self::max_variable) bytes long.
     #[must_use]
-    pub const fn with_max_variable(mut self, max_variable: usize) -> Self {
+    pub const fn max_variable(mut self, max_variable: usize) -> Self {
         self.max_variable = max_variable;
         self
     }
@@ -205,7 +205,7 @@ impl Templates {
     }
 
     /// The same templates under other limits.
-    pub fn with_limits(mut self, limits: TemplateLimits) -> Self {
+    pub fn limits(mut self, limits: TemplateLimits) -> Self {
         self.limits = limits;
         self
     }
@@ -219,13 +219,13 @@ impl Templates {
     /// use std::collections::BTreeMap;
     /// use prompt_layers::sources::Templates;
     ///
-    /// let templates = Templates::new(None).with_lenient_undefined();
+    /// let templates = Templates::new(None).lenient_undefined();
     /// let text = templates
     ///     .render_str("p.md".as_ref(), "A{{ nothing }}B{{ args.day }}C", &BTreeMap::new())
     ///     .unwrap();
     /// assert_eq!(text, "ABC");
     /// ```
-    pub fn with_lenient_undefined(mut self) -> Self {
+    pub fn lenient_undefined(mut self) -> Self {
         self.lenient = true;
         self
     }

@@ -69,6 +69,7 @@ impl fmt::Display for Check {
 
 /// One thing a check found: which layer, what is wrong, and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Finding {
     /// The check that found it.
     pub check: Check,

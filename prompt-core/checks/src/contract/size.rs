@@ -11,6 +11,7 @@ use crate::tokens::TokenCounter;
 /// Sizes of a pipeline's prompts, per path and mode, worst case over
 /// scenarios and turns. What `prompt size` prints and the ratchet compares.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Sizes {
     /// The pipeline measured.
     pub pipeline: String,
@@ -22,6 +23,7 @@ pub struct Sizes {
 
 /// One path and mode.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct AssemblySize {
     /// The path.
     pub path: AssemblyPath,
@@ -41,6 +43,7 @@ pub struct AssemblySize {
 
 /// One layer at its largest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct LayerMeasure {
     /// The layer's name.
     pub name: String,

@@ -59,6 +59,7 @@ use crate::spec::Scope;
 
 /// How two stable prefixes compare.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct CacheDiff {
     /// Whether the prefixes are byte-identical: the second call reads the cache.
     pub identical: bool,
@@ -88,6 +89,7 @@ pub struct CacheDiff {
 
 /// The first Stable layer whose bytes differ.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct LayerChange {
     /// The layer's name.
     pub layer: String,

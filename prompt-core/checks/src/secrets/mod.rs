@@ -265,6 +265,7 @@ impl fmt::Display for SecretKind {
 
 /// A credential-shaped string in a text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SecretFinding {
     /// What it looks like.
     pub kind: SecretKind,

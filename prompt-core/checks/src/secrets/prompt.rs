@@ -11,6 +11,7 @@ use crate::spec::Channel;
 
 /// A finding in an assembled prompt, with the layer that wrote it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PromptFinding {
     /// The layer whose output holds it; `None` when it spans a join (or the
     /// budget's notice).

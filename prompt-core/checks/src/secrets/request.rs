@@ -7,6 +7,7 @@ use super::{SecretFinding, scan};
 
 /// A finding in a request body: the JSON string it sits in, and where.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct RequestFinding {
     /// The string's place in the body, as a JSON Pointer (RFC 6901):
     /// `/messages/0/content/1/text`.

@@ -51,6 +51,7 @@ pub use http::{MAX_BODY, MAX_HEAD};
 
 /// A request as it arrived.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Captured {
     /// `POST`, `GET`, ...
     pub method: String,

@@ -156,22 +156,18 @@ pub fn at(n: usize) -> jiff::Timestamp {
 /// from a cold cache, the second read them and is a hit.
 pub fn assert_written_then_read(verdicts: &[CacheVerdict], usages: &[CacheUsage], prefix: u64) {
     assert_eq!(
-        usages[0].cache_write, prefix,
+        usages[0].written, prefix,
         "turn 1 writes the cached blocks: {:?}",
         usages[0]
     );
-    assert_eq!(usages[0].cache_read, 0);
+    assert_eq!(usages[0].read, 0);
     assert!(
         matches!(verdicts[0].cause, Some(MissCause::ColdStart { .. })),
         "turn 1 is a cold start: {}",
         verdicts[0]
     );
-    assert_eq!(
-        usages[1].cache_read, prefix,
-        "turn 2 reads them: {:?}",
-        usages[1]
-    );
-    assert_eq!(usages[1].cache_write, 0);
+    assert_eq!(usages[1].read, prefix, "turn 2 reads them: {:?}", usages[1]);
+    assert_eq!(usages[1].written, 0);
     assert!(verdicts[1].is_hit(), "turn 2 is a hit: {}", verdicts[1]);
     assert_eq!(verdicts[1].read, prefix);
 }
@@ -186,7 +182,7 @@ pub fn assert_implicit_written_then_read(
     prefix: u64,
 ) {
     assert_eq!(
-        usages[0].cache_write,
+        usages[0].written,
         usages[0].input_tokens(),
         "turn 1 writes it all: {:?}",
         usages[0]
@@ -197,11 +193,11 @@ pub fn assert_implicit_written_then_read(
         verdicts[0]
     );
     assert_eq!(
-        usages[1].cache_read, prefix,
+        usages[1].read, prefix,
         "turn 2 reads the stable prefix: {:?}",
         usages[1]
     );
-    assert_eq!(usages[1].cache_write, usages[1].input_tokens() - prefix);
+    assert_eq!(usages[1].written, usages[1].input_tokens() - prefix);
     assert_eq!(
         verdicts[1].read, prefix,
         "the usage reaches the verdict: {}",

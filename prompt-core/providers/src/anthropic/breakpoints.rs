@@ -51,6 +51,7 @@ impl fmt::Display for BreakpointLocation {
 
 /// A breakpoint found in a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Breakpoint {
     /// Where it is.
     pub location: BreakpointLocation,

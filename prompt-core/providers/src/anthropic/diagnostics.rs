@@ -50,6 +50,7 @@ impl fmt::Display for Header {
 /// `{"previous_message_id": null}` on a conversation's first call (it opts in
 /// with nothing to compare yet).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Diagnostics {
     /// The `id` (`msg_...`) of the response to compare this request with.
     pub previous_message_id: Option<String>,

@@ -151,6 +151,7 @@ impl Serialize for CacheTtl {
 /// one-hour cache (the 5-minute default is left implicit).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename = "ephemeral")]
+#[non_exhaustive]
 pub struct CacheControl {
     /// How long the entry lives.
     #[serde(skip_serializing_if = "CacheTtl::is_default")]
@@ -171,6 +172,7 @@ impl CacheControl {
 /// A `{"type": "text"}` content block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename = "text")]
+#[non_exhaustive]
 pub struct TextBlock {
     /// The text; never empty in what this module builds.
     pub text: String,
@@ -191,6 +193,7 @@ impl TextBlock {
 
 /// A message as the API takes it: a role and content blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct MessageParam {
     /// Who wrote it.
     pub role: Role,

@@ -5,6 +5,7 @@ use super::{CacheVerdict, MAX_REQUEST_TOKENS, MissCause};
 /// A log line that is not a verdict.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
+#[non_exhaustive]
 pub struct LogError {
     /// Its number, from 1.
     pub line: usize,

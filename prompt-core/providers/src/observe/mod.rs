@@ -14,7 +14,7 @@
 //! ([`Agreement`]).
 //!
 //! Each verdict is also a `tracing` event under the OpenTelemetry GenAI
-//! names ([`semconv`]), and, with [`CacheLedger::with_log`], a JSON line
+//! names ([`semconv`]), and, with [`CacheLedger::log`], a JSON line
 //! that `prompt explain` reads ([`read_log`], [`Summary`]).
 //!
 //! ```

@@ -23,6 +23,7 @@ use crate::providers::cost::{Multipliers, PriceError, usd_per_mtok};
 /// # Ok::<(), prompt_providers::cost::PriceError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Pricing {
     /// US dollars per million uncached input tokens.
     pub usd_per_mtok: f64,

@@ -29,7 +29,7 @@ pub enum Provider {
 
 impl Provider {
     /// Every provider, in a fixed order.
-    pub const ALL: [Provider; 3] = [Provider::Anthropic, Provider::OpenAi, Provider::Gemini];
+    pub const ALL: &'static [Provider] = &[Provider::Anthropic, Provider::OpenAi, Provider::Gemini];
 
     /// The name used in logs and on the command line: `anthropic`, `openai`, `gemini`.
     pub const fn as_str(self) -> &'static str {
@@ -67,7 +67,8 @@ impl FromStr for Provider {
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         Provider::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|p| p.as_str().eq_ignore_ascii_case(name))
             .ok_or_else(|| UnknownProvider(name.chars().take(40).collect()))
     }

@@ -37,7 +37,7 @@ pub struct Sent<'a> {
     /// Each declared tool's fingerprints ([`Sent::declared_tools`]).
     pub(crate) tool_prints: Option<Vec<prompt_core::tools::ToolFingerprint>>,
     pub(crate) ttl: Option<Duration>,
-    pub(crate) previous_response: bool,
+    pub(crate) previous_response: Option<String>,
     pub(crate) breakpoints: Option<&'a [usize]>,
     pub(crate) messages: Option<MessagesDigest>,
     pub(crate) minimum: Option<u64>,
@@ -56,7 +56,7 @@ impl<'a> Sent<'a> {
             tools: None,
             tool_prints: None,
             ttl: None,
-            previous_response: false,
+            previous_response: None,
             breakpoints: None,
             messages: None,
             minimum: None,
@@ -100,9 +100,22 @@ impl<'a> Sent<'a> {
     /// `prompt_cache_options.comparison_response_id`): the verdict then
     /// checks itself against the provider's diagnosis, and reads Anthropic's
     /// absent `diagnostics` as "no divergence".
-    pub fn previous_response(mut self, _id: &str) -> Self {
-        self.previous_response = true;
+    pub fn previous_response(mut self, id: &str) -> Self {
+        self.previous_response = Some(id.to_owned());
         self
+    }
+
+    /// The previous response's id given to
+    /// [`previous_response`](Self::previous_response), if any.
+    ///
+    /// ```
+    /// use prompt_providers::observe::{Provider, Sent};
+    /// let sent = Sent::new(Provider::OpenAi, "gpt-5.6", jiff::Timestamp::UNIX_EPOCH);
+    /// assert_eq!(sent.previous_response_id(), None);
+    /// assert_eq!(sent.previous_response("resp_a").previous_response_id(), Some("resp_a"));
+    /// ```
+    pub fn previous_response_id(&self) -> Option<&str> {
+        self.previous_response.as_deref()
     }
 
     /// Byte offsets in the stable prefix where the request places cache

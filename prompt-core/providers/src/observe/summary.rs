@@ -41,6 +41,7 @@ pub struct Summary {
 
 /// What one cause, or one layer, cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Lost {
     /// Misses.
     pub misses: usize,

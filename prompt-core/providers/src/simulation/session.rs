@@ -244,6 +244,7 @@ impl Tally {
 
 /// One turn's input tokens by how they are billed (or the session's total).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct TurnCost {
     /// The turn, from 1 (0 for the total).
     pub turn: usize,
@@ -257,9 +258,31 @@ pub struct TurnCost {
     pub cost: f64,
 }
 
+impl TurnCost {
+    /// Turn `turn` (0 for a total): `cache_write` tokens written,
+    /// `cache_read` read, `uncached` billed as plain input, costing `cost`
+    /// input-token equivalents.
+    pub const fn new(
+        turn: usize,
+        cache_write: usize,
+        cache_read: usize,
+        uncached: usize,
+        cost: f64,
+    ) -> Self {
+        Self {
+            turn,
+            cache_write,
+            cache_read,
+            uncached,
+            cost,
+        }
+    }
+}
+
 /// The result of a [`CacheSimulation`]: serializable, and a table through
 /// `Display`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct CacheReport {
     /// The model simulated.
     pub model: String,

@@ -64,6 +64,7 @@ impl TeamPrefix {
 
 /// What one teammate's first call costs, or a team's (see [`TeamReport`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct FirstCall {
     /// Bytes of the stable prefix written to the cache.
     pub bytes_written: usize,
@@ -99,6 +100,7 @@ impl FirstCall {
 
 /// One teammate's first call with and without scope order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct TeammateCost {
     /// The teammate.
     pub user: String,
@@ -110,6 +112,7 @@ pub struct TeammateCost {
 
 /// The result of a [`TeamSimulation`]: serializable, and a table through `Display`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct TeamReport {
     /// The model simulated.
     pub model: String,

@@ -187,11 +187,11 @@ fn reminder_prompt(path_cached: bool, budget: bool) -> AssembledPrompt {
                 Fixed("cwd: /repo\nAWS AKIAIOSFODNN7EXAMPLE".into()),
             ),
             LayerEntry::new(
-                spec("todo", 10_100, Stability::Dynamic).with_channel(Channel::Reminder),
+                spec("todo", 10_100, Stability::Dynamic).channel(Channel::Reminder),
                 Fixed("Open todos: deploy.".into()),
             ),
             LayerEntry::new(
-                spec("deploy_notes", 10_200, Stability::Dynamic).with_channel(Channel::Reminder),
+                spec("deploy_notes", 10_200, Stability::Dynamic).channel(Channel::Reminder),
                 Fixed("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".into()),
             ),
         ],

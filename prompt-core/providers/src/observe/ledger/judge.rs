@@ -69,7 +69,7 @@ pub(super) fn verdict(
     pricing: Option<Pricing>,
     never_cached: u64,
 ) -> CacheVerdict {
-    let (read, written, uncached) = (usage.cache_read, usage.cache_write, usage.uncached_input);
+    let (read, written, uncached) = (usage.read, usage.written, usage.uncached_input);
     let below = pending.minimum.and_then(|minimum| {
         if read > 0 || written > 0 {
             return None;

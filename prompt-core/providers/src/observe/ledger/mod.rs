@@ -287,7 +287,7 @@ impl CacheLedger {
     /// Writes each verdict to `writer` as one JSON line, flushed after each
     /// (what `prompt explain` reads). Wrap a file in a `BufWriter`: the line
     /// is written whole, then flushed.
-    pub fn with_log(mut self, writer: impl Write + Send + Sync + 'static) -> Self {
+    pub fn log(mut self, writer: impl Write + Send + Sync + 'static) -> Self {
         self.log = Some(Box::new(writer));
         self
     }
@@ -411,8 +411,8 @@ impl CacheLedger {
         }
         conversation.received.push_back(Received {
             seq: id.seq,
-            read: usage.cache_read,
-            written: usage.cache_write,
+            read: usage.read,
+            written: usage.written,
             input: usage.input_tokens(),
         });
         super::emit::verdict(&verdict, usage.response_model.as_deref());
@@ -497,7 +497,7 @@ impl CacheLedger {
             pricing: sent.pricing,
             minimum,
             prefix_tokens,
-            requested_diagnosis: sent.previous_response,
+            requested_diagnosis: sent.previous_response.is_some(),
             moved,
         };
         if conversation.pending.len() == MAX_IN_FLIGHT {

@@ -73,7 +73,7 @@ pub(super) fn fold(usage: &mut Option<CacheUsage>, event: &Value) -> Result<(), 
                         "cache_read_input_tokens",
                         "usage.cache_read_input_tokens",
                     )? {
-                        so_far.cache_read = read;
+                        so_far.read = read;
                     }
                     if let Some(write) = count(
                         P,
@@ -81,11 +81,11 @@ pub(super) fn fold(usage: &mut Option<CacheUsage>, event: &Value) -> Result<(), 
                         "cache_creation_input_tokens",
                         "usage.cache_creation_input_tokens",
                     )? {
-                        if write != so_far.cache_write {
+                        if write != so_far.written {
                             // The start's breakdown by TTL no longer adds up.
-                            so_far.cache_write_ttl.clear();
+                            so_far.written_ttl.clear();
                         }
-                        so_far.cache_write = write;
+                        so_far.written = write;
                     }
                     if output.is_some() {
                         so_far.output = output;
@@ -167,9 +167,9 @@ fn counts(usage: &Value) -> Result<CacheUsage, UsageError> {
     let write = write.or(by_ttl).unwrap_or(0);
     Ok(CacheUsage {
         uncached_input: input,
-        cache_read: read.unwrap_or(0),
-        cache_write: write,
-        cache_write_ttl: ttl,
+        read: read.unwrap_or(0),
+        written: write,
+        written_ttl: ttl,
         output: count(P, usage, "output_tokens", "usage.output_tokens")?,
         response_id: None,
         response_model: None,

@@ -37,7 +37,7 @@ pub const MAX_REQUEST_TOKENS: u64 = 1_000_000_000;
 /// What a response says its prompt cost, split by how the cache served it.
 ///
 /// The sum of [`uncached_input`](Self::uncached_input),
-/// [`cache_read`](Self::cache_read) and [`cache_write`](Self::cache_write) is
+/// [`read`](Self::read) and [`written`](Self::written) is
 /// every input token, whichever way the provider reports them. Read one from a body with
 /// [`from_response`](Self::from_response), or build one from a client
 /// library's own usage type with [`new`](Self::new):
@@ -53,7 +53,7 @@ pub const MAX_REQUEST_TOKENS: u64 = 1_000_000_000;
 ///               "cache_creation_input_tokens": 310, "output_tokens": 90}
 /// });
 /// let usage = CacheUsage::from_response(Provider::Anthropic, &body)?;
-/// assert_eq!((usage.uncached_input, usage.cache_read, usage.cache_write), (12, 4096, 310));
+/// assert_eq!((usage.uncached_input, usage.read, usage.written), (12, 4096, 310));
 /// assert_eq!(usage.input_tokens(), 4418);
 ///
 /// // OpenAI: `cached_tokens` is inside `input_tokens`.
@@ -64,10 +64,10 @@ pub const MAX_REQUEST_TOKENS: u64 = 1_000_000_000;
 ///               "total_tokens": 5020}
 /// });
 /// let usage = CacheUsage::from_response(Provider::OpenAi, &body)?;
-/// assert_eq!((usage.uncached_input, usage.cache_read), (136, 4864));
+/// assert_eq!((usage.uncached_input, usage.read), (136, 4864));
 ///
 /// // From plain numbers, e.g. a client crate's usage struct.
-/// let usage = CacheUsage::new(136, 4864, 0).with_output(20);
+/// let usage = CacheUsage::new(136, 4864, 0).output(20);
 /// assert_eq!(usage.input_tokens(), 5000);
 /// # Ok::<(), prompt_providers::observe::UsageError>(())
 /// ```
@@ -76,15 +76,22 @@ pub const MAX_REQUEST_TOKENS: u64 = 1_000_000_000;
 pub struct CacheUsage {
     /// Input tokens neither read from nor written to the cache.
     pub uncached_input: u64,
-    /// Input tokens read from the cache.
-    pub cache_read: u64,
-    /// Input tokens written to the cache.
-    pub cache_write: u64,
-    /// Of [`cache_write`](Self::cache_write), how many at each TTL, where
+    /// Input tokens read from the cache (`cache_read` in the ledger's log,
+    /// as the providers' fields say it).
+    #[serde(rename = "cache_read")]
+    pub read: u64,
+    /// Input tokens written to the cache (`cache_write` in the log).
+    #[serde(rename = "cache_write")]
+    pub written: u64,
+    /// Of [`written`](Self::written), how many at each TTL, where
     /// the provider says (Anthropic: 5 minutes and 1 hour; OpenAI: 30
     /// minutes and 12 hours). Empty when it does not.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cache_write_ttl: Vec<TtlTokens>,
+    #[serde(
+        rename = "cache_write_ttl",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub written_ttl: Vec<TtlTokens>,
     /// Output tokens, where the body says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<u64>,
@@ -102,6 +109,7 @@ pub struct CacheUsage {
 
 /// Tokens written to the cache with one TTL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TtlTokens {
     /// The entry's lifetime.
     #[serde(with = "super::wire::seconds")]
@@ -153,14 +161,14 @@ pub enum DiagnosisOutcome {
 }
 
 impl CacheUsage {
-    /// Usage from plain counts: `uncached_input` + `cache_read` +
-    /// `cache_write` is every input token.
-    pub const fn new(uncached_input: u64, cache_read: u64, cache_write: u64) -> Self {
+    /// Usage from plain counts: `uncached_input` + `read` +
+    /// `written` is every input token.
+    pub const fn new(uncached_input: u64, read: u64, written: u64) -> Self {
         Self {
             uncached_input,
-            cache_read,
-            cache_write,
-            cache_write_ttl: Vec::new(),
+            read,
+            written,
+            written_ttl: Vec::new(),
             output: None,
             response_id: None,
             response_model: None,
@@ -169,34 +177,34 @@ impl CacheUsage {
     }
 
     /// With the output tokens.
-    pub fn with_output(mut self, tokens: u64) -> Self {
+    pub fn output(mut self, tokens: u64) -> Self {
         self.output = Some(tokens);
         self
     }
 
     /// With the response's id.
-    pub fn with_response_id(mut self, id: impl Into<String>) -> Self {
+    pub fn response_id(mut self, id: impl Into<String>) -> Self {
         self.response_id = Some(id.into());
         self
     }
 
     /// With the provider's own diagnosis.
-    pub fn with_diagnosis(mut self, diagnosis: ProviderDiagnosis) -> Self {
+    pub fn diagnosis(mut self, diagnosis: ProviderDiagnosis) -> Self {
         self.diagnosis = Some(diagnosis);
         self
     }
 
     /// With `tokens` of the writes at `ttl`.
-    pub fn with_write_ttl(mut self, ttl: Duration, tokens: u64) -> Self {
-        self.cache_write_ttl.push(TtlTokens { ttl, tokens });
+    pub fn written_ttl(mut self, ttl: Duration, tokens: u64) -> Self {
+        self.written_ttl.push(TtlTokens { ttl, tokens });
         self
     }
 
     /// Every input token: uncached, read and written.
     pub fn input_tokens(&self) -> u64 {
         self.uncached_input
-            .saturating_add(self.cache_read)
-            .saturating_add(self.cache_write)
+            .saturating_add(self.read)
+            .saturating_add(self.written)
     }
 
     /// The share of input tokens read from the cache, 0.0 to 1.0 (0.0 for
@@ -204,7 +212,7 @@ impl CacheUsage {
     pub fn hit_ratio(&self) -> f64 {
         match self.input_tokens() {
             0 => 0.0,
-            total => self.cache_read as f64 / total as f64,
+            total => self.read as f64 / total as f64,
         }
     }
 
@@ -250,7 +258,7 @@ impl CacheUsage {
     ///         "stop_sequence": null}, "usage": {"output_tokens": 57}}),
     /// ];
     /// let usage = CacheUsage::from_stream(Provider::Anthropic, &events)?;
-    /// assert_eq!((usage.cache_read, usage.output), (2048, Some(57)));
+    /// assert_eq!((usage.read, usage.output), (2048, Some(57)));
     /// # Ok::<(), prompt_providers::observe::UsageError>(())
     /// ```
     ///
@@ -304,8 +312,8 @@ impl CacheUsage {
         let diagnosis = self.diagnosis.as_ref();
         let counts = [
             ("uncached_input", Some(self.uncached_input)),
-            ("cache_read", Some(self.cache_read)),
-            ("cache_write", Some(self.cache_write)),
+            ("cache_read", Some(self.read)),
+            ("cache_write", Some(self.written)),
             ("output", self.output),
             (
                 "diagnosis.missed_tokens",
@@ -319,13 +327,12 @@ impl CacheUsage {
         for (field, count) in counts {
             within(provider, field, count.map_or(0, u128::from))?;
         }
-        let input = u128::from(self.uncached_input)
-            + u128::from(self.cache_read)
-            + u128::from(self.cache_write);
+        let input =
+            u128::from(self.uncached_input) + u128::from(self.read) + u128::from(self.written);
         within(provider, "uncached_input + cache_read + cache_write", input)?;
         // At most two TTLs from a body; a hand-built usage may hold more.
         let mut by_ttl: u128 = 0;
-        for part in &self.cache_write_ttl {
+        for part in &self.written_ttl {
             by_ttl = by_ttl.saturating_add(u128::from(part.tokens));
         }
         within(provider, "cache_write_ttl", by_ttl)?;

@@ -201,9 +201,9 @@ fn inside(
         })?;
     Ok(CacheUsage {
         uncached_input: uncached,
-        cache_read: cached,
-        cache_write: written,
-        cache_write_ttl: ttl,
+        read: cached,
+        written,
+        written_ttl: ttl,
         output,
         response_id: None,
         response_model: None,
