@@ -200,15 +200,12 @@ fn turn_tools_come_after_session_tools_after_stable_ones() {
 
 #[test]
 fn the_standard_coordinator_and_its_delegate_tool_speak_together() {
-    let layers = [LayerEntry::of::<CoordinatorLayer>().with_pipelines(&["default"])];
+    let layers = [LayerEntry::of::<CoordinatorLayer>().pipelines(&["default"])];
     let pipeline = Pipeline::from_layers(PipelineSpec::new("default"), layers)
         .unwrap()
         .with_tools(ToolSet::new().slot(SubAgents::tool_slot()))
         .unwrap();
-    let agents = SubAgents(vec![SubAgent {
-        name: "tester".into(),
-        description: "Runs the test suite.".into(),
-    }]);
+    let agents = SubAgents(vec![SubAgent::new("tester", "Runs the test suite.")]);
     let session = Context::new().with(agents.clone());
     assert_eq!(
         tools_with(&pipeline, &session, &agents.session_tools())

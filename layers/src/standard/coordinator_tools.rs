@@ -30,7 +30,7 @@ impl SubAgents {
     /// use prompt_core::{Context, Pipeline, PromptBuilder};
     /// use prompt_layers::{CoordinatorLayer, SubAgent, SubAgents};
     ///
-    /// let layers = [LayerEntry::of::<CoordinatorLayer>().with_pipelines(&["default"])];
+    /// let layers = [LayerEntry::of::<CoordinatorLayer>().pipelines(&["default"])];
     /// let pipeline = Pipeline::from_layers(PipelineSpec::new("default"), layers)?
     ///     .with_tools(ToolSet::new().slot(SubAgents::tool_slot()))?;
     /// let agents = SubAgents(vec![SubAgent { name: "tester".into(), description: "Runs tests.".into() }]);

@@ -180,7 +180,7 @@ pub fn chat_request_with_history(
         return Err(PlacementError::EmptyConversation { client: CLIENT });
     }
     let request = carried(&openai::ChatRequest::new(prompt, model).history(history))?;
-    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    let placement = Placement::new(prompt, Provider::OpenAi, Some(model), SystemSlot::Blocks);
     Ok(Placed::new(
         request,
         Provider::OpenAi,
@@ -205,7 +205,7 @@ pub fn responses_request_with_history(
         return Err(PlacementError::EmptyConversation { client: CLIENT });
     }
     let request = carried(&openai::ResponsesRequest::new(prompt, model).history(history))?;
-    let placement = Placement::new(prompt, Provider::OpenAi, model, SystemSlot::Blocks);
+    let placement = Placement::new(prompt, Provider::OpenAi, Some(model), SystemSlot::Blocks);
     Ok(Placed::new(
         request,
         Provider::OpenAi,

@@ -258,7 +258,7 @@ pub fn chat_request_with_history(
             None => return Err(conversion(format!("a message without a role: {message}"))),
         }
     }
-    let placement = Placement::new(prompt, provider, bare(model), SystemSlot::Blocks);
+    let placement = Placement::new(prompt, provider, Some(bare(model)), SystemSlot::Blocks);
     Ok(Placed::new(
         ChatRequest::new(messages),
         provider,

@@ -971,7 +971,7 @@ fn the_openai_key_follows_the_widest_scope_only() {
     let key = |global: &str, project: &str| {
         let layer = |name, priority, scope, text: &str| {
             LayerEntry::new(
-                spec(name, priority, Stability::Stable).with_scope(scope),
+                spec(name, priority, Stability::Stable).scope(scope),
                 Fixed(text.to_owned()),
             )
         };

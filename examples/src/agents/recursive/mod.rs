@@ -500,10 +500,12 @@ pub fn assemble(
         tools: tools
             .tools()
             .iter()
-            .map(|tool| ToolSpec {
-                name: tool.name().to_owned(),
-                description: tool.description().to_owned(),
-                input_schema: canonical_json(tool.input_schema()),
+            .map(|tool| {
+                ToolSpec::new(
+                    tool.name(),
+                    tool.description(),
+                    canonical_json(tool.input_schema()),
+                )
             })
             .collect(),
     })

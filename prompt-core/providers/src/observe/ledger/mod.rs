@@ -398,7 +398,7 @@ impl CacheLedger {
             pricing,
             never_cached,
         );
-        if usage.cache_read > 0 || usage.cache_write > 0 {
+        if usage.read > 0 || usage.written > 0 {
             conversation.never_cached = CACHED;
         } else if conversation.never_cached < CACHED - 1
             && !matches!(verdict.cause, Some(MissCause::BelowMinimum { .. }))
