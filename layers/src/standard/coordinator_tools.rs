@@ -33,7 +33,7 @@ impl SubAgents {
     /// let layers = [LayerEntry::of::<CoordinatorLayer>().pipelines(&["default"])];
     /// let pipeline = Pipeline::from_layers(PipelineSpec::new("default"), layers)?
     ///     .with_tools(ToolSet::new().slot(SubAgents::tool_slot()))?;
-    /// let agents = SubAgents(vec![SubAgent { name: "tester".into(), description: "Runs tests.".into() }]);
+    /// let agents = SubAgents(vec![SubAgent::new("tester", "Runs tests.")]);
     /// let tools = agents.session_tools();
     /// let session = Context::new().with(agents);
     /// let prompt = PromptBuilder::new(&pipeline).build_cached(&session, &Context::new()).unwrap();

@@ -42,7 +42,9 @@ pub(super) fn moved(
             .then(|| (Arc::clone(&previous.model), Arc::clone(model))),
         tools: matches!((previous.tools, sent.tools), (Some(a), Some(b)) if a != b),
         tool_change: match (&previous.tool_prints, &sent.tool_prints) {
-            (Some(before), Some(now)) => super::super::ToolChange::between(before, now),
+            (Some(before), Some(now)) => {
+                super::super::ToolChange::between(before, now).map(Box::new)
+            }
             _ => None,
         },
         layer: (!previous.prefix.same(prefix))
@@ -177,7 +179,7 @@ fn first_cause(moved: &Moved, ttl: Duration) -> MissCause {
         };
     }
     if moved.tools {
-        return MissCause::tools_changed(moved.tool_change.clone());
+        return MissCause::tools_changed(moved.tool_change.as_deref().cloned());
     }
     if let Some(layer) = &moved.layer {
         return MissCause::clone(layer);

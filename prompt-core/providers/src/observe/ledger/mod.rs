@@ -157,7 +157,8 @@ struct Record {
     /// The crate's table's minimum for the model (Anthropic's, OpenAI's).
     table_minimum: Option<u64>,
     tools: Option<Fingerprint>,
-    tool_prints: Option<Vec<prompt_core::tools::ToolFingerprint>>,
+    /// Boxed: a conversation that declares no tools pays one pointer.
+    tool_prints: Option<Box<[prompt_core::tools::ToolFingerprint]>>,
     prefix: Prefix,
     breakpoints: Breakpoints,
     messages: Option<MessagesDigest>,
@@ -197,7 +198,8 @@ struct Moved {
     model: Option<(Arc<str>, Arc<str>)>,
     tools: bool,
     /// Where the declared tools first differ, when both requests declared them.
-    tool_change: Option<super::ToolChange>,
+    /// Boxed, as it is rare: every request in flight holds the field.
+    tool_change: Option<Box<super::ToolChange>>,
     layer: Option<Box<MissCause>>,
     /// The history rewritten: where it parts, the counts before and now.
     messages: Option<(crate::observe::history::Parting, usize, usize)>,
@@ -511,7 +513,7 @@ impl CacheLedger {
             model,
             table_minimum,
             tools: sent.tools,
-            tool_prints: sent.tool_prints.take(),
+            tool_prints: sent.tool_prints.take().map(Vec::into_boxed_slice),
             prefix,
             breakpoints,
             messages: sent.messages.take(),
