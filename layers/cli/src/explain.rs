@@ -124,7 +124,8 @@ pub(crate) fn run(args: ExplainArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prices the Anthropic verdicts that have no price at `usd` per million.
+/// Prices the Anthropic verdicts that have no price at `usd` per million,
+/// at each model's own cache multipliers (`Multipliers::for_model`).
 fn price(verdicts: &mut [CacheVerdict], usd: f64) {
     for verdict in verdicts
         .iter_mut()
@@ -135,7 +136,7 @@ fn price(verdicts: &mut [CacheVerdict], usd: f64) {
         } else {
             CacheTtl::FiveMinutes
         };
-        if let Ok(pricing) = Pricing::anthropic(usd, ttl) {
+        if let Ok(pricing) = Pricing::for_model(usd, &verdict.model, ttl) {
             let uncached = verdict.lost_tokens - verdict.lost_written.min(verdict.lost_tokens);
             verdict.lost_usd = Some(pricing.lost_usd(verdict.lost_written, uncached));
         }

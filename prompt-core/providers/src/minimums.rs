@@ -15,7 +15,7 @@ use crate::AssembledPrompt;
 use crate::tokens::TokenCounter;
 
 /// When the table below was last checked whole against its sources.
-pub const MINIMUMS_CHECKED: &str = "2026-12-02";
+pub const MINIMUMS_CHECKED: &str = "2026-12-07";
 
 /// Where a row of the table comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,16 +45,21 @@ const ANTHROPIC_PAGE: Source = Source::Documented(
      anthropics/anthropic-sdk-python#1194",
 );
 
+/// Anthropic's prompt-caching page itself, as read on 2026-12-07.
+const ANTHROPIC_PAGE_LIVE: Source =
+    Source::Documented("platform.claude.com/docs/en/build-with-claude/prompt-caching");
+
 /// Anthropic's families. Where sources disagree the higher minimum is kept:
 /// a warning that is not needed costs less than a cache that silently never
 /// works.
 ///
-/// - Opus 4.7: LiteLLM's table (its Bedrock row, updated 2026-10-07) lists
-///   4,096 beside Opus 4.5 and 4.6; two guides that quoted Anthropic's page in
-///   June 2026 list 2,048. 4,096 is kept.
-/// - Sonnet 4.6: the page documents 1,024; requests cache nothing below 2,048
-///   (anthropics/anthropic-sdk-python#1194; orq.ai's gateway table agrees).
-/// - Opus 5: a gateway's table (LiteLLM's), not Anthropic's page.
+/// - Opus 4.7: Anthropic's page (read 2026-12-07) and two guides that quoted
+///   it in June 2026 say 2,048; LiteLLM's table (its Bedrock row, updated
+///   2026-10-07) lists 4,096 beside Opus 4.5 and 4.6. 4,096 is kept.
+/// - Sonnet 4.6: the page documents 1,024 (again on 2026-12-07); requests
+///   cache nothing below 2,048 (anthropics/anthropic-sdk-python#1194;
+///   orq.ai's gateway table agrees). 2,048 is kept.
+/// - Opus 5: 512 on Anthropic's page (2026-12-07) and in LiteLLM's table.
 ///
 /// Override with [`CacheMinimums::set`] if the API disagrees: a prefix that
 /// reports `cache_creation_input_tokens: 0` is below it.
@@ -63,8 +68,39 @@ const ANTHROPIC: &[Row] = &[
         "Claude Opus 5",
         &["claude-opus-5"],
         512,
-        "2026-12-02",
-        Source::Documented("docs.litellm.ai/docs/completion/prompt_caching (a gateway's table)"),
+        "2026-12-07",
+        Source::Documented(
+            "platform.claude.com/docs/en/build-with-claude/prompt-caching (LiteLLM's table, \
+             docs.litellm.ai/docs/completion/prompt_caching, agrees)",
+        ),
+    ),
+    (
+        "Claude Fable 5",
+        &["claude-fable-5*"],
+        512,
+        "2026-12-07",
+        ANTHROPIC_PAGE_LIVE,
+    ),
+    (
+        "Claude Mythos 5",
+        &["claude-mythos-5*"],
+        512,
+        "2026-12-07",
+        ANTHROPIC_PAGE_LIVE,
+    ),
+    (
+        "Claude Mythos Preview",
+        &["claude-mythos-preview"],
+        2048,
+        "2026-12-07",
+        ANTHROPIC_PAGE_LIVE,
+    ),
+    (
+        "Claude Sonnet 5",
+        &["claude-sonnet-5"],
+        1024,
+        "2026-12-07",
+        ANTHROPIC_PAGE_LIVE,
     ),
     (
         "Claude Opus 4.8",
@@ -77,10 +113,11 @@ const ANTHROPIC: &[Row] = &[
         "Claude Opus 4.7",
         &["claude-opus-4-7"],
         4096,
-        "2026-12-02",
+        "2026-12-07",
         Source::Documented(
-            "docs.litellm.ai/docs/completion/prompt_caching (Bedrock's row; guides quoting \
-             Anthropic's page in June 2026 say 2,048)",
+            "docs.litellm.ai/docs/completion/prompt_caching (Bedrock's row, 4,096, kept); \
+             Anthropic's page, platform.claude.com/docs/en/build-with-claude/prompt-caching, \
+             and guides quoting it in June 2026 say 2,048",
         ),
     ),
     (
@@ -168,6 +205,25 @@ const OPENAI: &[Row] = &[(
     "2026-12-02",
     Source::Documented("developers.openai.com/api/docs/guides/prompt-caching"),
 )];
+
+/// Google's families (Gemini API context caching). The 2.5 models cache from
+/// 2,048 tokens, the 3.x models from 4,096; the page was updated 2026-10-23.
+const GEMINI: &[Row] = &[
+    (
+        "Gemini 3",
+        &["gemini-3*"],
+        4096,
+        "2026-12-07",
+        Source::Documented("ai.google.dev/gemini-api/docs/caching (updated 2026-10-23)"),
+    ),
+    (
+        "Gemini 2.5",
+        &["gemini-2-5"],
+        2048,
+        "2026-12-07",
+        Source::Documented("ai.google.dev/gemini-api/docs/caching (updated 2026-10-23)"),
+    ),
+];
 
 /// Where a family's minimum comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -311,6 +367,19 @@ impl CacheMinimums {
         Self::of(OPENAI)
     }
 
+    /// Google's Gemini minimums (2.5 and 3.x), read on 2026-12-07.
+    ///
+    /// ```
+    /// use prompt_providers::anthropic::CacheMinimums;
+    ///
+    /// let gemini = CacheMinimums::gemini();
+    /// assert_eq!(gemini.lookup("gemini-2.5-flash").tokens, 2048);
+    /// assert_eq!(gemini.lookup("gemini-3.1-pro").tokens, 4096);
+    /// ```
+    pub fn gemini() -> Self {
+        Self::of(GEMINI)
+    }
+
     fn of(rows: &[Row]) -> Self {
         Self {
             checked: MINIMUMS_CHECKED.to_owned(),
@@ -388,7 +457,7 @@ impl CacheMinimums {
 }
 
 /// Lowercase, with `.` as `-`: `claude-opus-4.5` is `claude-opus-4-5`.
-fn normalize(model: &str) -> String {
+pub(crate) fn normalize(model: &str) -> String {
     model.to_ascii_lowercase().replace('.', "-")
 }
 
@@ -397,7 +466,7 @@ fn normalize(model: &str) -> String {
 /// after it. A date (`-20250514`) or a platform suffix (`-v1:0`, `@2025..`)
 /// may follow. An `id` ending in `*` takes a further version too (`gpt-5*`
 /// matches `gpt-5-6`), but not more of the same word (`gpt-50`).
-fn matches_id(model: &str, id: &str) -> bool {
+pub(crate) fn matches_id(model: &str, id: &str) -> bool {
     let (id, any_version) = match id.strip_suffix('*') {
         Some(line) => (line, true),
         None => (id, false),

@@ -92,7 +92,7 @@ fn a_prefix_below_the_minimum_caches_nothing() {
 fn other_multipliers_can_be_given() {
     // A provider that reads at half price and charges nothing extra to write.
     let report = CacheSimulation::new("claude-sonnet-4-5", 2_000, [0, 0])
-        .multipliers(Multipliers::new(50, 100))
+        .multipliers(Multipliers::new(5_000, 10_000))
         .run()
         .unwrap();
     assert_eq!(report.total.cost, 3_000.0);
@@ -253,4 +253,29 @@ fn a_team_on_gpt_5_6_is_priced_at_openai_s_write_price() {
             .run(&team, &ApproxCounter),
         Err(SimulationError::TtlNotTaken { .. })
     ));
+}
+
+/// Fable 5.1 reads at 0.025x its input price and Opus 5.5 at 0.05x
+/// (Anthropic's pricing page, 2026-12-01); writes stay 1.25x and 2x.
+#[test]
+fn fable_and_opus_5_5_reads_are_priced_at_their_own_multipliers() {
+    let fable = CacheSimulation::new("claude-fable-5-1", 10_000, [500, 600])
+        .run()
+        .unwrap();
+    assert_eq!(
+        fable.turns,
+        [
+            turn(1, 10_000, 0, 500, 13_000.0), // 10,000 x 1.25 + 500
+            turn(2, 0, 10_000, 600, 850.0),    // 10,000 x 0.025 + 600
+        ]
+    );
+    assert_eq!(fable.multipliers.cache_read_ten_thousandths, 250);
+    assert_eq!(fable.minimum_tokens, 512);
+    let opus = Multipliers::for_model("claude-opus-5-5", CacheTtl::OneHour);
+    assert_eq!((opus.cache_read(), opus.cache_write()), (0.05, 2.0));
+    // A model without a row of its own keeps 0.1x.
+    assert_eq!(
+        Multipliers::for_model("claude-opus-4-8", CacheTtl::FiveMinutes).cache_read(),
+        0.1
+    );
 }

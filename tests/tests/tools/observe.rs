@@ -1526,3 +1526,39 @@ fn thousands(n: usize) -> String {
     }
     out
 }
+
+/// Opus 5.5 reads at 0.05x its input price (Anthropic's pricing page,
+/// 2026-12-01): the ledger prices its reads and misses at that rate.
+#[test]
+fn an_opus_5_5_verdict_is_priced_at_its_own_read_multiplier() {
+    const OPUS: &str = "claude-opus-5-5";
+    let opus = |at| Sent::new(Provider::Anthropic, OPUS, t(at));
+    let pipeline = pipeline();
+    let files = Files::new();
+    let pricing = Pricing::for_model(5.0, OPUS, CacheTtl::FiveMinutes).unwrap();
+    assert_eq!((pricing.read, pricing.write), (0.05, 1.25));
+    let mut ledger = CacheLedger::new().pricing(pricing);
+    let first = build(&pipeline, &files, "1");
+    let id = ledger.sent(&first, opus(0));
+    ledger.received(id, &anthropic_usage(20, 0, 4100)).unwrap();
+    let id = ledger.sent(&first, opus(30));
+    let hit = ledger.received(id, &anthropic_usage(20, 4100, 0)).unwrap();
+    assert!(hit.is_hit(), "{hit}");
+    assert_eq!(hit.read, 4100);
+    // A read of N tokens costs N x the input price x 0.05.
+    assert!((pricing.read_usd(hit.read) - 4100.0 * 5.0 / 1e6 * 0.05).abs() < 1e-12);
+
+    let mut edited = files.clone();
+    edited.agents_md.push_str("Line 60: new.\n");
+    let id = ledger.sent(&build(&pipeline, &edited, "2"), opus(60));
+    let miss = ledger.received(id, &anthropic_usage(20, 0, 4120)).unwrap();
+    assert!(miss.lost_written > 0, "{miss}");
+    let uncached = miss.lost_tokens - miss.lost_written;
+    let expected =
+        (miss.lost_written as f64 * (1.25 - 0.05) + uncached as f64 * (1.0 - 0.05)) * 5.0 / 1e6;
+    let lost = miss.lost_usd.expect("priced");
+    assert!((lost - expected).abs() < 1e-12, "{lost} vs {expected}");
+    // At the usual 0.1x the same miss would have been priced otherwise.
+    let usual = Pricing::anthropic(5.0, CacheTtl::FiveMinutes).unwrap();
+    assert!((usual.lost_usd(miss.lost_written, uncached) - lost).abs() > 1e-6);
+}

@@ -505,7 +505,7 @@ fn an_unknown_model_gets_the_most_conservative_minimum_and_the_warning_says_so()
     assert_eq!(warning.family, None);
     let text = warning.to_string();
     assert!(
-        text.contains("`claude-mystery-9` is not in the minimum table checked 2026-12-02"),
+        text.contains("`claude-mystery-9` is not in the minimum table checked 2026-12-07"),
         "{text}"
     );
     assert!(text.contains("CacheMinimums::set"), "{text}");
@@ -570,7 +570,7 @@ fn the_minimum_table_matches_model_ids_by_family() {
         assert_eq!(family(model).as_deref(), expected, "{model}");
         assert_eq!(table.lookup(model).tokens, tokens, "{model}");
     }
-    assert_eq!(table.checked(), "2026-12-02");
+    assert_eq!(table.checked(), "2026-12-07");
     // An override of a listed family wins over the table's entry.
     assert_eq!(
         table
@@ -1597,4 +1597,66 @@ fn pruning_the_codex_folder_keeps_the_newest_and_never_touches_a_link() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
     let error = codex::prune_instructions(&dir.path().join("absent"), 2).unwrap_err();
     assert!(error.to_string().contains("absent"), "{error}");
+}
+
+/// Opus 5, Fable 5 and Mythos 5 cache from 512 tokens; Mythos Preview from
+/// 2,048; Gemini 2.5 from 2,048 and 3.x from 4,096 (read 2026-12-07).
+#[test]
+fn the_minimums_of_december_2026_are_in_the_table() {
+    let table = CacheMinimums::anthropic();
+    assert_eq!(table.lookup("claude-opus-5").tokens, 512);
+    assert_eq!(table.lookup("claude-fable-5-1").tokens, 512);
+    assert_eq!(table.lookup("claude-mythos-5-2").tokens, 512);
+    assert_eq!(table.lookup("claude-mythos-preview").tokens, 2048);
+    assert_eq!(table.lookup("claude-sonnet-5").tokens, 1024);
+    // Both sources and the choice: Opus 4.7 keeps 4,096 (the page says
+    // 2,048), Sonnet 4.6 keeps 2,048 (the page says 1,024).
+    let opus_4_7 = &table.families()[table.family_index("claude-opus-4-7").unwrap()];
+    assert_eq!(opus_4_7.min_tokens, 4096);
+    assert!(opus_4_7.source.to_string().contains("2,048"));
+    assert_eq!(table.lookup("claude-sonnet-4-6").tokens, 2048);
+    let gemini = CacheMinimums::gemini();
+    assert_eq!(gemini.lookup("gemini-2.5-pro").tokens, 2048);
+    assert_eq!(gemini.lookup("gemini-3-flash").tokens, 4096);
+}
+
+/// Every row of the price and minimum tables says when it was read and where.
+#[test]
+fn every_price_and_minimum_row_has_a_date_and_a_source() {
+    use prompt_providers::cost::ModelPrices;
+    fn is_date(day: &str) -> bool {
+        let b = day.as_bytes();
+        b.len() == 10
+            && b[4] == b'-'
+            && b[7] == b'-'
+            && b.iter()
+                .enumerate()
+                .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+    }
+    let prices: Vec<ModelPrices> = ModelPrices::anthropic()
+        .into_iter()
+        .chain(ModelPrices::openai())
+        .collect();
+    assert!(prices.len() >= 8);
+    for row in &prices {
+        assert!(is_date(&row.read_on), "{}: {}", row.name, row.read_on);
+        assert!(row.source.contains('/'), "{}: {}", row.name, row.source);
+        assert!(!row.ids.is_empty() && row.read > 0, "{}", row.name);
+    }
+    for table in [
+        CacheMinimums::anthropic(),
+        CacheMinimums::openai(),
+        CacheMinimums::gemini(),
+    ] {
+        assert!(is_date(table.checked()));
+        for family in table.families() {
+            assert!(is_date(&family.read), "{}: {}", family.name, family.read);
+            let source = family.source.to_string();
+            assert!(
+                source.contains('/') || source.contains('#'),
+                "{}: {source}",
+                family.name
+            );
+        }
+    }
 }

@@ -46,7 +46,9 @@ impl Pricing {
         })
     }
 
-    /// Anthropic's multipliers ([`Multipliers::anthropic`]) over `usd_per_mtok`.
+    /// Anthropic's usual multipliers ([`Multipliers::anthropic`]: reads 0.1x)
+    /// over `usd_per_mtok`; a model with prices of its own takes
+    /// [`for_model`](Self::for_model).
     ///
     /// # Errors
     /// [`PriceError`] for a price that is not a finite number at or above zero.
@@ -57,6 +59,35 @@ impl Pricing {
             multipliers.cache_read(),
             multipliers.cache_write(),
         )
+    }
+
+    /// `model`'s multipliers ([`Multipliers::for_model`]: its own row of
+    /// the price table, e.g. Opus 5.5's 0.05x reads) over `usd_per_mtok`.
+    ///
+    /// ```
+    /// use prompt_providers::observe::Pricing;
+    /// use prompt_providers::anthropic::CacheTtl;
+    ///
+    /// let opus = Pricing::for_model(5.0, "claude-opus-5-5", CacheTtl::FiveMinutes)?;
+    /// assert_eq!((opus.read, opus.write), (0.05, 1.25));
+    /// # Ok::<(), prompt_providers::cost::PriceError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`PriceError`] for a price that is not a finite number at or above zero.
+    pub fn for_model(usd_per_mtok: f64, model: &str, ttl: CacheTtl) -> Result<Self, PriceError> {
+        let multipliers = Multipliers::for_model(model, ttl);
+        Self::new(
+            usd_per_mtok,
+            multipliers.cache_read(),
+            multipliers.cache_write(),
+        )
+    }
+
+    /// What `read` tokens read from the cache cost, in US dollars: `read` x
+    /// the input price x the read multiplier.
+    pub fn read_usd(&self, read: u64) -> f64 {
+        read as f64 * self.read * self.usd_per_mtok / 1_000_000.0
     }
 
     /// What `written` tokens written and `uncached` tokens billed in full

@@ -36,8 +36,9 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::session::hundredths;
+use super::session::ten_thousandths;
 use crate::providers::cost::Multipliers;
+use crate::providers::cost::ONE_X;
 
 /// How the conversation grows per turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,21 +157,27 @@ pub(crate) fn simulate(
             0
         };
         cost = cost
-            .saturating_add(hundredths(written, multipliers.cache_write_hundredths))
-            .saturating_add(hundredths(read, multipliers.cache_read_hundredths))
-            .saturating_add(hundredths(uncached, 100));
+            .saturating_add(ten_thousandths(
+                written,
+                multipliers.cache_write_ten_thousandths,
+            ))
+            .saturating_add(ten_thousandths(
+                read,
+                multipliers.cache_read_ten_thousandths,
+            ))
+            .saturating_add(ten_thousandths(uncached, ONE_X));
         prefix_only_cost = prefix_only_cost
-            .saturating_add(hundredths(
+            .saturating_add(ten_thousandths(
                 prefix_only_written,
-                multipliers.cache_write_hundredths,
+                multipliers.cache_write_ten_thousandths,
             ))
-            .saturating_add(hundredths(
+            .saturating_add(ten_thousandths(
                 prefix_only_read,
-                multipliers.cache_read_hundredths,
+                multipliers.cache_read_ten_thousandths,
             ))
-            .saturating_add(hundredths(
+            .saturating_add(ten_thousandths(
                 input - prefix_only_read - prefix_only_written,
-                100,
+                ONE_X,
             ));
         turns.push(HistoryTurn {
             turn,
@@ -202,8 +209,8 @@ pub(crate) fn simulate(
         read_share: share(read, limit),
         prefix_only_read,
         prefix_only_share: share(prefix_only_read, limit),
-        cost: cost as f64 / 100.0,
-        prefix_only_cost: prefix_only_cost as f64 / 100.0,
+        cost: cost as f64 / ONE_X as f64,
+        prefix_only_cost: prefix_only_cost as f64 / ONE_X as f64,
         uncached_cost: u64::try_from(input).unwrap_or(u64::MAX),
         turns,
     }

@@ -86,7 +86,7 @@ fn pricing(
         None => {
             let ttl = ttl.unwrap_or_default();
             Ok((
-                Multipliers::anthropic(ttl),
+                Multipliers::anthropic_model(model, ttl),
                 ttl.as_str(),
                 CacheMinimums::anthropic(),
             ))

@@ -53,7 +53,7 @@ use serde::Serialize;
 use super::SimulationError;
 use super::history::{Growth, HistoryReport};
 use crate::providers::anthropic::{CacheMinimums, CacheTtl};
-use crate::providers::cost::Multipliers;
+use crate::providers::cost::{Multipliers, ONE_X};
 
 /// A session to simulate. Build it with [`new`](Self::new), adjust, then
 /// [`run`](Self::run).
@@ -168,9 +168,15 @@ impl CacheSimulation {
                 cache_write,
                 cache_read,
                 uncached,
-                cost_hundredths: hundredths(cache_write, multipliers.cache_write_hundredths)
-                    .saturating_add(hundredths(cache_read, multipliers.cache_read_hundredths))
-                    .saturating_add(hundredths(uncached, 100)),
+                cost_ten_thousandths: ten_thousandths(
+                    cache_write,
+                    multipliers.cache_write_ten_thousandths,
+                )
+                .saturating_add(ten_thousandths(
+                    cache_read,
+                    multipliers.cache_read_ten_thousandths,
+                ))
+                .saturating_add(ten_thousandths(uncached, ONE_X)),
             };
             total.add(&tally);
             rows.push(tally.row(turn));
@@ -209,7 +215,7 @@ impl CacheSimulation {
             relative_cost: if uncached_cost == 0 {
                 1.0
             } else {
-                total.cost_hundredths as f64 / (uncached_cost as f64 * 100.0)
+                total.cost_ten_thousandths as f64 / (uncached_cost as f64 * ONE_X as f64)
             },
         })
     }
@@ -220,7 +226,7 @@ struct Tally {
     cache_write: usize,
     cache_read: usize,
     uncached: usize,
-    cost_hundredths: u64,
+    cost_ten_thousandths: u64,
 }
 
 impl Tally {
@@ -228,7 +234,9 @@ impl Tally {
         self.cache_write = self.cache_write.saturating_add(other.cache_write);
         self.cache_read = self.cache_read.saturating_add(other.cache_read);
         self.uncached = self.uncached.saturating_add(other.uncached);
-        self.cost_hundredths = self.cost_hundredths.saturating_add(other.cost_hundredths);
+        self.cost_ten_thousandths = self
+            .cost_ten_thousandths
+            .saturating_add(other.cost_ten_thousandths);
     }
 
     fn row(&self, turn: usize) -> TurnCost {
@@ -237,7 +245,7 @@ impl Tally {
             cache_write: self.cache_write,
             cache_read: self.cache_read,
             uncached: self.uncached,
-            cost: self.cost_hundredths as f64 / 100.0,
+            cost: self.cost_ten_thousandths as f64 / ONE_X as f64,
         }
     }
 }
@@ -385,8 +393,8 @@ impl fmt::Display for CacheReport {
     }
 }
 
-/// `tokens` at `multiplier` hundredths each, saturating.
-pub(super) fn hundredths(tokens: usize, multiplier: u64) -> u64 {
+/// `tokens` at `multiplier` ten-thousandths each, saturating.
+pub(super) fn ten_thousandths(tokens: usize, multiplier: u64) -> u64 {
     u64::try_from(tokens)
         .unwrap_or(u64::MAX)
         .saturating_mul(multiplier)

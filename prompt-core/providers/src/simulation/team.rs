@@ -6,10 +6,10 @@ use std::fmt;
 use serde::Serialize;
 
 use super::SimulationError;
-use super::session::hundredths;
+use super::session::ten_thousandths;
 use crate::AssembledPrompt;
 use crate::providers::anthropic::{CacheMinimums, CacheTtl};
-use crate::providers::cost::{self, DEFAULT_USD_PER_MTOK, Multipliers};
+use crate::providers::cost::{self, DEFAULT_USD_PER_MTOK, Multipliers, ONE_X};
 use crate::tokens::TokenCounter;
 
 /// One teammate's stable prefix as an organization-wide prompt cache sees
@@ -339,13 +339,14 @@ impl TeamSimulation {
                     }
                 }
             }
-            let hundredths = hundredths(call.tokens_written, multipliers.cache_write_hundredths)
-                .saturating_add(hundredths(
-                    call.tokens_read,
-                    multipliers.cache_read_hundredths,
-                ))
-                .saturating_add(hundredths(call.tokens_uncached, 100));
-            call.cost = hundredths as f64 / 100.0;
+            let scaled =
+                ten_thousandths(call.tokens_written, multipliers.cache_write_ten_thousandths)
+                    .saturating_add(ten_thousandths(
+                        call.tokens_read,
+                        multipliers.cache_read_ten_thousandths,
+                    ))
+                    .saturating_add(ten_thousandths(call.tokens_uncached, ONE_X));
+            call.cost = scaled as f64 / ONE_X as f64;
             call.usd = call.cost * self.usd_per_mtok / 1_000_000.0;
             call
         })
