@@ -19,7 +19,10 @@
 //! changed `AGENTS.md` (Project) or `user.md` (User) keeps the key, and the
 //! Global part is still read from the machine that holds it; only a changed
 //! Global layer gets a new key. Every session of one agent (pipeline) gets
-//! the same key, in every process.
+//! the same key, in every process. For a server of many replicas, or a team,
+//! past OpenAI's ~15 requests a minute per key, [`affinity`](crate::affinity)
+//! keys each repository separately and shards a busy key; send its key with
+//! [`ResponsesRequest::affinity`] or [`ChatRequest::affinity`].
 //! The whole prompt, stable prefix first, goes in one instruction string, so the
 //! cached prefix is the stable part.
 //!

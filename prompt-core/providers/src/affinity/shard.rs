@@ -165,10 +165,11 @@ impl Windows {
 
 /// The in-process [`RateTracker`]: one [`RATE_WINDOWS`]-minute window per
 /// key, at most [`capacity`](Self::capacity) keys (10,000 by default; a key
-/// holds its text and ten counters, some 150 bytes). When a new key finds it full, keys idle for [`RATE_WINDOWS`]
-/// minutes are dropped first, then the one seen least recently. Right for one
-/// replica; N replicas behind a load balancer each see about 1/N of a key's
-/// rate, so they shard late unless they share a store.
+/// holds its text and ten counters, some 150 bytes). When a new key finds it
+/// full, keys idle for [`RATE_WINDOWS`] minutes are dropped first, then the
+/// one seen least recently. Right for one replica; N replicas behind a load
+/// balancer each see about 1/N of a key's rate, so they shard late unless
+/// they share a store.
 ///
 /// ```
 /// use jiff::Timestamp;
