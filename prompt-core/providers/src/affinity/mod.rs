@@ -108,6 +108,7 @@ const KEY_PIPELINE_MAX: usize = 40;
 /// prefix a request shares, with `-s<n>` when it is shard `n` > 0 of a key
 /// split past the provider's per-key rate. See the [module](self) docs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct AffinityKey {
     /// The whole key, suffix included.
     key: String,

@@ -185,6 +185,7 @@ impl Windows {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct LocalRateTracker {
     keys: Mutex<HashMap<String, Windows>>,
     capacity: usize,
@@ -386,6 +387,7 @@ fn jump(mut key: u64, buckets: u32) -> u32 {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Sharder<T = LocalRateTracker> {
     policy: ShardPolicy,
     tracker: T,
