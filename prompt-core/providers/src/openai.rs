@@ -19,7 +19,10 @@
 //! changed `AGENTS.md` (Project) or `user.md` (User) keeps the key, and the
 //! Global part is still read from the machine that holds it; only a changed
 //! Global layer gets a new key. Every session of one agent (pipeline) gets
-//! the same key, in every process.
+//! the same key, in every process. For a server of many replicas, or a team,
+//! past OpenAI's ~15 requests a minute per key, [`affinity`](crate::affinity)
+//! keys each repository separately and shards a busy key; send its key with
+//! [`ResponsesRequest::affinity`] or [`ChatRequest::affinity`].
 //! The whole prompt, stable prefix first, goes in one instruction string, so the
 //! cached prefix is the stable part.
 //!
@@ -86,27 +89,18 @@ use super::conversation::{Reminder, Turn};
 use super::{Message, Role, UndeliveredReminder};
 use crate::AssembledPrompt;
 
-/// The longest pipeline name kept in a cache key, in bytes.
-const KEY_PIPELINE_MAX: usize = 40;
-
 /// The cache key for `prompt`: `<pipeline>-<fingerprint, 16 hex>` of its
 /// widest scope's part: the Global layers, else the Project ones, else the
 /// whole stable prefix. An edit of a narrower scope keeps the key.
+///
+/// It is [`AffinityKey::widest`](crate::affinity::AffinityKey::widest): one
+/// key for every session of the agent. An agent server whose replicas or
+/// users send more than about 15 requests a minute under one key sends
+/// [`AffinityKey::of`](crate::affinity::AffinityKey::of) instead (one key per
+/// repository, sharded past the rate), through
+/// [`ResponsesRequest::affinity`] or [`ChatRequest::affinity`].
 pub fn prompt_cache_key(prompt: &AssembledPrompt) -> String {
-    let trace = prompt.trace();
-    let mut end = trace.pipeline.len().min(KEY_PIPELINE_MAX);
-    while !trace.pipeline.is_char_boundary(end) {
-        end -= 1;
-    }
-    let widest = [crate::spec::Scope::Global, crate::spec::Scope::Project]
-        .into_iter()
-        .map(|scope| trace.shared_prefix(scope))
-        .find(|&shared| shared > 0);
-    let fingerprint = match widest.and_then(|shared| prompt.stable().get(..shared)) {
-        Some(part) if !part.is_empty() => crate::fingerprint::Fingerprint::of(part),
-        _ => trace.stable_fingerprint(),
-    };
-    format!("{}-{}", &trace.pipeline[..end], fingerprint.short())
+    crate::affinity::AffinityKey::widest(prompt).into()
 }
 
 /// How long OpenAI keeps a cached prefix (`prompt_cache_retention`).
@@ -783,6 +777,14 @@ impl ResponsesRequest {
         self.prompt_cache_retention = Some(retention);
         self
     }
+
+    /// Sends `key` as `prompt_cache_key`: the key every replica derives for
+    /// this prefix, sharded for this conversation (see
+    /// [`affinity`](crate::affinity)). The default is [`prompt_cache_key`].
+    pub fn affinity(mut self, key: &crate::affinity::AffinityKey) -> Self {
+        self.prompt_cache_key = key.as_str().to_owned();
+        self
+    }
 }
 
 /// The role the system prompt takes in Chat Completions.
@@ -1064,6 +1066,14 @@ impl ChatRequest {
     /// Sets `prompt_cache_retention`.
     pub fn retention(mut self, retention: CacheRetention) -> Self {
         self.prompt_cache_retention = Some(retention);
+        self
+    }
+
+    /// Sends `key` as `prompt_cache_key`: the key every replica derives for
+    /// this prefix, sharded for this conversation (see
+    /// [`affinity`](crate::affinity)). The default is [`prompt_cache_key`].
+    pub fn affinity(mut self, key: &crate::affinity::AffinityKey) -> Self {
+        self.prompt_cache_key = key.as_str().to_owned();
         self
     }
 }
