@@ -69,6 +69,7 @@
 
 mod agreement;
 mod emit;
+mod gaps;
 mod history;
 mod ledger;
 mod log;
@@ -82,6 +83,7 @@ mod usage;
 mod verdict;
 mod wire;
 
+pub use gaps::{GAPS_KEPT, TurnGaps};
 pub use history::{BREAKPOINT_MARKERS, MessagesDigest};
 /// What moves a [`Timestamp`] (`at + SignedDuration::from_secs(300)`) and
 /// what subtracting two of them gives, jiff 1's, re-exported for the same
