@@ -14,6 +14,7 @@ mod common;
 mod cache_cost;
 mod contract_checks;
 mod history;
+mod keep_alive;
 mod observe;
 mod provider_counts;
 mod providers;

@@ -89,8 +89,11 @@ use serde::Serialize;
 
 use crate::observe::{Pricing, TurnGaps};
 
+mod ledger;
 #[cfg(test)]
 mod tests;
+
+pub use ledger::DuePing;
 
 /// How many pings a conversation gets between two turns unless told: 3.
 pub const DEFAULT_MAX_PINGS: u32 = 3;
@@ -276,7 +279,8 @@ impl KeepAlive {
 /// What [`KeepAlive::decide`] reads of a conversation: its last turn, when
 /// its cache entry was last refreshed and for how long, the prefix it
 /// holds, the gaps it has shown, the pings already sent since its last
-/// turn, the model's prices.
+/// turn, the model's prices. [`CacheLedger::keep_alive_state`](crate::observe::CacheLedger::keep_alive_state)
+/// gives it for a conversation the ledger saw.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct ConversationState {

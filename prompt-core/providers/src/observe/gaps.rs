@@ -11,7 +11,7 @@ pub const GAPS_KEPT: usize = 16;
 /// `u32::MAX`, 136 years): 68 bytes, whatever the conversation's length.
 ///
 /// Keep-alive pings are not turns: the ledger records a gap between two
-/// real turns only.
+/// real turns only ([`CacheLedger::keep_alive_state`](super::CacheLedger::keep_alive_state)).
 ///
 /// ```
 /// use std::time::Duration;

@@ -99,7 +99,7 @@ pub use log::{LogError, read_log};
 pub use price::Pricing;
 pub use provider::{Provider, UnknownProvider};
 pub use sent::{Sent, SentId};
-pub use summary::{Lost, Summary};
+pub use summary::{KeepAlives, Lost, Summary};
 pub use tool_change::ToolChange;
 pub use usage::{
     CacheUsage, DiagnosisOutcome, MAX_REQUEST_TOKENS, ProviderDiagnosis, TtlTokens, UsageError,
