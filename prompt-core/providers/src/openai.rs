@@ -212,6 +212,10 @@ pub struct PromptCacheOptions {
     /// response then says why it did not (Responses API only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison_response_id: Option<String>,
+    /// `prewarm: true`: write the cache and generate nothing (Responses API
+    /// only; see [`ResponsesRequest::prewarm`]). Left out when `false`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prewarm: bool,
 }
 
 impl PromptCacheOptions {
@@ -640,6 +644,52 @@ impl ResponsesRequest {
         self
     }
 
+    /// Makes this a prewarm: `prompt_cache_options.prewarm: true`. OpenAI
+    /// writes the request's prefix to the cache (every breakpoint it
+    /// carries, and the implicit one at the end of the input unless the mode
+    /// is explicit) and generates nothing: the response has usage with
+    /// written tokens and no output. The write is billed as a cache write
+    /// (1.25x input from GPT-5.6 on, [`cost`](super::cost)), so a prewarm
+    /// is worth sending only where a later request reads what it wrote
+    /// before it lapses.
+    ///
+    /// Responses API only, GPT-5.6 and later ([`takes_prompt_cache_options`]):
+    /// an older model refuses `prompt_cache_options`. The request keeps its
+    /// input, key and breakpoints: build it exactly as the request whose
+    /// prefix it keeps warm, then call this.
+    ///
+    /// ```
+    /// use prompt_providers::openai::ResponsesRequest;
+    /// use prompt_providers::Message;
+    /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+    /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+    /// # struct DocPrewarm;
+    /// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocPrewarm)]
+    /// # struct Persona;
+    /// # let pipeline = Pipeline::of::<DocPrewarm>()?;
+    /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+    /// let request = ResponsesRequest::new(&prompt, "gpt-5.6")
+    ///     .message(Message::user("Hi"))
+    ///     .prewarm();
+    /// let body = serde_json::to_value(&request)?;
+    /// assert_eq!(body["prompt_cache_options"]["prewarm"], true);
+    /// assert_eq!(body["prompt_cache_options"]["ttl"], "30m");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn prewarm(mut self) -> Self {
+        let mut options = self.prompt_cache_options.unwrap_or_default();
+        options.prewarm = true;
+        self.prompt_cache_options = Some(options);
+        self
+    }
+
+    /// Whether this request is a prewarm ([`prewarm`](Self::prewarm)).
+    pub fn is_prewarm(&self) -> bool {
+        self.prompt_cache_options
+            .as_ref()
+            .is_some_and(|o| o.prewarm)
+    }
+
     /// This request with `history` as its input, exactly as sent (see
     /// [`History`](super::History)): the instructions keep only the stable prefix, as the
     /// history's turns carry the per-turn block, and the request adds no
@@ -810,6 +860,16 @@ impl Serialize for ChatRequest {
             return Err(serde::ser::Error::custom(
                 "Chat Completions takes no `prompt_cache_options.comparison_response_id`: \
                  OpenAI's cache diagnostics are a Responses API feature; send a ResponsesRequest",
+            ));
+        }
+        if self
+            .prompt_cache_options
+            .as_ref()
+            .is_some_and(|o| o.prewarm)
+        {
+            return Err(serde::ser::Error::custom(
+                "Chat Completions takes no `prompt_cache_options.prewarm`: a prewarm is a \
+                 Responses API request; send a ResponsesRequest with `.prewarm()`",
             ));
         }
         let messages = self
