@@ -92,7 +92,7 @@ fn a_ping_is_not_a_turn_and_the_next_turn_counts_its_ttl_from_the_ping() {
     );
 
     // The ping reads the prefix: a refresh, not a turn.
-    let ping = ledger.sent_keep_alive(sent(360 + 270)).unwrap();
+    let ping = ledger.sent_keep_alive("c1", t(360 + 270)).unwrap();
     let refreshed = ledger
         .received(ping, &CacheUsage::new(0, PREFIX, 0))
         .unwrap();
@@ -124,7 +124,7 @@ fn a_ping_is_not_a_turn_and_the_next_turn_counts_its_ttl_from_the_ping() {
     assert_eq!(state.pings_since_turn, 0);
 
     // A ping that wrote instead of reading: a failed keep-alive, with its cost.
-    let ping = ledger.sent_keep_alive(sent(720 + 310)).unwrap();
+    let ping = ledger.sent_keep_alive("c1", t(720 + 310)).unwrap();
     let failed = ledger
         .received(ping, &CacheUsage::new(0, 0, PREFIX))
         .unwrap();
@@ -188,7 +188,7 @@ fn the_cap_and_the_longest_gap_stop_the_pings() {
             (due[0].ping.at, due[0].ping.probability),
             (t(at), probability)
         );
-        let ping = ledger.sent_keep_alive(sent(at)).unwrap();
+        let ping = ledger.sent_keep_alive("c1", t(at)).unwrap();
         ledger
             .received(ping, &CacheUsage::new(0, PREFIX, 0))
             .unwrap();
@@ -222,7 +222,7 @@ fn a_conversation_without_a_turn_or_a_price_has_no_state() {
     let mut ledger = CacheLedger::new();
     assert!(ledger.keep_alive_state("c1").is_none());
     assert!(
-        ledger.sent_keep_alive(sent(0)).is_none(),
+        ledger.sent_keep_alive("c1", t(0)).is_none(),
         "nothing to re-send"
     );
     let id = ledger.sent(&prompt, sent(0));

@@ -34,6 +34,24 @@
 //! for a prefix below the model's minimum (nothing is cached), and never
 //! before the conversation has a gap to go by.
 //!
+//! # The ping itself, per provider
+//!
+//! - **Anthropic**: [`MessagesRequest::refresh`](crate::anthropic::MessagesRequest::refresh)
+//!   of the conversation's last real request: its tools, system and
+//!   messages up to the last breakpoint, byte for byte, with
+//!   `max_tokens: 1`. A read restarts the entry's TTL.
+//! - **OpenAI** (GPT-5.6 and later, Responses):
+//!   [`ResponsesRequest::prewarm`](crate::openai::ResponsesRequest::prewarm)
+//!   of the last request, which generates nothing. OpenAI documents a
+//!   prewarm as a cache write; what it bills for a prefix still cached was
+//!   not documented on 2026-12-07. If it is a write, a ping never pays
+//!   (`P x (write - read) < write`), and entries live 30 minutes to 24
+//!   hours there anyway: price a ping at the write
+//!   (`Pricing::new(usd, write, write)`) to be safe.
+//! - **Gemini**: no ping applies. Implicit caching has no TTL to restart;
+//!   an explicit `cachedContents` entry is kept by updating its `ttl`
+//!   (`PATCH cachedContents/{name}`), billed as storage, not as a read.
+//!
 //! # Worked example: one conversation, two models
 //!
 //! A 20,000-token prefix under a 5-minute TTL, its last turn just sent.

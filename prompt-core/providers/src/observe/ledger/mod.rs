@@ -601,21 +601,26 @@ impl CacheLedger {
         id
     }
 
-    /// Records a keep-alive ping of `sent.conversation`: its last real
-    /// turn's prefix re-sent ([`Sent::keep_alive`] is implied), for a
+    /// Records a keep-alive ping of `conversation` sent `at`: its last
+    /// real turn re-sent (prefix, provider, model, TTL and price), for a
     /// sender that holds the request but not the prompt (the keep-alive
     /// scheduler). `None` when the ledger holds no turn of that
-    /// conversation.
-    pub fn sent_keep_alive(&mut self, sent: Sent<'_>) -> Option<SentId> {
-        let number = *self.keys.get(sent.conversation)?;
-        let prefix = self
-            .conversations
-            .get(&number)?
-            .last
-            .as_ref()?
-            .prefix
-            .clone();
-        let mut sent = sent.keep_alive();
+    /// conversation. [`Sent::keep_alive`] with [`sent`](Self::sent) records
+    /// one whose details the caller gives.
+    pub fn sent_keep_alive(&mut self, conversation: &str, at: Timestamp) -> Option<SentId> {
+        let number = *self.keys.get(conversation)?;
+        let held = self.conversations.get(&number)?;
+        let last = held.last.as_ref()?;
+        let (prefix, provider, model) =
+            (last.prefix.clone(), last.provider, Arc::clone(&last.model));
+        let keep = held.keep.as_deref();
+        let ttl = keep.map_or(DEFAULT_TTL, |k| k.ttl);
+        let pricing = keep.and_then(|k| k.pricing);
+        let mut sent = Sent::new(provider, &model, at)
+            .conversation(conversation)
+            .ttl(ttl)
+            .keep_alive();
+        sent.pricing = pricing;
         Some(self.record(prefix, &mut sent))
     }
 
