@@ -250,3 +250,219 @@ impl std::io::Write for SharedLog {
         Ok(())
     }
 }
+
+// --- end to end: the scheduler against the loopback's cache ----------------
+
+mod end_to_end {
+    use std::io::{Read, Write};
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use prompt_clients::loopback::Loopback;
+    use prompt_clients::loopback::cache::ManualClock;
+    use prompt_providers::Message;
+    use prompt_providers::anthropic::{CacheTtl, MessagesRequest};
+    use prompt_providers::keepalive::{Decision, Decline, KeepAlive, Scheduler};
+    use prompt_providers::observe::{
+        CacheLedger, CacheUsage, CacheVerdict, MissCause, Pricing, Provider, Sent,
+    };
+    use serde_json::Value;
+
+    use super::{prompt, t};
+
+    /// POSTs `body` to the loopback's Messages endpoint; the usage back.
+    fn post(server: &Loopback, body: &Value) -> CacheUsage {
+        let body = body.to_string();
+        let mut stream = std::net::TcpStream::connect(server.addr()).unwrap();
+        write!(
+            stream,
+            "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        let json = reply.split("\r\n\r\n").nth(1).unwrap();
+        let json: Value = serde_json::from_str(json).unwrap();
+        CacheUsage::from_response(Provider::Anthropic, &json).unwrap()
+    }
+
+    /// One conversation's requests on one loopback whose clock follows tokio's.
+    struct Run {
+        server: Loopback,
+        clock: ManualClock,
+        synced: Mutex<Duration>,
+        start: tokio::time::Instant,
+        ledger: Arc<Mutex<CacheLedger>>,
+        turn: Value,
+        model: &'static str,
+    }
+
+    impl Run {
+        fn new(model: &'static str, pricing: Pricing) -> Self {
+            let clock = ManualClock::default();
+            let mut turn = MessagesRequest::new(&prompt(), model, 1024)
+                .message(Message::user("Why does the login test fail?"));
+            turn = turn.ttl(CacheTtl::FiveMinutes);
+            Self {
+                server: Loopback::with_clock(clock.clone()).unwrap(),
+                clock,
+                synced: Mutex::new(Duration::ZERO),
+                start: tokio::time::Instant::now(),
+                ledger: Arc::new(Mutex::new(CacheLedger::new().pricing(pricing))),
+                turn: serde_json::to_value(&turn).unwrap(),
+                model,
+            }
+        }
+
+        /// The loopback's clock brought to tokio's.
+        fn sync(&self) {
+            let elapsed = self.start.elapsed();
+            let mut synced = self.synced.lock().unwrap();
+            self.clock.advance(elapsed - *synced);
+            *synced = elapsed;
+        }
+
+        fn seconds(&self) -> i64 {
+            self.start.elapsed().as_secs() as i64
+        }
+
+        /// A real turn now.
+        fn turn(&self) -> CacheVerdict {
+            self.sync();
+            let at = t(self.seconds());
+            let id = self.ledger.lock().unwrap().sent(
+                &prompt(),
+                Sent::new(Provider::Anthropic, self.model, at).conversation("c1"),
+            );
+            let usage = post(&self.server, &self.turn);
+            self.ledger.lock().unwrap().received(id, &usage).unwrap()
+        }
+
+        /// The refresh of the turn, as the scheduler sends it.
+        fn refresh(&self) -> CacheUsage {
+            self.sync();
+            let request: MessagesRequest = {
+                // The turn's body rebuilt and refreshed: max_tokens 1, the cached part.
+                let turn = MessagesRequest::new(&prompt(), self.model, 1024)
+                    .message(Message::user("Why does the login test fail?"));
+                turn.refresh(1)
+            };
+            post(&self.server, &serde_json::to_value(&request).unwrap())
+        }
+    }
+
+    /// Input cost of a verdict, in US dollars, plus its output at 5x.
+    fn cost(verdict: &CacheVerdict, pricing: &Pricing, output: u64) -> f64 {
+        let per = pricing.usd_per_mtok / 1e6;
+        (verdict.read as f64 * pricing.read
+            + verdict.written as f64 * pricing.write
+            + verdict.uncached as f64
+            + output as f64 * 5.0)
+            * per
+    }
+
+    /// Three turns six minutes apart, with or without the scheduler; the
+    /// verdicts (pings included) and the net cost.
+    async fn session(
+        model: &'static str,
+        pricing: Pricing,
+        keep_alive: bool,
+    ) -> (Vec<CacheVerdict>, f64) {
+        let run = Arc::new(Run::new(model, pricing));
+        let mut verdicts = vec![run.turn()];
+        tokio::time::advance(Duration::from_secs(360)).await;
+        verdicts.push(run.turn());
+        let origin = t(run.seconds());
+        let scheduler = {
+            let sender = Arc::clone(&run);
+            Scheduler::new(
+                Arc::clone(&run.ledger),
+                KeepAlive::new(),
+                move |_conversation| {
+                    let run = Arc::clone(&sender);
+                    async move { Ok::<_, std::io::Error>(run.refresh()) }
+                },
+            )
+            .origin(origin)
+        };
+        if keep_alive {
+            let next = scheduler
+                .next_ping()
+                .expect("the 6-minute gap makes a ping pay");
+            assert_eq!(next.ping.at, t(360 + 270), "at 90% of the TTL");
+            let sent = scheduler.step().await;
+            assert_eq!(sent.len(), 1);
+            assert_eq!(
+                run.seconds(),
+                360 + 270,
+                "slept on tokio's clock to the ping"
+            );
+            let ping = sent.into_iter().next().unwrap().outcome.unwrap();
+            assert!(ping.keep_alive && ping.is_hit(), "{ping}");
+            verdicts.push(ping);
+        }
+        let now = run.seconds();
+        tokio::time::advance(Duration::from_secs((720 - now) as u64)).await;
+        verdicts.push(run.turn());
+        let net = verdicts
+            .iter()
+            .map(|v| cost(v, &pricing, if v.keep_alive { 1 } else { 0 }))
+            .sum();
+        (verdicts, net)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_ping_at_four_and_a_half_minutes_turns_an_expiry_into_a_read() {
+        for (model, usd) in [("claude-sonnet-4-5", 3.0), ("claude-opus-5-5", 5.0)] {
+            let pricing = Pricing::for_model(usd, model, CacheTtl::FiveMinutes).unwrap();
+            let (without, cost_without) = session(model, pricing, false).await;
+            let last = without.last().unwrap();
+            assert!(
+                matches!(last.cause, Some(MissCause::TtlExpired { idle, .. }) if idle == Duration::from_secs(360)),
+                "{last}"
+            );
+            let (with, cost_with) = session(model, pricing, true).await;
+            let last = with.last().unwrap();
+            assert!(last.is_hit(), "{last}");
+            assert_eq!(with.iter().filter(|v| v.keep_alive).count(), 1);
+            assert!(cost_with < cost_without, "{cost_with} >= {cost_without}");
+            println!(
+                "{model} (USD {usd}/Mtok, reads {}x): prefix {} tokens; three turns 6 minutes \
+                 apart: USD {cost_without:.6} without keep-alive, USD {cost_with:.6} with one \
+                 ping (net saving USD {:.6})",
+                pricing.read,
+                last.read,
+                cost_without - cost_with
+            );
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn turns_an_hour_apart_are_never_pinged() {
+        let pricing = Pricing::for_model(3.0, "claude-sonnet-4-5", CacheTtl::FiveMinutes).unwrap();
+        let run = Arc::new(Run::new("claude-sonnet-4-5", pricing));
+        run.turn();
+        tokio::time::advance(Duration::from_secs(3_600)).await;
+        run.turn();
+        let state = run.ledger.lock().unwrap().keep_alive_state("c1").unwrap();
+        let decision = KeepAlive::new().decide(&state);
+        let Decision::Decline(Decline::NotWorthIt {
+            ping_usd,
+            expected_rewrite_usd,
+            ..
+        }) = decision
+        else {
+            panic!("{decision}")
+        };
+        assert_eq!(expected_rewrite_usd, 0.0);
+        println!("turns an hour apart: {decision} (ping USD {ping_usd:.6})");
+        let scheduler = Scheduler::new(Arc::clone(&run.ledger), KeepAlive::new(), |_| async {
+            Ok::<_, std::io::Error>(CacheUsage::new(0, 0, 0))
+        });
+        let before = tokio::time::Instant::now();
+        assert!(scheduler.run_until_idle().await.is_empty());
+        assert_eq!(tokio::time::Instant::now(), before, "nothing to wait for");
+        assert_eq!(run.server.requests().len(), 2, "no ping sent");
+    }
+}

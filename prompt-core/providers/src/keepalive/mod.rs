@@ -108,10 +108,15 @@ use serde::Serialize;
 use crate::observe::{Pricing, TurnGaps};
 
 mod ledger;
+#[cfg(feature = "tokio")]
+mod scheduler;
 #[cfg(test)]
 mod tests;
 
 pub use ledger::DuePing;
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub use scheduler::{PingError, PingSent, Scheduler};
 
 /// How many pings a conversation gets between two turns unless told: 3.
 pub const DEFAULT_MAX_PINGS: u32 = 3;
