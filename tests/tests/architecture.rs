@@ -60,7 +60,7 @@ const CHECKS: Tree = Tree {
 
 const PROVIDERS: Tree = Tree {
     src: "prompt-core/providers/src",
-    order: &[&["providers"], &["observe"]],
+    order: &[&["providers"], &["observe"], &["keepalive"]],
     fold: |module| match module {
         "affinity" | "anthropic" | "claude_cli" | "codex" | "conversation" | "cost" | "gemini"
         | "history" | "message" | "mid_conversation" | "minimums" | "openai" | "placement"

@@ -86,6 +86,7 @@ pub mod claude_cli;
 pub mod codex;
 pub mod cost;
 pub mod gemini;
+pub mod keepalive;
 pub mod minimums;
 pub mod openai;
 pub mod plan;

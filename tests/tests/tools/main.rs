@@ -16,6 +16,7 @@ mod affinity;
 mod cache_cost;
 mod contract_checks;
 mod history;
+mod keep_alive;
 mod observe;
 mod provider_counts;
 mod providers;
