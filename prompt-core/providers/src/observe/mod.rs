@@ -72,6 +72,8 @@ mod emit;
 mod history;
 mod ledger;
 mod log;
+#[cfg(feature = "otel")]
+mod metrics;
 mod price;
 mod provider;
 pub mod semconv;
@@ -82,6 +84,7 @@ mod usage;
 mod verdict;
 mod wire;
 
+pub use emit::request_span;
 pub use history::{BREAKPOINT_MARKERS, MessagesDigest};
 /// What moves a [`Timestamp`] (`at + SignedDuration::from_secs(300)`) and
 /// what subtracting two of them gives, jiff 1's, re-exported for the same
