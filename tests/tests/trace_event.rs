@@ -36,7 +36,7 @@ impl tracing::Subscriber for Capture {
 }
 
 #[test]
-fn every_assembly_emits_its_trace_as_a_tracing_event() {
+fn every_assembly_emits_its_trace_as_one_tracing_event() {
     static EVENTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let pipeline = fixed(&[
         ("persona", 1, Stability::Stable, "P"),
@@ -62,11 +62,19 @@ fn every_assembly_emits_its_trace_as_a_tracing_event() {
         )),
         "{summary}"
     );
+    // Each layer's bytes ride in the one event: no event per layer, which an
+    // OpenTelemetry layer would attach to the request's span one by one.
+    assert!(
+        summary.contains("layer_bytes=persona=1 quiet=0"),
+        "{summary}"
+    );
+    assert!(!summary.contains("layer_notes="), "{summary}");
     assert_eq!(
         events
             .iter()
-            .filter(|e| e.contains("layer rendered"))
+            .filter(|e| e.starts_with("prompt_core::assembly "))
             .count(),
-        2
+        1,
+        "{events:?}"
     );
 }

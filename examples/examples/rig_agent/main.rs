@@ -36,8 +36,11 @@
 //!    messages begin with this one's, byte for byte, and the history can be
 //!    read from the cache.
 //! 5. Tell the ledger before sending (`ledger.sent(&prompt, placed.sent(..))`)
-//!    and give it rig's usage after (`prompt_clients::rig::cache_usage`):
-//!    the verdict says whether the prefix was read, and why not.
+//!    and give it rig's response after (`prompt_clients::rig::cache_usage_of`):
+//!    the verdict says whether the prefix was read, and why not. The call
+//!    and the verdict run in one `prompt_clients::rig::request_span`, which
+//!    rig's own telemetry and the ledger both record into: one GenAI span
+//!    per call for an OpenTelemetry backend.
 //! 6. Check the prompt once against the model's minimum
 //!    (`check_cache_minimum`): below it Anthropic caches nothing, silently.
 //!
@@ -50,8 +53,10 @@ use std::collections::BTreeMap;
 use std::error::Error;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use tracing::Instrument;
+
 use prompt_clients::loopback::{Loopback, ReadShare};
-use prompt_clients::rig::{cache_prefix, cache_usage, completion_request};
+use prompt_clients::rig::{cache_prefix, cache_usage_of, completion_request, request_span};
 use prompt_core::assembly::PrefixCache;
 use prompt_core::tokens::ApproxCounter;
 use prompt_core::{
@@ -257,8 +262,14 @@ impl Server {
                 .sent(MODEL, prompt_providers::observe::Timestamp::now())
                 .conversation(id),
         );
-        let response = self.model.call(placed.request).await?;
-        let verdict = lock(&self.ledger).received(sent, &cache_usage(&response.usage)?)?;
+        let span = request_span(MODEL);
+        let response = self
+            .model
+            .call(placed.request)
+            .instrument(span.clone())
+            .await?;
+        let usage = cache_usage_of(&response)?;
+        let verdict = span.in_scope(|| lock(&self.ledger).received(sent, &usage))?;
         let answer = response.text();
         if let Some(conversation) = lock(&self.conversations).get_mut(id) {
             conversation

@@ -15,7 +15,7 @@
 //!
 //! ```no_run
 //! use async_openai::types::chat::{ChatCompletionRequestMessage, ChatCompletionRequestUserMessage};
-//! use prompt_clients::async_openai::{chat_request, chat_cache_usage};
+//! use prompt_clients::async_openai::{chat_cache_usage_of, chat_request};
 //! use prompt_providers::observe::CacheLedger;
 //! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 //! # #[prompt_core::prompt_pipeline(paths = [Cached])]
@@ -35,9 +35,7 @@
 //! let placed = chat_request(&prompt, MODEL, vec![ChatCompletionRequestMessage::User(user)])?;
 //! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_providers::observe::Timestamp::now()));
 //! let response = client.chat().create(placed.request).await?;
-//! if let Some(usage) = &response.usage {
-//!     println!("{}", ledger.received(id, &chat_cache_usage(usage)?)?);
-//! }
+//! println!("{}", ledger.received(id, &chat_cache_usage_of(&response)?)?);
 //! # Ok(())
 //! # }
 //! ```
@@ -53,13 +51,14 @@ use async_openai::types::chat::{
     ChatCompletionRequestSystemMessage, ChatCompletionRequestSystemMessageContent,
     ChatCompletionRequestSystemMessageContentPart, ChatCompletionRequestUserMessageContent,
     ChatCompletionRequestUserMessageContentPart, CompletionUsage, CreateChatCompletionRequest,
-    PromptCacheBreakpointParam, PromptCacheBreakpointParamMode, PromptCacheModeEnum,
-    PromptCacheOptionsParam, PromptCacheTTLEnum,
+    CreateChatCompletionResponse, PromptCacheBreakpointParam, PromptCacheBreakpointParamMode,
+    PromptCacheModeEnum, PromptCacheOptionsParam, PromptCacheTTLEnum,
 };
 use async_openai::types::responses::{
     CreateResponse, EasyInputContent, EasyInputMessage, InputContent, InputItem, InputParam,
     InputRole, InputTextContent, Item, MessageItem, MessageType, PromptCacheBreakpointConfig,
-    PromptCacheBreakpointConfigMode, ResponsePromptCacheOptionsParam, ResponseUsage, Role,
+    PromptCacheBreakpointConfigMode, Response, ResponsePromptCacheOptionsParam, ResponseUsage,
+    Role,
 };
 use prompt_core::AssembledPrompt;
 use prompt_providers::observe::{CacheUsage, Provider};
@@ -361,6 +360,8 @@ fn append(text: &mut String, tail: &str) {
 
 /// Chat Completions usage as [`CacheUsage`]: `prompt_tokens` holds
 /// `prompt_tokens_details.cached_tokens` and `cache_write_tokens`.
+/// It carries no response id or model: for a whole response,
+/// [`chat_cache_usage_of`] does.
 ///
 /// # Errors
 /// [`UsageError::Negative`] for a write count below zero, and
@@ -378,6 +379,8 @@ pub fn chat_cache_usage(usage: &CompletionUsage) -> Result<CacheUsage, UsageErro
 
 /// Responses usage as [`CacheUsage`]: `input_tokens` holds
 /// `input_tokens_details.cached_tokens` and `cache_write_tokens`.
+/// It carries no response id or model: for a whole response,
+/// [`response_cache_usage_of`] does.
 ///
 /// # Errors
 /// As [`chat_cache_usage`].
@@ -394,4 +397,39 @@ pub fn response_cache_usage(usage: &ResponseUsage) -> Result<CacheUsage, UsageEr
         written,
     )?;
     Ok(out.output(usage.output_tokens.into()))
+}
+
+/// A Chat Completions response as [`CacheUsage`]: [`chat_cache_usage`] of
+/// its `usage`, with its `id` and `model`, which the verdict's span carries
+/// as `gen_ai.response.id` and `gen_ai.response.model`.
+///
+/// # Errors
+/// [`UsageError::Missing`] when the response has no `usage` (a stream that
+/// did not ask for it), and as [`chat_cache_usage`].
+pub fn chat_cache_usage_of(
+    response: &CreateChatCompletionResponse,
+) -> Result<CacheUsage, UsageError> {
+    let usage = response.usage.as_ref().ok_or(UsageError::Missing {
+        client: CLIENT,
+        field: "CreateChatCompletionResponse::usage",
+    })?;
+    Ok(chat_cache_usage(usage)?
+        .response_id(response.id.as_str())
+        .response_model(response.model.as_str()))
+}
+
+/// A Responses response as [`CacheUsage`]: [`response_cache_usage`] of its
+/// `usage`, with its `id` and `model`, as [`chat_cache_usage_of`].
+///
+/// # Errors
+/// [`UsageError::Missing`] when the response has no `usage`, and as
+/// [`response_cache_usage`].
+pub fn response_cache_usage_of(response: &Response) -> Result<CacheUsage, UsageError> {
+    let usage = response.usage.as_ref().ok_or(UsageError::Missing {
+        client: CLIENT,
+        field: "Response::usage",
+    })?;
+    Ok(response_cache_usage(usage)?
+        .response_id(response.id.as_str())
+        .response_model(response.model.as_str()))
 }

@@ -10,7 +10,7 @@
 //! reminder at the end of the latest user message.
 //!
 //! ```no_run
-//! use prompt_clients::genai::{cache_usage, chat_options, chat_request};
+//! use prompt_clients::genai::{cache_usage_of, chat_options, chat_request};
 //! use prompt_providers::observe::CacheLedger;
 //! use genai::chat::ChatMessage;
 //! # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
@@ -30,7 +30,7 @@
 //! let placed = chat_request(&prompt, MODEL, vec![ChatMessage::user("Fix the failing test.")])?;
 //! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_providers::observe::Timestamp::now()));
 //! let response = client.exec_chat(MODEL, placed.request, Some(&chat_options(&prompt))).await?;
-//! let verdict = ledger.received(id, &cache_usage(&response.usage)?)?;
+//! let verdict = ledger.received(id, &cache_usage_of(&response)?)?;
 //! println!("{verdict}");
 //! # Ok(())
 //! # }
@@ -58,8 +58,8 @@
 
 use genai::adapter::AdapterKind;
 use genai::chat::{
-    CacheControl, ChatMessage, ChatOptions, ChatRequest, ChatRole, ContentPart, MessageContent,
-    Usage,
+    CacheControl, ChatMessage, ChatOptions, ChatRequest, ChatResponse, ChatRole, ContentPart,
+    MessageContent, Usage,
 };
 use prompt_core::AssembledPrompt;
 use prompt_providers::observe::{CacheUsage, Provider};
@@ -327,6 +327,8 @@ fn bare(model: &str) -> &str {
 /// cache's reads (`prompt_tokens_details.cached_tokens`) and writes
 /// (`cache_creation_tokens`) for every provider (it adds Anthropic's, which
 /// the API reports beside the input, into it).
+/// It carries no response id or model: for a whole response,
+/// [`cache_usage_of`] does.
 ///
 /// # Errors
 /// [`UsageError::Missing`] when genai reported no prompt count (a stream
@@ -352,4 +354,29 @@ pub fn cache_usage(usage: &Usage) -> Result<CacheUsage, UsageError> {
         Some(output) => out.output(count(CLIENT, "Usage::completion_tokens", output.into())?),
         None => out,
     })
+}
+
+/// genai's response as [`CacheUsage`]: [`cache_usage`] of its `usage`,
+/// with the model that answered (`provider_model_iden`, the name the
+/// provider reported, or the one asked for when it reported none) and the
+/// response's id where genai has it: its `response_id` (OpenAI Responses),
+/// else the `id` of the body it captured
+/// (`ChatOptions::with_capture_raw_body(true)`); genai keeps no id of an
+/// Anthropic or Chat Completions response otherwise. The verdict's span
+/// carries them as `gen_ai.response.model` and `gen_ai.response.id`.
+///
+/// # Errors
+/// As [`cache_usage`].
+pub fn cache_usage_of(response: &ChatResponse) -> Result<CacheUsage, UsageError> {
+    let mut usage = cache_usage(&response.usage)?
+        .response_model(bare(response.provider_model_iden.model_name.as_str()));
+    let captured = response
+        .captured_raw_body
+        .as_ref()
+        .and_then(|body| body.get("id"))
+        .and_then(Value::as_str);
+    if let Some(id) = response.response_id.as_deref().or(captured) {
+        usage = usage.response_id(id);
+    }
+    Ok(usage)
 }

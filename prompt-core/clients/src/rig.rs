@@ -12,7 +12,8 @@
 //! is on it.
 //!
 //! ```no_run
-//! use prompt_clients::rig::{cache_prefix, cache_usage, completion_request};
+//! use prompt_clients::rig::{cache_prefix, cache_usage_of, completion_request, request_span};
+//! use tracing::Instrument;
 //! use prompt_providers::observe::CacheLedger;
 //! use rig_core::message::Message;
 //! use rig_core::providers::anthropic::{self, completion::CacheTtl};
@@ -32,8 +33,11 @@
 //! let prompt = session.build_cached(&Context::new())?;
 //! let placed = completion_request(&prompt, [Message::user("Fix the failing test.")])?;
 //! let id = ledger.sent(&prompt, placed.sent(MODEL, prompt_providers::observe::Timestamp::now()));
-//! let response = model.call(placed.request).await?;
-//! let verdict = ledger.received(id, &cache_usage(&response.usage)?)?;
+//! // One span for the call: rig records into it, and so does the ledger.
+//! let span = request_span(MODEL);
+//! let response = model.call(placed.request).instrument(span.clone()).await?;
+//! let usage = cache_usage_of(&response)?;
+//! let verdict = span.in_scope(|| ledger.received(id, &usage))?;
 //! println!("{verdict}");
 //! # Ok(())
 //! # }
@@ -56,9 +60,9 @@
 //!   [`cache_prefix`] turns it off.
 
 use prompt_core::AssembledPrompt;
-use prompt_providers::observe::{CacheUsage, Provider};
+use prompt_providers::observe::{CacheUsage, Provider, semconv};
 use rig_core::Model;
-use rig_core::completion::{CompletionRequest, Usage};
+use rig_core::completion::{CompletionRequest, CompletionResponse, Usage};
 use rig_core::message::{Message, UserContent};
 use rig_core::providers::anthropic::Messages;
 use rig_core::providers::anthropic::completion::CacheTtl;
@@ -187,6 +191,8 @@ pub enum CachingError {
 
 /// rig's usage as [`CacheUsage`]: rig's `input_tokens` holds the cache's
 /// reads (`cached_input_tokens`) and writes (`cache_creation_input_tokens`).
+/// It carries no response id or model: for a whole response,
+/// [`cache_usage_of`] does.
 ///
 /// # Errors
 /// [`UsageError::Missing`] when rig reported no input count, and
@@ -203,4 +209,60 @@ pub fn cache_usage(usage: &Usage) -> Result<CacheUsage, UsageError> {
         Some(output) => out.output(output),
         None => out,
     })
+}
+
+/// rig's response as [`CacheUsage`]: [`cache_usage`] of its `usage`, with
+/// the response's id and the model that answered (rig's
+/// `origin.response_id` and `origin.response_model`), which the verdict's
+/// span carries as `gen_ai.response.id` and `gen_ai.response.model`.
+///
+/// # Errors
+/// As [`cache_usage`].
+pub fn cache_usage_of(response: &CompletionResponse) -> Result<CacheUsage, UsageError> {
+    let mut usage = cache_usage(&response.usage)?;
+    if let Some(id) = &response.origin.response_id {
+        usage = usage.response_id(id.as_str());
+    }
+    if let Some(model) = &response.origin.response_model {
+        usage = usage.response_model(model.as_str());
+    }
+    Ok(usage)
+}
+
+/// The span of one rig call to `model`, which rig's own GenAI telemetry
+/// adopts (it declares rig's completion-parent marker and every field rig
+/// requires) and the ledger records into (it declares every field of
+/// [`semconv::SPAN_FIELDS`]): one span `chat {model}` of kind `client`
+/// holding rig's usage, the response's id and model, and the verdict.
+///
+/// rig 0.44 opens a `chat` span of its own for every call, usage included;
+/// a verdict received outside a span with the GenAI fields opens another
+/// (see [`prompt_providers::observe::request_span`]), and a backend that
+/// sums `gen_ai.usage.*` over spans counts the call twice. With this span
+/// current around the call (`.instrument(span.clone())`) and around
+/// [`CacheLedger::received`](prompt_providers::observe::CacheLedger::received)
+/// (`span.in_scope(..)`), there is one. Message contents stay off unless
+/// rig's own content recording is on.
+pub fn request_span(model: &str) -> tracing::Span {
+    use rig_core::telemetry::Empty;
+    let span = rig_core::telemetry::completion_parent_span!(
+        target: "prompt_providers::observe",
+        name: "chat",
+        operation: semconv::OPERATION_CHAT,
+        system_instructions: Option::<&str>::None,
+        { semconv::OTEL_NAME } = %format_args!("{} {model}", semconv::OPERATION_CHAT),
+        { semconv::OTEL_KIND } = "client",
+        { semconv::CONVERSATION_ID } = Empty,
+        { semconv::PROMPT_NAME } = Empty,
+        { semconv::PROMPT_VERSION } = Empty,
+        { semconv::MISS_CAUSE } = Empty,
+        { semconv::MISS_LAYER } = Empty,
+        { semconv::STABLE_FINGERPRINT } = Empty,
+        { semconv::EXPECTED_TOKENS } = Empty,
+        { semconv::LOST_TOKENS } = Empty,
+        { semconv::VERDICT } = Empty,
+    );
+    span.record(semconv::PROVIDER_NAME, Provider::Anthropic.otel_name());
+    span.record(semconv::REQUEST_MODEL, model);
+    span
 }

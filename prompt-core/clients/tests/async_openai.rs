@@ -18,8 +18,8 @@ use common::{
 };
 use prompt_clients::PlacementError;
 use prompt_clients::async_openai::{
-    chat_cache_usage, chat_request, chat_request_with_history, response_cache_usage,
-    responses_request, responses_request_with_history,
+    chat_cache_usage, chat_cache_usage_of, chat_request, chat_request_with_history,
+    response_cache_usage_of, responses_request, responses_request_with_history,
 };
 use prompt_clients::loopback::Loopback;
 use prompt_core::AssembledPrompt;
@@ -63,7 +63,7 @@ fn chat_turns(client: &Client<OpenAIConfig>, model: &str) -> Turns {
                 .create(placed.request)
                 .await
                 .expect("the loopback answers");
-            let usage = chat_cache_usage(response.usage.as_ref().expect("usage")).expect("a usage");
+            let usage = chat_cache_usage_of(&response).expect("a usage");
             verdicts.push(ledger.received(id, &usage).expect("recorded"));
             usages.push(usage);
             prompts.push(prompt);
@@ -76,6 +76,12 @@ fn chat_turns(client: &Client<OpenAIConfig>, model: &str) -> Turns {
 fn chat_on_gpt_5_6_sends_the_breakpoints_the_options_and_the_key() {
     let server = Loopback::start().expect("a loopback server");
     let (prompts, usages, verdicts) = chat_turns(&client(&server), "gpt-5.6");
+    // The response's id and model reach the verdict.
+    for (n, (usage, verdict)) in usages.iter().zip(&verdicts).enumerate() {
+        let id = format!("chatcmpl-loopback-{}", n + 1);
+        assert_eq!(verdict.response_id.as_deref(), Some(id.as_str()));
+        assert_eq!(usage.response_model.as_deref(), Some("gpt-5.6"));
+    }
     let requests = server.requests();
     let bodies: Vec<Value> = requests.iter().map(|r| r.json().expect("JSON")).collect();
     for ((request, body), prompt) in requests.iter().zip(&bodies).zip(&prompts) {
@@ -197,13 +203,17 @@ fn responses_on_gpt_5_6_lead_with_a_developer_message_of_marked_parts() {
                 .create(placed.request)
                 .await
                 .expect("the loopback answers");
-            let usage =
-                response_cache_usage(response.usage.as_ref().expect("usage")).expect("a usage");
+            let usage = response_cache_usage_of(&response).expect("a usage");
             verdicts.push(ledger.received(id, &usage).expect("recorded"));
             usages.push(usage);
             prompts.push(prompt);
         }
     });
+    for (n, (usage, verdict)) in usages.iter().zip(&verdicts).enumerate() {
+        let id = format!("resp_loopback_{}", n + 1);
+        assert_eq!(verdict.response_id.as_deref(), Some(id.as_str()));
+        assert_eq!(usage.response_model.as_deref(), Some("gpt-5.6"));
+    }
     let requests = server.requests();
     for (request, prompt) in requests.iter().zip(&prompts) {
         assert_eq!(request.path, "/v1/responses");

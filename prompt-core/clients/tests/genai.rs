@@ -11,7 +11,9 @@ use genai::chat::{CacheControl, ChatMessage, ChatOptions, ChatRequest};
 use genai::resolver::{AuthData, Endpoint};
 use genai::{Client, ServiceTarget};
 use prompt_clients::PlacementError;
-use prompt_clients::genai::{cache_usage, chat_options, chat_request, chat_request_with_history};
+use prompt_clients::genai::{
+    cache_usage, cache_usage_of, chat_options, chat_request, chat_request_with_history,
+};
 use prompt_clients::loopback::Loopback;
 use prompt_core::AssembledPrompt;
 use prompt_providers::observe::{CacheUsage, CacheVerdict};
@@ -62,7 +64,7 @@ fn two_turns(
                 .exec_chat(model, placed.request, Some(&chat_options(&prompt)))
                 .await
                 .expect("the loopback answers");
-            let usage = cache_usage(&response.usage).expect("genai reports usage");
+            let usage = cache_usage_of(&response).expect("genai reports usage");
             verdicts.push(ledger.received(id, &usage).expect("recorded"));
             usages.push(usage);
             prompts.push(prompt);
@@ -84,6 +86,12 @@ fn cached_tokens<'a>(blocks: impl IntoIterator<Item = (&'a str, bool)>) -> u64 {
 fn anthropic_gets_the_scope_breakpoint_and_the_suffix_after_both() {
     let server = Loopback::start().expect("a loopback server");
     let (prompts, usages, verdicts) = two_turns(&client(&server), CLAUDE);
+    // The model that answered reaches the verdict; genai keeps no id of an
+    // Anthropic response unless it captured the body (below).
+    for usage in &usages {
+        assert_eq!(usage.response_model.as_deref(), Some(CLAUDE));
+        assert_eq!(usage.response_id, None);
+    }
     let requests = server.requests();
     let bodies: Vec<Value> = requests.iter().map(|r| r.json().expect("JSON")).collect();
     for ((request, body), prompt) in requests.iter().zip(&bodies).zip(&prompts) {
@@ -263,6 +271,25 @@ fn openai_responses_breakpoints_reach_api_openai_com_only() {
     assert!(request.json().expect("JSON")["prompt_cache_key"].is_string());
     assert_eq!(usages[1].read, 0, "the second turn reads nothing");
     assert!(!verdicts[1].is_hit());
+}
+
+#[test]
+fn a_captured_body_gives_the_verdict_the_anthropic_response_id() {
+    let server = Loopback::start().expect("a loopback server");
+    let client = client(&server);
+    let session = session();
+    let mut ledger = ledger();
+    let prompt = prompt(&session, 0);
+    let placed = chat_request(&prompt, CLAUDE, vec![ChatMessage::user("Hi")]).expect("placed");
+    let id = ledger.sent(&prompt, placed.sent(CLAUDE, at(0)));
+    let options = chat_options(&prompt).with_capture_raw_body(true);
+    let response = runtime()
+        .block_on(client.exec_chat(CLAUDE, placed.request, Some(&options)))
+        .expect("answered");
+    let usage = cache_usage_of(&response).expect("usage");
+    assert_eq!(usage.response_id.as_deref(), Some("msg_loopback_1"));
+    let verdict = ledger.received(id, &usage).expect("recorded");
+    assert_eq!(verdict.response_id.as_deref(), Some("msg_loopback_1"));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use common::{
 use prompt_clients::PlacementError;
 use prompt_clients::loopback::Loopback;
 use prompt_clients::rig::{
-    CachingError, cache_prefix, cache_usage, check_caching, completion_request,
+    CachingError, cache_prefix, cache_usage, cache_usage_of, check_caching, completion_request,
 };
 use prompt_providers::user_prefix;
 use rig_core::Model;
@@ -82,12 +82,20 @@ fn two_turns_send_the_stable_prefix_byte_exact_under_the_one_breakpoint() {
                 .call(placed.request)
                 .await
                 .expect("the loopback answers");
-            let usage = cache_usage(&response.usage).expect("rig reports usage");
+            let usage = cache_usage_of(&response).expect("rig reports usage");
             verdicts.push(ledger.received(id, &usage).expect("recorded"));
             usages.push(usage);
             prompts.push(prompt);
         }
     });
+    // The response's id and model, as rig read them from the body, reach
+    // the verdict (`gen_ai.response.id`, `gen_ai.response.model`).
+    for (n, (usage, verdict)) in usages.iter().zip(&verdicts).enumerate() {
+        let id = format!("msg_loopback_{}", n + 1);
+        assert_eq!(usage.response_id.as_deref(), Some(id.as_str()));
+        assert_eq!(verdict.response_id.as_deref(), Some(id.as_str()));
+        assert_eq!(usage.response_model.as_deref(), Some(CLAUDE));
+    }
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     for (request, prompt) in requests.iter().zip(&prompts) {

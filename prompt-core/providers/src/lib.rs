@@ -61,7 +61,8 @@
 //!
 //! [`observe`] reads what came back: usage from the providers' responses, a
 //! ledger of what was sent and what came back, a verdict with the cause of
-//! each miss, `tracing` events under the OpenTelemetry GenAI names.
+//! each miss, recorded on the request's `tracing` span under the
+//! OpenTelemetry GenAI names (and, with feature `otel`, the token metric).
 //!
 //! This package is released on its own: a new minimum, price or response
 //! field is a release of `prompt-providers`, never of `prompt-core`.

@@ -566,6 +566,10 @@ impl AssemblyTrace {
         self.layers.iter().find(|l| l.name == name)
     }
 
+    /// One DEBUG event per assembly (target `prompt_core::assembly`), each
+    /// layer's bytes and notes inside it: no event per layer, which an
+    /// OpenTelemetry layer would attach to the request's span, a dozen at a
+    /// time.
     pub(crate) fn emit(&self) {
         const TARGET: &str = "prompt_core::assembly";
         tracing::debug!(
@@ -574,6 +578,9 @@ impl AssemblyTrace {
             path = %self.path,
             mode = %self.mode,
             layers = self.layers.len(),
+            layer_bytes = %LayerBytes(&self.layers),
+            layer_notes = self.layers.iter().any(|l| !l.notes.is_empty())
+                .then(|| tracing::field::display(LayerNotes(&self.layers))),
             silent = ?self.silent().collect::<Vec<_>>(),
             stable_bytes = self.stable_bytes,
             dynamic_bytes = self.dynamic_bytes,
@@ -582,21 +589,35 @@ impl AssemblyTrace {
             budget_notice = ?self.budget.as_ref().and_then(|b| b.notice.as_deref()),
             "assembled system prompt",
         );
-        // One check, not one per layer, when nobody listens.
-        if !tracing::enabled!(target: TARGET, tracing::Level::TRACE) {
-            return;
+    }
+}
+
+/// Each layer's name and bytes in render order: `persona=31 rules=0`.
+struct LayerBytes<'a>(&'a LayerTraces);
+
+impl fmt::Display for LayerBytes<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (n, layer) in self.0.iter().enumerate() {
+            let space = if n == 0 { "" } else { " " };
+            write!(f, "{space}{}={}", layer.name, layer.bytes)?;
         }
-        for layer in &self.layers {
-            tracing::trace!(
-                target: TARGET,
-                layer = layer.name,
-                priority = layer.priority,
-                stability = %layer.stability,
-                bytes = layer.bytes,
-                silent = layer.silent,
-                notes = ?layer.notes,
-                "layer rendered",
-            );
+        Ok(())
+    }
+}
+
+/// The notes of the layers that noted something: `rules: cut at 4096 bytes; ...`.
+struct LayerNotes<'a>(&'a LayerTraces);
+
+impl fmt::Display for LayerNotes<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for layer in self.0.iter() {
+            for note in &layer.notes {
+                let sep = if first { "" } else { "; " };
+                first = false;
+                write!(f, "{sep}{}: {note}", layer.name)?;
+            }
         }
+        Ok(())
     }
 }

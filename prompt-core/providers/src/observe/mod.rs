@@ -1,5 +1,5 @@
 //! Cache truth in production: did the provider serve the stable prefix from
-//! its cache, and when it did not, why. Feature `observe`.
+//! its cache, and when it did not, why.
 //!
 //! The assembly guarantees a byte-stable prefix; once a request leaves the
 //! process, only the response says whether the cache served it. This module
@@ -13,9 +13,12 @@
 //! `prompt_cache_diagnostics`), the verdict says whether it agrees
 //! ([`Agreement`]).
 //!
-//! Each verdict is also a `tracing` event under the OpenTelemetry GenAI
-//! names ([`semconv`]), and, with [`CacheLedger::log`], a JSON line
-//! that `prompt explain` reads ([`read_log`], [`Summary`]).
+//! Each verdict is also recorded as attributes of the request's `tracing`
+//! span under the OpenTelemetry GenAI names ([`request_span`], [`semconv`]),
+//! where GenAI backends read them, with one event inside it; with feature
+//! `otel`, the token metric `gen_ai.client.token.usage` in `{token}`; and,
+//! with [`CacheLedger::log`], a JSON line that `prompt explain` reads
+//! ([`read_log`], [`Summary`]).
 //!
 //! ```
 //! use prompt_providers::observe::{CacheLedger, CacheUsage, MissCause, Provider, Sent};
@@ -73,6 +76,8 @@ mod gaps;
 mod history;
 mod ledger;
 mod log;
+#[cfg(feature = "otel")]
+mod metrics;
 mod price;
 mod provider;
 pub mod semconv;
@@ -83,6 +88,7 @@ mod usage;
 mod verdict;
 mod wire;
 
+pub use emit::request_span;
 pub use gaps::{GAPS_KEPT, TurnGaps};
 pub use history::{BREAKPOINT_MARKERS, MessagesDigest};
 /// What moves a [`Timestamp`] (`at + SignedDuration::from_secs(300)`) and

@@ -49,6 +49,16 @@ impl Provider {
             Self::Gemini => semconv::PROVIDER_GEMINI,
         }
     }
+
+    /// The OpenTelemetry `gen_ai.operation.name` of a request to it: `chat`
+    /// (Anthropic's Messages, OpenAI's Responses and Chat Completions) or
+    /// `generate_content` (Gemini's `generateContent`).
+    pub const fn otel_operation(self) -> &'static str {
+        match self {
+            Self::Anthropic | Self::OpenAi => semconv::OPERATION_CHAT,
+            Self::Gemini => semconv::OPERATION_GENERATE_CONTENT,
+        }
+    }
 }
 
 impl fmt::Display for Provider {

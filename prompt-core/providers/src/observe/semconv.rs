@@ -1,6 +1,7 @@
-//! The names the ledger's `tracing` events carry: OpenTelemetry's GenAI
-//! semantic conventions, and the framework's own. One place, because the
-//! GenAI conventions are still marked Development and their names move.
+//! The names the ledger's `tracing` spans, events and metric carry:
+//! OpenTelemetry's GenAI semantic conventions, and the framework's own. One
+//! place, because the GenAI conventions are still marked Development and
+//! their names move.
 //!
 //! As of the conventions' v1.41 (checked 2026-12): `gen_ai.usage.input_tokens`
 //! includes cached tokens; `gen_ai.usage.cache_read.input_tokens` and
@@ -9,13 +10,30 @@
 //! latter to `gen_ai.usage.cache_write.input_tokens` and the metric
 //! attribute `gen_ai.token.cache`'s values to `uncached` / `read` / `write`:
 //! when that ships, this file is the one to change.
+//!
+//! GenAI backends read these names as attributes of the request's span (a
+//! span of kind CLIENT named `{gen_ai.operation.name} {gen_ai.request.model}`),
+//! not of an event inside it: the ledger records them on the span
+//! [`request_span`](super::request_span) opened, or on one of its own
+//! ([`SPAN_FIELDS`] lists what it records).
 
-/// Target of the one event per response.
+/// Target of the request spans and of the one event per response.
 pub const TARGET: &str = "prompt_providers::observe";
-/// Target of the metric events (one per token kind), for a metrics layer
-/// such as `tracing-opentelemetry`'s `MetricsLayer`.
-pub const METRICS_TARGET: &str = "prompt_providers::observe::metrics";
 
+/// What `tracing-opentelemetry` reads as the OpenTelemetry span's name
+/// (`chat claude-sonnet-4-5`): a `tracing` span's own name is fixed at
+/// compile time.
+pub const OTEL_NAME: &str = "otel.name";
+/// What `tracing-opentelemetry` reads as the span's kind: `client`.
+pub const OTEL_KIND: &str = "otel.kind";
+/// `gen_ai.operation.name`: [`OPERATION_CHAT`] or
+/// [`OPERATION_GENERATE_CONTENT`].
+pub const OPERATION_NAME: &str = "gen_ai.operation.name";
+/// `gen_ai.operation.name` of Anthropic's Messages and OpenAI's Responses
+/// and Chat Completions.
+pub const OPERATION_CHAT: &str = "chat";
+/// `gen_ai.operation.name` of Gemini's `generateContent`.
+pub const OPERATION_GENERATE_CONTENT: &str = "generate_content";
 /// `gen_ai.provider.name`.
 pub const PROVIDER_NAME: &str = "gen_ai.provider.name";
 /// `gen_ai.request.model`.
@@ -39,9 +57,31 @@ pub const PROMPT_NAME: &str = "gen_ai.prompt.name";
 /// `gen_ai.prompt.version`.
 pub const PROMPT_VERSION: &str = "gen_ai.prompt.version";
 
-/// The token metric (a histogram, `{token}`), as a metrics layer reads a
-/// field: `histogram.gen_ai.client.token.usage`.
-pub const TOKEN_USAGE_HISTOGRAM: &str = "histogram.gen_ai.client.token.usage";
+/// The token metric, a histogram in [`TOKEN_UNIT`], recorded through the
+/// OpenTelemetry metrics API with feature `otel`.
+pub const TOKEN_USAGE: &str = "gen_ai.client.token.usage";
+/// The token metric's unit.
+pub const TOKEN_UNIT: &str = "{token}";
+/// The token metric's description, the conventions' words.
+pub const TOKEN_USAGE_DESCRIPTION: &str = "Number of input and output tokens used.";
+/// The token metric's bucket boundaries the conventions advise: powers of
+/// four from 1 to 67,108,864.
+pub const TOKEN_USAGE_BOUNDARIES: [f64; 14] = [
+    1.0,
+    4.0,
+    16.0,
+    64.0,
+    256.0,
+    1_024.0,
+    4_096.0,
+    16_384.0,
+    65_536.0,
+    262_144.0,
+    1_048_576.0,
+    4_194_304.0,
+    16_777_216.0,
+    67_108_864.0,
+];
 /// `gen_ai.token.type`: `input` or `output`.
 pub const TOKEN_TYPE: &str = "gen_ai.token.type";
 /// `gen_ai.token.cache`: how an input token was served.
@@ -73,3 +113,32 @@ pub const EXPECTED_TOKENS: &str = "prompt.cache.expected_tokens";
 pub const LOST_TOKENS: &str = "prompt.cache.lost_tokens";
 /// The framework's own: the verdict as one line.
 pub const VERDICT: &str = "prompt.cache.verdict";
+
+/// Every field of a request's span, in this order: what
+/// [`request_span`](super::request_span) declares. A span of your own is
+/// recorded into when it declares [`USAGE_INPUT_TOKENS`] (as
+/// `tracing::field::Empty`); then the ledger records each of these it
+/// declares but [`OTEL_NAME`] and [`OTEL_KIND`] (your span keeps its name
+/// and kind) and skips the others, as `tracing` does.
+pub const SPAN_FIELDS: &[&str] = &[
+    OTEL_NAME,
+    OTEL_KIND,
+    OPERATION_NAME,
+    PROVIDER_NAME,
+    REQUEST_MODEL,
+    RESPONSE_MODEL,
+    RESPONSE_ID,
+    CONVERSATION_ID,
+    USAGE_INPUT_TOKENS,
+    USAGE_OUTPUT_TOKENS,
+    USAGE_CACHE_READ,
+    USAGE_CACHE_CREATION,
+    PROMPT_NAME,
+    PROMPT_VERSION,
+    MISS_CAUSE,
+    MISS_LAYER,
+    STABLE_FINGERPRINT,
+    EXPECTED_TOKENS,
+    LOST_TOKENS,
+    VERDICT,
+];

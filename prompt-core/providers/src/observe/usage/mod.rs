@@ -188,6 +188,13 @@ impl CacheUsage {
         self
     }
 
+    /// With the model that answered, as the response names it
+    /// (`gen_ai.response.model` on the verdict's span).
+    pub fn response_model(mut self, model: impl Into<String>) -> Self {
+        self.response_model = Some(model.into());
+        self
+    }
+
     /// With the provider's own diagnosis.
     pub fn diagnosis(mut self, diagnosis: ProviderDiagnosis) -> Self {
         self.diagnosis = Some(diagnosis);
