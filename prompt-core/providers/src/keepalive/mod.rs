@@ -15,22 +15,38 @@
 //!
 //! # The rule
 //!
-//! With `t` the time since the last real turn, `e` the expiry the entry has
-//! now (the last request, turn or ping, plus the TTL), `p` the ping's time
-//! ([`KeepAlive::lead_percent`] of the TTL after the last request) and the
-//! ping's window ending at `p + TTL`, over the gaps `g` the conversation
-//! has shown:
+//! A gap of 10 minutes under a 5-minute TTL needs two pings to reach the
+//! next turn: one ping alone spares nothing, two spare the whole re-write.
+//! So the rule prices each *horizon*: keeping the entry alive with the
+//! next `n` pings, each sent only if no turn came by its time, up to the
+//! pings the cap leaves and never at an idle time no gap has reached.
+//!
+//! With `r` the time the entry's TTL last started (the last request, turn
+//! or ping), offsets counted from the last real turn, `lead` the
+//! [`KeepAlive::lead_percent`] of the TTL, and `g` the gaps the
+//! conversation has shown:
 //!
 //! ```text
-//! P      = #{ g : e < g <= p + TTL } / #{ g : g > p }      (the next turn, given none came by p)
-//! gain   = P x (write - read) x prefix x input price       (the re-write a ping would spare)
-//! cost   = read x prefix x input price + output tokens x output price
-//! ping  iff  gain > cost
+//! p_j    = r + j x lead                 ping j (the next ping is p_1)
+//! e_0    = r + TTL,  e_j = p_j + TTL    the entry's expiry with no ping, with j pings
+//! later  = #{ g : g > p_1 }             gaps still open at the first ping
+//! S(n)   = #{ g : e_0 < g <= e_n } / later               re-writes n pings spare
+//! N(n)   = sum for j = 1..n of #{ g : g > p_j } / later  pings expected to go
+//! net(n) = S(n) x (write - read) x prefix x input price
+//!          - N(n) x (read x prefix x input price + output tokens x output price)
+//! ping at p_1  iff  net(n) > 0 for some n in 1..=left, p_n below the longest gap
 //! ```
+//!
+//! `left` is the cap less the pings already sent since the last turn (at
+//! most [`MAX_HORIZON`]). The horizon with the best `net` is reported
+//! ([`Ping::pings`], [`Ping::probability`] is its `S`,
+//! [`Ping::expected_saving_usd`] its `net`); the fewest pings on a tie.
+//! Each ping decides again when it is sent, from the later state: a
+//! horizon is a price, not a promise.
 //!
 //! A ping is never sent once [`KeepAlive::max_pings`] were sent since the
 //! last turn, never at an idle time the conversation has never reached
-//! (no gap longer than `p`: nothing says a turn would still come), never
+//! (no gap longer than `p_1`: nothing says a turn would still come), never
 //! for a prefix below the model's minimum (nothing is cached), and never
 //! before the conversation has a gap to go by.
 //!
@@ -56,17 +72,25 @@
 //!
 //! A 20,000-token prefix under a 5-minute TTL, its last turn just sent.
 //! Of the 16 gaps it has shown, one was 6 minutes and fifteen were 30
-//! minutes. The ping would go at 4.5 minutes (90% of the TTL); each gap
-//! is longer than that, and one of the 16 ends within the ping's window
-//! (5 to 9.5 minutes): `P` = 1/16 = 0.0625.
+//! minutes. The first ping would go at 4.5 minutes (90% of the TTL); each
+//! gap is longer than that, and one of the 16 ends within the ping's
+//! window (5 to 9.5 minutes): `S(1)` = 1/16 = 0.0625. More pings spare no
+//! more (the 30-minute gaps end after the third ping's window, 18.5
+//! minutes) and cost more, so one ping is the best horizon.
 //!
 //! - Claude Sonnet 4.5, USD 3 per million input tokens, reads 0.1x,
-//!   5-minute writes 1.25x: gain = 0.0625 x 1.15 x 20,000 x 3e-6 =
+//!   5-minute writes 1.25x: spared = 0.0625 x 1.15 x 20,000 x 3e-6 =
 //!   USD 0.0043; cost = 0.1 x 20,000 x 3e-6 + 1 output token at 5x =
 //!   USD 0.0060. The ping costs more than it spares: declined.
-//! - Claude Opus 5.5, USD 5, reads 0.05x: gain = 0.0625 x 1.2 x 20,000 x
+//! - Claude Opus 5.5, USD 5, reads 0.05x: spared = 0.0625 x 1.2 x 20,000 x
 //!   5e-6 = USD 0.0075; cost = 0.05 x 20,000 x 5e-6 + 25e-6 = USD 0.0050.
 //!   Sent, saving USD 0.0025 on average.
+//!
+//! Turns 10 minutes apart instead: pings at 4.5 and 9 minutes keep the
+//! entry to 14, past every gap. One ping spares nothing (`S(1)` = 0),
+//! two spare the re-write (`S(2)` = 1, `N(2)` = 2). On Sonnet 4.5 that is
+//! 1.15 x 20,000 x 3e-6 = USD 0.069 spared against 2 x USD 0.006015:
+//! sent, saving USD 0.05697. A cap of one ping declines it.
 //!
 //! ```
 //! use std::time::Duration;
@@ -96,6 +120,16 @@
 //! let Decision::Ping(ping) = policy.decide(&state(opus)) else { panic!("0.05x reads pay") };
 //! assert_eq!(ping.at, last_turn + jiff::SignedDuration::from_secs(270));
 //! assert!((ping.expected_saving_usd - 0.002475).abs() < 1e-9);
+//! assert_eq!(ping.pings, 1);
+//!
+//! // Turns 10 minutes apart: two pings reach the next turn.
+//! let apart = || ConversationState::new(last_turn, minutes(5), 20_000, sonnet)
+//!     .gaps([minutes(10); 4].into_iter().collect());
+//! let Decision::Ping(ping) = policy.decide(&apart()) else { panic!("two reads cost less than a write") };
+//! assert_eq!((ping.pings, ping.expected_pings, ping.probability), (2, 2.0, 1.0));
+//! assert!((ping.expected_saving_usd - (0.069 - 2.0 * 0.006015)).abs() < 1e-9);
+//! let capped = KeepAlive::new().max_pings(1).decide(&apart());
+//! assert!(matches!(capped, Decision::Decline(Decline::NotWorthIt { pings: 1, .. })), "{capped}");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -137,6 +171,11 @@ pub const DEFAULT_OUTPUT_TOKENS: u32 = 1;
 /// [`KeepAlive::output_price`] sets. One token either way: a few
 /// millionths of a dollar.
 pub const DEFAULT_OUTPUT_PRICE: u64 = 50_000;
+
+/// The most pings [`KeepAlive::decide`] looks ahead, whatever the cap: a
+/// bound on its work for a cap of millions. Past the longest gap a
+/// conversation has shown no ping counts anyway, and 16 gaps are kept.
+pub const MAX_HORIZON: u32 = 256;
 
 /// The keep-alive policy: when a ping may go and how many, what it
 /// outputs and what that output costs. [`decide`](Self::decide) applies the
@@ -251,34 +290,77 @@ impl KeepAlive {
             u64::try_from(state.ttl.as_millis() * u128::from(self.lead_percent) / 100)
                 .unwrap_or(u64::MAX),
         );
-        let ping = refreshed.saturating_add(lead);
+        let first = refreshed.saturating_add(lead);
         let expiry = refreshed.saturating_add(state.ttl);
-        let window = ping.saturating_add(state.ttl);
         let longest = state.gaps.longest().unwrap_or(Duration::ZERO);
-        let later = state.gaps.iter().filter(|&g| g > ping).count();
+        let later = state.gaps.iter().filter(|&g| g > first).count();
         if later == 0 {
             return Decision::Decline(Decline::PastLongestGap {
-                idle: ping,
+                idle: first,
                 longest,
             });
         }
-        let within = state
-            .gaps
-            .iter()
-            .filter(|&g| g > expiry && g <= window)
-            .count();
-        let probability = within as f64 / later as f64;
         let per_token = state.pricing.usd_per_mtok / 1_000_000.0;
         let rewrite_usd = state.prefix_tokens as f64
             * (state.pricing.write - state.pricing.read).max(0.0)
             * per_token;
-        let expected_rewrite_usd = probability * rewrite_usd;
         let ping_usd = self.ping_usd(state.prefix_tokens, &state.pricing);
-        if expected_rewrite_usd <= ping_usd {
+        // Each horizon n: pings at first, first + lead, ... while the cap
+        // allows and some gap is longer; the best net saving wins, the
+        // fewest pings on a tie.
+        let left = self
+            .max_pings
+            .saturating_sub(state.pings_since_turn)
+            .min(MAX_HORIZON);
+        let later = later as f64;
+        let mut best: Option<Horizon> = None;
+        let mut at = first;
+        let mut sent = 0.0;
+        for pings in 1..=left {
+            if pings > 1 {
+                let next = at.saturating_add(lead);
+                if next == at {
+                    break;
+                }
+                at = next;
+            }
+            let reached = state.gaps.iter().filter(|&g| g > at).count();
+            if reached == 0 {
+                break;
+            }
+            sent += reached as f64 / later;
+            let kept_to = at.saturating_add(state.ttl);
+            let spared = state
+                .gaps
+                .iter()
+                .filter(|&g| g > expiry && g <= kept_to)
+                .count() as f64
+                / later;
+            let horizon = Horizon {
+                pings,
+                probability: spared,
+                expected_pings: sent,
+                expected_rewrite_usd: spared * rewrite_usd,
+                expected_pings_usd: sent * ping_usd,
+            };
+            if best.is_none_or(|b| horizon.net() > b.net()) {
+                best = Some(horizon);
+            }
+        }
+        // `later > 0`: the first ping reaches a gap, so there is a horizon.
+        let Some(best) = best else {
+            return Decision::Decline(Decline::PastLongestGap {
+                idle: first,
+                longest,
+            });
+        };
+        if best.net() <= 0.0 {
             return Decision::Decline(Decline::NotWorthIt {
-                probability,
+                probability: best.probability,
                 ping_usd,
-                expected_rewrite_usd,
+                expected_rewrite_usd: best.expected_rewrite_usd,
+                pings: best.pings,
+                expected_pings: best.expected_pings,
             });
         }
         let at = |offset: Duration| {
@@ -288,14 +370,32 @@ impl KeepAlive {
                 .unwrap_or(Timestamp::MAX)
         };
         Decision::Ping(Ping {
-            at: at(ping),
+            at: at(first),
             expires: at(expiry),
-            probability,
+            probability: best.probability,
             ping_usd,
             rewrite_usd,
-            expected_saving_usd: expected_rewrite_usd - ping_usd,
+            expected_saving_usd: best.net(),
             output_tokens: self.output_tokens,
+            pings: best.pings,
+            expected_pings: best.expected_pings,
         })
+    }
+}
+
+/// One horizon of the rule: `pings` pings, what they spare and cost.
+#[derive(Clone, Copy)]
+struct Horizon {
+    pings: u32,
+    probability: f64,
+    expected_pings: f64,
+    expected_rewrite_usd: f64,
+    expected_pings_usd: f64,
+}
+
+impl Horizon {
+    fn net(&self) -> f64 {
+        self.expected_rewrite_usd - self.expected_pings_usd
     }
 }
 
@@ -405,19 +505,26 @@ pub struct Ping {
     pub at: Timestamp,
     /// When the entry expires without it.
     pub expires: Timestamp,
-    /// The chance the next turn comes after `expires` and within the
-    /// ping's window, given none came by `at`.
+    /// The chance the next turn comes after `expires` and before the last
+    /// of [`pings`](Self::pings) pings would expire, given none came by `at`.
     pub probability: f64,
     /// What the ping costs, in US dollars: a read of the prefix and its output.
     pub ping_usd: f64,
     /// What a lapse costs the next turn beyond a read, in US dollars: the
     /// prefix written again.
     pub rewrite_usd: f64,
-    /// `probability x rewrite_usd - ping_usd`: what the ping saves on
-    /// average, above zero.
+    /// `probability x rewrite_usd - expected_pings x ping_usd`: what
+    /// keeping the entry alive saves on average, above zero.
     pub expected_saving_usd: f64,
     /// The output it asks for (`max_tokens`).
     pub output_tokens: u32,
+    /// The pings the rule priced to keep the entry alive to the next turn
+    /// (this one and those after it, each sent only if no turn came by its
+    /// time): 1 when one window suffices.
+    pub pings: u32,
+    /// The pings expected to be sent of those, from the gaps: this one,
+    /// plus each later one's chance that no turn came by its time.
+    pub expected_pings: f64,
 }
 
 impl fmt::Display for Ping {
@@ -432,7 +539,15 @@ impl fmt::Display for Ping {
             self.probability * 100.0,
             self.rewrite_usd,
             self.expected_saving_usd
-        )
+        )?;
+        if self.pings > 1 {
+            write!(
+                f,
+                " over up to {} pings (expected {:.2})",
+                self.pings, self.expected_pings
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -478,6 +593,11 @@ pub enum Decline {
         ping_usd: f64,
         /// The re-write it spares times that chance, in US dollars.
         expected_rewrite_usd: f64,
+        /// The pings of the horizon that came closest to paying (1: one
+        /// ping; more when the gaps need several to reach the next turn).
+        pings: u32,
+        /// The pings expected to be sent of those.
+        expected_pings: f64,
     },
 }
 
@@ -520,10 +640,26 @@ impl fmt::Display for Decline {
                 probability,
                 ping_usd,
                 expected_rewrite_usd,
+                pings: 1,
+                ..
             } => write!(
                 f,
                 "the ping costs USD {ping_usd:.6}, more than the re-write it would spare (USD \
                  {expected_rewrite_usd:.6} at a {:.0}% chance)",
+                probability * 100.0
+            ),
+            Self::NotWorthIt {
+                probability,
+                ping_usd,
+                expected_rewrite_usd,
+                pings,
+                expected_pings,
+            } => write!(
+                f,
+                "up to {pings} pings (expected {expected_pings:.2}, USD {ping_usd:.6} each) cost \
+                 USD {:.6}, more than the re-write they would spare (USD \
+                 {expected_rewrite_usd:.6} at a {:.0}% chance)",
+                expected_pings * ping_usd,
                 probability * 100.0
             ),
         }
