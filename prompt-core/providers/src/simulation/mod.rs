@@ -1,6 +1,8 @@
 //! What a provider's prompt cache saves, simulated from token counts alone:
 //! one session's turns ([`CacheSimulation`], `session.rs`; with a growing
-//! history, [`HistoryReport`], `history.rs`) or a team's first
+//! history, [`HistoryReport`], `history.rs`; with idle time between turns,
+//! priced with and without keep-alive, [`KeepAliveReport`],
+//! `keep_alive.rs`) or a team's first
 //! calls through one shared cache ([`TeamSimulation`], `team.rs`).
 //!
 //! The model picks the prices: OpenAI's GPT-5 line at OpenAI's (a write
@@ -14,10 +16,12 @@
 //! [`cost`](super::cost).
 
 mod history;
+mod keep_alive;
 mod session;
 mod team;
 
 pub use history::{HistoryReport, HistoryTurn};
+pub use keep_alive::{GapOutcome, KeepAliveReport, MAX_GAP, format_idle};
 pub use session::{CacheReport, CacheSimulation, TurnCost};
 pub use team::{FirstCall, TeamPrefix, TeamReport, TeamSimulation, TeammateCost};
 
@@ -47,6 +51,30 @@ pub enum SimulationError {
         model: String,
         /// The retention its provider gives it.
         ttl: &'static str,
+    },
+    /// Gaps that do not fit between the session's turns.
+    #[error(
+        "{gaps} gap(s) given for a session of {turns} turn(s): give one gap between each two \
+         turns ({expected})"
+    )]
+    GapsMismatch {
+        /// The gaps given.
+        gaps: usize,
+        /// The session's turns.
+        turns: usize,
+        /// The gaps it takes: `turns - 1`.
+        expected: usize,
+    },
+    /// A gap too long to simulate.
+    #[error(
+        "gap {gap} is {seconds} s, longer than the 30 days a simulation takes (no cache lives \
+         that long): give a shorter gap"
+    )]
+    GapTooLong {
+        /// The gap, from 1.
+        gap: usize,
+        /// Its length, in seconds.
+        seconds: u64,
     },
     /// A bust outside the session.
     #[error(
@@ -92,4 +120,15 @@ fn pricing(
             ))
         }
     }
+}
+
+/// The TTL a report names, as a duration: `5m`, `1h`, `30m` or `24h`.
+fn ttl_duration(ttl: &str) -> std::time::Duration {
+    let minutes = match ttl {
+        "1h" => 60,
+        "30m" => 30,
+        "24h" => 24 * 60,
+        _ => 5,
+    };
+    std::time::Duration::from_secs(minutes * 60)
 }

@@ -22,7 +22,10 @@
 //! stays below the model's minimum is uncached (see `history.rs`).
 //!
 //! Calls are assumed to come within the TTL of each other, so the cache never
-//! expires; the TTL decides the write price. Costs are in *input-token
+//! expires; the TTL decides the write price. With
+//! [`gaps`](CacheSimulation::gaps) between them, the report's
+//! [`keep_alive`](CacheReport::keep_alive) prices the lapses those gaps
+//! cause, with and without keep-alive (see `keep_alive.rs`). Costs are in *input-token
 //! equivalents* (tokens times multiplier), and the relative cost divides them
 //! by what sending every token uncached would cost. Output tokens are not
 //! counted: caching does not change them.
@@ -47,13 +50,16 @@
 //! ```
 
 use std::fmt;
+use std::time::Duration;
 
 use serde::Serialize;
 
 use super::SimulationError;
 use super::history::{Growth, HistoryReport};
+use super::keep_alive::{self, KeepAliveReport, MAX_GAP};
 use crate::providers::anthropic::{CacheMinimums, CacheTtl};
 use crate::providers::cost::{Multipliers, ONE_X};
+use crate::providers::keepalive::KeepAlive;
 
 /// A session to simulate. Build it with [`new`](Self::new), adjust, then
 /// [`run`](Self::run).
@@ -67,6 +73,10 @@ pub struct CacheSimulation {
     minimums: Option<CacheMinimums>,
     multipliers: Option<Multipliers>,
     history: Option<Growth>,
+    gaps: Option<Vec<Duration>>,
+    keep_alive: KeepAlive,
+    /// The input price's bits (`f64::to_bits`: the builder stays `Eq`).
+    usd_per_mtok: u64,
 }
 
 impl CacheSimulation {
@@ -88,6 +98,9 @@ impl CacheSimulation {
             minimums: None,
             multipliers: None,
             history: None,
+            gaps: None,
+            keep_alive: KeepAlive::new(),
+            usd_per_mtok: crate::providers::cost::DEFAULT_USD_PER_MTOK.to_bits(),
         }
     }
 
@@ -129,9 +142,37 @@ impl CacheSimulation {
         self
     }
 
+    /// The idle time between the turns, one gap between each two (in whole
+    /// seconds): the report's [`keep_alive`](CacheReport::keep_alive)
+    /// prices the session with and without keep-alive.
+    pub fn gaps(mut self, gaps: impl IntoIterator<Item = Duration>) -> Self {
+        self.gaps = Some(gaps.into_iter().collect());
+        self
+    }
+
+    /// The keep-alive policy the gaps are priced with (default
+    /// [`KeepAlive::new`]).
+    pub fn keep_alive(mut self, policy: KeepAlive) -> Self {
+        self.keep_alive = policy;
+        self
+    }
+
+    /// The input price the keep-alive comparison is in, US dollars per
+    /// million tokens (default
+    /// [`DEFAULT_USD_PER_MTOK`](crate::providers::cost::DEFAULT_USD_PER_MTOK));
+    /// [`run`](Self::run) refuses one that is not a price.
+    pub fn usd_per_mtok(mut self, usd: f64) -> Self {
+        self.usd_per_mtok = usd.to_bits();
+        self
+    }
+
     /// Runs the session.
     ///
     /// # Errors
+    /// [`SimulationError::GapsMismatch`] for gaps that are not one fewer
+    /// than the turns; [`SimulationError::GapTooLong`] for a gap over
+    /// [`MAX_GAP`]; [`SimulationError::Price`] for an input price that is
+    /// not one;
     /// [`SimulationError::NoTurns`] for an empty session;
     /// [`SimulationError::BustOutOfRange`] for a bust turn outside `1..=N`;
     /// [`SimulationError::TtlNotTaken`] for a TTL given with an OpenAI model.
@@ -142,6 +183,23 @@ impl CacheSimulation {
         }
         if let Some(bust) = self.bust_at.filter(|k| !(1..=turns).contains(k)) {
             return Err(SimulationError::BustOutOfRange { bust, turns });
+        }
+        if let Some(gaps) = &self.gaps {
+            let expected = turns - 1;
+            if gaps.len() != expected {
+                return Err(SimulationError::GapsMismatch {
+                    gaps: gaps.len(),
+                    turns,
+                    expected,
+                });
+            }
+            if let Some((index, gap)) = gaps.iter().enumerate().find(|(_, g)| **g > MAX_GAP) {
+                return Err(SimulationError::GapTooLong {
+                    gap: index + 1,
+                    seconds: gap.as_secs(),
+                });
+            }
+            crate::providers::cost::usd_per_mtok(f64::from_bits(self.usd_per_mtok))?;
         }
         let (provider, ttl, minimums) = super::pricing(&self.model, self.ttl)?;
         let multipliers = self.multipliers.unwrap_or(provider);
@@ -199,7 +257,47 @@ impl CacheSimulation {
                 multipliers,
             )
         });
+        let keep_alive = match &self.gaps {
+            None => None,
+            Some(gaps) => {
+                // Per gap: what the turn before leaves cached, what the turn
+                // after reads.
+                let prefixes: Vec<(usize, usize)> = match &history {
+                    Some(history) => history
+                        .turns
+                        .windows(2)
+                        .map(|w| (w[0].read.saturating_add(w[0].written), w[1].read))
+                        .collect(),
+                    None => rows
+                        .windows(2)
+                        .map(|w| {
+                            (
+                                w[0].cache_read.saturating_add(w[0].cache_write),
+                                w[1].cache_read,
+                            )
+                        })
+                        .collect(),
+                };
+                Some(keep_alive::simulate(keep_alive::Inputs {
+                    prefixes,
+                    gaps,
+                    base_cost: history.as_ref().map_or(total.row(0).cost, |h| h.cost),
+                    multipliers,
+                    ping_is_write: Multipliers::openai(&self.model).is_some(),
+                    ttl: super::ttl_duration(ttl),
+                    minimum: minimum.tokens,
+                    usd_per_mtok: f64::from_bits(self.usd_per_mtok),
+                    policy: self.keep_alive,
+                    prefix: if history.is_some() {
+                        "history"
+                    } else {
+                        "stable prefix"
+                    },
+                })?)
+            }
+        };
         Ok(CacheReport {
+            keep_alive,
             history,
             model: self.model.clone(),
             family: minimum.family,
@@ -322,6 +420,10 @@ pub struct CacheReport {
     /// cache against what could be read at best.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<HistoryReport>,
+    /// The session with its gaps, with and without keep-alive, when gaps
+    /// were given ([`CacheSimulation::gaps`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep_alive: Option<KeepAliveReport>,
 }
 
 impl fmt::Display for CacheReport {
@@ -388,6 +490,9 @@ impl fmt::Display for CacheReport {
         )?;
         if let Some(history) = &self.history {
             write!(f, "\n{history}")?;
+        }
+        if let Some(keep_alive) = &self.keep_alive {
+            write!(f, "\n{keep_alive}")?;
         }
         Ok(())
     }
