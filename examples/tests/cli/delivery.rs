@@ -573,3 +573,155 @@ fn usage_errors_exit_2() {
         assert!(output.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// Aleph over seven turns with idle time between them, on `model`: the
+/// issue's gaps, then two of 10 minutes (one ping cannot reach those; two can).
+fn keep_alive_args<'a>(model: &'a str, tail: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "cache",
+        "--agent",
+        "aleph",
+        "--workspace",
+        "fixtures/aleph",
+        "--date",
+        "2026-11-29",
+        "--model",
+        model,
+        "--turns",
+        "7",
+        "--gaps",
+        "2m,6m,30s,6m,10m,10m",
+    ];
+    args.extend(tail);
+    args
+}
+
+/// `prompt cache --gaps` prints the session with and without keep-alive at
+/// the model's own prices: Sonnet 4.5 reads at 0.1x, Fable 5.2 at 0.025x.
+/// The policy decides the same pings for both here; a cheaper read makes
+/// the same pings cheaper, so the net saving is larger.
+#[test]
+fn cache_prints_the_keep_alive_comparison_for_two_models() {
+    let mut nets = Vec::new();
+    for (model, read) in [("claude-sonnet-4-5", 0.1), ("claude-fable-5-2", 0.025)] {
+        let report = json(&run_here(&keep_alive_args(model, &["--json"])));
+        let keep = &report["keep_alive"];
+        assert_eq!(keep["ping_pricing"]["read"], read, "{model}");
+        let outcome: Vec<(bool, u64, Value, bool)> = keep["gaps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| {
+                (
+                    g["lapsed_without"].as_bool().unwrap(),
+                    g["pings"].as_u64().unwrap(),
+                    g["declined"]["reason"].clone(),
+                    g["lapsed_with"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            outcome,
+            [
+                (false, 0, Value::Null, false),
+                // Only a 2-minute gap seen: a ping at 4.5 is past it.
+                (true, 0, json!("past_longest_gap"), true),
+                (false, 0, Value::Null, false),
+                // A 6-minute gap seen: one ping at 4.5 keeps it.
+                (true, 1, Value::Null, false),
+                // 10 minutes, longer than any seen: the first ping goes,
+                // the second would be past the longest gap.
+                (true, 1, json!("past_longest_gap"), true),
+                // A 10-minute gap seen: two pings, 4.5 and 9 minutes.
+                (true, 2, Value::Null, false),
+            ],
+            "{model}"
+        );
+        let usd = |key: &str| keep[key].as_f64().unwrap();
+        assert!((usd("cost_without_usd") - usd("cost_with_usd") - usd("net_usd")).abs() < 1e-12);
+        assert!(usd("net_usd") > 0.0, "{model}");
+        nets.push(usd("net_usd"));
+        let text = stdout(&run_here(&keep_alive_args(model, &[])));
+        let from = text.find("keep-alive over 6 gaps").expect(&text);
+        insta::assert_snapshot!(format!("cache_keep_alive_{model}"), &text[from..]);
+    }
+    assert!(nets[1] > nets[0], "cheaper reads save more: {nets:?}");
+}
+
+/// Turns an hour apart: every ping would land in a window no turn has
+/// reached, so the policy declines each one and says why, and keep-alive
+/// changes nothing.
+#[test]
+fn cache_says_when_keep_alive_declines() {
+    let args = [
+        "cache",
+        "--agent",
+        "aleph",
+        "--workspace",
+        "fixtures/aleph",
+        "--date",
+        "2026-11-29",
+        "--model",
+        "claude-sonnet-4-5",
+        "--turns",
+        "4",
+        "--idle",
+        "1h",
+    ];
+    let text = stdout(&run_here(&args));
+    assert!(text.contains("declined not_worth_it x2"), "{text}");
+    assert!(text.contains("0 ping(s) sent"), "{text}");
+    assert!(text.ends_with("net: no difference\n"), "{text}");
+    let from = text.find("keep-alive over 3 gaps").expect(&text);
+    insta::assert_snapshot!(&text[from..]);
+}
+
+/// Gaps a person could mistype or a script could forge: each is refused at
+/// parsing, by the option's name, with the value escaped; never a panic.
+#[test]
+fn cache_refuses_hostile_gaps_by_option_name() {
+    let base = [
+        "cache",
+        "--agent",
+        "aleph",
+        "--workspace",
+        "fixtures/aleph",
+        "--turns",
+        "4",
+    ];
+    for (tail, expected) in [
+        (
+            &["--gaps", "99999999h"][..],
+            "error: --gaps: gap 1: `99999999h` is longer than 30 days",
+        ),
+        (
+            &["--gaps", "2m,-5m"],
+            "error: --gaps: gap 2: `-5m` is not an idle time",
+        ),
+        (
+            &["--idle", "184467440737095516150s"],
+            "error: --idle: `184467440737095516150s` is longer than 30 days",
+        ),
+        (
+            &["--idle", "6m\x1b[2J"],
+            "error: --idle: `6m\\u{1b}[2J` is not an idle time",
+        ),
+        (
+            &["--gaps", "2m,6m"],
+            "prompt: --gaps lists 2 gaps, and --turns 4 has 3",
+        ),
+        (
+            &["--gaps", "1m,1m,1m,1m"],
+            "prompt: --gaps lists 4 gaps, and --turns 4 has 3",
+        ),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(tail);
+        let output = run_here(&args);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{tail:?}: {err}");
+        assert!(err.starts_with(expected), "{tail:?}: {err}");
+        assert!(!err.contains("panicked") && !err.contains('\x1b'), "{err}");
+        assert!(output.stdout.is_empty());
+    }
+}

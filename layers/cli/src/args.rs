@@ -127,7 +127,7 @@ pub(crate) fn check_line(value: &str, max: usize, example: &str) -> Result<(), S
 
 /// A refused value as an error shows it: its first [`SHOWN`] characters,
 /// escaped, in backticks, and its length when it is longer.
-fn shown(value: &str) -> String {
+pub(crate) fn shown(value: &str) -> String {
     let length = value.chars().count();
     let head: String = value.chars().take(SHOWN).collect();
     let head = crate::cli::escape(&head);
@@ -136,6 +136,140 @@ fn shown(value: &str) -> String {
     } else {
         format!("`{head}`")
     }
+}
+
+/// `--gaps`: idle times between turns, comma-separated (see [`parse_gaps`]).
+#[derive(Clone, Copy)]
+pub(crate) struct GapsParser;
+
+/// `--idle`: one idle time (see [`parse_idle`]).
+#[derive(Clone, Copy)]
+pub(crate) struct IdleParser;
+
+/// The parsed `--gaps`: the idle time between each two turns, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Gaps(pub(crate) Vec<std::time::Duration>);
+
+fn option_error(cmd: &clap::Command, arg: Option<&clap::Arg>, message: String) -> clap::Error {
+    let name = arg
+        .and_then(clap::Arg::get_long)
+        .map_or_else(|| "the value".to_owned(), |long| format!("--{long}"));
+    clap::Error::raw(ErrorKind::ValueValidation, format!("{name}: {message}\n")).with_cmd(cmd)
+}
+
+impl TypedValueParser for GapsParser {
+    type Value = Gaps;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Gaps, clap::Error> {
+        let text = value
+            .to_str()
+            .ok_or_else(|| option_error(cmd, arg, "is not valid UTF-8".to_owned()))?;
+        parse_gaps(text)
+            .map(Gaps)
+            .map_err(|e| option_error(cmd, arg, e))
+    }
+}
+
+impl TypedValueParser for IdleParser {
+    type Value = std::time::Duration;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<std::time::Duration, clap::Error> {
+        let text = value
+            .to_str()
+            .ok_or_else(|| option_error(cmd, arg, "is not valid UTF-8".to_owned()))?;
+        parse_idle(text).map_err(|e| option_error(cmd, arg, e))
+    }
+}
+
+/// The most gaps `--gaps` takes: one between each two of `--turns`' 10,000.
+pub(crate) const MAX_GAPS: usize = 9_999;
+
+/// `2m,6m,30s,6m`: idle times (see [`parse_idle`]) separated by commas.
+pub(crate) fn parse_gaps(text: &str) -> Result<Vec<std::time::Duration>, String> {
+    if text.trim().is_empty() {
+        return Err(
+            "is empty: give the idle time between each two turns, such as 2m,6m,30s".into(),
+        );
+    }
+    let items: Vec<&str> = text.split(',').collect();
+    if items.len() > MAX_GAPS {
+        return Err(format!(
+            "gives {} gaps, more than the {MAX_GAPS} between 10,000 turns",
+            items.len()
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| parse_idle(item).map_err(|e| format!("gap {}: {e}", i + 1)))
+        .collect()
+}
+
+/// An idle time: whole numbers each followed by `h`, `m` or `s`, in that
+/// order (`30s`, `6m`, `1h30m`, `2m 30s`), at most 30 days
+/// ([`MAX_GAP`](prompt_providers::simulation::MAX_GAP)).
+pub(crate) fn parse_idle(text: &str) -> Result<std::time::Duration, String> {
+    let max = prompt_providers::simulation::MAX_GAP;
+    let invalid = || {
+        format!(
+            "{} is not an idle time: give whole numbers with a unit, h, m or s, such as 30s, 6m \
+             or 1h30m",
+            shown(text.trim())
+        )
+    };
+    let compact: String = text.chars().filter(|c| *c != ' ').collect();
+    if compact.is_empty() {
+        return Err(invalid());
+    }
+    let mut seconds: u64 = 0;
+    let mut digits = String::new();
+    let mut last_unit = 0u8;
+    for c in compact.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let (rank, unit) = match c {
+            'h' => (1, 3_600),
+            'm' => (2, 60),
+            's' => (3, 1),
+            _ => return Err(invalid()),
+        };
+        if digits.is_empty() || rank <= last_unit {
+            return Err(invalid());
+        }
+        last_unit = rank;
+        let too_long = || {
+            format!(
+                "{} is longer than {} days, the longest gap `prompt cache` simulates (no cache \
+                 lives that long)",
+                shown(text.trim()),
+                max.as_secs() / 86_400
+            )
+        };
+        // Digits past u64 are a gap past any cache too.
+        let count: u64 = digits.parse().map_err(|_| too_long())?;
+        seconds = count
+            .checked_mul(unit)
+            .and_then(|s| seconds.checked_add(s))
+            .filter(|&s| s <= max.as_secs())
+            .ok_or_else(too_long)?;
+        digits.clear();
+    }
+    if !digits.is_empty() {
+        return Err(invalid());
+    }
+    Ok(std::time::Duration::from_secs(seconds))
 }
 
 /// The checked values `prompt exec` records for `prompt turn`, read back
@@ -211,6 +345,56 @@ mod tests {
             "{error}"
         );
         assert!(error.contains("... (65 characters)"), "{error}");
+    }
+
+    #[test]
+    fn idle_times_parse_and_hostile_ones_are_refused_by_name() {
+        use std::time::Duration;
+        let secs = Duration::from_secs;
+        assert_eq!(parse_idle("30s"), Ok(secs(30)));
+        assert_eq!(parse_idle("6m"), Ok(secs(360)));
+        assert_eq!(parse_idle("1h30m"), Ok(secs(5_400)));
+        assert_eq!(parse_idle("2m 30s"), Ok(secs(150)));
+        assert_eq!(parse_idle("720h"), Ok(secs(30 * 86_400)));
+        assert_eq!(
+            parse_gaps("2m,6m,30s,6m"),
+            Ok(vec![secs(120), secs(360), secs(30), secs(360)])
+        );
+        for long in [
+            "99999999h",
+            "721h",
+            "99999999999999999999999s",
+            "18446744073709551615h",
+        ] {
+            let error = parse_idle(long).unwrap_err();
+            assert!(error.contains("is longer than 30 days"), "{long}: {error}");
+        }
+        for bad in [
+            "",
+            "-5m",
+            "6",
+            "m",
+            "5x",
+            "1m1h",
+            "5mm",
+            "1.5m",
+            "6m\x1b[2J",
+            "NaN",
+        ] {
+            let error = parse_idle(bad).unwrap_err();
+            assert!(error.contains("is not an idle time"), "{bad:?}: {error}");
+            assert!(!error.contains('\x1b'), "{error}");
+        }
+        let error = parse_gaps("2m,,6m").unwrap_err();
+        assert!(
+            error.starts_with("gap 2: `` is not an idle time"),
+            "{error}"
+        );
+        assert!(
+            parse_gaps(&"1s,".repeat(10_000))
+                .unwrap_err()
+                .contains("more than the 9999")
+        );
     }
 
     #[test]

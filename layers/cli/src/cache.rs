@@ -6,13 +6,19 @@
 //! (checked byte-identical on every turn), the dynamic suffix per turn with
 //! that turn's facts. The token counts go to [`CacheSimulation`], which
 //! prices them.
+//!
+//! With `--gaps`/`--idle`, the idle time between turns is priced too: what
+//! the cache entry's lapses cost without keep-alive, and with the
+//! library's keep-alive policy (`prompt_providers::keepalive`) deciding
+//! each ping from the gaps seen so far.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use prompt_core::tokens::{CountStats, Memoized, TokenCounter};
 use prompt_core::{AssembledPrompt, AssemblyPath, Stability};
 use prompt_providers::anthropic::CacheMinimums;
-use prompt_providers::cost::Multipliers;
+use prompt_providers::cost::{ModelPrices, Multipliers};
 use prompt_providers::simulation::{CacheReport, CacheSimulation, SimulationError};
 use serde::Serialize;
 
@@ -44,10 +50,21 @@ pub(crate) struct CacheArgs {
     /// simulation varies would not reach the prompt it sends.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1_000), conflicts_with_all = ["turns", "bust_at"])]
     users: Option<u16>,
-    /// The input price for --users, in USD per million tokens (a finite
-    /// number, 0 or more).
-    #[arg(long, value_name = "USD", default_value_t = prompt_providers::cost::DEFAULT_USD_PER_MTOK, value_parser = price, allow_negative_numbers = true, requires = "users")]
+    /// The input price for --users and for the keep-alive comparison of
+    /// --gaps/--idle, in USD per million tokens (a finite number, 0 or
+    /// more). The cache's multipliers are the model's own.
+    #[arg(long, value_name = "USD", default_value_t = prompt_providers::cost::DEFAULT_USD_PER_MTOK, value_parser = price, allow_negative_numbers = true)]
     usd_per_mtok: f64,
+    /// The idle time between turns, comma-separated, one per gap from the
+    /// first (e.g. `2m,6m,30s,6m`; units h, m, s; at most 30 days each):
+    /// the report adds the session with and without keep-alive (the
+    /// library's policy: what lapses cost, the pings it sends and declines
+    /// and why, and the net). Gaps not listed take --idle.
+    #[arg(long, value_name = "LIST", value_parser = super::args::GapsParser, allow_hyphen_values = true, conflicts_with = "users")]
+    gaps: Option<super::args::Gaps>,
+    /// The idle time of every gap --gaps does not list (e.g. `6m`).
+    #[arg(long, value_name = "TIME", value_parser = super::args::IdleParser, allow_hyphen_values = true, conflicts_with = "users")]
+    idle: Option<std::time::Duration>,
     /// Anthropic's cache TTL: a write costs 1.25x input for 5m, 2x for 1h; a
     /// read 0.1x [default: 5m]. An OpenAI model takes none: from GPT-5.6 on
     /// its cache keeps 30m and a write costs 1.25x, before it writes at the
@@ -168,6 +185,7 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
             "--bust-at {bust} is after the last turn: pick K from 1 to --turns ({turns})"
         )));
     }
+    let gaps = session_gaps(args.gaps.as_ref(), args.idle, turns)?;
     let counter = args.tokenizer.unwrap_or(Tokenizer::Approx).counter();
     let Simulated {
         report,
@@ -182,6 +200,7 @@ pub(crate) fn run(args: CacheArgs) -> Outcome {
         args.ttl,
         bust_at,
         (args.reply_tokens, args.tool_result_tokens),
+        gaps.map(|gaps| (gaps, args.usd_per_mtok)),
         &*counter,
     )?;
     let first = &first;
@@ -236,17 +255,59 @@ pub(crate) fn simulate(
     bust_at: Option<usize>,
     counter: &dyn TokenCounter,
 ) -> Result<Simulated, CliError> {
-    simulate_with(workspace, turns, ttl, bust_at, (0, 0), counter)
+    simulate_with(workspace, turns, ttl, bust_at, (0, 0), None, counter)
+}
+
+/// The gaps of a session of `turns` turns: `--gaps` in order, then
+/// `--idle` for the rest; `None` when neither is given.
+fn session_gaps(
+    gaps: Option<&super::args::Gaps>,
+    idle: Option<Duration>,
+    turns: usize,
+) -> Result<Option<Vec<Duration>>, CliError> {
+    if gaps.is_none() && idle.is_none() {
+        return Ok(None);
+    }
+    let needed = turns - 1;
+    if needed == 0 {
+        return Err(CliError::usage(format!(
+            "--{}: a session of one turn has no gap between turns: give --turns 2 or more",
+            if gaps.is_some() { "gaps" } else { "idle" }
+        )));
+    }
+    let mut out = gaps.map(|g| g.0.clone()).unwrap_or_default();
+    if out.len() > needed {
+        return Err(CliError::usage(format!(
+            "--gaps lists {} gaps, and --turns {turns} has {needed} (one between each two \
+             turns): list {needed} or fewer, or raise --turns",
+            out.len()
+        )));
+    }
+    match idle {
+        Some(idle) => out.resize(needed, idle),
+        None if out.len() < needed => {
+            return Err(CliError::usage(format!(
+                "--gaps lists {} gaps, and --turns {turns} has {needed} (one between each two \
+                 turns): list them all, or give --idle for the rest",
+                out.len()
+            )));
+        }
+        None => {}
+    }
+    Ok(Some(out))
 }
 
 /// [`simulate`], with each turn appending a reply and tool results of
-/// `(reply, tool results)` tokens to the history (none when both are 0).
+/// `(reply, tool results)` tokens to the history (none when both are 0),
+/// and with `keep_alive`'s gaps between turns priced at its USD per
+/// million input tokens, with and without keep-alive.
 pub(crate) fn simulate_with(
     workspace: &WorkspaceArgs,
     turns: usize,
     ttl: Option<Ttl>,
     bust_at: Option<usize>,
     (reply_tokens, tool_result_tokens): (usize, usize),
+    keep_alive: Option<(Vec<Duration>, f64)>,
     counter: &dyn TokenCounter,
 ) -> Result<Simulated, CliError> {
     let model = workspace
@@ -290,6 +351,9 @@ pub(crate) fn simulate_with(
     if reply_tokens > 0 || tool_result_tokens > 0 {
         simulation = simulation.history(reply_tokens, tool_result_tokens);
     }
+    if let Some((gaps, usd)) = keep_alive {
+        simulation = simulation.gaps(gaps).usd_per_mtok(usd);
+    }
     let report = simulation
         .run()
         .map_err(|e: SimulationError| CliError::from_error(e))?;
@@ -308,7 +372,13 @@ pub(crate) fn simulate_with(
 /// another provider's prices.
 fn check_model(model: &str) -> Result<(), CliError> {
     let minimums = CacheMinimums::anthropic();
-    if minimums.lookup(model).family.is_some() || Multipliers::openai(model).is_some() {
+    // A model with prices of its own (Opus 5.5) but no minimum of its own
+    // is simulated with the most conservative minimum, which the report names.
+    let priced = ModelPrices::anthropic_for(model)
+        .ids
+        .iter()
+        .all(|id| id != "claude*");
+    if minimums.lookup(model).family.is_some() || priced || Multipliers::openai(model).is_some() {
         return Ok(());
     }
     Err(CliError::usage(format!(
