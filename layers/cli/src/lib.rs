@@ -39,7 +39,7 @@
 //!               [--mode full|compact|minimal] [--trace] [--check-secrets [--redact]]
 //!               [--format text|json|annotated|anthropic|openai|gemini|claude-cli]
 //!               [--budget-chars N | --budget-tokens N] [--tokenizer approx|o200k|cl100k] ...
-//! prompt cache  [workspace options] --turns N [--ttl 5m|1h] [--bust-at K] [--json]
+//! prompt cache  [workspace options] --turns N [--ttl 5m|1h] [--bust-at K] [--gaps LIST] [--idle TIME] [--json]
 //! prompt size   [workspace options] [--json] [--html FILE]
 //! prompt lint   [workspace options]
 //! prompt diff A.json B.json
