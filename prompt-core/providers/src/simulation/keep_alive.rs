@@ -299,8 +299,8 @@ impl fmt::Display for KeepAliveReport {
         )?;
         writeln!(
             f,
-            "{:>5}  {:>8}  {:>8}  {:>16}  {}",
-            "gap", "idle", "prefix", "without", "with keep-alive"
+            "{:>5}  {:>8}  {:>8}  {:>16}  with keep-alive",
+            "gap", "idle", "prefix", "without"
         )?;
         for gap in &self.gaps {
             let without = if gap.lapsed_without {
