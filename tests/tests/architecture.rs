@@ -60,11 +60,18 @@ const CHECKS: Tree = Tree {
 
 const PROVIDERS: Tree = Tree {
     src: "prompt-core/providers/src",
-    order: &[&["providers"], &["observe"], &["keepalive"]],
+    // The simulators sit on top: a session with gaps is priced by the
+    // keep-alive policy itself, not a copy of its formula.
+    order: &[
+        &["providers"],
+        &["observe"],
+        &["keepalive"],
+        &["simulation"],
+    ],
     fold: |module| match module {
         "affinity" | "anthropic" | "claude_cli" | "codex" | "conversation" | "cost" | "gemini"
         | "history" | "message" | "mid_conversation" | "minimums" | "openai" | "placement"
-        | "plan" | "simulation" => "providers",
+        | "plan" => "providers",
         _ => module,
     },
 };

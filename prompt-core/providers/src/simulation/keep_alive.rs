@@ -160,7 +160,7 @@ pub(crate) fn simulate(inputs: Inputs<'_>) -> Result<KeepAliveReport, super::Pri
         policy,
         prefix,
     } = inputs;
-    let per_token = usd_per_mtok / 1_000_000.0;
+    let per_token = 1e-6 * usd_per_mtok;
     let (read, write) = (multipliers.cache_read(), multipliers.cache_write());
     let ping_pricing = Pricing::new(
         usd_per_mtok,
