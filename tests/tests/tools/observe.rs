@@ -1562,3 +1562,250 @@ fn an_opus_5_5_verdict_is_priced_at_its_own_read_multiplier() {
     let usual = Pricing::anthropic(5.0, CacheTtl::FiveMinutes).unwrap();
     assert!((usual.lost_usd(miss.lost_written, uncached) - lost).abs() > 1e-6);
 }
+
+// --- OpenAI's prompt_cache_diagnostics, reason by reason ---------------------
+
+/// A GPT-5.6 Responses body as the API returns it for a request that named a
+/// `comparison_response_id`: usage with cache writes by TTL, the options it
+/// applied, and the diagnosis.
+fn diagnosed_response(id: &str, input: u64, cached: u64, diagnostics: Value) -> Value {
+    let written = input - cached - 20;
+    json!({
+        "id": id, "object": "response", "created_at": 1_800_000_060, "status": "completed",
+        "model": "gpt-5.6-2026-09-30", "output": [], "error": null, "incomplete_details": null,
+        "prompt_cache_key": "test-0123456789abcdef",
+        "prompt_cache_options": {"mode": "implicit", "ttl": "30m",
+                                 "comparison_response_id": "resp_a"},
+        "prompt_cache_diagnostics": diagnostics,
+        "service_tier": "default",
+        "usage": {
+            "input_tokens": input,
+            "input_tokens_details": {
+                "cached_tokens": cached,
+                "cache_write_tokens": written,
+                "cache_write_tokens_details": {"ttl_30m_tokens": written, "ttl_12h_tokens": 0}
+            },
+            "output_tokens": 44,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input + 44
+        }
+    })
+}
+
+fn miss(reason: &str, missed: u64) -> Value {
+    json!({"type": "cache_miss", "reason": reason, "cache_missed_tokens": missed,
+           "comparison_reusable_tokens": 1380})
+}
+
+/// The verdict on `prompt` sent 30 s after a warm first request of `first`,
+/// with `body` as its response.
+fn openai_judged(first: &AssembledPrompt, prompt: &AssembledPrompt, body: &Value) -> CacheVerdict {
+    let mut ledger = CacheLedger::new();
+    let openai = |at| Sent::new(Provider::OpenAi, "gpt-5.6", t(at));
+    let id = ledger.sent(first, openai(0));
+    ledger
+        .received(
+            id,
+            &usage_of(Provider::OpenAi, &response("resp_a", 1400, 0)),
+        )
+        .unwrap();
+    let id = ledger.sent(prompt, openai(30).previous_response("resp_a"));
+    ledger
+        .received(id, &usage_of(Provider::OpenAi, body))
+        .unwrap()
+}
+
+#[test]
+fn openai_diagnosis_reasons_are_read_verbatim_with_their_counts() {
+    for reason in [
+        "model_changed",
+        "prompt_cache_key_changed",
+        "tools_changed",
+        "input_changed",
+        "service_tier_changed",
+        "context_compacted",
+    ] {
+        let body = diagnosed_response("resp_b", 1400, 0, miss(reason, 1380));
+        let diagnosis = usage_of(Provider::OpenAi, &body)
+            .diagnosis
+            .expect("a diagnosis");
+        assert_eq!(diagnosis.outcome, DiagnosisOutcome::Miss);
+        assert_eq!(diagnosis.reason.as_deref(), Some(reason));
+        assert_eq!(
+            (diagnosis.missed_tokens, diagnosis.reusable_tokens),
+            (Some(1380), Some(1380))
+        );
+    }
+    // A miss without its reason, or a count that is not one, names the field.
+    let body = diagnosed_response(
+        "resp_b",
+        1400,
+        0,
+        json!({"type": "cache_miss", "cache_missed_tokens": 1}),
+    );
+    let error = CacheUsage::from_response(Provider::OpenAi, &body).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("prompt_cache_diagnostics.reason"),
+        "{error}"
+    );
+    let body = diagnosed_response(
+        "resp_b",
+        1400,
+        0,
+        json!({"type": "cache_miss", "reason": "input_changed", "cache_missed_tokens": -3}),
+    );
+    let error = CacheUsage::from_response(Provider::OpenAi, &body).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("prompt_cache_diagnostics.cache_missed_tokens"),
+        "{error}"
+    );
+}
+
+/// `input_changed` holds the instructions and the messages: it agrees with
+/// a changed layer, and with rewritten history.
+#[test]
+fn openai_input_changed_agrees_with_a_changed_layer() {
+    let pipeline = pipeline();
+    let files = Files::new();
+    let first = build(&pipeline, &files, "09:00");
+    let mut edited = files.clone();
+    edited.notes = "Working on the logout bug.".to_owned();
+    let second = build(&pipeline, &edited, "09:01");
+    let verdict = openai_judged(
+        &first,
+        &second,
+        &diagnosed_response("resp_b", 1400, 0, miss("input_changed", 1380)),
+    );
+    assert!(
+        matches!(verdict.cause, Some(MissCause::LayerChanged { .. })),
+        "{verdict}"
+    );
+    assert_eq!(verdict.agreement.as_deref(), Some(&Agreement::Agrees {}));
+    // The ledger saw nothing move: the input changed outside the prompt.
+    let verdict = openai_judged(
+        &first,
+        &first,
+        &diagnosed_response("resp_b", 1400, 0, miss("input_changed", 1380)),
+    );
+    let Some(Agreement::Differs { ours, note, .. }) = verdict.agreement.as_deref() else {
+        panic!("{verdict:?}")
+    };
+    assert_eq!(ours.as_deref(), Some("provider_side"));
+    assert!(note.contains("the input changed"), "{note}");
+}
+
+/// `prompt_cache_key_changed`: the builder's key moves with a Global or
+/// Project layer, which agrees; a key changed beside the prompt is a cause
+/// the ledger cannot see, and it says so without taking it as its own.
+#[test]
+fn openai_key_changed_agrees_with_a_wide_layer_and_is_outside_the_ledger_otherwise() {
+    let pipeline = pipeline();
+    let files = Files::new();
+    let first = build(&pipeline, &files, "09:00");
+    let mut edited = files.clone();
+    edited.agents_md.push_str("Line 60: new.\n");
+    let project = build(&pipeline, &edited, "09:01");
+    let verdict = openai_judged(
+        &first,
+        &project,
+        &diagnosed_response("resp_b", 1400, 0, miss("prompt_cache_key_changed", 1380)),
+    );
+    assert!(
+        matches!(
+            verdict.cause,
+            Some(MissCause::LayerChanged {
+                scope: Some(Scope::Project),
+                ..
+            })
+        ),
+        "{verdict}"
+    );
+    assert_eq!(verdict.agreement.as_deref(), Some(&Agreement::Agrees {}));
+
+    // Nothing of ours moved: the key was set beside the prompt.
+    let verdict = openai_judged(
+        &first,
+        &first,
+        &diagnosed_response("resp_b", 1400, 0, miss("prompt_cache_key_changed", 1380)),
+    );
+    assert!(
+        matches!(verdict.cause, Some(MissCause::ProviderSide { .. })),
+        "{verdict}"
+    );
+    let Some(Agreement::OutsideLedger { theirs, note }) = verdict.agreement.as_deref() else {
+        panic!("{:?}", verdict.agreement)
+    };
+    assert_eq!(theirs, "prompt_cache_key_changed (1380 tokens)");
+    assert!(note.contains("prompt_cache_key differs"), "{note}");
+    assert!(note.contains("names none"), "{note}");
+
+    // A Session layer changed, which keeps the builder's key: both hold.
+    let mut notes = files.clone();
+    notes.notes = "Working on the logout bug.".to_owned();
+    let session = build(&pipeline, &notes, "09:01");
+    let verdict = openai_judged(
+        &first,
+        &session,
+        &diagnosed_response("resp_b", 1400, 0, miss("prompt_cache_key_changed", 1380)),
+    );
+    let Some(Agreement::Differs { ours, note, .. }) = verdict.agreement.as_deref() else {
+        panic!("{:?}", verdict.agreement)
+    };
+    assert_eq!(ours.as_deref(), Some("layer_changed"));
+    assert!(note.contains("set beside the prompt"), "{note}");
+}
+
+/// `service_tier_changed`: a request parameter the ledger is not told. With
+/// nothing of ours moved it is the cause, outside the ledger; beside a cause
+/// of ours, both are named.
+#[test]
+fn openai_service_tier_changed_is_a_cause_outside_the_ledger() {
+    let pipeline = pipeline();
+    let files = Files::new();
+    let first = build(&pipeline, &files, "09:00");
+    let body = diagnosed_response("resp_b", 1400, 0, miss("service_tier_changed", 1380));
+    let verdict = openai_judged(&first, &first, &body);
+    assert!(
+        matches!(verdict.cause, Some(MissCause::ProviderSide { .. })),
+        "{verdict}"
+    );
+    let Some(Agreement::OutsideLedger { theirs, note }) = verdict.agreement.as_deref() else {
+        panic!("{:?}", verdict.agreement)
+    };
+    assert_eq!(theirs, "service_tier_changed (1380 tokens)");
+    assert!(note.contains("service_tier differs"), "{note}");
+    // The verdict's own cause is unchanged: never the provider's reason.
+    assert_eq!(
+        verdict.cause.as_ref().map(MissCause::name),
+        Some("provider_side")
+    );
+
+    let mut edited = files.clone();
+    edited.notes = "Working on the logout bug.".to_owned();
+    let verdict = openai_judged(&first, &build(&pipeline, &edited, "09:01"), &body);
+    let Some(Agreement::Differs { note, .. }) = verdict.agreement.as_deref() else {
+        panic!("{:?}", verdict.agreement)
+    };
+    assert!(
+        note.contains("the ledger saw layer `session_notes`"),
+        "{note}"
+    );
+    assert!(note.contains("first divergence"), "{note}");
+    // The agreement survives the log's round trip.
+    let line = serde_json::to_string(verdict.agreement.as_deref().unwrap()).unwrap();
+    assert!(line.contains("\"agreement\":\"differs\""), "{line}");
+    let outside = Agreement::OutsideLedger {
+        theirs: "service_tier_changed".to_owned(),
+        note: "n".to_owned(),
+    };
+    let line = serde_json::to_string(&outside).unwrap();
+    assert_eq!(
+        line,
+        r#"{"agreement":"outside_ledger","theirs":"service_tier_changed","note":"n"}"#
+    );
+    assert_eq!(serde_json::from_str::<Agreement>(&line).unwrap(), outside);
+}

@@ -264,6 +264,18 @@ pub enum Agreement {
         /// Where they differ, for a person.
         note: String,
     },
+    /// The provider names a cause the ledger is not told about (OpenAI's
+    /// `prompt_cache_key_changed` for a key set beside the prompt,
+    /// `service_tier_changed`, another request parameter), and the ledger
+    /// saw nothing of its own move: the two do not contradict each other,
+    /// and the provider's reason is the one to act on. The ledger never
+    /// takes it as its own cause.
+    OutsideLedger {
+        /// The provider's reason, verbatim, with its missed tokens.
+        theirs: String,
+        /// What it means and why the ledger could not see it, for a person.
+        note: String,
+    },
     /// The provider gave nothing to compare with (pending, not found,
     /// unavailable).
     NotComparable {
