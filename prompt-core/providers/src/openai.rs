@@ -744,7 +744,9 @@ impl ResponsesRequest {
     /// written tokens and no output. The write is billed as a cache write
     /// (1.25x input from GPT-5.6 on, [`cost`](super::cost)), so a prewarm
     /// is worth sending only where a later request reads what it wrote
-    /// before it lapses.
+    /// before it lapses. Tell the ledger with
+    /// [`Sent::prewarm`](crate::observe::Sent::prewarm): it reads the
+    /// response's writes as asked for, never as a miss of the conversation.
     ///
     /// Responses API only, GPT-5.6 and later ([`takes_prompt_cache_options`]):
     /// an older model refuses `prompt_cache_options`. The request keeps its

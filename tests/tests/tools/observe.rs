@@ -1809,3 +1809,120 @@ fn openai_service_tier_changed_is_a_cause_outside_the_ledger() {
     );
     assert_eq!(serde_json::from_str::<Agreement>(&line).unwrap(), outside);
 }
+
+// --- a prewarm: writes the caller asked for ----------------------------------
+
+/// A GPT-5.6 response to `prompt_cache_options.prewarm: true`: the prefix
+/// written, nothing generated.
+fn prewarm_response(id: &str, input: u64, cached: u64) -> Value {
+    let written = input - cached - 20;
+    json!({
+        "id": id, "object": "response", "created_at": 1_800_000_000, "status": "completed",
+        "model": "gpt-5.6-2026-09-30", "output": [], "error": null, "incomplete_details": null,
+        "prompt_cache_options": {"mode": "implicit", "ttl": "30m"},
+        "usage": {
+            "input_tokens": input,
+            "input_tokens_details": {
+                "cached_tokens": cached,
+                "cache_write_tokens": written,
+                "cache_write_tokens_details": {"ttl_30m_tokens": written, "ttl_12h_tokens": 0}
+            },
+            "output_tokens": 0,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input
+        }
+    })
+}
+
+/// After the TTL lapsed, a prewarm writes the prefix again: its verdict is
+/// that write, asked for (no cause, nothing lost, neither hit nor miss),
+/// and the next request reads what it wrote.
+#[test]
+fn a_prewarm_is_a_write_the_caller_asked_for_never_a_miss() {
+    let pipeline = pipeline();
+    let prompt = build(&pipeline, &Files::new(), "09:00");
+    let openai = |at| Sent::new(Provider::OpenAi, "gpt-5.6", t(at)).ttl(Duration::from_secs(1800));
+    let pricing = Pricing::new(1.25, 0.1, 1.25).unwrap();
+    let mut ledger = CacheLedger::new().pricing(pricing);
+    let id = ledger.sent(&prompt, openai(0));
+    ledger
+        .received(
+            id,
+            &usage_of(Provider::OpenAi, &prewarm_response("resp_a", 1400, 0)),
+        )
+        .unwrap();
+
+    // Idle past the 30-minute TTL: a plain request would be a TTL miss.
+    let usage = usage_of(Provider::OpenAi, &prewarm_response("resp_b", 1400, 0));
+    assert_eq!((usage.written, usage.output), (1380, Some(0)));
+    let id = ledger.sent(&prompt, openai(3600).prewarm());
+    let verdict = ledger.received(id, &usage).unwrap();
+    assert!(verdict.prewarm, "{verdict}");
+    assert_eq!(verdict.cause, None, "{verdict}");
+    assert!(!verdict.is_hit(), "{verdict}");
+    assert_eq!((verdict.lost_tokens, verdict.lost_usd), (0, Some(0.0)));
+    assert_eq!(
+        verdict.to_string(),
+        "prewarm: 1,380 tokens written at the caller's request, billed as cache writes (0 \
+         read, 20 uncached); the next request reads them"
+    );
+
+    // The conversation's next request reads what the prewarm wrote.
+    let id = ledger.sent(&prompt, openai(3660));
+    let hit = ledger
+        .received(
+            id,
+            &usage_of(Provider::OpenAi, &response("resp_c", 1400, 1380)),
+        )
+        .unwrap();
+    assert!(hit.is_hit(), "{hit}");
+    assert_eq!(hit.expected, 1380);
+
+    // The same write without the mark is the TTL miss it would have been.
+    let mut plain = CacheLedger::new();
+    let id = plain.sent(&prompt, openai(0));
+    plain
+        .received(
+            id,
+            &usage_of(Provider::OpenAi, &prewarm_response("resp_a", 1400, 0)),
+        )
+        .unwrap();
+    let id = plain.sent(&prompt, openai(3600));
+    let miss = plain.received(id, &usage).unwrap();
+    assert!(
+        matches!(miss.cause, Some(MissCause::TtlExpired { .. })),
+        "{miss}"
+    );
+
+    let summary = Summary::of(&[verdict.clone(), hit]);
+    assert_eq!(
+        (summary.requests, summary.hits, summary.prewarms),
+        (2, 1, 1)
+    );
+    assert!(summary.causes.is_empty(), "{summary}");
+    assert!(summary.to_string().contains("1 prewarm(s)"), "{summary}");
+    // The log keeps the mark.
+    let line = serde_json::to_string(&verdict).unwrap();
+    assert!(line.contains("\"prewarm\":true"), "{line}");
+    let back: CacheVerdict = serde_json::from_str(&line).unwrap();
+    assert!(back.prewarm);
+}
+
+/// A prewarm of a conversation's first request is no cold start either.
+#[test]
+fn a_first_request_prewarm_is_no_cold_start() {
+    let pipeline = pipeline();
+    let prompt = build(&pipeline, &Files::new(), "09:00");
+    let mut ledger = CacheLedger::new();
+    let id = ledger.sent(
+        &prompt,
+        Sent::new(Provider::OpenAi, "gpt-5.6", t(0)).prewarm(),
+    );
+    let verdict = ledger
+        .received(
+            id,
+            &usage_of(Provider::OpenAi, &prewarm_response("resp_a", 1400, 0)),
+        )
+        .unwrap();
+    assert!(verdict.prewarm && verdict.cause.is_none(), "{verdict}");
+}

@@ -355,7 +355,12 @@ pub struct CacheVerdict {
     /// The cache's lifetime the request was judged against.
     #[serde(with = "wire::seconds")]
     pub ttl: Duration,
-    /// `None` on a hit; else why it missed.
+    /// A prewarm ([`Sent::prewarm`](super::Sent::prewarm)): what it wrote
+    /// was asked for. It has no cause unless below the minimum (it then
+    /// wrote nothing), loses nothing, and is neither a hit nor a miss.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prewarm: bool,
+    /// `None` on a hit and a prewarm; else why it missed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<MissCause>,
     /// The provider's own diagnosis, when the response had one (boxed: most
@@ -382,9 +387,9 @@ impl super::SentId {
 }
 
 impl CacheVerdict {
-    /// Whether the cache read what a hit reads.
+    /// Whether the cache read what a hit reads (never a prewarm's).
     pub fn is_hit(&self) -> bool {
-        self.cause.is_none()
+        self.cause.is_none() && !self.prewarm
     }
 
     /// Every input token: read, written and uncached.
@@ -478,6 +483,16 @@ impl CacheVerdict {
 
 impl fmt::Display for CacheVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.prewarm && self.cause.is_none() {
+            return write!(
+                f,
+                "prewarm: {} tokens written at the caller's request, billed as cache writes \
+                 ({} read, {} uncached); the next request reads them",
+                thousands(self.written),
+                thousands(self.read),
+                thousands(self.uncached)
+            );
+        }
         let Some(cause) = &self.cause else {
             return write!(
                 f,

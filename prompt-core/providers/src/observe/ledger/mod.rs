@@ -185,6 +185,8 @@ struct Pending {
     /// This request's cacheable prefix, in tokens (an estimate).
     prefix_tokens: u64,
     requested_diagnosis: bool,
+    /// A prewarm ([`Sent::prewarm`]): its writes were asked for.
+    prewarm: bool,
     /// What moved since the previous request (`None`: there was none).
     moved: Option<Moved>,
 }
@@ -500,6 +502,7 @@ impl CacheLedger {
             minimum,
             prefix_tokens,
             requested_diagnosis: sent.previous_response.is_some(),
+            prewarm: sent.prewarm,
             moved,
         };
         if conversation.pending.len() == MAX_IN_FLIGHT {
