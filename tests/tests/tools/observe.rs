@@ -1545,7 +1545,9 @@ fn an_opus_5_5_verdict_is_priced_at_its_own_read_multiplier() {
     let hit = ledger.received(id, &anthropic_usage(20, 4100, 0)).unwrap();
     assert!(hit.is_hit(), "{hit}");
     assert_eq!(hit.read, 4100);
-    // A read of N tokens costs N x the input price x 0.05.
+    // A read of N tokens costs N x the input price x 0.05: 4,100 tokens at
+    // USD 5 per million, USD 0.001025 (at 0.1x it would be 0.00205).
+    assert!((pricing.read_usd(hit.read) - 0.001025).abs() < 1e-12);
     assert!((pricing.read_usd(hit.read) - 4100.0 * 5.0 / 1e6 * 0.05).abs() < 1e-12);
 
     let mut edited = files.clone();
@@ -1558,6 +1560,14 @@ fn an_opus_5_5_verdict_is_priced_at_its_own_read_multiplier() {
         (miss.lost_written as f64 * (1.25 - 0.05) + uncached as f64 * (1.0 - 0.05)) * 5.0 / 1e6;
     let lost = miss.lost_usd.expect("priced");
     assert!((lost - expected).abs() < 1e-12, "{lost} vs {expected}");
+    // 4,100 tokens re-written at 1.25x instead of read at 0.05x, USD 5 per
+    // million: USD 0.0246 lost (0.023575 had the read been 0.1x).
+    assert_eq!((miss.lost_written, uncached), (4100, 0));
+    assert!((lost - 0.0246).abs() < 1e-12, "{lost}");
+    assert!(
+        miss.to_string().contains("USD 0.0246 more than a hit"),
+        "{miss}"
+    );
     // At the usual 0.1x the same miss would have been priced otherwise.
     let usual = Pricing::anthropic(5.0, CacheTtl::FiveMinutes).unwrap();
     assert!((usual.lost_usd(miss.lost_written, uncached) - lost).abs() > 1e-6);
@@ -1925,4 +1935,144 @@ fn a_first_request_prewarm_is_no_cold_start() {
         )
         .unwrap();
     assert!(verdict.prewarm && verdict.cause.is_none(), "{verdict}");
+}
+
+// --- Gemini's Interactions API -----------------------------------------------
+
+/// A finished Interaction as the Interactions API returns it.
+fn interaction(input: Value, cached: Value) -> Value {
+    json!({
+        "id": "v1_ChdpbnRlcmFjdGlvbi0x", "object": "interaction", "status": "completed",
+        "model": "gemini-3-flash", "created": "2026-12-07T09:00:00Z",
+        "updated": "2026-12-07T09:00:02Z",
+        "outputs": [{"type": "text", "text": "Done."}],
+        "usage": {
+            "total_input_tokens": input,
+            "total_cached_tokens": cached,
+            "total_output_tokens": 31,
+            "total_thought_tokens": 12,
+            "total_tool_use_tokens": 0,
+            "total_tokens": 5043,
+            "input_tokens_by_modality": [{"modality": "text", "tokens": input}],
+            "cached_tokens_by_modality": [{"modality": "text", "tokens": cached}]
+        }
+    })
+}
+
+#[test]
+fn gemini_interactions_count_cached_tokens_inside_the_input() {
+    let usage = usage_of(Provider::Gemini, &interaction(json!(5000), json!(4096)));
+    assert_eq!(
+        (
+            usage.uncached_input,
+            usage.read,
+            usage.written,
+            usage.output
+        ),
+        (904, 4096, 0, Some(43))
+    );
+    assert_eq!(
+        usage.response_id.as_deref(),
+        Some("v1_ChdpbnRlcmFjdGlvbi0x")
+    );
+    assert_eq!(usage.response_model.as_deref(), Some("gemini-3-flash"));
+    // Tool-use prompt tokens are input beside the prompt.
+    let mut body = interaction(json!(1000), json!(0));
+    body["usage"]["total_tool_use_tokens"] = json!(250);
+    assert_eq!(usage_of(Provider::Gemini, &body).uncached_input, 1250);
+    // Nothing cached: the field may be absent.
+    let mut body = interaction(json!(300), json!(0));
+    body["usage"]
+        .as_object_mut()
+        .unwrap()
+        .remove("total_cached_tokens");
+    assert_eq!(usage_of(Provider::Gemini, &body).read, 0);
+    // A stream: the `interaction.completed` event's interaction carries it.
+    let done = json!({"event_type": "interaction.completed", "event_id": "evt_9",
+                      "interaction": interaction(json!(5000), json!(4096))});
+    let events = [
+        json!({"event_type": "interaction.created", "interaction":
+               {"id": "v1_ChdpbnRlcmFjdGlvbi0x", "status": "in_progress"}}),
+        done.clone(),
+    ];
+    let folded = CacheUsage::from_stream(Provider::Gemini, &events).unwrap();
+    assert_eq!((folded.read, folded.uncached_input), (4096, 904));
+    assert_eq!(usage_of(Provider::Gemini, &done).read, 4096);
+}
+
+#[test]
+fn bad_interactions_usage_is_an_error_that_names_the_field() {
+    let cases: Vec<(Value, &str)> = vec![
+        (
+            interaction(json!(10), json!(11)),
+            "`usage.total_cached_tokens` 11 exceeds `usage.total_input_tokens` 10",
+        ),
+        (
+            interaction(json!("5000"), json!(0)),
+            "`usage.total_input_tokens` is a string, not a count",
+        ),
+        (
+            interaction(json!(5000), json!(-1)),
+            "`usage.total_cached_tokens` is -1, not a count",
+        ),
+        (
+            interaction(json!(5000), json!(40.5)),
+            "`usage.total_cached_tokens` is 40.5, not a count",
+        ),
+        (
+            interaction(json!(5000), json!([4096])),
+            "`usage.total_cached_tokens` is an array, not a count",
+        ),
+        (
+            interaction(json!(u64::MAX), json!(0)),
+            "usage.total_input_tokens",
+        ),
+        (
+            json!({"id": "v1_x", "status": "completed", "usage": {"total_cached_tokens": 3}}),
+            "has no `usage.total_input_tokens`",
+        ),
+        (
+            json!({"id": "v1_x", "status": "completed", "usage": "lots"}),
+            "`usage` of the interaction is not an object",
+        ),
+        (
+            json!({"id": "v1_x", "status": "in_progress"}),
+            "has not finished",
+        ),
+        (
+            json!({"event_type": "interaction.completed", "interaction":
+                   {"id": "v1_x", "status": "completed"}}),
+            "interaction has no `usage`",
+        ),
+        (
+            json!({"event_type": "content.delta", "delta": {"type": "text", "text": "Do"}}),
+            "carries no `interaction`",
+        ),
+    ];
+    for (body, expected) in cases {
+        let error = CacheUsage::from_response(Provider::Gemini, &body)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(expected), "{expected}: {error}");
+    }
+    // Past MAX_REQUEST_TOKENS the sums are refused, never wrapped.
+    let mut body = interaction(json!(999_999_999), json!(0));
+    body["usage"]["total_tool_use_tokens"] = json!(999_999_999);
+    let error = CacheUsage::from_response(Provider::Gemini, &body)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("usage.total_input_tokens + total_tool_use_tokens"),
+        "{error}"
+    );
+    let mut body = interaction(json!(10), json!(0));
+    body["usage"]["total_output_tokens"] = json!(999_999_999);
+    body["usage"]["total_thought_tokens"] = json!(999_999_999);
+    let error = CacheUsage::from_response(Provider::Gemini, &body)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("usage.total_output_tokens + total_thought_tokens"),
+        "{error}"
+    );
 }
