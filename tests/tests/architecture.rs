@@ -63,8 +63,8 @@ const PROVIDERS: Tree = Tree {
     order: &[&["providers"], &["observe"]],
     fold: |module| match module {
         "anthropic" | "claude_cli" | "codex" | "conversation" | "cost" | "gemini" | "history"
-        | "message" | "mid_conversation" | "minimums" | "openai" | "placement" | "plan"
-        | "simulation" => "providers",
+        | "lifetimes" | "message" | "mid_conversation" | "minimums" | "openai" | "placement"
+        | "plan" | "simulation" => "providers",
         _ => module,
     },
 };
