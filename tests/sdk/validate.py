@@ -34,7 +34,9 @@ does not refuse but silently ignores: more explicit prompt_cache_breakpoints
 than a request writes (4 with prompt_cache_options.mode "explicit", 3 beside
 the implicit one otherwise; OpenAI writes the latest, so an earlier one, the
 stable prefix's, would be lost), and mode "explicit" with no breakpoint at all
-(the request then caches nothing).
+(the request then caches nothing). And what it refuses though the types take
+it: `prompt_cache_retention` "in_memory" for gpt-5.5 and later (the SDK's
+docstring of the field: those models take only "24h").
 
 The pinned SDKs know every field the builders send: anthropic 2.15.0 and
 later have `diagnostics` and the top-level `cache_control` in
@@ -222,6 +224,17 @@ def openai_limits(body: dict, messages_key: str) -> None:
         )
     if mode == "explicit" and not breakpoints:
         raise AssertionError("prompt_cache_options.mode 'explicit' with no prompt_cache_breakpoint caches nothing")
+    if body.get("prompt_cache_retention") == "in_memory" and _gpt_version(body.get("model")) >= (5, 5):
+        raise AssertionError(
+            f"prompt_cache_retention 'in_memory' for {body.get('model')}: gpt-5.5 and later models "
+            "take only '24h' (the SDK's docstring of the field)"
+        )
+
+
+def _gpt_version(model: Any) -> tuple[int, int]:
+    """(5, 6) for gpt-5.6 or gpt-5.6-mini, (5, 0) for gpt-5; (0, 0) for another model."""
+    match = re.search(r"(?:^|[^a-z0-9])gpt-(\d+)(?:\.(\d+))?", str(model or "").lower())
+    return (int(match.group(1)), int(match.group(2) or 0)) if match else (0, 0)
 
 
 def openai_responses_validator() -> Callable[[dict], None]:
@@ -514,6 +527,11 @@ def self_test(validators: dict[str, Callable[[dict], None]]) -> list[str]:
         ("openai_chat", "comparison_response_id (a Responses field)",
          changed(valid_chat, lambda b: b["prompt_cache_options"].__setitem__("comparison_response_id", "resp_1")),
          "comparison_response_id: Extra inputs"),
+        ("openai_responses", "prompt_cache_retention 'in_memory' for gpt-5.5",
+         {"model": "gpt-5.5", "input": "hi", "prompt_cache_retention": "in_memory"}, "take only '24h'"),
+        ("openai_chat", "prompt_cache_retention 'in_memory' for gpt-5.6-mini",
+         {"model": "gpt-5.6-mini", "messages": [{"role": "user", "content": "hi"}],
+          "prompt_cache_retention": "in_memory"}, "take only '24h'"),
         ("openai_chat", "prompt_cache_options.prewarm (a Responses field)",
          changed(valid_chat, lambda b: b["prompt_cache_options"].__setitem__("prewarm", True)),
          "prewarm: Extra inputs"),
@@ -544,6 +562,10 @@ def self_test(validators: dict[str, Callable[[dict], None]]) -> list[str]:
     validators["anthropic"](copy.deepcopy(valid_anthropic_new))
     validators["openai_responses"](copy.deepcopy(valid_responses))
     validators["openai_chat"](copy.deepcopy(valid_chat))
+    # A 12-hour TTL (Responses only) and a prewarm; in_memory for gpt-5.4.
+    validators["openai_responses"](changed(valid_responses, lambda b: b["prompt_cache_options"].update(
+        ttl="12h", prewarm=True)))
+    validators["openai_responses"]({"model": "gpt-5.4", "input": "hi", "prompt_cache_retention": "in_memory"})
     for kind, what, body, expected in cases:
         try:
             validators[kind](body)

@@ -63,7 +63,7 @@ const PROVIDERS: Tree = Tree {
     order: &[&["providers"], &["observe"], &["keepalive"]],
     fold: |module| match module {
         "affinity" | "anthropic" | "claude_cli" | "codex" | "conversation" | "cost" | "gemini"
-        | "history" | "message" | "mid_conversation" | "minimums" | "openai" | "placement"
+        | "history" | "lifetimes" | "message" | "mid_conversation" | "minimums" | "openai" | "placement"
         | "plan" | "simulation" => "providers",
         _ => module,
     },

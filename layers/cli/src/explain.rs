@@ -163,8 +163,10 @@ pub(crate) fn text(verdicts: &[CacheVerdict], summary: &Summary, notes: &[String
             verdict.hit_ratio() * 100.0,
             escape(&verdict.to_string()),
         );
-        if let Some(prompt_providers::observe::Agreement::Differs { theirs, note, .. }) =
-            verdict.agreement.as_deref()
+        if let Some(
+            prompt_providers::observe::Agreement::Differs { theirs, note, .. }
+            | prompt_providers::observe::Agreement::OutsideLedger { theirs, note },
+        ) = verdict.agreement.as_deref()
         {
             let _ = writeln!(
                 out,

@@ -24,7 +24,10 @@
 //!
 //! [`simulation`] prices what the cache saves over a session or for a team,
 //! at the prices in [`cost`]; [`minimums`] holds the shortest prefix each
-//! model caches, each figure with the day it was read and its source.
+//! model caches, each figure with the day it was read and its source;
+//! [`lifetimes`], the cache-lifetime fields (`prompt_cache_options.ttl`,
+//! `prompt_cache_retention`, `cache_control.ttl`) and the values each model
+//! takes, dated the same way.
 //!
 //! The request builders carry the prompt's reminder (its `channel = Reminder`
 //! layers) into the last user message when they are serialized; a request
@@ -88,6 +91,7 @@ pub mod codex;
 pub mod cost;
 pub mod gemini;
 pub mod keepalive;
+pub mod lifetimes;
 pub mod minimums;
 pub mod openai;
 pub mod plan;

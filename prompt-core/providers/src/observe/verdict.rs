@@ -264,6 +264,18 @@ pub enum Agreement {
         /// Where they differ, for a person.
         note: String,
     },
+    /// The provider names a cause the ledger is not told about (OpenAI's
+    /// `prompt_cache_key_changed` for a key set beside the prompt,
+    /// `service_tier_changed`, another request parameter), and the ledger
+    /// saw nothing of its own move: the two do not contradict each other,
+    /// and the provider's reason is the one to act on. The ledger never
+    /// takes it as its own cause.
+    OutsideLedger {
+        /// The provider's reason, verbatim, with its missed tokens.
+        theirs: String,
+        /// What it means and why the ledger could not see it, for a person.
+        note: String,
+    },
     /// The provider gave nothing to compare with (pending, not found,
     /// unavailable).
     NotComparable {
@@ -349,7 +361,12 @@ pub struct CacheVerdict {
     /// [`lost_usd`](Self::lost_usd) is what that cost beyond the read).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep_alive: bool,
-    /// `None` on a hit; else why it missed.
+    /// A prewarm ([`Sent::prewarm`](super::Sent::prewarm)): what it wrote
+    /// was asked for. It has no cause unless below the minimum (it then
+    /// wrote nothing), loses nothing, and is neither a hit nor a miss.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prewarm: bool,
+    /// `None` on a hit and a prewarm; else why it missed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<MissCause>,
     /// The provider's own diagnosis, when the response had one (boxed: most
@@ -376,9 +393,9 @@ impl super::SentId {
 }
 
 impl CacheVerdict {
-    /// Whether the cache read what a hit reads.
+    /// Whether the cache read what a hit reads (never a prewarm's).
     pub fn is_hit(&self) -> bool {
-        self.cause.is_none()
+        self.cause.is_none() && !self.prewarm
     }
 
     /// Whether a keep-alive ping that wrote the prefix instead of reading it.
@@ -477,6 +494,16 @@ impl CacheVerdict {
 
 impl fmt::Display for CacheVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.prewarm && self.cause.is_none() {
+            return write!(
+                f,
+                "prewarm: {} tokens written at the caller's request, billed as cache writes \
+                 ({} read, {} uncached); the next request reads them",
+                thousands(self.written),
+                thousands(self.read),
+                thousands(self.uncached)
+            );
+        }
         if self.keep_alive {
             f.write_str(if self.cause.is_some() {
                 "FAILED keep-alive: "

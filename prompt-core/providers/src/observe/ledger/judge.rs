@@ -109,16 +109,28 @@ pub(super) fn verdict(
     let short = read == 0 || read.saturating_add(tolerance) < expected;
     let cause = match (below, &pending.moved) {
         (Some(below), _) => Some(below),
+        (None, None) if pending.prewarm => None,
         (None, None) => (read == 0).then(MissCause::cold_start),
         // Nothing held, and nothing ever was in this conversation: not the
         // cold start a conversation pays once.
-        (None, Some(_)) if expected == 0 && read == 0 && written == 0 && never_cached > 0 => {
+        (None, Some(_))
+            if expected == 0
+                && read == 0
+                && written == 0
+                && never_cached > 0
+                && !pending.prewarm =>
+        {
             Some(MissCause::NeverWritten {
                 requests: never_cached.saturating_add(1),
             })
         }
-        (None, Some(_)) if expected == 0 => (read == 0).then(MissCause::cold_start),
+        (None, Some(_)) if expected == 0 => {
+            (read == 0 && !pending.prewarm).then(MissCause::cold_start)
+        }
         (None, Some(_)) if !short => None,
+        // A prewarm writes what it was asked to: not a miss of the
+        // conversation, whatever moved.
+        (None, _) if pending.prewarm => None,
         (None, Some(moved)) => Some(first_cause(moved, pending.ttl)),
     };
     let lost = match &cause {
@@ -160,6 +172,7 @@ pub(super) fn verdict(
         lost_usd,
         ttl: pending.ttl,
         keep_alive: pending.keep_alive,
+        prewarm: pending.prewarm,
         cause,
         diagnosis: usage.diagnosis.clone().map(Box::new),
         agreement: agreement.map(Box::new),

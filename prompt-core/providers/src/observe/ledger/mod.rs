@@ -217,6 +217,8 @@ struct Pending {
     requested_diagnosis: bool,
     /// A keep-alive ping ([`Sent::keep_alive`]).
     keep_alive: bool,
+    /// A prewarm ([`Sent::prewarm`]): its writes were asked for.
+    prewarm: bool,
     /// What moved since the previous request (`None`: there was none).
     moved: Option<Moved>,
 }
@@ -547,6 +549,7 @@ impl CacheLedger {
             prefix_tokens,
             requested_diagnosis: sent.previous_response.is_some(),
             keep_alive: ping,
+            prewarm: sent.prewarm,
             moved,
         };
         let ttl = pending.ttl;

@@ -6,6 +6,7 @@
 //! | OpenAI Responses | `usage.input_tokens`, `input_tokens_details.cached_tokens`, `cache_write_tokens` (by TTL in `cache_write_tokens_details`) | yes |
 //! | OpenAI Chat Completions | `usage.prompt_tokens`, `prompt_tokens_details.cached_tokens`, `cache_write_tokens` | yes |
 //! | Gemini | `usageMetadata.promptTokenCount`, `cachedContentTokenCount` (and `toolUsePromptTokenCount`, beside it) | yes |
+//! | Gemini Interactions | `usage.total_input_tokens`, `total_cached_tokens` (and `total_tool_use_tokens`, beside it) | yes |
 //!
 //! A body that is not one of these, a count that is not a non-negative
 //! integer, a count or a sum of counts past [`MAX_REQUEST_TOKENS`], or parts
