@@ -62,9 +62,9 @@ const PROVIDERS: Tree = Tree {
     src: "prompt-core/providers/src",
     order: &[&["providers"], &["observe"]],
     fold: |module| match module {
-        "anthropic" | "claude_cli" | "codex" | "conversation" | "cost" | "gemini" | "history"
-        | "message" | "mid_conversation" | "minimums" | "openai" | "placement" | "plan"
-        | "simulation" => "providers",
+        "anthropic" | "bedrock" | "claude_cli" | "codex" | "conversation" | "cost" | "gemini"
+        | "history" | "message" | "mid_conversation" | "minimums" | "openai" | "placement"
+        | "plan" | "simulation" => "providers",
         _ => module,
     },
 };

@@ -25,29 +25,57 @@ pub enum Provider {
     OpenAi,
     /// Google's Gemini API (`generateContent`).
     Gemini,
+    /// Amazon Bedrock's Converse API (`Converse`, `ConverseStream`), for
+    /// Claude models: cache reads and writes beside `inputTokens`, as
+    /// Anthropic's, and no cache diagnostics.
+    Bedrock,
 }
 
 impl Provider {
     /// Every provider, in a fixed order.
-    pub const ALL: &'static [Provider] = &[Provider::Anthropic, Provider::OpenAi, Provider::Gemini];
+    pub const ALL: &'static [Provider] = &[
+        Provider::Anthropic,
+        Provider::OpenAi,
+        Provider::Gemini,
+        Provider::Bedrock,
+    ];
 
-    /// The name used in logs and on the command line: `anthropic`, `openai`, `gemini`.
+    /// The name used in logs and on the command line: `anthropic`, `openai`,
+    /// `gemini`, `bedrock`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Anthropic => "anthropic",
             Self::OpenAi => "openai",
             Self::Gemini => "gemini",
+            Self::Bedrock => "bedrock",
         }
     }
 
     /// The OpenTelemetry `gen_ai.provider.name` value: `anthropic`,
-    /// `openai`, `gcp.gemini`.
+    /// `openai`, `gcp.gemini`, `aws.bedrock`.
     pub const fn otel_name(self) -> &'static str {
         match self {
             Self::Anthropic => semconv::PROVIDER_ANTHROPIC,
             Self::OpenAi => semconv::PROVIDER_OPENAI,
             Self::Gemini => semconv::PROVIDER_GEMINI,
+            Self::Bedrock => semconv::PROVIDER_BEDROCK,
         }
+    }
+
+    /// Whether the provider caches the request prefix up to the request's
+    /// own breakpoints (Anthropic's `cache_control`, Bedrock's `cachePoint`),
+    /// rather than the whole prompt as it came (OpenAI, Gemini): its prefix
+    /// through the last breakpoint must reach the model's minimum, and what a
+    /// response read and wrote is what the next one can read.
+    ///
+    /// ```
+    /// use prompt_providers::observe::Provider;
+    ///
+    /// assert!(Provider::Bedrock.caches_at_breakpoints());
+    /// assert!(!Provider::Gemini.caches_at_breakpoints());
+    /// ```
+    pub const fn caches_at_breakpoints(self) -> bool {
+        matches!(self, Self::Anthropic | Self::Bedrock)
     }
 }
 
@@ -59,7 +87,7 @@ impl fmt::Display for Provider {
 
 /// A provider name that is none of [`Provider::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown provider `{0}`: expected anthropic, openai or gemini")]
+#[error("unknown provider `{0}`: expected anthropic, openai, gemini or bedrock")]
 pub struct UnknownProvider(String);
 
 impl FromStr for Provider {
