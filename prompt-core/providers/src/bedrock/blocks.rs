@@ -1,5 +1,5 @@
 //! The Converse operation's blocks, field for field as botocore's
-//! `bedrock-runtime` service model (2023-09-30, botocore 1.44.5) names them:
+//! `bedrock-runtime` service model (2023-09-30, botocore 1.44.18) names them:
 //! `SystemContentBlock`, `ContentBlock`, `Tool`, `CachePointBlock`. Each
 //! union is one serde enum, so a block serializes as the one member it sets
 //! (`{"text": ..}`, `{"cachePoint": {..}}`).

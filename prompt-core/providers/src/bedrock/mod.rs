@@ -406,6 +406,15 @@ impl ConverseRequest {
     }
 }
 
+/// Byte offsets in `prompt.stable()` where a request for `model_id` puts a
+/// cache point: the Anthropic body's ([`breakpoint_offsets`]) for the family
+/// the id names. What [`Sent::breakpoints`](crate::providers::observe::Sent::breakpoints)
+/// takes, so the ledger knows where the cache can still be read after a
+/// change.
+pub fn cache_point_offsets(prompt: &AssembledPrompt, model_id: &str) -> Vec<usize> {
+    breakpoint_offsets(prompt, table_id(model_id))
+}
+
 /// A URI label as the AWS SDKs encode one: every byte but the unreserved
 /// (`A-Z a-z 0-9 - _ . ~`) as `%XX`.
 fn encode_label(label: &str) -> String {

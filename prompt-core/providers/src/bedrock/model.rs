@@ -10,7 +10,7 @@ pub const BEDROCK_CHECKED: &str = "2026-12-07";
 /// Where they come from.
 ///
 /// - The request and response shapes, `CachePointBlock.ttl` (`5m`, `1h`) and
-///   `TokenUsage.cacheDetails` included: botocore 1.44.5's `bedrock-runtime`
+///   `TokenUsage.cacheDetails` included: botocore 1.44.18's `bedrock-runtime`
 ///   service model (`botocore/data/bedrock-runtime/2023-09-30/service-2.json`),
 ///   read 2026-12-07.
 /// - Claude's minimum tokens per cache checkpoint (the same figures as
@@ -27,7 +27,7 @@ pub const BEDROCK_CHECKED: &str = "2026-12-07";
 ///   (2026). Models after those are taken to keep it (every family released
 ///   since has); an id this crate cannot place gets the 5-minute TTL, which
 ///   every model takes.
-pub const BEDROCK_SOURCE: &str = "botocore 1.44.5 bedrock-runtime service-2.json (shapes); \
+pub const BEDROCK_SOURCE: &str = "botocore 1.44.18 bedrock-runtime service-2.json (shapes); \
      docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html (checkpoints, minimums, \
      usage arithmetic, one-hour TTL models; quoted in crmne/ruby_llm#832 and \
      NousResearch/hermes-agent#11970)";

@@ -1,7 +1,7 @@
 //! Bedrock's Converse usage: `cacheReadInputTokens` and
 //! `cacheWriteInputTokens` beside `inputTokens`, as Anthropic's.
 //!
-//! Shapes from botocore 1.44.5's `bedrock-runtime` service model:
+//! Shapes from botocore 1.44.18's `bedrock-runtime` service model:
 //! `ConverseResponse.usage` and `ConverseStreamMetadataEvent.usage` are a
 //! `TokenUsage` (`inputTokens`, `outputTokens`, `totalTokens` required;
 //! `cacheReadInputTokens`, `cacheWriteInputTokens`, and `cacheDetails`, the
