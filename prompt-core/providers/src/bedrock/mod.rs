@@ -16,7 +16,7 @@
 //! - an empty part gives no block (the service refuses empty system text).
 //!
 //! A conversation goes in with [`ConverseRequest::history`]: a
-//! [`History`](super::History) kept as sent, the system prompt then the
+//! [`History`] kept as sent, the system prompt then the
 //! stable prefix alone, and every cache point (after the tools, at the scope
 //! cut, at the stable end, at the conversation's frontier) placed by the
 //! request's [cache plan](ConverseRequest::cache_plan) within
