@@ -606,6 +606,16 @@ fn hostile_converse_usage_is_refused_naming_the_field() {
 }
 
 #[test]
+fn a_bedrock_id_is_priced_at_its_claude_familys_row() {
+    use prompt_providers::cost::Multipliers;
+    // Opus 5.5 reads at 0.05x on Anthropic's table; through Bedrock too.
+    let opus = Multipliers::for_model("us.anthropic.claude-opus-5-5-v1:0", CacheTtl::FiveMinutes);
+    assert_eq!((opus.cache_read(), opus.cache_write()), (0.05, 1.25));
+    let sonnet = Multipliers::for_model(SONNET, CacheTtl::OneHour);
+    assert_eq!((sonnet.cache_read(), sonnet.cache_write()), (0.1, 2.0));
+}
+
+#[test]
 fn bedrock_is_a_provider_with_its_opentelemetry_name() {
     assert_eq!(Provider::Bedrock.as_str(), "bedrock");
     assert_eq!(Provider::Bedrock.otel_name(), "aws.bedrock");

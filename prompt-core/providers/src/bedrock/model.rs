@@ -27,10 +27,20 @@ pub const BEDROCK_CHECKED: &str = "2026-12-07";
 ///   (2026). Models after those are taken to keep it (every family released
 ///   since has); an id this crate cannot place gets the 5-minute TTL, which
 ///   every model takes.
+/// - Prices: Bedrock bills a Claude model's cache as Anthropic does, a
+///   5-minute write at 1.25x its input price and a read at 0.1x (its pricing
+///   page, aws.amazon.com/bedrock/pricing, lists Claude 3.7 Sonnet at USD
+///   0.003 input, 0.00375 cache write and 0.0003 cache read per 1,000
+///   tokens). The crate prices a Bedrock id at its family's row of
+///   [`ModelPrices::anthropic`](crate::providers::cost::ModelPrices::anthropic)
+///   (`Multipliers::for_model` reads the family inside the id); the one-hour
+///   write is taken as Anthropic's 2x, which no Bedrock page was seen to
+///   contradict.
 pub const BEDROCK_SOURCE: &str = "botocore 1.44.18 bedrock-runtime service-2.json (shapes); \
      docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html (checkpoints, minimums, \
      usage arithmetic, one-hour TTL models; quoted in crmne/ruby_llm#832 and \
-     NousResearch/hermes-agent#11970)";
+     NousResearch/hermes-agent#11970); aws.amazon.com/bedrock/pricing (cache read and write \
+     prices of Claude, Anthropic's multipliers)";
 
 /// The most cache points a Converse request for a Claude model takes (the
 /// prompt-caching page's "maximum number of cache checkpoints per request"),

@@ -10,7 +10,7 @@ use super::semconv;
 /// The provider whose response a [`CacheUsage`](super::CacheUsage) was read
 /// from, and whose cache a [`CacheLedger`](super::CacheLedger) explains.
 ///
-/// Their usage arithmetic differs: Anthropic reports cache reads and writes
+/// Their usage arithmetic differs: Anthropic (and Bedrock) report cache reads and writes
 /// *beside* `input_tokens` (the prompt is the three summed), OpenAI's
 /// `cached_tokens` and Gemini's `cachedContentTokenCount` are *inside* the
 /// input count. [`CacheUsage`](super::CacheUsage) holds them in one shape.
