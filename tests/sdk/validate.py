@@ -44,8 +44,8 @@ The pinned SDKs know every field the builders send: anthropic 2.15.0 and
 later have `diagnostics` and the top-level `cache_control` in
 MessageCreateParams (the anthropic-beta header cache-diagnosis-2026-04-07 is
 a header, not a body field, and no type checks it); openai 3.57.0 has
-`prompt_cache_options` (with `comparison_response_id` in the Responses type
-only) and `prompt_cache_breakpoint` on input_text and Chat text parts.
+`prompt_cache_options` (with `comparison_response_id`, `prewarm` and the
+`ttl` "12h" in the Responses type only) and `prompt_cache_breakpoint` on input_text and Chat text parts.
 
 botocore's ParamValidator checks types, required and unknown members, tagged
 unions (one member set) and minimums, but not enum values nor maximum lengths:
@@ -620,6 +620,12 @@ def self_test(validators: dict[str, Callable[[dict], None]]) -> list[str]:
         ("openai_chat", "comparison_response_id (a Responses field)",
          changed(valid_chat, lambda b: b["prompt_cache_options"].__setitem__("comparison_response_id", "resp_1")),
          "comparison_response_id: Extra inputs"),
+        ("openai_chat", "prompt_cache_options.prewarm (a Responses field)",
+         changed(valid_chat, lambda b: b["prompt_cache_options"].__setitem__("prewarm", True)),
+         "prewarm: Extra inputs"),
+        ("openai_responses", "prompt_cache_options.prewarm not a boolean",
+         changed(valid_responses, lambda b: b["prompt_cache_options"].__setitem__("prewarm", "yes")),
+         "prompt_cache_options.prewarm"),
         ("openai_chat", "prompt_cache_options.ttl '12h' (Responses only)",
          changed(valid_chat, lambda b: b["prompt_cache_options"].__setitem__("ttl", "12h")),
          "prompt_cache_options.ttl"),

@@ -49,6 +49,11 @@ struct DeliveryDoctests;
 #[doc = include_str!("../../prompt-macros/README.md")]
 struct MacrosReadmeDoctests;
 
+/// `docs/keep-alive.md`'s examples.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/keep-alive.md")]
+struct KeepAliveDoctests;
+
 /// `docs/serving.md`'s examples.
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/serving.md")]

@@ -60,11 +60,11 @@ const CHECKS: Tree = Tree {
 
 const PROVIDERS: Tree = Tree {
     src: "prompt-core/providers/src",
-    order: &[&["providers"], &["observe"]],
+    order: &[&["providers"], &["observe"], &["keepalive"]],
     fold: |module| match module {
-        "anthropic" | "bedrock" | "claude_cli" | "codex" | "conversation" | "cost" | "gemini"
-        | "history" | "message" | "mid_conversation" | "minimums" | "openai" | "placement"
-        | "plan" | "simulation" => "providers",
+        "affinity" | "anthropic" | "bedrock" | "claude_cli" | "codex" | "conversation" | "cost"
+        | "gemini" | "history" | "message" | "mid_conversation" | "minimums" | "openai"
+        | "placement" | "plan" | "simulation" => "providers",
         _ => module,
     },
 };

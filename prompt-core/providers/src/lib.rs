@@ -19,6 +19,10 @@
 //! the request (tools, scope cuts, stable end, the conversation's frontier)
 //! within the provider's limit.
 //!
+//! [`affinity`] keys a request's route to the provider's cache by the scopes
+//! its prefix shares, the same on every replica, sharded past the provider's
+//! per-key rate, and hands the same key to a gateway as a header.
+//!
 //! [`simulation`] prices what the cache saves over a session or for a team,
 //! at the prices in [`cost`]; [`minimums`] holds the shortest prefix each
 //! model caches, each figure with the day it was read and its source.
@@ -77,12 +81,14 @@ use prompt_core::{
 
 pub mod observe;
 
+pub mod affinity;
 pub mod anthropic;
 pub mod bedrock;
 pub mod claude_cli;
 pub mod codex;
 pub mod cost;
 pub mod gemini;
+pub mod keepalive;
 pub mod minimums;
 pub mod openai;
 pub mod plan;

@@ -19,7 +19,10 @@
 //! changed `AGENTS.md` (Project) or `user.md` (User) keeps the key, and the
 //! Global part is still read from the machine that holds it; only a changed
 //! Global layer gets a new key. Every session of one agent (pipeline) gets
-//! the same key, in every process.
+//! the same key, in every process. For a server of many replicas, or a team,
+//! past OpenAI's ~15 requests a minute per key, [`affinity`](crate::affinity)
+//! keys each repository separately and shards a busy key; send its key with
+//! [`ResponsesRequest::affinity`] or [`ChatRequest::affinity`].
 //! The whole prompt, stable prefix first, goes in one instruction string, so the
 //! cached prefix is the stable part.
 //!
@@ -86,27 +89,18 @@ use super::conversation::{Reminder, Turn};
 use super::{Message, Role, UndeliveredReminder};
 use crate::AssembledPrompt;
 
-/// The longest pipeline name kept in a cache key, in bytes.
-const KEY_PIPELINE_MAX: usize = 40;
-
 /// The cache key for `prompt`: `<pipeline>-<fingerprint, 16 hex>` of its
 /// widest scope's part: the Global layers, else the Project ones, else the
 /// whole stable prefix. An edit of a narrower scope keeps the key.
+///
+/// It is [`AffinityKey::widest`](crate::affinity::AffinityKey::widest): one
+/// key for every session of the agent. An agent server whose replicas or
+/// users send more than about 15 requests a minute under one key sends
+/// [`AffinityKey::of`](crate::affinity::AffinityKey::of) instead (one key per
+/// repository, sharded past the rate), through
+/// [`ResponsesRequest::affinity`] or [`ChatRequest::affinity`].
 pub fn prompt_cache_key(prompt: &AssembledPrompt) -> String {
-    let trace = prompt.trace();
-    let mut end = trace.pipeline.len().min(KEY_PIPELINE_MAX);
-    while !trace.pipeline.is_char_boundary(end) {
-        end -= 1;
-    }
-    let widest = [crate::spec::Scope::Global, crate::spec::Scope::Project]
-        .into_iter()
-        .map(|scope| trace.shared_prefix(scope))
-        .find(|&shared| shared > 0);
-    let fingerprint = match widest.and_then(|shared| prompt.stable().get(..shared)) {
-        Some(part) if !part.is_empty() => crate::fingerprint::Fingerprint::of(part),
-        _ => trace.stable_fingerprint(),
-    };
-    format!("{}-{}", &trace.pipeline[..end], fingerprint.short())
+    crate::affinity::AffinityKey::widest(prompt).into()
 }
 
 /// How long OpenAI keeps a cached prefix (`prompt_cache_retention`).
@@ -212,6 +206,10 @@ pub struct PromptCacheOptions {
     /// response then says why it did not (Responses API only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub comparison_response_id: Option<String>,
+    /// `prewarm: true`: write the cache and generate nothing (Responses API
+    /// only; see [`ResponsesRequest::prewarm`]). Left out when `false`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prewarm: bool,
 }
 
 impl PromptCacheOptions {
@@ -640,6 +638,52 @@ impl ResponsesRequest {
         self
     }
 
+    /// Makes this a prewarm: `prompt_cache_options.prewarm: true`. OpenAI
+    /// writes the request's prefix to the cache (every breakpoint it
+    /// carries, and the implicit one at the end of the input unless the mode
+    /// is explicit) and generates nothing: the response has usage with
+    /// written tokens and no output. The write is billed as a cache write
+    /// (1.25x input from GPT-5.6 on, [`cost`](super::cost)), so a prewarm
+    /// is worth sending only where a later request reads what it wrote
+    /// before it lapses.
+    ///
+    /// Responses API only, GPT-5.6 and later ([`takes_prompt_cache_options`]):
+    /// an older model refuses `prompt_cache_options`. The request keeps its
+    /// input, key and breakpoints: build it exactly as the request whose
+    /// prefix it keeps warm, then call this.
+    ///
+    /// ```
+    /// use prompt_providers::openai::ResponsesRequest;
+    /// use prompt_providers::Message;
+    /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+    /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+    /// # struct DocPrewarm;
+    /// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocPrewarm)]
+    /// # struct Persona;
+    /// # let pipeline = Pipeline::of::<DocPrewarm>()?;
+    /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+    /// let request = ResponsesRequest::new(&prompt, "gpt-5.6")
+    ///     .message(Message::user("Hi"))
+    ///     .prewarm();
+    /// let body = serde_json::to_value(&request)?;
+    /// assert_eq!(body["prompt_cache_options"]["prewarm"], true);
+    /// assert_eq!(body["prompt_cache_options"]["ttl"], "30m");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn prewarm(mut self) -> Self {
+        let mut options = self.prompt_cache_options.unwrap_or_default();
+        options.prewarm = true;
+        self.prompt_cache_options = Some(options);
+        self
+    }
+
+    /// Whether this request is a prewarm ([`prewarm`](Self::prewarm)).
+    pub fn is_prewarm(&self) -> bool {
+        self.prompt_cache_options
+            .as_ref()
+            .is_some_and(|o| o.prewarm)
+    }
+
     /// This request with `history` as its input, exactly as sent (see
     /// [`History`](super::History)): the instructions keep only the stable prefix, as the
     /// history's turns carry the per-turn block, and the request adds no
@@ -733,6 +777,14 @@ impl ResponsesRequest {
         self.prompt_cache_retention = Some(retention);
         self
     }
+
+    /// Sends `key` as `prompt_cache_key`: the key every replica derives for
+    /// this prefix, sharded for this conversation (see
+    /// [`affinity`](crate::affinity)). The default is [`prompt_cache_key`].
+    pub fn affinity(mut self, key: &crate::affinity::AffinityKey) -> Self {
+        self.prompt_cache_key = key.as_str().to_owned();
+        self
+    }
 }
 
 /// The role the system prompt takes in Chat Completions.
@@ -810,6 +862,16 @@ impl Serialize for ChatRequest {
             return Err(serde::ser::Error::custom(
                 "Chat Completions takes no `prompt_cache_options.comparison_response_id`: \
                  OpenAI's cache diagnostics are a Responses API feature; send a ResponsesRequest",
+            ));
+        }
+        if self
+            .prompt_cache_options
+            .as_ref()
+            .is_some_and(|o| o.prewarm)
+        {
+            return Err(serde::ser::Error::custom(
+                "Chat Completions takes no `prompt_cache_options.prewarm`: a prewarm is a \
+                 Responses API request; send a ResponsesRequest with `.prewarm()`",
             ));
         }
         let messages = self
@@ -1004,6 +1066,14 @@ impl ChatRequest {
     /// Sets `prompt_cache_retention`.
     pub fn retention(mut self, retention: CacheRetention) -> Self {
         self.prompt_cache_retention = Some(retention);
+        self
+    }
+
+    /// Sends `key` as `prompt_cache_key`: the key every replica derives for
+    /// this prefix, sharded for this conversation (see
+    /// [`affinity`](crate::affinity)). The default is [`prompt_cache_key`].
+    pub fn affinity(mut self, key: &crate::affinity::AffinityKey) -> Self {
+        self.prompt_cache_key = key.as_str().to_owned();
         self
     }
 }

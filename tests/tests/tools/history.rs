@@ -316,3 +316,55 @@ proptest! {
         }
     }
 }
+
+/// The keep-alive refresh of a turn (a ping, `prompt_providers::keepalive`):
+/// Anthropic's is the turn's cached part, byte for byte, with one output
+/// token and nothing after the last breakpoint; OpenAI's is the turn
+/// itself as a prewarm. Both snapshotted (and validated by the SDKs).
+#[test]
+fn keep_alive_refreshes_resend_the_cached_part_only() {
+    let (history, prompt) = three_turns();
+    let turn = anthropic(&prompt, &history);
+    let ping = turn.refresh(1);
+    assert_eq!(ping.breakpoints(), turn.breakpoints());
+    let (turn_body, ping_body) = (
+        serde_json::to_value(&turn).unwrap(),
+        serde_json::to_value(&ping).unwrap(),
+    );
+    assert_eq!(ping_body["max_tokens"], 1);
+    for key in ["model", "system", "tools", "messages"] {
+        assert_eq!(ping_body[key], turn_body[key], "{key}");
+    }
+    // A reminder placed after the frontier is not part of the cached prefix.
+    let with_reminder = prompt_with_reminder();
+    let mut turn = MessagesRequest::new(&with_reminder, "claude-sonnet-4-5", 4096)
+        .message(Message::user("Fix it."));
+    turn.cache_last_user_turn(CacheTtl::FiveMinutes).unwrap();
+    let sent = serde_json::to_value(&turn).unwrap();
+    assert_eq!(sent["messages"][0]["content"].as_array().unwrap().len(), 2);
+    let refreshed = serde_json::to_value(turn.refresh(0)).unwrap();
+    assert_eq!(refreshed["max_tokens"], 1, "the API refuses 0");
+    assert_eq!(
+        refreshed["messages"][0]["content"],
+        json!([sent["messages"][0]["content"][0]])
+    );
+    let mut ping = ping;
+    ping.tools.iter_mut().for_each(Value::sort_all_objects);
+    insta::assert_snapshot!("anthropic_keep_alive_refresh", pretty!(ping));
+
+    let responses = ResponsesRequest::new(&prompt, "gpt-5.6")
+        .explicit_breakpoints(CacheMode::Explicit)
+        .history(&history);
+    let prewarm = responses.clone().prewarm();
+    let (turn_body, prewarm_body) = (
+        serde_json::to_value(&responses).unwrap(),
+        serde_json::to_value(&prewarm).unwrap(),
+    );
+    assert_eq!(prewarm_body["input"], turn_body["input"]);
+    assert_eq!(prewarm_body["prompt_cache_options"]["prewarm"], true);
+    insta::assert_snapshot!("openai_responses_keep_alive_prewarm", pretty!(prewarm));
+}
+
+fn prompt_with_reminder() -> AssembledPrompt {
+    prompt("Date: 2026-12-07 09:10", Some("Open todos: lint."))
+}

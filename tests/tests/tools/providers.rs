@@ -157,6 +157,44 @@ fn openai_requests_with_explicit_breakpoints_for_the_standard_pipeline() {
     insta::assert_snapshot!("openai_chat_explicit_breakpoints", pretty!(chat));
 }
 
+/// A prewarm (GPT-5.6 and later, Responses only): the request as it would be
+/// sent, with `prompt_cache_options.prewarm: true` beside the mode and TTL.
+#[test]
+fn openai_prewarm_request_for_the_standard_pipeline() {
+    let Standard { prompt, .. } = standard();
+    let plain = ResponsesRequest::new(&prompt, "gpt-5.6")
+        .message(Message::user("Why does the login test fail?"));
+    assert!(!plain.is_prewarm());
+    let prewarm = plain.clone().prewarm();
+    assert!(prewarm.is_prewarm());
+    let (plain, body) = (
+        serde_json::to_value(&plain).unwrap(),
+        serde_json::to_value(&prewarm).unwrap(),
+    );
+    assert!(plain["prompt_cache_options"].get("prewarm").is_none());
+    assert_eq!(body["prompt_cache_options"]["prewarm"], true);
+    // Only the option differs: the prefix it writes is the request's own.
+    let mut without = body.clone();
+    without["prompt_cache_options"]
+        .as_object_mut()
+        .unwrap()
+        .remove("prewarm");
+    assert_eq!(without, plain);
+    insta::assert_snapshot!("openai_responses_prewarm", pretty!(prewarm));
+}
+
+/// Chat Completions takes no prewarm: a Chat request given one fails to
+/// serialize, naming the field and what to send instead.
+#[test]
+fn a_chat_request_refuses_prewarm() {
+    let prompt = cached("You are terse.", "Date: 2026-11-29");
+    let mut chat = ChatRequest::new(&prompt, "gpt-5.6").message(Message::user("Hi"));
+    chat.prompt_cache_options.as_mut().unwrap().prewarm = true;
+    let error = serde_json::to_value(&chat).unwrap_err().to_string();
+    assert!(error.contains("prompt_cache_options.prewarm"), "{error}");
+    assert!(error.contains("ResponsesRequest"), "{error}");
+}
+
 /// Anthropic's cache diagnostics against an earlier response, and
 /// automatic caching in place of the conversation's own breakpoint.
 #[test]

@@ -442,6 +442,61 @@ impl MessagesRequest {
         Ok(())
     }
 
+    /// The keep-alive refresh of this request (a ping, see
+    /// [`keepalive`](crate::keepalive)): its cached part exactly as sent,
+    /// tools, system and messages up to and including the block that
+    /// carries the last breakpoint, asking for `max_tokens` (at least 1)
+    /// output. What follows the last breakpoint (the reminder, a block
+    /// after it) is left out: the cache never held it. A request with
+    /// automatic caching (whose breakpoint is its last block) or without a
+    /// breakpoint in its messages keeps its messages whole, as the API
+    /// takes no request without one. Diagnostics are dropped.
+    ///
+    /// ```
+    /// use prompt_providers::anthropic::MessagesRequest;
+    /// use prompt_providers::Message;
+    /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+    /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+    /// # struct DocRefresh;
+    /// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocRefresh)]
+    /// # struct Persona;
+    /// # let pipeline = Pipeline::of::<DocRefresh>()?;
+    /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+    /// let mut turn = MessagesRequest::new(&prompt, "claude-sonnet-4-5", 1024)
+    ///     .message(Message::user("Fix the failing test."));
+    /// turn.cache_last_user_turn(Default::default())?;
+    /// let ping = turn.refresh(1);
+    /// let (turn, ping) = (serde_json::to_value(&turn)?, serde_json::to_value(&ping)?);
+    /// assert_eq!(ping["max_tokens"], 1);
+    /// assert_eq!((&ping["system"], &ping["messages"]), (&turn["system"], &turn["messages"]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn refresh(&self, max_tokens: u32) -> Self {
+        let mut ping = self.clone();
+        ping.max_tokens = max_tokens.max(1);
+        ping.diagnostics = None;
+        ping.reminder = ping.reminder.carried();
+        if ping.cache_control.is_some() {
+            return ping;
+        }
+        let frontier = ping
+            .messages
+            .iter()
+            .rposition(|m| m.content.iter().any(|b| b.cache_control.is_some()));
+        if let Some(index) = frontier {
+            ping.messages.truncate(index + 1);
+            if let Some(last) = ping.messages.last_mut() {
+                let end = last
+                    .content
+                    .iter()
+                    .rposition(|b| b.cache_control.is_some())
+                    .map_or(last.content.len(), |i| i + 1);
+                last.content.truncate(end);
+            }
+        }
+        ping
+    }
+
     fn last_user_turn(&mut self) -> Option<&mut MessageParam> {
         self.messages
             .iter_mut()

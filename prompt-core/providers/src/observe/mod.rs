@@ -69,6 +69,7 @@
 
 mod agreement;
 mod emit;
+mod gaps;
 mod history;
 mod ledger;
 mod log;
@@ -82,6 +83,7 @@ mod usage;
 mod verdict;
 mod wire;
 
+pub use gaps::{GAPS_KEPT, TurnGaps};
 pub use history::{BREAKPOINT_MARKERS, MessagesDigest};
 /// What moves a [`Timestamp`] (`at + SignedDuration::from_secs(300)`) and
 /// what subtracting two of them gives, jiff 1's, re-exported for the same
@@ -97,7 +99,7 @@ pub use log::{LogError, read_log};
 pub use price::Pricing;
 pub use provider::{Provider, UnknownProvider};
 pub use sent::{Sent, SentId};
-pub use summary::{Lost, Summary};
+pub use summary::{KeepAlives, Lost, Summary};
 pub use tool_change::ToolChange;
 pub use usage::{
     CacheUsage, DiagnosisOutcome, MAX_REQUEST_TOKENS, ProviderDiagnosis, TtlTokens, UsageError,

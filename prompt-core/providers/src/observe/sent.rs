@@ -43,6 +43,7 @@ pub struct Sent<'a> {
     pub(crate) minimum: Option<u64>,
     pub(crate) pricing: Option<Pricing>,
     pub(crate) prompt: Option<(&'a str, &'a str)>,
+    pub(crate) keep_alive: bool,
 }
 
 impl<'a> Sent<'a> {
@@ -62,6 +63,7 @@ impl<'a> Sent<'a> {
             minimum: None,
             pricing: None,
             prompt: None,
+            keep_alive: false,
         }
     }
 
@@ -178,6 +180,18 @@ impl<'a> Sent<'a> {
     /// (default: the ledger's, [`CacheLedger::pricing`](super::CacheLedger::pricing)).
     pub fn pricing(mut self, pricing: Pricing) -> Self {
         self.pricing = Some(pricing);
+        self
+    }
+
+    /// Marks the request as a keep-alive ping (see [`keepalive`](crate::keepalive)):
+    /// the conversation's last real turn re-sent with a minimal output to
+    /// restart its cache's TTL. A ping is not a turn: the gaps between
+    /// turns leave it out, the next real turn is compared with the previous
+    /// real turn (its TTL counted from the ping), and its verdict says
+    /// whether it refreshed the cache (read the prefix) or failed (wrote it
+    /// again, [`CacheVerdict::keep_alive`](super::CacheVerdict::keep_alive)).
+    pub fn keep_alive(mut self) -> Self {
+        self.keep_alive = true;
         self
     }
 

@@ -37,6 +37,24 @@ pub struct Summary {
     /// Per changed layer: misses, tokens lost, dollars lost; worst first in
     /// [`worst_layers`](Self::worst_layers).
     pub layers: BTreeMap<String, Lost>,
+    /// The keep-alive pings, counted apart: none of the figures above
+    /// includes them.
+    pub keep_alive: KeepAlives,
+}
+
+/// What the keep-alive pings of a run of verdicts did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct KeepAlives {
+    /// Pings judged.
+    pub pings: usize,
+    /// Of those, how many read the prefix (refreshed the cache).
+    pub refreshed: usize,
+    /// Tokens the pings read.
+    pub read: u64,
+    /// The failed ones: pings that wrote the prefix instead, the tokens
+    /// they wrote and what that cost beyond a read, in US dollars.
+    pub failed: Lost,
 }
 
 /// What one cause, or one layer, cost.
@@ -64,6 +82,16 @@ impl Summary {
     pub fn of(verdicts: &[CacheVerdict]) -> Self {
         let mut out = Self::default();
         for verdict in verdicts {
+            if verdict.keep_alive {
+                let keep = &mut out.keep_alive;
+                keep.pings += 1;
+                keep.read = keep.read.saturating_add(verdict.read);
+                match verdict.cause {
+                    None => keep.refreshed += 1,
+                    Some(_) => keep.failed.add(verdict),
+                }
+                continue;
+            }
             out.requests += 1;
             out.read = out.read.saturating_add(verdict.read);
             out.written = out.written.saturating_add(verdict.written);
@@ -131,6 +159,20 @@ impl fmt::Display for Summary {
                     lost.usd
                 )?;
             }
+        }
+        let keep = &self.keep_alive;
+        if keep.pings > 0 {
+            writeln!(
+                f,
+                "keep-alive: {} ping(s), {} refreshed ({} tokens read), {} FAILED ({} tokens \
+                 re-written, USD {:.4})",
+                keep.pings,
+                keep.refreshed,
+                thousands(keep.read),
+                keep.failed.misses,
+                thousands(keep.failed.tokens),
+                keep.failed.usd
+            )?;
         }
         let worst = self.worst_layers();
         if !worst.is_empty() {

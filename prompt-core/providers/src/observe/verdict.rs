@@ -343,6 +343,12 @@ pub struct CacheVerdict {
     /// The cache's lifetime the request was judged against.
     #[serde(with = "wire::seconds")]
     pub ttl: Duration,
+    /// A keep-alive ping ([`Sent::keep_alive`](super::Sent::keep_alive)),
+    /// not a turn: a hit refreshed the cache; a miss is a *failed*
+    /// keep-alive, which wrote the prefix instead of reading it (its
+    /// [`lost_usd`](Self::lost_usd) is what that cost beyond the read).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_alive: bool,
     /// `None` on a hit; else why it missed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<MissCause>,
@@ -373,6 +379,11 @@ impl CacheVerdict {
     /// Whether the cache read what a hit reads.
     pub fn is_hit(&self) -> bool {
         self.cause.is_none()
+    }
+
+    /// Whether a keep-alive ping that wrote the prefix instead of reading it.
+    pub fn is_failed_keep_alive(&self) -> bool {
+        self.keep_alive && self.cause.is_some()
     }
 
     /// Every input token: read, written and uncached.
@@ -466,6 +477,13 @@ impl CacheVerdict {
 
 impl fmt::Display for CacheVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.keep_alive {
+            f.write_str(if self.cause.is_some() {
+                "FAILED keep-alive: "
+            } else {
+                "keep-alive: "
+            })?;
+        }
         let Some(cause) = &self.cause else {
             return write!(
                 f,
@@ -507,7 +525,13 @@ impl fmt::Display for CacheVerdict {
                 _ => "nothing lost".to_owned(),
             };
         }
-        write!(f, "{line}: {cost}; {}", self.fix())
+        let fix = if self.keep_alive {
+            "the ping wrote the prefix instead of reading it: ping earlier in the TTL (a lower \
+             lead), or stop pinging a conversation whose entries the provider drops"
+        } else {
+            self.fix()
+        };
+        write!(f, "{line}: {cost}; {fix}")
     }
 }
 

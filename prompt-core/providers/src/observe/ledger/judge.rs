@@ -19,15 +19,17 @@ use super::prefix::{Changes, Prefix};
 use super::{Moved, Pending, Received, Record};
 use crate::observe::{CacheUsage, CacheVerdict, MissCause, Pricing, Sent, SentId};
 
-/// What moved from `previous` to this request.
+/// What moved from `previous` to this request, idle since `clock` (the
+/// previous request's time, or a keep-alive ping's after it).
 pub(super) fn moved(
     previous: &Record,
+    clock: jiff::Timestamp,
     prefix: &Prefix,
     sent: &Sent<'_>,
     model: &Arc<str>,
     changes: &mut Changes,
 ) -> Moved {
-    let idle = sent.at.duration_since(previous.at);
+    let idle = sent.at.duration_since(clock);
     let idle = if idle.is_negative() {
         Duration::ZERO
     } else {
@@ -158,6 +160,7 @@ pub(super) fn verdict(
         lost_written,
         lost_usd,
         ttl: pending.ttl,
+        keep_alive: pending.keep_alive,
         cause,
         diagnosis: usage.diagnosis.clone().map(Box::new),
         agreement: agreement.map(Box::new),

@@ -14,7 +14,9 @@ use std::time::Duration;
 use jiff::Timestamp;
 use smallvec::SmallVec;
 
-use super::{CacheUsage, CacheVerdict, MessagesDigest, MissCause, Pricing, Provider, Sent, SentId};
+use super::{
+    CacheUsage, CacheVerdict, MessagesDigest, MissCause, Pricing, Provider, Sent, SentId, TurnGaps,
+};
 use crate::AssembledPrompt;
 use crate::diff::StablePrefix;
 use crate::fingerprint::Fingerprint;
@@ -127,6 +129,34 @@ struct Conversation {
     /// How many responses came back, above the minimum, while none of the
     /// conversation's read or wrote anything; [`CACHED`] once one did.
     never_cached: u32,
+    /// The gaps between its turns and its keep-alive pings: boxed, and made
+    /// at its second turn or first ping, so a conversation of one request
+    /// pays a pointer.
+    keep: Option<Box<KeepState>>,
+}
+
+/// What keep-alive needs of a conversation beyond its last request.
+struct KeepState {
+    gaps: TurnGaps,
+    /// The last ping since the last real turn: the TTL's clock starts there.
+    last_ping: Option<Timestamp>,
+    pings_since_turn: u32,
+    /// The last real turn's TTL and price.
+    ttl: Duration,
+    pricing: Option<Pricing>,
+}
+
+/// A conversation as keep-alive reads it ([`crate::keepalive`] turns it
+/// into a `ConversationState`).
+pub(crate) struct KeepRaw {
+    pub(crate) last_turn: Timestamp,
+    pub(crate) refreshed: Timestamp,
+    pub(crate) ttl: Duration,
+    pub(crate) prefix_tokens: u64,
+    pub(crate) minimum: Option<u64>,
+    pub(crate) gaps: TurnGaps,
+    pub(crate) pings_since_turn: u32,
+    pub(crate) pricing: Option<Pricing>,
 }
 
 /// `Conversation::never_cached` once a response read or wrote the cache.
@@ -185,6 +215,8 @@ struct Pending {
     /// This request's cacheable prefix, in tokens (an estimate).
     prefix_tokens: u64,
     requested_diagnosis: bool,
+    /// A keep-alive ping ([`Sent::keep_alive`]).
+    keep_alive: bool,
     /// What moved since the previous request (`None`: there was none).
     moved: Option<Moved>,
 }
@@ -432,6 +464,7 @@ impl CacheLedger {
     fn record(&mut self, prefix: Prefix, sent: &mut Sent<'_>) -> SentId {
         self.tick += 1;
         let tick = self.tick;
+        let ledger_pricing = self.pricing;
         let number = self.conversation_number(sent.conversation);
         let (minimums, openai_minimums) = (&self.minimums, &self.openai_minimums);
         let changes = &mut self.changes;
@@ -443,6 +476,17 @@ impl CacheLedger {
         conversation.next_seq += 1;
         let seq = conversation.next_seq;
         let previous = conversation.last.as_ref();
+        // A ping re-sends the last real turn: without one, it is a turn.
+        let ping = sent.keep_alive && previous.is_some();
+        // The cache's clock: the last request, turn or ping.
+        let clock = previous.map(|p| {
+            conversation
+                .keep
+                .as_ref()
+                .and_then(|k| k.last_ping)
+                .filter(|&ping| ping > p.at)
+                .unwrap_or(p.at)
+        });
         // The model's name and its minimum, the previous request's when the
         // same model (the table's lookup allocates).
         let (model, table_minimum): (Arc<str>, Option<u64>) = match previous {
@@ -493,7 +537,9 @@ impl CacheLedger {
                     _ => (Arc::from(name), Arc::from(version)),
                 },
             );
-        let moved = previous.map(|p| judge::moved(p, &prefix, sent, &model, changes));
+        let moved = previous
+            .zip(clock)
+            .map(|(p, clock)| judge::moved(p, clock, &prefix, sent, &model, changes));
         let stable_fingerprint = prefix.fingerprint();
         let pending = Pending {
             seq,
@@ -508,12 +554,44 @@ impl CacheLedger {
             minimum,
             prefix_tokens,
             requested_diagnosis: sent.previous_response.is_some(),
+            keep_alive: ping,
             moved,
         };
+        let ttl = pending.ttl;
         if conversation.pending.len() == MAX_IN_FLIGHT {
             conversation.pending.pop_front();
         }
         conversation.pending.push_back(pending);
+        let id = SentId {
+            ledger: self.id,
+            conversation: number,
+            seq,
+        };
+        if ping {
+            // Not a turn: the next one is compared with the last real turn,
+            // and its TTL counted from here.
+            let keep = conversation.keep.get_or_insert_with(|| {
+                Box::new(KeepState::new(ttl, sent.pricing.or(ledger_pricing)))
+            });
+            keep.last_ping = Some(sent.at);
+            keep.pings_since_turn = keep.pings_since_turn.saturating_add(1);
+            return id;
+        }
+        if let Some(previous) = &conversation.last {
+            let gap = sent.at.duration_since(previous.at);
+            let gap = Duration::try_from(gap).unwrap_or(Duration::ZERO);
+            conversation
+                .keep
+                .get_or_insert_with(|| Box::new(KeepState::new(ttl, None)))
+                .gaps
+                .push(gap);
+        }
+        if let Some(keep) = conversation.keep.as_mut() {
+            keep.last_ping = None;
+            keep.pings_since_turn = 0;
+            keep.ttl = ttl;
+            keep.pricing = sent.pricing.or(ledger_pricing);
+        }
         conversation.last = Some(Record {
             seq,
             at: sent.at,
@@ -528,11 +606,71 @@ impl CacheLedger {
             prompt,
             held_estimate,
         });
-        SentId {
-            ledger: self.id,
-            conversation: number,
-            seq,
-        }
+        id
+    }
+
+    /// Records a keep-alive ping of `conversation` sent `at`: its last
+    /// real turn re-sent (prefix, provider, model, TTL and price), for a
+    /// sender that holds the request but not the prompt (the keep-alive
+    /// scheduler). `None` when the ledger holds no turn of that
+    /// conversation. [`Sent::keep_alive`] with [`sent`](Self::sent) records
+    /// one whose details the caller gives.
+    pub fn sent_keep_alive(&mut self, conversation: &str, at: Timestamp) -> Option<SentId> {
+        let number = *self.keys.get(conversation)?;
+        let held = self.conversations.get(&number)?;
+        let last = held.last.as_ref()?;
+        let (prefix, provider, model) =
+            (last.prefix.clone(), last.provider, Arc::clone(&last.model));
+        let keep = held.keep.as_deref();
+        let ttl = keep.map_or(DEFAULT_TTL, |k| k.ttl);
+        let pricing = keep.and_then(|k| k.pricing);
+        let mut sent = Sent::new(provider, &model, at)
+            .conversation(conversation)
+            .ttl(ttl)
+            .keep_alive();
+        sent.pricing = pricing;
+        Some(self.record(prefix, &mut sent))
+    }
+
+    /// The keys of the conversations it holds.
+    pub(crate) fn conversation_keys(&self) -> impl Iterator<Item = &Arc<str>> {
+        self.conversations.values().map(|c| &c.key)
+    }
+
+    /// What keep-alive reads of `key`'s conversation: `None` when the
+    /// ledger holds no turn of it.
+    pub(crate) fn keep_raw(&self, key: &str) -> Option<KeepRaw> {
+        let conversation = self.conversations.get(self.keys.get(key)?)?;
+        let last = conversation.last.as_ref()?;
+        let prefix_tokens = conversation
+            .received
+            .iter()
+            .find(|r| r.seq == last.seq)
+            .map_or(last.held_estimate, |r| r.read.saturating_add(r.written));
+        let keep = conversation.keep.as_deref();
+        let pending_ttl = conversation
+            .pending
+            .iter()
+            .find(|p| p.seq == last.seq)
+            .map(|p| (p.ttl, p.pricing));
+        let (ttl, pricing) = match (keep, pending_ttl) {
+            (Some(k), _) => (k.ttl, k.pricing),
+            (None, Some((ttl, pricing))) => (ttl, pricing),
+            (None, None) => (DEFAULT_TTL, None),
+        };
+        Some(KeepRaw {
+            last_turn: last.at,
+            refreshed: keep
+                .and_then(|k| k.last_ping)
+                .filter(|&ping| ping > last.at)
+                .unwrap_or(last.at),
+            ttl,
+            prefix_tokens,
+            minimum: last.table_minimum,
+            gaps: keep.map_or_else(TurnGaps::new, |k| k.gaps),
+            pings_since_turn: keep.map_or(0, |k| k.pings_since_turn),
+            pricing: pricing.or(self.pricing),
+        })
     }
 
     /// The number of the conversation `key`, made (and room made) when new.
@@ -566,6 +704,7 @@ impl CacheLedger {
                         pending: VecDeque::with_capacity(1),
                         received: VecDeque::with_capacity(RECEIVED_KEPT),
                         never_cached: 0,
+                        keep: None,
                     }),
                 );
                 number
@@ -591,6 +730,18 @@ impl CacheLedger {
             }
         }
         self.last_key = None;
+    }
+}
+
+impl KeepState {
+    fn new(ttl: Duration, pricing: Option<Pricing>) -> Self {
+        Self {
+            gaps: TurnGaps::new(),
+            last_ping: None,
+            pings_since_turn: 0,
+            ttl,
+            pricing,
+        }
     }
 }
 
