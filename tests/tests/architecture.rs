@@ -62,9 +62,9 @@ const PROVIDERS: Tree = Tree {
     src: "prompt-core/providers/src",
     order: &[&["providers"], &["observe"], &["keepalive"]],
     fold: |module| match module {
-        "affinity" | "anthropic" | "claude_cli" | "codex" | "conversation" | "cost" | "gemini"
-        | "history" | "lifetimes" | "message" | "mid_conversation" | "minimums" | "openai" | "placement"
-        | "plan" | "simulation" => "providers",
+        "affinity" | "anthropic" | "bedrock" | "claude_cli" | "codex" | "conversation" | "cost"
+        | "gemini" | "history" | "lifetimes" | "message" | "mid_conversation" | "minimums"
+        | "openai" | "placement" | "plan" | "simulation" => "providers",
         _ => module,
     },
 };

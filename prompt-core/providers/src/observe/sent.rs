@@ -186,9 +186,10 @@ impl<'a> Sent<'a> {
     }
 
     /// The model's minimum cacheable prefix, in tokens, overriding the
-    /// crate's table (Anthropic's: [`CacheMinimums`](crate::providers::anthropic::CacheMinimums);
-    /// OpenAI and Gemini have none here yet, so without this a prefix below
-    /// their minimum reads as a cold start).
+    /// crate's table (Anthropic's: [`CacheMinimums`](crate::providers::anthropic::CacheMinimums),
+    /// which a Bedrock id reads through its Claude family; OpenAI and Gemini
+    /// have none here yet, so without this a prefix below their minimum
+    /// reads as a cold start).
     pub fn minimum(mut self, tokens: u64) -> Self {
         self.minimum = Some(tokens);
         self

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use super::prefix::{Changes, Prefix};
 use super::{Moved, Pending, Received, Record};
-use crate::observe::{CacheUsage, CacheVerdict, MissCause, Pricing, Provider, Sent, SentId};
+use crate::observe::{CacheUsage, CacheVerdict, MissCause, Pricing, Sent, SentId};
 
 /// What moved from `previous` to this request, idle since `clock` (the
 /// previous request's time, or a keep-alive ping's after it).
@@ -78,18 +78,19 @@ pub(super) fn verdict(
         if read > 0 || written > 0 {
             return None;
         }
-        // Anthropic caches at breakpoints: the prefix through the last must
-        // reach the minimum. The others key on the whole prompt.
-        let tokens = match pending.provider {
-            Provider::Anthropic => pending.prefix_tokens,
-            _ => usage.input_tokens(),
+        // Anthropic and Bedrock cache at breakpoints: the prefix through the
+        // last must reach the minimum. The others key on the whole prompt.
+        let tokens = if pending.provider.caches_at_breakpoints() {
+            pending.prefix_tokens
+        } else {
+            usage.input_tokens()
         };
         (tokens < minimum).then_some(MissCause::BelowMinimum { tokens, minimum })
     });
     let (expected, estimated) = match (&pending.moved, previous) {
         (None, _) => (0, false),
         // What it read and wrote is what the cache holds for this one.
-        (Some(_), Some(p)) if pending.provider == Provider::Anthropic || p.written > 0 => {
+        (Some(_), Some(p)) if pending.provider.caches_at_breakpoints() || p.written > 0 => {
             (p.read.saturating_add(p.written), false)
         }
         // A cache of the whole prompt (OpenAI's implicit one) kept nothing

@@ -336,7 +336,9 @@ impl CacheLedger {
     }
 
     /// Anthropic's minimum cacheable prefixes, overridden
-    /// ([`CacheMinimums::set`]).
+    /// ([`CacheMinimums::set`]). Bedrock's Claude models read the same
+    /// table, through the Anthropic model their id names
+    /// ([`bedrock::anthropic_model`](crate::providers::bedrock::anthropic_model)).
     pub fn minimums(mut self, minimums: CacheMinimums) -> Self {
         self.minimums = minimums;
         self
@@ -497,6 +499,12 @@ impl CacheLedger {
                 Arc::from(sent.model),
                 match sent.provider {
                     Provider::Anthropic => Some(minimums.lookup(sent.model).tokens as u64),
+                    // A Bedrock model id names an Anthropic family.
+                    Provider::Bedrock => Some(
+                        minimums
+                            .lookup(crate::providers::bedrock::table_id(sent.model))
+                            .tokens as u64,
+                    ),
                     Provider::OpenAi => Some(openai_minimums.lookup(sent.model).tokens as u64),
                     _ => None,
                 },
@@ -514,11 +522,11 @@ impl CacheLedger {
         };
         let last_breakpoint = breakpoints.iter().copied().max().unwrap_or(0);
         let prefix_tokens = prefix.tokens_of(last_breakpoint);
-        // Anthropic caches at the breakpoints, so the prefix through the last
-        // must reach the minimum; the others cache the whole prompt, whose
-        // length is known only from the response.
+        // Anthropic and Bedrock cache at the breakpoints, so the prefix
+        // through the last must reach the minimum; the others cache the whole
+        // prompt, whose length is known only from the response.
         let held_estimate = match minimum {
-            Some(minimum) if sent.provider == Provider::Anthropic && prefix_tokens < minimum => 0,
+            Some(minimum) if sent.provider.caches_at_breakpoints() && prefix_tokens < minimum => 0,
             _ => prefix_tokens,
         };
         // The prompt's name and version, shared likewise.
