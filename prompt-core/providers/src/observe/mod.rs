@@ -76,6 +76,8 @@ mod price;
 mod provider;
 pub mod semconv;
 mod sent;
+#[cfg(feature = "redis")]
+mod shared;
 mod summary;
 mod tool_change;
 mod usage;
@@ -97,6 +99,12 @@ pub use log::{LogError, read_log};
 pub use price::Pricing;
 pub use provider::{Provider, UnknownProvider};
 pub use sent::{Sent, SentId};
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use shared::{
+    DEFAULT_EXPIRY_MARGIN, DEFAULT_STORE_TIMEOUT, LedgerStore, MAX_STORED_RECORD, RedisStore,
+    SharedLedger, SharedSentId, StoreError, StoreFuture, StoredEntry,
+};
 pub use summary::{Lost, Summary};
 pub use tool_change::ToolChange;
 pub use usage::{

@@ -61,7 +61,10 @@ pub(super) fn moved(
 /// The verdict on `pending`'s response. `previous` is the previous
 /// request's usage, when its response came back; `never_cached`, how many
 /// of the conversation's responses came back before it, when none of them
-/// read or wrote anything (0 once one did).
+/// read or wrote anything (0 once one did); `unknown`, whether the previous
+/// request is not known (a shared store did not say): then nothing moved is
+/// known, and a response that read nothing is [`MissCause::PreviousUnknown`],
+/// never a cold start.
 pub(super) fn verdict(
     id: SentId,
     conversation: &Arc<str>,
@@ -70,6 +73,7 @@ pub(super) fn verdict(
     usage: &CacheUsage,
     pricing: Option<Pricing>,
     never_cached: u64,
+    unknown: bool,
 ) -> CacheVerdict {
     let (read, written, uncached) = (usage.read, usage.written, usage.uncached_input);
     let below = pending.minimum.and_then(|minimum| {
@@ -107,6 +111,7 @@ pub(super) fn verdict(
     let short = read == 0 || read.saturating_add(tolerance) < expected;
     let cause = match (below, &pending.moved) {
         (Some(below), _) => Some(below),
+        (None, None) if unknown => (read == 0).then(MissCause::previous_unknown),
         (None, None) => (read == 0).then(MissCause::cold_start),
         // Nothing held, and nothing ever was in this conversation: not the
         // cold start a conversation pays once.
@@ -123,7 +128,8 @@ pub(super) fn verdict(
         None
         | Some(MissCause::ColdStart { .. })
         | Some(MissCause::NeverWritten { .. })
-        | Some(MissCause::BelowMinimum { .. }) => 0,
+        | Some(MissCause::BelowMinimum { .. })
+        | Some(MissCause::PreviousUnknown { .. }) => 0,
         Some(_) => expected
             .saturating_sub(read)
             .min(written.saturating_add(uncached)),
@@ -160,6 +166,7 @@ pub(super) fn verdict(
         cause,
         diagnosis: usage.diagnosis.clone().map(Box::new),
         agreement: agreement.map(Box::new),
+        previous_unknown: unknown,
     }
 }
 
