@@ -121,6 +121,31 @@ pub trait LedgerStore: Send + Sync {
     ) -> StoreFuture<'a, ()>;
 }
 
+impl<T: LedgerStore + ?Sized> LedgerStore for Arc<T> {
+    fn load<'a>(&'a self, conversation: &'a str) -> StoreFuture<'a, Option<StoredEntry>> {
+        (**self).load(conversation)
+    }
+
+    fn save<'a>(
+        &'a self,
+        conversation: &'a str,
+        order: &'a str,
+        record: &'a [u8],
+        expire: Duration,
+    ) -> StoreFuture<'a, u64> {
+        (**self).save(conversation, order, record, expire)
+    }
+
+    fn save_usage<'a>(
+        &'a self,
+        conversation: &'a str,
+        order: &'a str,
+        usage: &'a [u8],
+    ) -> StoreFuture<'a, ()> {
+        (**self).save_usage(conversation, order, usage)
+    }
+}
+
 /// A [`CacheLedger`] whose conversations' previous requests live in a store
 /// that replicas share: any replica judges a response against the
 /// conversation's previous request, whichever replica sent it.

@@ -380,7 +380,7 @@ mod tests {
             assert!(decode(bytes).is_err(), "{}", String::from_utf8_lossy(bytes));
         }
         let huge = vec![b' '; MAX_RECORD_BYTES + 1];
-        assert!(decode(&huge).unwrap_err().0.contains("more than"));
+        assert!(decode(&huge).is_err_and(|e| e.0.contains("more than")));
         assert!(decode_usage(b"{\"v\":1,\"r\":1,\"w\":1,\"i\":1e30,\"nc\":0}").is_err());
         assert!(decode_usage(b"{\"v\":1,\"r\":99999999999,\"w\":0,\"i\":0,\"nc\":0}").is_err());
     }
