@@ -61,10 +61,9 @@ pub(super) fn moved(
 /// The verdict on `pending`'s response. `previous` is the previous
 /// request's usage, when its response came back; `never_cached`, how many
 /// of the conversation's responses came back before it, when none of them
-/// read or wrote anything (0 once one did); `unknown`, whether the previous
-/// request is not known (a shared store did not say): then nothing moved is
-/// known, and a response that read nothing is [`MissCause::PreviousUnknown`],
-/// never a cold start.
+/// read or wrote anything (0 once one did). When a shared store did not say
+/// what the previous request was, nothing moved is known, and a response
+/// that read nothing is [`MissCause::PreviousUnknown`], never a cold start.
 pub(super) fn verdict(
     id: SentId,
     conversation: &Arc<str>,
@@ -73,8 +72,8 @@ pub(super) fn verdict(
     usage: &CacheUsage,
     pricing: Option<Pricing>,
     never_cached: u64,
-    unknown: bool,
 ) -> CacheVerdict {
+    let unknown = pending.shared.as_ref().is_some_and(|s| s.unknown);
     let (read, written, uncached) = (usage.read, usage.written, usage.uncached_input);
     let below = pending.minimum.and_then(|minimum| {
         if read > 0 || written > 0 {

@@ -456,7 +456,6 @@ impl CacheLedger {
             usage,
             pricing,
             never_cached,
-            shared.is_some_and(|s| s.unknown),
         );
         if let Some(shared) = shared {
             verdict.seq = shared.seq;
