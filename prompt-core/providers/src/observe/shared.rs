@@ -181,12 +181,12 @@ impl<T: LedgerStore + ?Sized> LedgerStore for Arc<T> {
 /// use prompt_providers::observe::{CacheLedger, CacheUsage, Provider, RedisStore, Sent, SharedLedger};
 /// # use prompt_core::{prompt_layer, Context, Pipeline, PromptBuilder};
 /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
-/// # struct Doc;
-/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = Doc)]
-/// # struct Persona;
+/// # struct DocShared;
+/// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocShared)]
+/// # struct SharedPersona;
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// # let pipeline = Pipeline::of::<Doc>()?;
+/// # let pipeline = Pipeline::of::<DocShared>()?;
 /// # let session = PromptBuilder::new(&pipeline).session(Context::new());
 /// let store = RedisStore::open("redis://127.0.0.1:6379/")?;
 /// let ledger = Arc::new(SharedLedger::new(CacheLedger::new(), store));
