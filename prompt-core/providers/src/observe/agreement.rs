@@ -30,6 +30,11 @@ pub(crate) fn compare(
             Some(MissCause::ColdStart { .. })
             | Some(MissCause::NeverWritten { .. })
             | Some(MissCause::BelowMinimum { .. }) => Agreement::Agrees {},
+            Some(MissCause::PreviousUnknown { .. }) => Agreement::NotComparable {
+                why: "the ledger did not know the previous request (its shared store did not \
+                      answer)"
+                    .to_owned(),
+            },
             Some(cause) => differs(
                 "no divergence",
                 format!(

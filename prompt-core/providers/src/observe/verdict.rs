@@ -128,6 +128,14 @@ pub enum MissCause {
     /// the request elsewhere.
     #[non_exhaustive]
     ProviderSide {},
+    /// The response read nothing, and the conversation's previous request is
+    /// not known: a shared ledger's store (`SharedLedger`, feature `redis`)
+    /// did not answer in time, was unreachable, held a record it could not
+    /// read, or lost the record (restarted) while this replica had sent the
+    /// conversation's earlier requests. Not a cold start: nothing says there
+    /// was nothing to read. See [`CacheVerdict::previous_unknown`].
+    #[non_exhaustive]
+    PreviousUnknown {},
 }
 
 impl MissCause {
@@ -143,6 +151,7 @@ impl MissCause {
             Self::MessagesRewritten { .. } => "messages_rewritten",
             Self::NeverWritten { .. } => "never_written",
             Self::ProviderSide { .. } => "provider_side",
+            Self::PreviousUnknown { .. } => "previous_unknown",
         }
     }
 
@@ -161,6 +170,10 @@ impl MissCause {
 
     pub(crate) fn provider_side() -> Self {
         Self::ProviderSide {}
+    }
+
+    pub(crate) fn previous_unknown() -> Self {
+        Self::PreviousUnknown {}
     }
 }
 
@@ -243,6 +256,10 @@ impl fmt::Display for MissCause {
                  read or wrote the cache"
             ),
             Self::ProviderSide {} => f.write_str("provider side: nothing of ours moved"),
+            Self::PreviousUnknown {} => f.write_str(
+                "previous request unknown: the ledger's store did not say what this \
+                 conversation sent before",
+            ),
         }
     }
 }
@@ -376,6 +393,15 @@ pub struct CacheVerdict {
     /// How the verdict compares with it, when the request asked for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agreement: Option<Box<Agreement>>,
+    /// The conversation's previous request was not known when this one was
+    /// sent: a shared ledger's store did not answer (down, slow, restarted,
+    /// or holding a record it could not read). Nothing was compared: the
+    /// cause is [`MissCause::PreviousUnknown`] when the response read
+    /// nothing, none when it read something ([`expected`](Self::expected)
+    /// is then 0), [`MissCause::BelowMinimum`] when below the minimum.
+    /// Always false for a [`CacheLedger`](super::CacheLedger) alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub previous_unknown: bool,
 }
 
 fn empty() -> Arc<str> {
@@ -488,6 +514,11 @@ impl CacheVerdict {
                 "the provider evicted or routed the entry elsewhere (OpenAI: a stable \
                  `prompt_cache_key` helps); nothing to change on our side"
             }
+            Some(MissCause::PreviousUnknown { .. }) => {
+                "the shared ledger's store did not answer in time or lost its record: \
+                 check the store (its address, its latency against the ledger's timeout); \
+                 the next request is compared again once it answers"
+            }
         }
     }
 }
@@ -512,13 +543,17 @@ impl fmt::Display for CacheVerdict {
             })?;
         }
         let Some(cause) = &self.cause else {
-            return write!(
+            write!(
                 f,
                 "hit: read {} of {} input tokens ({:.0}%)",
                 thousands(self.read),
                 thousands(self.input_tokens()),
                 self.hit_ratio() * 100.0
-            );
+            )?;
+            if self.previous_unknown {
+                f.write_str(" (previous request unknown: nothing to compare with)")?;
+            }
+            return Ok(());
         };
         let mut line = cause.to_string();
         if let MissCause::LayerChanged {

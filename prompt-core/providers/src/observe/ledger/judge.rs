@@ -63,7 +63,9 @@ pub(super) fn moved(
 /// The verdict on `pending`'s response. `previous` is the previous
 /// request's usage, when its response came back; `never_cached`, how many
 /// of the conversation's responses came back before it, when none of them
-/// read or wrote anything (0 once one did).
+/// read or wrote anything (0 once one did). When a shared store did not say
+/// what the previous request was, nothing moved is known, and a response
+/// that read nothing is [`MissCause::PreviousUnknown`], never a cold start.
 pub(super) fn verdict(
     id: SentId,
     conversation: &Arc<str>,
@@ -73,6 +75,7 @@ pub(super) fn verdict(
     pricing: Option<Pricing>,
     never_cached: u64,
 ) -> CacheVerdict {
+    let unknown = pending.shared.as_ref().is_some_and(|s| s.unknown);
     let (read, written, uncached) = (usage.read, usage.written, usage.uncached_input);
     let below = pending.minimum.and_then(|minimum| {
         if read > 0 || written > 0 {
@@ -111,6 +114,7 @@ pub(super) fn verdict(
     let cause = match (below, &pending.moved) {
         (Some(below), _) => Some(below),
         (None, None) if pending.prewarm => None,
+        (None, None) if unknown => (read == 0).then(MissCause::previous_unknown),
         (None, None) => (read == 0).then(MissCause::cold_start),
         // Nothing held, and nothing ever was in this conversation: not the
         // cold start a conversation pays once.
@@ -138,7 +142,8 @@ pub(super) fn verdict(
         None
         | Some(MissCause::ColdStart { .. })
         | Some(MissCause::NeverWritten { .. })
-        | Some(MissCause::BelowMinimum { .. }) => 0,
+        | Some(MissCause::BelowMinimum { .. })
+        | Some(MissCause::PreviousUnknown { .. }) => 0,
         Some(_) => expected
             .saturating_sub(read)
             .min(written.saturating_add(uncached)),
@@ -177,6 +182,7 @@ pub(super) fn verdict(
         cause,
         diagnosis: usage.diagnosis.clone().map(Box::new),
         agreement: agreement.map(Box::new),
+        previous_unknown: unknown,
     }
 }
 
