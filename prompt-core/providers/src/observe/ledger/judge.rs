@@ -93,15 +93,15 @@ pub(super) fn verdict(
     let (expected, estimated) = match (&pending.moved, previous) {
         (None, _) => (0, false),
         // What it read and wrote is what the cache holds for this one.
-        (Some(_), Some(p)) if pending.provider.caches_at_breakpoints() || p.written > 0 => {
-            (p.read.saturating_add(p.written), false)
+        (Some(_), Some(p)) if pending.provider.caches_at_breakpoints() || p.written() > 0 => {
+            (p.read().saturating_add(p.written()), false)
         }
         // A cache of the whole prompt (OpenAI's implicit one) kept nothing
         // of a previous prompt below the minimum: nothing to read.
-        (Some(_), Some(p)) if pending.minimum.is_some_and(|minimum| p.input < minimum) => {
+        (Some(_), Some(p)) if pending.minimum.is_some_and(|minimum| p.input() < minimum) => {
             (0, false)
         }
-        (Some(m), Some(p)) => (p.read.max(m.held_estimate), m.held_estimate > p.read),
+        (Some(m), Some(p)) => (p.read().max(m.held_estimate), m.held_estimate > p.read()),
         (Some(m), None) => (m.held_estimate, true),
     };
     let tolerance = if estimated {

@@ -169,14 +169,48 @@ const RECEIVED_KEPT: usize = 4;
 
 /// What the cache held after a request: its usage, as far as a hit of the
 /// next request depends on it.
+///
+/// The counts are `u32`: [`CacheUsage::check`] holds every count of a usage
+/// the ledger records to [`MAX_REQUEST_TOKENS`](super::MAX_REQUEST_TOKENS)
+/// (10^9), which fits, and a conversation keeps four of these (16 bytes
+/// each rather than 32, which keeps a conversation under 1 KiB).
 #[derive(Clone, Copy)]
 pub(crate) struct Received {
     seq: u64,
-    read: u64,
-    written: u64,
+    read: u32,
+    written: u32,
     /// Every input token of the request: a provider that caches the whole
     /// prompt (OpenAI, Gemini) keeps nothing of one below its minimum.
-    input: u64,
+    input: u32,
+}
+
+impl Received {
+    /// Request `seq`'s counts, each held to `u32::MAX` (a checked usage is
+    /// far below it).
+    pub(crate) fn new(seq: u64, read: u64, written: u64, input: u64) -> Self {
+        let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        Self {
+            seq,
+            read: narrow(read),
+            written: narrow(written),
+            input: narrow(input),
+        }
+    }
+
+    /// Tokens the request read from the cache.
+    pub(crate) fn read(&self) -> u64 {
+        u64::from(self.read)
+    }
+
+    /// Tokens the request wrote to the cache.
+    pub(crate) fn written(&self) -> u64 {
+        u64::from(self.written)
+    }
+
+    /// Every input token of the request.
+    pub(crate) fn input(&self) -> u64 {
+        u64::from(self.input)
+    }
 }
 
 /// What a request carried that the next one is compared with.
@@ -510,19 +544,14 @@ impl CacheLedger {
         if conversation.received.len() == RECEIVED_KEPT {
             conversation.received.pop_front();
         }
-        conversation.received.push_back(Received {
-            seq: id.seq,
-            read: usage.read,
-            written: usage.written,
-            input: usage.input_tokens(),
-        });
+        conversation.received.push_back(Received::new(
+            id.seq,
+            usage.read,
+            usage.written,
+            usage.input_tokens(),
+        ));
         *stored = Some(remote::StoredUsage {
-            received: Received {
-                seq: id.seq,
-                read: usage.read,
-                written: usage.written,
-                input: usage.input_tokens(),
-            },
+            received: Received::new(id.seq, usage.read, usage.written, usage.input_tokens()),
             never_cached: count,
         });
         super::emit::verdict(&verdict, usage.response_model.as_deref());
@@ -786,7 +815,7 @@ impl CacheLedger {
             .received
             .iter()
             .find(|r| r.seq == last.seq)
-            .map_or(last.held_estimate, |r| r.read.saturating_add(r.written));
+            .map_or(last.held_estimate, |r| r.read().saturating_add(r.written()));
         let keep = conversation.keep.as_deref();
         let pending_ttl = conversation
             .pending

@@ -326,9 +326,9 @@ struct Versioned {
 pub(crate) fn encode_usage(usage: &StoredUsage) -> Vec<u8> {
     serde_json::to_vec(&U1 {
         v: VERSION,
-        r: usage.received.read,
-        w: usage.received.written,
-        i: usage.received.input,
+        r: usage.received.read(),
+        w: usage.received.written(),
+        i: usage.received.input(),
         nc: usage.never_cached,
     })
     .unwrap_or_default()
@@ -350,12 +350,7 @@ pub(crate) fn decode_usage(bytes: &[u8]) -> Result<StoredUsage, Unreadable> {
         return Err(Unreadable("a usage count past one request's".into()));
     }
     Ok(StoredUsage {
-        received: Received {
-            seq: 0,
-            read: u.r,
-            written: u.w,
-            input: u.i,
-        },
+        received: Received::new(0, u.r, u.w, u.i),
         never_cached: u.nc,
     })
 }
