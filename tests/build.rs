@@ -11,6 +11,18 @@ const RECORDED_WITH: &str = "rustc 1.95.0";
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rustc-check-cfg=cfg(ui_toolchain)");
+    // The shared ledger's tests start a `redis-server` of their own: where
+    // none is installed they are ignored, by name, with the line that
+    // installs it (`.ci/run` installs it and fails if any was ignored).
+    println!("cargo::rustc-check-cfg=cfg(redis_server)");
+    println!("cargo::rerun-if-env-changed=PATH");
+    let redis = Command::new("redis-server")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if redis {
+        println!("cargo::rustc-cfg=redis_server");
+    }
     println!("cargo::rustc-env=UI_RECORDED_WITH={RECORDED_WITH}");
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let version = Command::new(rustc)

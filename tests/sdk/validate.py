@@ -2,7 +2,7 @@
 """Validate every provider request snapshot against the official SDK types.
 
 The insta snapshots under tests/ and examples/ whose names mention a provider
-(anthropic, openai, gemini) record the request bodies this workspace sends.
+(anthropic, openai, gemini, bedrock) record the request bodies this workspace sends.
 This script checks each body against the request parameter types published by
 the providers' own Python SDKs, so a body the real API would reject fails CI:
 
@@ -12,6 +12,10 @@ the providers' own Python SDKs, so a body the real API would reject fails CI:
   gemini     google.genai.types (Content, GenerationConfig, Tool, ...) inside a
              thin envelope for the REST body of models.generateContent or
              cachedContents.create, which the SDK has no single type for
+  bedrock    botocore's bedrock-runtime service model: the Converse
+             operation's input shape, with botocore.validate.ParamValidator,
+             over the SDK call's parameters (the body and modelId, a URI
+             member)
 
 Stock pydantic validation of those TypedDicts is far too lenient, so the script
 hardens it before validating anything (and checks that it did, see self_test):
@@ -34,7 +38,9 @@ does not refuse but silently ignores: more explicit prompt_cache_breakpoints
 than a request writes (4 with prompt_cache_options.mode "explicit", 3 beside
 the implicit one otherwise; OpenAI writes the latest, so an earlier one, the
 stable prefix's, would be lost), and mode "explicit" with no breakpoint at all
-(the request then caches nothing).
+(the request then caches nothing). And what it refuses though the types take
+it: `prompt_cache_retention` "in_memory" for gpt-5.5 and later (the SDK's
+docstring of the field: those models take only "24h").
 
 The pinned SDKs know every field the builders send: anthropic 2.15.0 and
 later have `diagnostics` and the top-level `cache_control` in
@@ -42,6 +48,14 @@ MessageCreateParams (the anthropic-beta header cache-diagnosis-2026-04-07 is
 a header, not a body field, and no type checks it); openai 3.57.0 has
 `prompt_cache_options` (with `comparison_response_id`, `prewarm` and the
 `ttl` "12h" in the Responses type only) and `prompt_cache_breakpoint` on input_text and Chat text parts.
+
+botocore's ParamValidator checks types, required and unknown members, tagged
+unions (one member set) and minimums, but not enum values nor maximum lengths:
+the validator here adds both (a cachePoint of type "ephemeral" or ttl "10m"
+fails), and the limits Bedrock enforces for Claude beyond the shapes: at most
+4 cache points (tools, system, messages), no "1h" one after a "5m" one (an
+absent ttl is 5m), none that opens its list or follows another, no blank text,
+no "system" role inside messages, tool names of [a-zA-Z0-9_-]{1,64}.
 
 Every run starts with a self-test: mutated copies of a valid request must be
 rejected, or the script fails (a validator that accepts everything is caught).
@@ -66,7 +80,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT_GLOBS = ("tests/**/snapshots/*.snap", "examples/**/snapshots/*.snap")
-PROVIDER_NAME = re.compile(r"anthropic|openai|gemini")
+PROVIDER_NAME = re.compile(r"anthropic|openai|gemini|bedrock")
 
 # --------------------------------------------------------------------------
 # Hardening the SDKs' TypedDicts
@@ -222,6 +236,17 @@ def openai_limits(body: dict, messages_key: str) -> None:
         )
     if mode == "explicit" and not breakpoints:
         raise AssertionError("prompt_cache_options.mode 'explicit' with no prompt_cache_breakpoint caches nothing")
+    if body.get("prompt_cache_retention") == "in_memory" and _gpt_version(body.get("model")) >= (5, 5):
+        raise AssertionError(
+            f"prompt_cache_retention 'in_memory' for {body.get('model')}: gpt-5.5 and later models "
+            "take only '24h' (the SDK's docstring of the field)"
+        )
+
+
+def _gpt_version(model: Any) -> tuple[int, int]:
+    """(5, 6) for gpt-5.6 or gpt-5.6-mini, (5, 0) for gpt-5; (0, 0) for another model."""
+    match = re.search(r"(?:^|[^a-z0-9])gpt-(\d+)(?:\.(\d+))?", str(model or "").lower())
+    return (int(match.group(1)), int(match.group(2) or 0)) if match else (0, 0)
 
 
 def openai_responses_validator() -> Callable[[dict], None]:
@@ -311,6 +336,86 @@ def gemini_validators() -> tuple[Callable[[dict], None], Callable[[dict], None]]
     return validate_generate, validate_cache
 
 
+def bedrock_validator() -> Callable[[dict], None]:
+    import botocore
+    import botocore.session
+    from botocore.validate import ParamValidator
+
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    shape = model.operation_model("Converse").input_shape
+
+    class Strict(ParamValidator):
+        """botocore's validator, plus enum values and maximum lengths."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.extra: list[str] = []
+
+        def _validate_string(self, param, shape, errors, name):  # type: ignore[override]
+            super()._validate_string(param, shape, errors, name)
+            if not isinstance(param, str):
+                return
+            if shape.enum and param not in shape.enum:
+                self.extra.append(f"Invalid enum value for parameter {name.lstrip('.')}: {param!r}, valid values: {shape.enum}")
+            maximum = shape.metadata.get("max")
+            if maximum is not None and len(param) > maximum:
+                self.extra.append(f"Invalid length for parameter {name.lstrip('.')}: {len(param)}, valid max length: {maximum}")
+
+    def validate(params: dict) -> None:
+        validator = Strict()
+        report = validator.validate(params, shape)
+        problems = ([report.generate_report()] if report.has_errors() else []) + validator.extra
+        if problems:
+            raise AssertionError("\n".join(problems))
+        bedrock_limits(params)
+
+    validate.sdk = f"botocore {botocore.__version__} bedrock-runtime Converse input"  # type: ignore[attr-defined]
+    return validate
+
+
+BEDROCK_MAX_CACHE_POINTS = 4
+
+
+def bedrock_limits(params: dict) -> None:
+    """What Bedrock enforces for Claude beyond the service model's shapes."""
+    points: list[tuple[str, str]] = []
+
+    def walk_list(items: Any, path: str) -> None:
+        previous_point = True  # a cache point first in its list caches nothing of its own
+        for i, block in enumerate(items or []):
+            where = f"{path}[{i}]"
+            if isinstance(block, dict) and "cachePoint" in block:
+                if previous_point:
+                    raise AssertionError(f"{where}: a cachePoint with no content of its own before it")
+                points.append((where, (block["cachePoint"] or {}).get("ttl", "5m")))
+                previous_point = True
+                continue
+            previous_point = False
+            if isinstance(block, dict) and isinstance(block.get("text"), str) and not block["text"].strip():
+                raise AssertionError(f"{where}.text: blank text")
+
+    tools = (params.get("toolConfig") or {}).get("tools")
+    walk_list(tools, "toolConfig.tools")
+    for i, tool in enumerate(tools or []):
+        name = (tool.get("toolSpec") or {}).get("name") if isinstance(tool, dict) else None
+        if name is not None and not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name):
+            raise AssertionError(f"toolConfig.tools[{i}].toolSpec.name: {name!r} is not [a-zA-Z0-9_-]{{1,64}}")
+    walk_list(params.get("system"), "system")
+    for i, message in enumerate(params.get("messages") or []):
+        if message.get("role") == "system":
+            raise AssertionError(f"messages[{i}].role: Bedrock takes no system message inside messages")
+        walk_list(message.get("content"), f"messages[{i}].content")
+    if len(points) > BEDROCK_MAX_CACHE_POINTS:
+        where = ", ".join(path for path, _ in points)
+        raise AssertionError(f"{len(points)} cache points (at most {BEDROCK_MAX_CACHE_POINTS}): {where}")
+    seen_5m = None
+    for path, ttl in points:
+        if ttl == "5m":
+            seen_5m = seen_5m or path
+        elif seen_5m:
+            raise AssertionError(f"{path}: a 1h cache point after the 5m one at {seen_5m}")
+
+
 # --------------------------------------------------------------------------
 # Snapshots
 
@@ -329,6 +434,8 @@ def snapshot_body(path: Path) -> Any:
 
 def kind_of(path: Path) -> str:
     name = path.name
+    if "bedrock" in name:
+        return "bedrock"
     if "anthropic" in name:
         return "anthropic"
     if "openai" in name:
@@ -427,6 +534,18 @@ def self_test(validators: dict[str, Callable[[dict], None]]) -> list[str]:
         "prompt_cache_options": {"mode": "explicit", "ttl": "30m"},
     }
 
+    valid_bedrock = {
+        "modelId": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "toolConfig": {"tools": [
+            {"toolSpec": {"name": "read", "description": "Read a file.",
+                          "inputSchema": {"json": {"type": "object"}}}},
+            {"cachePoint": {"type": "default", "ttl": "1h"}},
+        ]},
+        "system": [{"text": "stable"}, {"cachePoint": {"type": "default", "ttl": "1h"}}, {"text": "dynamic"}],
+        "messages": [{"role": "user", "content": [{"text": "hi"}, {"cachePoint": {"type": "default"}}]}],
+        "inferenceConfig": {"maxTokens": 16},
+    }
+
     def changed(body: dict, f: Callable[[dict], None]) -> dict:
         body = copy.deepcopy(body)
         f(body)
@@ -514,6 +633,11 @@ def self_test(validators: dict[str, Callable[[dict], None]]) -> list[str]:
         ("openai_chat", "comparison_response_id (a Responses field)",
          changed(valid_chat, lambda b: b["prompt_cache_options"].__setitem__("comparison_response_id", "resp_1")),
          "comparison_response_id: Extra inputs"),
+        ("openai_responses", "prompt_cache_retention 'in_memory' for gpt-5.5",
+         {"model": "gpt-5.5", "input": "hi", "prompt_cache_retention": "in_memory"}, "take only '24h'"),
+        ("openai_chat", "prompt_cache_retention 'in_memory' for gpt-5.6-mini",
+         {"model": "gpt-5.6-mini", "messages": [{"role": "user", "content": "hi"}],
+          "prompt_cache_retention": "in_memory"}, "take only '24h'"),
         ("openai_chat", "prompt_cache_options.prewarm (a Responses field)",
          changed(valid_chat, lambda b: b["prompt_cache_options"].__setitem__("prewarm", True)),
          "prewarm: Extra inputs"),
@@ -537,13 +661,70 @@ def self_test(validators: dict[str, Callable[[dict], None]]) -> list[str]:
         ("gemini", "Anthropic-style system blocks",
          {"contents": [], "systemInstruction": [{"type": "text", "text": "x"}]}, "systemInstruction"),
         ("gemini_cache", "ttl as a number", {"model": "models/gemini-2.5-pro", "ttl": 3600}, "ttl"),
+        ("bedrock", "a cachePoint of an unknown type",
+         changed(valid_bedrock, lambda b: b["system"][1]["cachePoint"].__setitem__("type", "ephemeral")),
+         "system[1].cachePoint.type: 'ephemeral'"),
+        ("bedrock", "a cachePoint ttl '10m'",
+         changed(valid_bedrock, lambda b: b["system"][1]["cachePoint"].__setitem__("ttl", "10m")),
+         "system[1].cachePoint.ttl: '10m'"),
+        ("bedrock", "an unknown key in a cachePoint",
+         changed(valid_bedrock, lambda b: b["system"][1]["cachePoint"].__setitem__("scope", "global")),
+         'Unknown parameter in system[1].cachePoint: "scope"'),
+        ("bedrock", "text and a cachePoint in one block",
+         changed(valid_bedrock, lambda b: b["system"][0].__setitem__("cachePoint", {"type": "default"})),
+         "tagged union structure system[0]"),
+        ("bedrock", "Anthropic's cache_control on a text block",
+         changed(valid_bedrock, lambda b: b["system"][0].__setitem__("cache_control", {"type": "ephemeral"})),
+         'Unknown parameter in system[0]: "cache_control"'),
+        ("bedrock", "no modelId", changed(valid_bedrock, lambda b: b.pop("modelId")),
+         'Missing required parameter in input: "modelId"'),
+        ("bedrock", "maxTokens 0",
+         changed(valid_bedrock, lambda b: b["inferenceConfig"].__setitem__("maxTokens", 0)),
+         "inferenceConfig.maxTokens"),
+        ("bedrock", "an empty system text", changed(valid_bedrock, lambda b: b["system"][0].__setitem__("text", "")),
+         "system[0].text"),
+        ("bedrock", "a blank message text",
+         changed(valid_bedrock, lambda b: b["messages"][0]["content"][0].__setitem__("text", " ")),
+         "messages[0].content[0].text: blank text"),
+        ("bedrock", "a role 'bot'", changed(valid_bedrock, lambda b: b["messages"][0].__setitem__("role", "bot")),
+         "messages[0].role: 'bot'"),
+        ("bedrock", "a system message inside messages",
+         changed(valid_bedrock, lambda b: b["messages"].append({"role": "system", "content": [{"text": "x"}]})),
+         "no system message inside messages"),
+        ("bedrock", "5 cache points",
+         changed(valid_bedrock, lambda b: (
+             b["system"].extend([{"text": "b"}, {"cachePoint": {"type": "default"}}]),
+             b["messages"].extend([{"role": "assistant", "content": [{"text": "ok"}]}, {"role": "user", "content": [
+                 {"text": "go"}, {"cachePoint": {"type": "default"}}]}]))),
+         "5 cache points"),
+        ("bedrock", "a 1h cache point after a 5m one",
+         changed(valid_bedrock, lambda b: b["toolConfig"]["tools"][1]["cachePoint"].pop("ttl")),
+         "a 1h cache point after"),
+        ("bedrock", "a cachePoint opening system",
+         changed(valid_bedrock, lambda b: b["system"].insert(0, {"cachePoint": {"type": "default"}})),
+         "system[0]: a cachePoint with no content"),
+        ("bedrock", "two cachePoints in a row",
+         changed(valid_bedrock, lambda b: b["system"].insert(1, {"cachePoint": {"type": "default"}})),
+         "system[2]: a cachePoint with no content"),
+        ("bedrock", "a tool name with a space",
+         changed(valid_bedrock, lambda b: b["toolConfig"]["tools"][0]["toolSpec"].__setitem__("name", "read file")),
+         "toolSpec.name"),
+        ("bedrock", "an input schema outside its json member",
+         changed(valid_bedrock, lambda b: b["toolConfig"]["tools"][0]["toolSpec"].__setitem__(
+             "inputSchema", {"type": "object"})),
+         "inputSchema"),
     ]
     results = []
     # The valid bodies must pass, or every rejection below proves nothing.
+    validators["bedrock"](copy.deepcopy(valid_bedrock))
     validators["anthropic"](copy.deepcopy(valid))
     validators["anthropic"](copy.deepcopy(valid_anthropic_new))
     validators["openai_responses"](copy.deepcopy(valid_responses))
     validators["openai_chat"](copy.deepcopy(valid_chat))
+    # A 12-hour TTL (Responses only) and a prewarm; in_memory for gpt-5.4.
+    validators["openai_responses"](changed(valid_responses, lambda b: b["prompt_cache_options"].update(
+        ttl="12h", prewarm=True)))
+    validators["openai_responses"]({"model": "gpt-5.4", "input": "hi", "prompt_cache_retention": "in_memory"})
     for kind, what, body, expected in cases:
         try:
             validators[kind](body)
@@ -564,12 +745,13 @@ def self_test(validators: dict[str, Callable[[dict], None]]) -> list[str]:
 
 def main() -> int:
     import anthropic
+    import botocore
     import google.genai
     import openai
 
     print(
         f"SDKs: anthropic {anthropic.__version__}, openai {openai.__version__}, "
-        f"google-genai {google.genai.__version__}"
+        f"google-genai {google.genai.__version__}, botocore {botocore.__version__}"
     )
     gemini, gemini_cache = gemini_validators()
     validators = {
@@ -578,6 +760,7 @@ def main() -> int:
         "openai_chat": openai_chat_validator(),
         "gemini": gemini,
         "gemini_cache": gemini_cache,
+        "bedrock": bedrock_validator(),
     }
     for line in self_test(validators):
         print(line)

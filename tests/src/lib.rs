@@ -7,6 +7,7 @@ use prompt_core::pipeline::LayerEntry;
 use prompt_core::spec::PipelineSpec;
 use prompt_core::{LayerInput, LayerSpec, LayerWriter, Pipeline, Render, Stability};
 
+pub mod redis;
 pub mod workspaces;
 
 // The repository's README and guides (`docs/*.md`), run as doctests so they

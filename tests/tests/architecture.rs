@@ -69,9 +69,9 @@ const PROVIDERS: Tree = Tree {
         &["simulation"],
     ],
     fold: |module| match module {
-        "affinity" | "anthropic" | "claude_cli" | "codex" | "conversation" | "cost" | "gemini"
-        | "history" | "message" | "mid_conversation" | "minimums" | "openai" | "placement"
-        | "plan" => "providers",
+        "affinity" | "anthropic" | "bedrock" | "claude_cli" | "codex" | "conversation" | "cost"
+        | "gemini" | "history" | "lifetimes" | "message" | "mid_conversation" | "minimums"
+        | "openai" | "placement" | "plan" => "providers",
         _ => module,
     },
 };

@@ -15,6 +15,19 @@
 //! breakpoints, the 20-block lookback, the model's minimum, TTLs).
 //! `AGENT_TURNS` sets the turns of each conversation (default 10).
 //!
+//! With `PROMPT_LEDGER_URL=redis://host:port/` it also judges every response
+//! with a cache ledger shared through that Redis: `REPLICAS=N` (default 1)
+//! ledgers, each with its own process-local state, as N replicas of an agent
+//! server would have, and each conversation's turn k sent through replica
+//! k mod N. Each verdict is printed on a line of its own,
+//! `[conversation C turn N] verdict: ...`. When the store goes away mid-run
+//! the agent goes on: the verdicts say the previous request is unknown.
+//!
+//! ```sh
+//! REPLICAS=3 PROMPT_LEDGER_URL=redis://127.0.0.1:6379/ \
+//!     cargo run -p prompt-examples --example session_agent
+//! ```
+//!
 //! The recipe:
 //!
 //! 1. The system prompt holds the Stable layers only: each turn's per-turn
@@ -44,6 +57,9 @@ use prompt_core::{
 };
 use prompt_providers::History;
 use prompt_providers::anthropic::{CacheMinimums, MessagesRequest, check_cache_minimum};
+use prompt_providers::observe::{
+    CacheLedger, CacheUsage, CacheVerdict, Provider, RedisStore, Sent, SharedLedger, Timestamp,
+};
 use serde_json::{Value, json};
 
 /// The model the agent talks to.
@@ -237,6 +253,17 @@ pub struct Report {
     pub readable: u64,
     /// On the loopback: every request on the wire, and its own measure.
     pub loopback: Option<(Vec<Captured>, ReadShare)>,
+    /// With a shared ledger: each response's verdict, with its
+    /// conversation (from 1), its turn (from 1) and the replica that sent it.
+    pub verdicts: Vec<(usize, usize, usize, CacheVerdict)>,
+}
+
+/// A ledger shared through a store: `replicas` ledgers, one store address.
+pub struct Replicas {
+    /// How many.
+    pub replicas: usize,
+    /// The store, `redis://...`.
+    pub url: String,
 }
 
 /// Where the agent sends its requests.
@@ -277,13 +304,42 @@ fn main() -> Result<(), Box<dyn Error>> {
         Ok(turns) => turns.parse()?,
         Err(_) => DEFAULT_TURNS,
     };
-    run(&endpoint, turns).map(drop)
+    let replicas = match std::env::var("PROMPT_LEDGER_URL") {
+        Ok(url) => Some(Replicas {
+            replicas: match std::env::var("REPLICAS") {
+                Ok(n) => n.parse()?,
+                Err(_) => 1,
+            },
+            url,
+        }),
+        Err(_) => None,
+    };
+    run_with(&endpoint, turns, replicas.as_ref(), &mut |_| {}).map(drop)
 }
 
 /// Runs [`OPENINGS`]' conversations for `turns` turns each, alternating,
 /// through `endpoint`; prints each request's usage and the share read.
+pub fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Error>> {
+    run_with(endpoint, turns, None, &mut |_| {})
+}
+
+/// [`run`], with a shared ledger when `replicas` says one, calling
+/// `before_turn` with each turn's number before it is sent.
 #[tokio::main]
-pub async fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Error>> {
+pub async fn run_with(
+    endpoint: &Endpoint,
+    turns: usize,
+    replicas: Option<&Replicas>,
+    before_turn: &mut dyn FnMut(usize),
+) -> Result<Report, Box<dyn Error>> {
+    let ledgers: Vec<SharedLedger> = match replicas {
+        Some(r) => (0..r.replicas.max(1))
+            .map(|_| {
+                RedisStore::open(&r.url).map(|store| SharedLedger::new(CacheLedger::new(), store))
+            })
+            .collect::<Result<_, _>>()?,
+        None => Vec::new(),
+    };
     let loopback = match endpoint {
         Endpoint::FromEnv => None,
         Endpoint::Loopback => Some(Loopback::start()?),
@@ -321,6 +377,7 @@ pub async fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Er
     let mut previous: Vec<Option<u64>> = vec![None; OPENINGS.len()];
     let mut report = Report::default();
     for n in 1..=turns {
+        before_turn(n);
         for (c, opening) in OPENINGS.iter().enumerate() {
             let prompt = session.build_cached(&TurnContext::new().with(Facts {
                 turn: n,
@@ -334,6 +391,19 @@ pub async fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Er
                 .history(&histories[c])?;
             request.check_breakpoints()?;
             let body = serde_json::to_value(&request)?;
+            // Turn n through replica n mod N, which records it as sent.
+            let shared = match ledgers.len() {
+                0 => None,
+                count => {
+                    let replica = n % count;
+                    let conversation = format!("conversation-{}", c + 1);
+                    let sent = Sent::new(Provider::Anthropic, MODEL, Timestamp::now())
+                        .conversation(&conversation)
+                        .tools(&body["tools"])
+                        .history(&body);
+                    Some((replica, ledgers[replica].sent(&prompt, sent).await))
+                }
+            };
             let response = http
                 .post(&url)
                 .header("x-api-key", &key)
@@ -363,6 +433,15 @@ pub async fn run(endpoint: &Endpoint, turns: usize) -> Result<Report, Box<dyn Er
                 usage.written,
                 usage.uncached
             );
+            if let Some((replica, id)) = shared {
+                let cache = CacheUsage::from_response(Provider::Anthropic, &response)?;
+                let verdict = ledgers[replica].received(&id, &cache).await?;
+                println!(
+                    "[conversation {} turn {n}] verdict (replica {replica}): {verdict}",
+                    c + 1
+                );
+                report.verdicts.push((c + 1, n, replica, verdict));
+            }
             // All but this turn's new part (the reply before it and the
             // user's turn) is the previous request, sent as it is here.
             if let Some(readable) = previous[c] {

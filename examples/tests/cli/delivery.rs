@@ -1,4 +1,4 @@
-//! `prompt render --format anthropic|openai|gemini|claude-cli`, the budget and
+//! `prompt render --format anthropic|openai|gemini|bedrock|claude-cli`, the budget and
 //! tokenizer flags, and `prompt cache`, run as a user runs them.
 
 use std::process::Output;

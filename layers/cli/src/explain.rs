@@ -24,7 +24,7 @@ use std::process::ExitCode;
 
 use prompt_providers::anthropic::CacheTtl;
 use prompt_providers::cost::usd_per_mtok;
-use prompt_providers::observe::{CacheVerdict, Pricing, Provider, Summary, read_log};
+use prompt_providers::observe::{CacheVerdict, Pricing, Summary, read_log};
 
 use super::diff::read_capped_as;
 use super::outcome::{CliError, Outcome};
@@ -124,12 +124,13 @@ pub(crate) fn run(args: ExplainArgs) -> Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prices the Anthropic verdicts that have no price at `usd` per million,
-/// at each model's own cache multipliers (`Multipliers::for_model`).
+/// Prices the Anthropic and Bedrock verdicts that have no price at `usd` per
+/// million, at each model's own cache multipliers (`Multipliers::for_model`,
+/// which reads a Bedrock id's Claude family).
 fn price(verdicts: &mut [CacheVerdict], usd: f64) {
     for verdict in verdicts
         .iter_mut()
-        .filter(|v| v.lost_usd.is_none() && v.provider == Provider::Anthropic)
+        .filter(|v| v.lost_usd.is_none() && v.provider.caches_at_breakpoints())
     {
         let ttl = if verdict.ttl.as_secs() >= 3600 {
             CacheTtl::OneHour
@@ -163,8 +164,10 @@ pub(crate) fn text(verdicts: &[CacheVerdict], summary: &Summary, notes: &[String
             verdict.hit_ratio() * 100.0,
             escape(&verdict.to_string()),
         );
-        if let Some(prompt_providers::observe::Agreement::Differs { theirs, note, .. }) =
-            verdict.agreement.as_deref()
+        if let Some(
+            prompt_providers::observe::Agreement::Differs { theirs, note, .. }
+            | prompt_providers::observe::Agreement::OutsideLedger { theirs, note },
+        ) = verdict.agreement.as_deref()
         {
             let _ = writeln!(
                 out,

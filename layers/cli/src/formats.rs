@@ -18,13 +18,16 @@ use prompt_providers::anthropic::{
     BelowCacheMinimum, CacheMinimums, CacheTtl, MessagesRequest, check_cache_minimum,
 };
 use prompt_providers::claude_cli;
-use prompt_providers::{Message, gemini, openai};
+use prompt_providers::{Message, bedrock, gemini, openai};
 use serde::{Deserialize, Serialize};
 
 /// The model of an Anthropic request (and of `prompt cache`) without `--model`.
 pub(crate) const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 /// The model of an OpenAI request without `--model`.
 pub(crate) const DEFAULT_OPENAI_MODEL: &str = "gpt-5";
+/// The model of a Bedrock request without `--model`: Claude Sonnet 4.5's
+/// base model id, the family of [`DEFAULT_ANTHROPIC_MODEL`].
+pub(crate) const DEFAULT_BEDROCK_MODEL: &str = "anthropic.claude-sonnet-4-5-20250929-v1:0";
 /// The user turn a request format carries without `--message`.
 const PLACEHOLDER_MESSAGE: &str = "(the user's message goes here)";
 
@@ -48,6 +51,11 @@ pub(crate) enum Format {
     /// A Gemini `generateContent` body, for implicit caching (the model is in
     /// the URL, not the body).
     Gemini,
+    /// An Amazon Bedrock Converse request as the AWS SDKs and `aws
+    /// bedrock-runtime converse --cli-input-json` take it (`modelId` and the
+    /// body); model: --model, default
+    /// anthropic.claude-sonnet-4-5-20250929-v1:0.
+    Bedrock,
     /// The `claude` CLI's placement as JSON: `args` (the stable prefix as
     /// `--system-prompt`) and `user_prefix` (the dynamic part and reminder,
     /// for the head of the user's prompt).
@@ -60,7 +68,9 @@ impl Format {
     fn kind(self) -> FormatKind {
         match self {
             Format::Text | Format::Json | Format::Annotated => FormatKind::Prompt,
-            Format::Anthropic | Format::Openai | Format::Gemini => FormatKind::Request,
+            Format::Anthropic | Format::Openai | Format::Gemini | Format::Bedrock => {
+                FormatKind::Request
+            }
             Format::ClaudeCli => FormatKind::Invocation,
         }
     }
@@ -228,10 +238,11 @@ pub(crate) struct DeliveryArgs {
     #[arg(long, value_parser = Tokenizer::parser())]
     tokenizer: Option<Tokenizer>,
     /// `max_tokens` of an anthropic request, `max_output_tokens` of openai
-    /// and gemini ones.
+    /// and gemini ones, `inferenceConfig.maxTokens` of a bedrock one.
     #[arg(long, value_name = "N", default_value_t = 1024)]
     max_tokens: u32,
-    /// The TTL of the anthropic request's cache breakpoint.
+    /// The TTL of the anthropic request's cache breakpoint (and the bedrock
+    /// request's cache point, on the models that take 1h).
     #[arg(long, value_enum, default_value_t = Ttl::FiveMinutes)]
     ttl: Ttl,
     /// The user turn of a request format.
@@ -300,6 +311,19 @@ pub(crate) fn request(
                 .max_output_tokens(delivery.max_tokens)
                 .message(message),
         )?,
+        Format::Bedrock => {
+            let model = model.unwrap_or(DEFAULT_BEDROCK_MODEL);
+            let family = bedrock::anthropic_model(model).unwrap_or(model);
+            if let Some(warning) = below_minimum(prompt, family, &*delivery.counter()) {
+                crate::cli::warn(&warning.to_string());
+            }
+            let request = bedrock::ConverseRequest::new(prompt, model, delivery.max_tokens)
+                .ttl(delivery.ttl.into())
+                .message(message);
+            to_json(&request.sdk_params().map_err(|e| {
+                CliError::failed("cannot build the Bedrock request").with_source(e)
+            })?)?
+        }
         Format::ClaudeCli => {
             let invocation = claude_cli::invocation(prompt).map_err(CliError::from_error)?;
             to_json(&ClaudeCliPlacement {

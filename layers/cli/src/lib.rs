@@ -37,7 +37,7 @@
 //! ```text
 //! prompt render [--workspace DIR] [--cwd DIR] [--app NAME] [--home DIR] [--path cached|basic]
 //!               [--mode full|compact|minimal] [--trace] [--check-secrets [--redact]]
-//!               [--format text|json|annotated|anthropic|openai|gemini|claude-cli]
+//!               [--format text|json|annotated|anthropic|openai|gemini|bedrock|claude-cli]
 //!               [--budget-chars N | --budget-tokens N] [--tokenizer approx|o200k|cl100k] ...
 //! prompt cache  [workspace options] --turns N [--ttl 5m|1h] [--bust-at K] [--gaps LIST] [--idle TIME] [--json]
 //! prompt size   [workspace options] [--json] [--html FILE]

@@ -429,7 +429,11 @@ pub(crate) fn timeline(page: &Timeline<'_>) -> String {
             "<tr class=\"request{}\" data-seq=\"{}\" data-cause=\"{cause}\"><td>{}</td><td>{:.0}</td>\
              <td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{:.0}%</td><td class=\"verdict\">{}</td></tr>",
-            if verdict.is_hit() { "" } else { " miss" },
+            match (&verdict.cause, verdict.prewarm) {
+                (Some(_), _) => " miss",
+                (None, true) => " prewarm",
+                (None, false) => "",
+            },
             verdict.seq,
             html(&who),
             verdict.at,

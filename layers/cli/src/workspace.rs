@@ -74,8 +74,10 @@ pub(crate) struct WorkspaceArgs {
     #[serde(deserialize_with = "super::args::recorded::date")]
     pub(crate) date: Option<String>,
     /// The model name to state in the prompt; also the model of `render
-    /// --format anthropic|openai` requests and of `prompt cache` (defaults
-    /// there: claude-sonnet-4-5, gpt-5); one line of at most 128 visible characters.
+    /// --format anthropic|openai|bedrock` requests and of `prompt cache`
+    /// (defaults there: claude-sonnet-4-5, gpt-5,
+    /// anthropic.claude-sonnet-4-5-20250929-v1:0); one line of at most 128
+    /// visible characters.
     #[arg(long, value_parser = super::args::MODEL)]
     #[serde(deserialize_with = "super::args::recorded::model")]
     pub(crate) model: Option<String>,

@@ -7,6 +7,7 @@
 //! |---|---|---|
 //! | [`anthropic`] | a Messages request body | a `cache_control` breakpoint on the stable block |
 //! | [`openai`] | a Responses or Chat Completions body | automatic prefix caching, routed by `prompt_cache_key`; for GPT-5.6 and later explicit breakpoints at the end of the stable prefix and its scope boundary |
+//! | [`bedrock`] | an Amazon Bedrock Converse (or ConverseStream) body, for Claude models | a `cachePoint` block after the tools, at the scope cut and the stable end, and at the conversation's frontier, placed by the same [`plan`] as the Anthropic body |
 //! | [`gemini`] | a `generateContent` body, or a `cachedContents` body plus the request that uses it | implicit, or explicit cached content |
 //! | [`claude_cli`] | arguments for the `claude` CLI | the host's own caching of its system block |
 //! | [`codex`] | an instructions file written atomically, and the `-c` override for `codex` | the host's own caching of its `developer` item |
@@ -24,7 +25,10 @@
 //!
 //! [`simulation`] prices what the cache saves over a session or for a team,
 //! at the prices in [`cost`]; [`minimums`] holds the shortest prefix each
-//! model caches, each figure with the day it was read and its source.
+//! model caches, each figure with the day it was read and its source;
+//! [`lifetimes`], the cache-lifetime fields (`prompt_cache_options.ttl`,
+//! `prompt_cache_retention`, `cache_control.ttl`) and the values each model
+//! takes, dated the same way.
 //!
 //! The request builders carry the prompt's reminder (its `channel = Reminder`
 //! layers) into the last user message when they are serialized; a request
@@ -83,11 +87,13 @@ pub mod observe;
 
 pub mod affinity;
 pub mod anthropic;
+pub mod bedrock;
 pub mod claude_cli;
 pub mod codex;
 pub mod cost;
 pub mod gemini;
 pub mod keepalive;
+pub mod lifetimes;
 pub mod minimums;
 pub mod openai;
 pub mod plan;

@@ -61,6 +61,21 @@
 //! OpenAI's cache diagnostics against an earlier response (Responses only).
 //! Other models' bodies are unchanged: one string, no `prompt_cache_options`.
 //!
+//! ## How long the cache is kept
+//!
+//! A request for GPT-5.6 and later says it with `prompt_cache_options.ttl`
+//! (a shortest lifetime: `"30m"` by default, `"12h"` on Responses,
+//! [`ResponsesRequest::ttl`]); one for an earlier model with the deprecated
+//! `prompt_cache_retention` (a longest: `"in_memory"` or `"24h"`,
+//! [`ResponsesRequest::retention`]). A body carries one of the two, never
+//! both, and never a value the model refuses: GPT-5.5 takes only `"24h"`,
+//! Chat Completions only a `"30m"` TTL. The values per model are dated data
+//! in [`lifetimes`](super::lifetimes).
+//!
+//! [`ResponsesRequest::prewarm`] asks OpenAI to write the request's prefix
+//! and generate nothing (`prompt_cache_options.prewarm`, Responses only),
+//! billed as a cache write.
+//!
 //! ```
 //! use prompt_providers::openai::{prompt_cache_key, CacheRetention, ResponsesRequest};
 //! use prompt_providers::Message;
@@ -103,7 +118,11 @@ pub fn prompt_cache_key(prompt: &AssembledPrompt) -> String {
     crate::affinity::AffinityKey::widest(prompt).into()
 }
 
-/// How long OpenAI keeps a cached prefix (`prompt_cache_retention`).
+/// How long OpenAI keeps a cached prefix at most (`prompt_cache_retention`),
+/// for models before GPT-5.6: OpenAI deprecates the field in favour of
+/// `prompt_cache_options.ttl` ([`PromptCacheTtl`]), which a request for
+/// GPT-5.6 and later sends instead. GPT-5.5 takes only `"24h"`. The
+/// values each model takes: [`CacheLifetime::openai`](super::lifetimes::CacheLifetime::openai).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum CacheRetention {
     /// `"in_memory"`: minutes, the default.
@@ -178,20 +197,86 @@ pub enum CacheMode {
 }
 
 /// `prompt_cache_options.ttl`: how long at least each breakpoint written by
-/// the request is kept.
+/// the request is kept (GPT-5.6 and later; the backend may keep it longer).
+/// The values each API takes: [`CacheLifetime::openai`](super::lifetimes::CacheLifetime::openai).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
 pub enum PromptCacheTtl {
     /// `"30m"`, the default and the one value both APIs take.
     #[default]
     #[serde(rename = "30m")]
     ThirtyMinutes,
+    /// `"12h"`: Responses only; a Chat request with it fails to serialize.
+    #[serde(rename = "12h")]
+    TwelveHours,
+}
+
+impl PromptCacheTtl {
+    /// The API's spelling: `"30m"` or `"12h"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::ThirtyMinutes => "30m",
+            Self::TwelveHours => "12h",
+        }
+    }
+}
+
+impl CacheRetention {
+    /// The API's spelling: `"in_memory"` or `"24h"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::InMemory => "in_memory",
+            Self::Hours24 => "24h",
+        }
+    }
+}
+
+/// The lifetime fields a request for `model` on `api` sends: the TTL of
+/// `options`, if the model takes it, and `retention` only for a model that
+/// takes no `prompt_cache_options` and a body that carries no TTL (never
+/// both). A value the model refuses is an error naming the field.
+fn lifetime(
+    model: &str,
+    api: super::lifetimes::OpenAiApi,
+    retention: Option<CacheRetention>,
+    options: Option<&PromptCacheOptions>,
+) -> Result<Option<CacheRetention>, String> {
+    use super::lifetimes::openai_takes;
+    let ttl = options.and_then(|o| o.ttl);
+    if let Some(ttl) = ttl
+        && takes_prompt_cache_options(model)
+        && !openai_takes(model, api, ttl.as_str())
+    {
+        return Err(format!(
+            "`prompt_cache_options.ttl: \"{}\"` is not taken by {model} on this API \
+             (Chat Completions takes only \"30m\"): use PromptCacheTtl::ThirtyMinutes or send a \
+             ResponsesRequest",
+            ttl.as_str()
+        ));
+    }
+    let Some(retention) = retention else {
+        return Ok(None);
+    };
+    if takes_prompt_cache_options(model) || ttl.is_some() {
+        return Ok(None);
+    }
+    if !openai_takes(model, api, retention.as_str()) {
+        return Err(format!(
+            "`prompt_cache_retention: \"{}\"` is refused by {model}, which keeps prompt caches \
+             only with \"24h\": leave the retention unset (the API's default) or set \
+             CacheRetention::Hours24",
+            retention.as_str()
+        ));
+    }
+    Ok(Some(retention))
 }
 
 /// `prompt_cache_options` (GPT-5.6 and later): the cache mode, the TTL,
 /// and the response to diagnose a miss against.
 ///
-/// OpenAI marks `prompt_cache_retention` deprecated for these models in
-/// favour of `ttl` here; the two are still separate fields.
+/// OpenAI marks `prompt_cache_retention` deprecated in favour of `ttl`
+/// here: a request for these models sends the TTL and never the retention
+/// (see [`ResponsesRequest::retention`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
 #[non_exhaustive]
 pub struct PromptCacheOptions {
@@ -490,7 +575,8 @@ pub struct ResponsesRequest {
     pub max_output_tokens: Option<u32>,
     /// See [`prompt_cache_key`].
     pub prompt_cache_key: String,
-    /// Cache retention; the API's default when `None`.
+    /// Cache retention; the API's default when `None`. Sent only to a model
+    /// before GPT-5.6, beside no TTL ([`retention`](Self::retention)).
     pub prompt_cache_retention: Option<CacheRetention>,
     /// `prompt_cache_options`; left out when `None`.
     pub prompt_cache_options: Option<PromptCacheOptions>,
@@ -528,6 +614,13 @@ struct ResponsesBody<'a> {
 
 impl Serialize for ResponsesRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let retention = lifetime(
+            &self.model,
+            super::lifetimes::OpenAiApi::Responses,
+            self.prompt_cache_retention,
+            self.prompt_cache_options.as_ref(),
+        )
+        .map_err(serde::ser::Error::custom)?;
         let input = self
             .reminder
             .place(&self.input)
@@ -550,7 +643,7 @@ impl Serialize for ResponsesRequest {
             },
             max_output_tokens: self.max_output_tokens,
             prompt_cache_key: &self.prompt_cache_key,
-            prompt_cache_retention: self.prompt_cache_retention,
+            prompt_cache_retention: retention,
             prompt_cache_options: self.prompt_cache_options.as_ref(),
             tools: &self.tools,
         }
@@ -645,7 +738,9 @@ impl ResponsesRequest {
     /// written tokens and no output. The write is billed as a cache write
     /// (1.25x input from GPT-5.6 on, [`cost`](super::cost)), so a prewarm
     /// is worth sending only where a later request reads what it wrote
-    /// before it lapses.
+    /// before it lapses. Tell the ledger with
+    /// [`Sent::prewarm`](crate::observe::Sent::prewarm): it reads the
+    /// response's writes as asked for, never as a miss of the conversation.
     ///
     /// Responses API only, GPT-5.6 and later ([`takes_prompt_cache_options`]):
     /// an older model refuses `prompt_cache_options`. The request keeps its
@@ -772,7 +867,40 @@ impl ResponsesRequest {
         self
     }
 
-    /// Sets `prompt_cache_retention`.
+    /// Sets `prompt_cache_retention`, the longest OpenAI keeps the prefix,
+    /// for a model before GPT-5.6. It is sent only to those models, and
+    /// only when the body carries no `prompt_cache_options.ttl` (never
+    /// both): GPT-5.6 and later take the TTL instead ([`ttl`](Self::ttl)),
+    /// and the retention is left out. GPT-5.5 takes only `"24h"`: a request
+    /// for it with [`CacheRetention::InMemory`] fails to serialize.
+    ///
+    /// ```
+    /// use prompt_providers::openai::{CacheRetention, PromptCacheTtl, ResponsesRequest};
+    /// use prompt_providers::Message;
+    /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+    /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+    /// # struct DocRetention;
+    /// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocRetention)]
+    /// # struct Persona;
+    /// # let pipeline = Pipeline::of::<DocRetention>()?;
+    /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+    /// let body = |model: &str| {
+    ///     let request = ResponsesRequest::new(&prompt, model)
+    ///         .retention(CacheRetention::Hours24)
+    ///         .message(Message::user("Hi"));
+    ///     serde_json::to_value(&request)
+    /// };
+    /// assert_eq!(body("gpt-5")?["prompt_cache_retention"], "24h");
+    /// let newer = body("gpt-5.6")?;
+    /// assert!(newer.get("prompt_cache_retention").is_none());
+    /// assert_eq!(newer["prompt_cache_options"]["ttl"], "30m");
+    ///
+    /// let refused = ResponsesRequest::new(&prompt, "gpt-5.5")
+    ///     .retention(CacheRetention::InMemory)
+    ///     .message(Message::user("Hi"));
+    /// assert!(serde_json::to_value(&refused).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn retention(mut self, retention: CacheRetention) -> Self {
         self.prompt_cache_retention = Some(retention);
         self
@@ -783,6 +911,17 @@ impl ResponsesRequest {
     /// [`affinity`](crate::affinity)). The default is [`prompt_cache_key`].
     pub fn affinity(mut self, key: &crate::affinity::AffinityKey) -> Self {
         self.prompt_cache_key = key.as_str().to_owned();
+        self
+    }
+
+    /// Sets `prompt_cache_options.ttl`, the shortest OpenAI keeps each
+    /// breakpoint the request writes (GPT-5.6 and later; `"30m"` unless
+    /// set, `"12h"` on Responses only). A retention set beside it is then
+    /// left out. [`without_breakpoints`](Self::without_breakpoints) clears it.
+    pub fn ttl(mut self, ttl: PromptCacheTtl) -> Self {
+        let mut options = self.prompt_cache_options.unwrap_or_default();
+        options.ttl = Some(ttl);
+        self.prompt_cache_options = Some(options);
         self
     }
 }
@@ -816,7 +955,8 @@ pub struct ChatRequest {
     pub max_completion_tokens: Option<u32>,
     /// See [`prompt_cache_key`].
     pub prompt_cache_key: String,
-    /// Cache retention; the API's default when `None`.
+    /// Cache retention; the API's default when `None`. Sent only to a model
+    /// before GPT-5.6, beside no TTL ([`retention`](Self::retention)).
     pub prompt_cache_retention: Option<CacheRetention>,
     /// `prompt_cache_options`; left out when `None`. Chat Completions takes
     /// no `comparison_response_id`: a request with one fails to serialize.
@@ -874,6 +1014,13 @@ impl Serialize for ChatRequest {
                  Responses API request; send a ResponsesRequest with `.prewarm()`",
             ));
         }
+        let retention = lifetime(
+            &self.model,
+            super::lifetimes::OpenAiApi::Chat,
+            self.prompt_cache_retention,
+            self.prompt_cache_options.as_ref(),
+        )
+        .map_err(serde::ser::Error::custom)?;
         let messages = self
             .reminder
             .place(&self.messages)
@@ -897,7 +1044,7 @@ impl Serialize for ChatRequest {
             },
             max_completion_tokens: self.max_completion_tokens,
             prompt_cache_key: &self.prompt_cache_key,
-            prompt_cache_retention: self.prompt_cache_retention,
+            prompt_cache_retention: retention,
             prompt_cache_options: self.prompt_cache_options.as_ref(),
             tools: &self.tools,
         }
@@ -1063,7 +1210,8 @@ impl ChatRequest {
         self
     }
 
-    /// Sets `prompt_cache_retention`.
+    /// As [`ResponsesRequest::retention`]: sent only to a model before
+    /// GPT-5.6 and beside no TTL; GPT-5.5 takes only `"24h"`.
     pub fn retention(mut self, retention: CacheRetention) -> Self {
         self.prompt_cache_retention = Some(retention);
         self
@@ -1074,6 +1222,16 @@ impl ChatRequest {
     /// [`affinity`](crate::affinity)). The default is [`prompt_cache_key`].
     pub fn affinity(mut self, key: &crate::affinity::AffinityKey) -> Self {
         self.prompt_cache_key = key.as_str().to_owned();
+        self
+    }
+
+    /// As [`ResponsesRequest::ttl`]; Chat Completions takes only
+    /// [`PromptCacheTtl::ThirtyMinutes`]: a request for GPT-5.6 or later
+    /// with another fails to serialize.
+    pub fn ttl(mut self, ttl: PromptCacheTtl) -> Self {
+        let mut options = self.prompt_cache_options.unwrap_or_default();
+        options.ttl = Some(ttl);
+        self.prompt_cache_options = Some(options);
         self
     }
 }

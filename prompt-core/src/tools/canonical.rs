@@ -156,6 +156,32 @@ pub struct ToolFingerprint {
 }
 
 impl ToolFingerprint {
+    /// A tool's fingerprint from its parts, as a ledger that kept them
+    /// elsewhere (a shared store) reads them back.
+    ///
+    /// ```
+    /// use prompt_core::fingerprint::Fingerprint;
+    /// use prompt_core::tools::{Tool, ToolFingerprint, ToolTier};
+    ///
+    /// let tool = Tool::new("read", "Read a file.", serde_json::json!({"type": "object"}));
+    /// let kept = ToolFingerprint::of(&tool);
+    /// let again = ToolFingerprint::new("read", ToolTier::Stable, kept.description, kept.schema);
+    /// assert_eq!(again, kept);
+    /// ```
+    pub fn new(
+        name: impl Into<String>,
+        tier: ToolTier,
+        description: Fingerprint,
+        schema: Fingerprint,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            tier,
+            description,
+            schema,
+        }
+    }
+
     /// The fingerprint of `tool`.
     pub fn of(tool: &Tool) -> Self {
         Self {

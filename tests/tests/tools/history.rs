@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 /// A Cached prompt: a Global and a Project part each long enough to cache
 /// (so the stable prefix is cut between them), a User part, this turn's
 /// dynamic suffix and, when given, a reminder.
-fn prompt(dynamic: &str, reminder: Option<&str>) -> AssembledPrompt {
+pub(super) fn prompt(dynamic: &str, reminder: Option<&str>) -> AssembledPrompt {
     let mut layers = vec![
         LayerEntry::new(
             spec("house", 100, Stability::Stable).scope(Scope::Global),
@@ -67,7 +67,7 @@ fn tools() -> Vec<Value> {
 
 /// Three turns, each with its own dynamic suffix, the first two answered;
 /// the prompt of the last turn.
-fn three_turns() -> (History, AssembledPrompt) {
+pub(super) fn three_turns() -> (History, AssembledPrompt) {
     let mut history = History::new();
     let turns = [
         (
@@ -94,7 +94,7 @@ fn three_turns() -> (History, AssembledPrompt) {
     (history, last.unwrap())
 }
 
-fn anthropic(prompt: &AssembledPrompt, history: &History) -> MessagesRequest {
+pub(super) fn anthropic(prompt: &AssembledPrompt, history: &History) -> MessagesRequest {
     MessagesRequest::new(prompt, "claude-sonnet-4-5", 4096)
         .ttl(CacheTtl::OneHour)
         .tools(tools())

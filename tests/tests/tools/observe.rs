@@ -1545,7 +1545,9 @@ fn an_opus_5_5_verdict_is_priced_at_its_own_read_multiplier() {
     let hit = ledger.received(id, &anthropic_usage(20, 4100, 0)).unwrap();
     assert!(hit.is_hit(), "{hit}");
     assert_eq!(hit.read, 4100);
-    // A read of N tokens costs N x the input price x 0.05.
+    // A read of N tokens costs N x the input price x 0.05: 4,100 tokens at
+    // USD 5 per million, USD 0.001025 (at 0.1x it would be 0.00205).
+    assert!((pricing.read_usd(hit.read) - 0.001025).abs() < 1e-12);
     assert!((pricing.read_usd(hit.read) - 4100.0 * 5.0 / 1e6 * 0.05).abs() < 1e-12);
 
     let mut edited = files.clone();
@@ -1558,7 +1560,519 @@ fn an_opus_5_5_verdict_is_priced_at_its_own_read_multiplier() {
         (miss.lost_written as f64 * (1.25 - 0.05) + uncached as f64 * (1.0 - 0.05)) * 5.0 / 1e6;
     let lost = miss.lost_usd.expect("priced");
     assert!((lost - expected).abs() < 1e-12, "{lost} vs {expected}");
+    // 4,100 tokens re-written at 1.25x instead of read at 0.05x, USD 5 per
+    // million: USD 0.0246 lost (0.023575 had the read been 0.1x).
+    assert_eq!((miss.lost_written, uncached), (4100, 0));
+    assert!((lost - 0.0246).abs() < 1e-12, "{lost}");
+    assert!(
+        miss.to_string().contains("USD 0.0246 more than a hit"),
+        "{miss}"
+    );
     // At the usual 0.1x the same miss would have been priced otherwise.
     let usual = Pricing::anthropic(5.0, CacheTtl::FiveMinutes).unwrap();
     assert!((usual.lost_usd(miss.lost_written, uncached) - lost).abs() > 1e-6);
+}
+
+// --- OpenAI's prompt_cache_diagnostics, reason by reason ---------------------
+
+/// A GPT-5.6 Responses body as the API returns it for a request that named a
+/// `comparison_response_id`: usage with cache writes by TTL, the options it
+/// applied, and the diagnosis.
+fn diagnosed_response(id: &str, input: u64, cached: u64, diagnostics: Value) -> Value {
+    let written = input - cached - 20;
+    json!({
+        "id": id, "object": "response", "created_at": 1_800_000_060, "status": "completed",
+        "model": "gpt-5.6-2026-09-30", "output": [], "error": null, "incomplete_details": null,
+        "prompt_cache_key": "test-0123456789abcdef",
+        "prompt_cache_options": {"mode": "implicit", "ttl": "30m",
+                                 "comparison_response_id": "resp_a"},
+        "prompt_cache_diagnostics": diagnostics,
+        "service_tier": "default",
+        "usage": {
+            "input_tokens": input,
+            "input_tokens_details": {
+                "cached_tokens": cached,
+                "cache_write_tokens": written,
+                "cache_write_tokens_details": {"ttl_30m_tokens": written, "ttl_12h_tokens": 0}
+            },
+            "output_tokens": 44,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input + 44
+        }
+    })
+}
+
+fn miss(reason: &str, missed: u64) -> Value {
+    json!({"type": "cache_miss", "reason": reason, "cache_missed_tokens": missed,
+           "comparison_reusable_tokens": 1380})
+}
+
+/// The verdict on `prompt` sent 30 s after a warm first request of `first`,
+/// with `body` as its response.
+fn openai_judged(first: &AssembledPrompt, prompt: &AssembledPrompt, body: &Value) -> CacheVerdict {
+    let mut ledger = CacheLedger::new();
+    let openai = |at| Sent::new(Provider::OpenAi, "gpt-5.6", t(at));
+    let id = ledger.sent(first, openai(0));
+    ledger
+        .received(
+            id,
+            &usage_of(Provider::OpenAi, &response("resp_a", 1400, 0)),
+        )
+        .unwrap();
+    let id = ledger.sent(prompt, openai(30).previous_response("resp_a"));
+    ledger
+        .received(id, &usage_of(Provider::OpenAi, body))
+        .unwrap()
+}
+
+#[test]
+fn openai_diagnosis_reasons_are_read_verbatim_with_their_counts() {
+    for reason in [
+        "model_changed",
+        "prompt_cache_key_changed",
+        "tools_changed",
+        "input_changed",
+        "service_tier_changed",
+        "context_compacted",
+    ] {
+        let body = diagnosed_response("resp_b", 1400, 0, miss(reason, 1380));
+        let diagnosis = usage_of(Provider::OpenAi, &body)
+            .diagnosis
+            .expect("a diagnosis");
+        assert_eq!(diagnosis.outcome, DiagnosisOutcome::Miss);
+        assert_eq!(diagnosis.reason.as_deref(), Some(reason));
+        assert_eq!(
+            (diagnosis.missed_tokens, diagnosis.reusable_tokens),
+            (Some(1380), Some(1380))
+        );
+    }
+    // A miss without its reason, or a count that is not one, names the field.
+    let body = diagnosed_response(
+        "resp_b",
+        1400,
+        0,
+        json!({"type": "cache_miss", "cache_missed_tokens": 1}),
+    );
+    let error = CacheUsage::from_response(Provider::OpenAi, &body).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("prompt_cache_diagnostics.reason"),
+        "{error}"
+    );
+    let body = diagnosed_response(
+        "resp_b",
+        1400,
+        0,
+        json!({"type": "cache_miss", "reason": "input_changed", "cache_missed_tokens": -3}),
+    );
+    let error = CacheUsage::from_response(Provider::OpenAi, &body).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("prompt_cache_diagnostics.cache_missed_tokens"),
+        "{error}"
+    );
+}
+
+/// `input_changed` holds the instructions and the messages: it agrees with
+/// a changed layer, and with rewritten history.
+#[test]
+fn openai_input_changed_agrees_with_a_changed_layer() {
+    let pipeline = pipeline();
+    let files = Files::new();
+    let first = build(&pipeline, &files, "09:00");
+    let mut edited = files.clone();
+    edited.notes = "Working on the logout bug.".to_owned();
+    let second = build(&pipeline, &edited, "09:01");
+    let verdict = openai_judged(
+        &first,
+        &second,
+        &diagnosed_response("resp_b", 1400, 0, miss("input_changed", 1380)),
+    );
+    assert!(
+        matches!(verdict.cause, Some(MissCause::LayerChanged { .. })),
+        "{verdict}"
+    );
+    assert_eq!(verdict.agreement.as_deref(), Some(&Agreement::Agrees {}));
+    // The ledger saw nothing move: the input changed outside the prompt.
+    let verdict = openai_judged(
+        &first,
+        &first,
+        &diagnosed_response("resp_b", 1400, 0, miss("input_changed", 1380)),
+    );
+    let Some(Agreement::Differs { ours, note, .. }) = verdict.agreement.as_deref() else {
+        panic!("{verdict:?}")
+    };
+    assert_eq!(ours.as_deref(), Some("provider_side"));
+    assert!(note.contains("the input changed"), "{note}");
+}
+
+/// `prompt_cache_key_changed`: the builder's key moves with a Global or
+/// Project layer, which agrees; a key changed beside the prompt is a cause
+/// the ledger cannot see, and it says so without taking it as its own.
+#[test]
+fn openai_key_changed_agrees_with_a_wide_layer_and_is_outside_the_ledger_otherwise() {
+    let pipeline = pipeline();
+    let files = Files::new();
+    let first = build(&pipeline, &files, "09:00");
+    let mut edited = files.clone();
+    edited.agents_md.push_str("Line 60: new.\n");
+    let project = build(&pipeline, &edited, "09:01");
+    let verdict = openai_judged(
+        &first,
+        &project,
+        &diagnosed_response("resp_b", 1400, 0, miss("prompt_cache_key_changed", 1380)),
+    );
+    assert!(
+        matches!(
+            verdict.cause,
+            Some(MissCause::LayerChanged {
+                scope: Some(Scope::Project),
+                ..
+            })
+        ),
+        "{verdict}"
+    );
+    assert_eq!(verdict.agreement.as_deref(), Some(&Agreement::Agrees {}));
+
+    // Nothing of ours moved: the key was set beside the prompt.
+    let verdict = openai_judged(
+        &first,
+        &first,
+        &diagnosed_response("resp_b", 1400, 0, miss("prompt_cache_key_changed", 1380)),
+    );
+    assert!(
+        matches!(verdict.cause, Some(MissCause::ProviderSide { .. })),
+        "{verdict}"
+    );
+    let Some(Agreement::OutsideLedger { theirs, note }) = verdict.agreement.as_deref() else {
+        panic!("{:?}", verdict.agreement)
+    };
+    assert_eq!(theirs, "prompt_cache_key_changed (1380 tokens)");
+    assert!(note.contains("prompt_cache_key differs"), "{note}");
+    assert!(note.contains("names none"), "{note}");
+
+    // A Session layer changed, which keeps the builder's key: both hold.
+    let mut notes = files.clone();
+    notes.notes = "Working on the logout bug.".to_owned();
+    let session = build(&pipeline, &notes, "09:01");
+    let verdict = openai_judged(
+        &first,
+        &session,
+        &diagnosed_response("resp_b", 1400, 0, miss("prompt_cache_key_changed", 1380)),
+    );
+    let Some(Agreement::Differs { ours, note, .. }) = verdict.agreement.as_deref() else {
+        panic!("{:?}", verdict.agreement)
+    };
+    assert_eq!(ours.as_deref(), Some("layer_changed"));
+    assert!(note.contains("set beside the prompt"), "{note}");
+}
+
+/// `service_tier_changed`: a request parameter the ledger is not told. With
+/// nothing of ours moved it is the cause, outside the ledger; beside a cause
+/// of ours, both are named.
+#[test]
+fn openai_service_tier_changed_is_a_cause_outside_the_ledger() {
+    let pipeline = pipeline();
+    let files = Files::new();
+    let first = build(&pipeline, &files, "09:00");
+    let body = diagnosed_response("resp_b", 1400, 0, miss("service_tier_changed", 1380));
+    let verdict = openai_judged(&first, &first, &body);
+    assert!(
+        matches!(verdict.cause, Some(MissCause::ProviderSide { .. })),
+        "{verdict}"
+    );
+    let Some(Agreement::OutsideLedger { theirs, note }) = verdict.agreement.as_deref() else {
+        panic!("{:?}", verdict.agreement)
+    };
+    assert_eq!(theirs, "service_tier_changed (1380 tokens)");
+    assert!(note.contains("service_tier differs"), "{note}");
+    // The verdict's own cause is unchanged: never the provider's reason.
+    assert_eq!(
+        verdict.cause.as_ref().map(MissCause::name),
+        Some("provider_side")
+    );
+
+    let mut edited = files.clone();
+    edited.notes = "Working on the logout bug.".to_owned();
+    let verdict = openai_judged(&first, &build(&pipeline, &edited, "09:01"), &body);
+    let Some(Agreement::Differs { note, .. }) = verdict.agreement.as_deref() else {
+        panic!("{:?}", verdict.agreement)
+    };
+    assert!(
+        note.contains("the ledger saw layer `session_notes`"),
+        "{note}"
+    );
+    assert!(note.contains("first divergence"), "{note}");
+    // The agreement survives the log's round trip.
+    let line = serde_json::to_string(verdict.agreement.as_deref().unwrap()).unwrap();
+    assert!(line.contains("\"agreement\":\"differs\""), "{line}");
+    let outside = Agreement::OutsideLedger {
+        theirs: "service_tier_changed".to_owned(),
+        note: "n".to_owned(),
+    };
+    let line = serde_json::to_string(&outside).unwrap();
+    assert_eq!(
+        line,
+        r#"{"agreement":"outside_ledger","theirs":"service_tier_changed","note":"n"}"#
+    );
+    assert_eq!(serde_json::from_str::<Agreement>(&line).unwrap(), outside);
+}
+
+// --- a prewarm: writes the caller asked for ----------------------------------
+
+/// A GPT-5.6 response to `prompt_cache_options.prewarm: true`: the prefix
+/// written, nothing generated.
+fn prewarm_response(id: &str, input: u64, cached: u64) -> Value {
+    let written = input - cached - 20;
+    json!({
+        "id": id, "object": "response", "created_at": 1_800_000_000, "status": "completed",
+        "model": "gpt-5.6-2026-09-30", "output": [], "error": null, "incomplete_details": null,
+        "prompt_cache_options": {"mode": "implicit", "ttl": "30m"},
+        "usage": {
+            "input_tokens": input,
+            "input_tokens_details": {
+                "cached_tokens": cached,
+                "cache_write_tokens": written,
+                "cache_write_tokens_details": {"ttl_30m_tokens": written, "ttl_12h_tokens": 0}
+            },
+            "output_tokens": 0,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input
+        }
+    })
+}
+
+/// After the TTL lapsed, a prewarm writes the prefix again: its verdict is
+/// that write, asked for (no cause, nothing lost, neither hit nor miss),
+/// and the next request reads what it wrote.
+#[test]
+fn a_prewarm_is_a_write_the_caller_asked_for_never_a_miss() {
+    let pipeline = pipeline();
+    let prompt = build(&pipeline, &Files::new(), "09:00");
+    let openai = |at| Sent::new(Provider::OpenAi, "gpt-5.6", t(at)).ttl(Duration::from_secs(1800));
+    let pricing = Pricing::new(1.25, 0.1, 1.25).unwrap();
+    let mut ledger = CacheLedger::new().pricing(pricing);
+    let id = ledger.sent(&prompt, openai(0));
+    ledger
+        .received(
+            id,
+            &usage_of(Provider::OpenAi, &prewarm_response("resp_a", 1400, 0)),
+        )
+        .unwrap();
+
+    // Idle past the 30-minute TTL: a plain request would be a TTL miss.
+    let usage = usage_of(Provider::OpenAi, &prewarm_response("resp_b", 1400, 0));
+    assert_eq!((usage.written, usage.output), (1380, Some(0)));
+    let id = ledger.sent(&prompt, openai(3600).prewarm());
+    let verdict = ledger.received(id, &usage).unwrap();
+    assert!(verdict.prewarm, "{verdict}");
+    assert_eq!(verdict.cause, None, "{verdict}");
+    assert!(!verdict.is_hit(), "{verdict}");
+    assert_eq!((verdict.lost_tokens, verdict.lost_usd), (0, Some(0.0)));
+    assert_eq!(
+        verdict.to_string(),
+        "prewarm: 1,380 tokens written at the caller's request, billed as cache writes (0 \
+         read, 20 uncached); the next request reads them"
+    );
+
+    // The conversation's next request reads what the prewarm wrote.
+    let id = ledger.sent(&prompt, openai(3660));
+    let hit = ledger
+        .received(
+            id,
+            &usage_of(Provider::OpenAi, &response("resp_c", 1400, 1380)),
+        )
+        .unwrap();
+    assert!(hit.is_hit(), "{hit}");
+    assert_eq!(hit.expected, 1380);
+
+    // The same write without the mark is the TTL miss it would have been.
+    let mut plain = CacheLedger::new();
+    let id = plain.sent(&prompt, openai(0));
+    plain
+        .received(
+            id,
+            &usage_of(Provider::OpenAi, &prewarm_response("resp_a", 1400, 0)),
+        )
+        .unwrap();
+    let id = plain.sent(&prompt, openai(3600));
+    let miss = plain.received(id, &usage).unwrap();
+    assert!(
+        matches!(miss.cause, Some(MissCause::TtlExpired { .. })),
+        "{miss}"
+    );
+
+    let summary = Summary::of(&[verdict.clone(), hit]);
+    assert_eq!(
+        (summary.requests, summary.hits, summary.prewarms),
+        (2, 1, 1)
+    );
+    assert!(summary.causes.is_empty(), "{summary}");
+    assert!(summary.to_string().contains("1 prewarm(s)"), "{summary}");
+    // The log keeps the mark.
+    let line = serde_json::to_string(&verdict).unwrap();
+    assert!(line.contains("\"prewarm\":true"), "{line}");
+    let back: CacheVerdict = serde_json::from_str(&line).unwrap();
+    assert!(back.prewarm);
+}
+
+/// A prewarm of a conversation's first request is no cold start either.
+#[test]
+fn a_first_request_prewarm_is_no_cold_start() {
+    let pipeline = pipeline();
+    let prompt = build(&pipeline, &Files::new(), "09:00");
+    let mut ledger = CacheLedger::new();
+    let id = ledger.sent(
+        &prompt,
+        Sent::new(Provider::OpenAi, "gpt-5.6", t(0)).prewarm(),
+    );
+    let verdict = ledger
+        .received(
+            id,
+            &usage_of(Provider::OpenAi, &prewarm_response("resp_a", 1400, 0)),
+        )
+        .unwrap();
+    assert!(verdict.prewarm && verdict.cause.is_none(), "{verdict}");
+}
+
+// --- Gemini's Interactions API -----------------------------------------------
+
+/// A finished Interaction as the Interactions API returns it.
+fn interaction(input: Value, cached: Value) -> Value {
+    json!({
+        "id": "v1_ChdpbnRlcmFjdGlvbi0x", "object": "interaction", "status": "completed",
+        "model": "gemini-3-flash", "created": "2026-12-07T09:00:00Z",
+        "updated": "2026-12-07T09:00:02Z",
+        "outputs": [{"type": "text", "text": "Done."}],
+        "usage": {
+            "total_input_tokens": input,
+            "total_cached_tokens": cached,
+            "total_output_tokens": 31,
+            "total_thought_tokens": 12,
+            "total_tool_use_tokens": 0,
+            "total_tokens": 5043,
+            "input_tokens_by_modality": [{"modality": "text", "tokens": input}],
+            "cached_tokens_by_modality": [{"modality": "text", "tokens": cached}]
+        }
+    })
+}
+
+#[test]
+fn gemini_interactions_count_cached_tokens_inside_the_input() {
+    let usage = usage_of(Provider::Gemini, &interaction(json!(5000), json!(4096)));
+    assert_eq!(
+        (
+            usage.uncached_input,
+            usage.read,
+            usage.written,
+            usage.output
+        ),
+        (904, 4096, 0, Some(43))
+    );
+    assert_eq!(
+        usage.response_id.as_deref(),
+        Some("v1_ChdpbnRlcmFjdGlvbi0x")
+    );
+    assert_eq!(usage.response_model.as_deref(), Some("gemini-3-flash"));
+    // Tool-use prompt tokens are input beside the prompt.
+    let mut body = interaction(json!(1000), json!(0));
+    body["usage"]["total_tool_use_tokens"] = json!(250);
+    assert_eq!(usage_of(Provider::Gemini, &body).uncached_input, 1250);
+    // Nothing cached: the field may be absent.
+    let mut body = interaction(json!(300), json!(0));
+    body["usage"]
+        .as_object_mut()
+        .unwrap()
+        .remove("total_cached_tokens");
+    assert_eq!(usage_of(Provider::Gemini, &body).read, 0);
+    // A stream: the `interaction.completed` event's interaction carries it.
+    let done = json!({"event_type": "interaction.completed", "event_id": "evt_9",
+                      "interaction": interaction(json!(5000), json!(4096))});
+    let events = [
+        json!({"event_type": "interaction.created", "interaction":
+               {"id": "v1_ChdpbnRlcmFjdGlvbi0x", "status": "in_progress"}}),
+        done.clone(),
+    ];
+    let folded = CacheUsage::from_stream(Provider::Gemini, &events).unwrap();
+    assert_eq!((folded.read, folded.uncached_input), (4096, 904));
+    assert_eq!(usage_of(Provider::Gemini, &done).read, 4096);
+}
+
+#[test]
+fn bad_interactions_usage_is_an_error_that_names_the_field() {
+    let cases: Vec<(Value, &str)> = vec![
+        (
+            interaction(json!(10), json!(11)),
+            "`usage.total_cached_tokens` 11 exceeds `usage.total_input_tokens` 10",
+        ),
+        (
+            interaction(json!("5000"), json!(0)),
+            "`usage.total_input_tokens` is a string, not a count",
+        ),
+        (
+            interaction(json!(5000), json!(-1)),
+            "`usage.total_cached_tokens` is -1, not a count",
+        ),
+        (
+            interaction(json!(5000), json!(40.5)),
+            "`usage.total_cached_tokens` is 40.5, not a count",
+        ),
+        (
+            interaction(json!(5000), json!([4096])),
+            "`usage.total_cached_tokens` is an array, not a count",
+        ),
+        (
+            interaction(json!(u64::MAX), json!(0)),
+            "usage.total_input_tokens",
+        ),
+        (
+            json!({"id": "v1_x", "status": "completed", "usage": {"total_cached_tokens": 3}}),
+            "has no `usage.total_input_tokens`",
+        ),
+        (
+            json!({"id": "v1_x", "status": "completed", "usage": "lots"}),
+            "`usage` of the interaction is not an object",
+        ),
+        (
+            json!({"id": "v1_x", "status": "in_progress"}),
+            "has not finished",
+        ),
+        (
+            json!({"event_type": "interaction.completed", "interaction":
+                   {"id": "v1_x", "status": "completed"}}),
+            "interaction has no `usage`",
+        ),
+        (
+            json!({"event_type": "content.delta", "delta": {"type": "text", "text": "Do"}}),
+            "carries no `interaction`",
+        ),
+    ];
+    for (body, expected) in cases {
+        let error = CacheUsage::from_response(Provider::Gemini, &body)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(expected), "{expected}: {error}");
+    }
+    // Past MAX_REQUEST_TOKENS the sums are refused, never wrapped.
+    let mut body = interaction(json!(999_999_999), json!(0));
+    body["usage"]["total_tool_use_tokens"] = json!(999_999_999);
+    let error = CacheUsage::from_response(Provider::Gemini, &body)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("usage.total_input_tokens + total_tool_use_tokens"),
+        "{error}"
+    );
+    let mut body = interaction(json!(10), json!(0));
+    body["usage"]["total_output_tokens"] = json!(999_999_999);
+    body["usage"]["total_thought_tokens"] = json!(999_999_999);
+    let error = CacheUsage::from_response(Provider::Gemini, &body)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("usage.total_output_tokens + total_thought_tokens"),
+        "{error}"
+    );
 }

@@ -155,6 +155,14 @@ fn body(provider: Provider, shape: bool, totals: bool, c: &[Value]) -> Value {
                       "output_tokens": c[5]},
             "prompt_cache_diagnostics": {"type": "cache_hit", "cache_missed_tokens": c[6],
                                          "comparison_reusable_tokens": c[7]}}),
+        (Provider::Bedrock, _) => json!({
+            "output": {"message": {"role": "assistant", "content": []}}, "stopReason": "end_turn",
+            "usage": {"inputTokens": c[0], "cacheReadInputTokens": c[1],
+                      "cacheWriteInputTokens": c[2],
+                      "cacheDetails": [{"ttl": "5m", "inputTokens": c[3]},
+                                       {"ttl": "1h", "inputTokens": c[4]}],
+                      "outputTokens": c[5], "totalTokens": c[7]},
+            "metrics": {"latencyMs": 1}}),
         (Provider::OpenAi, false) => json!({
             "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-5",
             "usage": {"prompt_tokens": c[0],
@@ -169,6 +177,8 @@ fn body(provider: Provider, shape: bool, totals: bool, c: &[Value]) -> Value {
     if !totals {
         if let Some(usage) = body.get_mut("usage").and_then(Value::as_object_mut) {
             usage.remove("cache_creation_input_tokens");
+            usage.remove("cacheWriteInputTokens");
+            usage.remove("totalTokens");
         }
         if let Some(details) = body.pointer_mut("/usage/input_tokens_details") {
             details
@@ -245,7 +255,7 @@ fn judge_all(provider: Provider, usages: &[CacheUsage]) {
                     verdict.lost_tokens <= verdict.written + verdict.uncached,
                     "{verdict:?}"
                 );
-                if let (Provider::Anthropic, Some(p)) = (provider, previous) {
+                if let (true, Some(p)) = (provider.caches_at_breakpoints(), previous) {
                     // What a hit reads: what the previous one read and wrote, exactly.
                     assert_eq!(
                         u128::from(verdict.expected),
@@ -279,13 +289,13 @@ proptest! {
     #[test]
     fn any_count_in_any_usage_field_is_read_whole_or_refused(
         counts in proptest::collection::vec(any_count(), 8),
-        provider in prop_oneof![Just(Provider::Anthropic), Just(Provider::OpenAi), Just(Provider::Gemini)],
+        provider in prop_oneof![Just(Provider::Anthropic), Just(Provider::OpenAi), Just(Provider::Gemini), Just(Provider::Bedrock)],
         shape: bool,
         totals: bool,
         full: bool,
     ) {
         let mut counts = counts;
-        if full && provider != Provider::Anthropic {
+        if full && !provider.caches_at_breakpoints() {
             // An input count at the ceiling: the parts inside it fit, and
             // Gemini's tool tokens beside it may not.
             counts[0] = json!(MAX_REQUEST_TOKENS);
@@ -299,8 +309,13 @@ proptest! {
             Err(error) => assert_named(&error),
         }
         // Streamed: Anthropic's start, then a delta replacing its counts one
-        // by one; the others' last chunk.
+        // by one; Bedrock's metadata event after the others; the others' last
+        // chunk.
         let events = match provider {
+            Provider::Bedrock => vec![
+                json!({"messageStart": {"role": "assistant"}}),
+                json!({"metadata": {"usage": body["usage"].clone(), "metrics": {"latencyMs": 1}}}),
+            ],
             Provider::Anthropic => vec![
                 json!({"type": "message_start", "message": body}),
                 json!({"type": "message_delta", "usage": {
@@ -329,7 +344,7 @@ proptest! {
                 }),
             1..5,
         ),
-        provider in prop_oneof![Just(Provider::Anthropic), Just(Provider::OpenAi), Just(Provider::Gemini)],
+        provider in prop_oneof![Just(Provider::Anthropic), Just(Provider::OpenAi), Just(Provider::Gemini), Just(Provider::Bedrock)],
     ) {
         judge_all(provider, &usages);
     }

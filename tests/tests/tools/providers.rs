@@ -18,9 +18,10 @@ use prompt_providers::anthropic::{
 };
 use prompt_providers::claude_cli::{ClaudeCli, ClaudeCliError, MAX_ARG_BYTES};
 use prompt_providers::gemini::{CreateCachedContent, GeminiError, GenerateContentRequest};
+use prompt_providers::lifetimes::{CacheLifetime, LIFETIMES_CHECKED, OpenAiApi};
 use prompt_providers::openai::{
-    CacheMode, CacheRetention, ChatRequest, InstructionRole, ResponsesRequest, prompt_cache_key,
-    takes_prompt_cache_options,
+    CacheMode, CacheRetention, ChatRequest, InstructionRole, PromptCacheTtl, ResponsesRequest,
+    prompt_cache_key, takes_prompt_cache_options,
 };
 use prompt_providers::{
     CONTEXT_PREAMBLE, Message, UndeliveredReminder, claude_cli, codex, user_prefix,
@@ -807,6 +808,213 @@ fn gpt_5_6_requests_break_at_the_end_of_the_stable_prefix() {
             "prompt_cache_key": key,
             "prompt_cache_options": {"mode": "implicit", "ttl": "30m"},
         })
+    );
+}
+
+// ---------------------------------------------------------------------------
+// OpenAI: how long the cache is kept (prompt_cache_options.ttl, retention)
+// ---------------------------------------------------------------------------
+
+/// The lifetime fields of a serialized body: the retention and the TTL.
+fn lifetime_fields(body: &Value) -> (Option<&str>, Option<&str>) {
+    (
+        body.get("prompt_cache_retention").and_then(Value::as_str),
+        body.pointer("/prompt_cache_options/ttl")
+            .and_then(Value::as_str),
+    )
+}
+
+/// `prompt_cache_retention` goes only to models before GPT-5.6; from
+/// GPT-5.6 on the body says how long with `prompt_cache_options.ttl`.
+#[test]
+fn retention_goes_only_to_models_that_take_no_prompt_cache_options() {
+    let prompt = cached("You are terse.", "Date: 2026-11-29");
+    let responses = |model: &str, retention| {
+        serde_json::to_value(
+            ResponsesRequest::new(&prompt, model)
+                .retention(retention)
+                .message(Message::user("Hi")),
+        )
+    };
+    let chat = |model: &str, retention| {
+        serde_json::to_value(
+            ChatRequest::new(&prompt, model)
+                .retention(retention)
+                .message(Message::user("Hi")),
+        )
+    };
+    for body in [
+        responses("gpt-5", CacheRetention::InMemory),
+        chat("gpt-5", CacheRetention::InMemory),
+    ] {
+        assert_eq!(lifetime_fields(&body.unwrap()), (Some("in_memory"), None));
+    }
+    for body in [
+        responses("gpt-5.4", CacheRetention::Hours24),
+        responses("gpt-5.5", CacheRetention::Hours24),
+        chat("gpt-5.5-pro", CacheRetention::Hours24),
+    ] {
+        assert_eq!(lifetime_fields(&body.unwrap()), (Some("24h"), None));
+    }
+    for body in [
+        responses("gpt-5.6", CacheRetention::Hours24),
+        responses("gpt-6", CacheRetention::InMemory),
+        chat("gpt-5.6-mini", CacheRetention::Hours24),
+    ] {
+        assert_eq!(lifetime_fields(&body.unwrap()), (None, Some("30m")));
+    }
+    // GPT-5.6 on the Basic path sends no prompt_cache_options, and still no
+    // retention: the field is deprecated for it.
+    let basic = serde_json::to_value(
+        ResponsesRequest::new(&basic("You are terse."), "gpt-5.6")
+            .retention(CacheRetention::Hours24)
+            .message(Message::user("Hi")),
+    )
+    .unwrap();
+    assert_eq!(lifetime_fields(&basic), (None, None));
+}
+
+/// GPT-5.5 keeps prompt caches only with `"24h"`: a request for it with
+/// `in_memory` fails to serialize, naming the field and what to do.
+#[test]
+fn gpt_5_5_refuses_in_memory_retention() {
+    let prompt = cached("You are terse.", "Date: 2026-11-29");
+    for model in ["gpt-5.5", "gpt-5.5-pro", "openai/gpt-5.5-2026-03-01"] {
+        let error = serde_json::to_value(
+            ResponsesRequest::new(&prompt, model)
+                .retention(CacheRetention::InMemory)
+                .message(Message::user("Hi")),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(error.contains("prompt_cache_retention"), "{error}");
+        assert!(
+            error.contains("in_memory") && error.contains(model),
+            "{error}"
+        );
+        assert!(error.contains("Hours24"), "{error}");
+        let chat = ChatRequest::new(&prompt, model)
+            .retention(CacheRetention::InMemory)
+            .message(Message::user("Hi"));
+        assert!(serde_json::to_value(&chat).is_err(), "{model}");
+    }
+}
+
+/// A TTL of the caller's goes in `prompt_cache_options.ttl`; a retention set
+/// beside it is left out, whatever the model (never both).
+#[test]
+fn a_ttl_and_a_retention_are_never_sent_together() {
+    let prompt = cached("You are terse.", "Date: 2026-11-29");
+    for model in ["gpt-5", "gpt-5.5", "gpt-5.6", "gpt-7", "my-deployment"] {
+        for retention in [
+            None,
+            Some(CacheRetention::InMemory),
+            Some(CacheRetention::Hours24),
+        ] {
+            for ttl in [
+                None,
+                Some(PromptCacheTtl::ThirtyMinutes),
+                Some(PromptCacheTtl::TwelveHours),
+            ] {
+                let mut request =
+                    ResponsesRequest::new(&prompt, model).message(Message::user("Hi"));
+                request.prompt_cache_retention = retention;
+                if let Some(ttl) = ttl {
+                    request = request.ttl(ttl);
+                }
+                let Ok(body) = serde_json::to_value(&request) else {
+                    // Only the retention GPT-5.5 refuses, with no TTL to
+                    // stand in for it.
+                    assert_eq!(
+                        (model, retention, ttl),
+                        ("gpt-5.5", Some(CacheRetention::InMemory), None)
+                    );
+                    continue;
+                };
+                let (sent_retention, sent_ttl) = lifetime_fields(&body);
+                assert!(
+                    sent_retention.is_none() || sent_ttl.is_none(),
+                    "{model}: {body}"
+                );
+                if let Some(ttl) = ttl {
+                    assert_eq!(sent_ttl, Some(ttl.as_str()), "{model}");
+                }
+                if takes_prompt_cache_options(model) {
+                    assert_eq!(sent_retention, None, "{model}");
+                }
+            }
+        }
+    }
+}
+
+/// Chat Completions takes only the 30-minute TTL; Responses takes 12 hours.
+#[test]
+fn a_12_hour_ttl_goes_only_to_responses() {
+    let prompt = cached("You are terse.", "Date: 2026-11-29");
+    let responses = serde_json::to_value(
+        ResponsesRequest::new(&prompt, "gpt-5.6")
+            .ttl(PromptCacheTtl::TwelveHours)
+            .message(Message::user("Hi")),
+    )
+    .unwrap();
+    assert_eq!(
+        responses["prompt_cache_options"],
+        json!({"mode": "implicit", "ttl": "12h"})
+    );
+    let error = serde_json::to_value(
+        ChatRequest::new(&prompt, "gpt-5.6")
+            .ttl(PromptCacheTtl::TwelveHours)
+            .message(Message::user("Hi")),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.contains("prompt_cache_options.ttl") && error.contains("12h"),
+        "{error}"
+    );
+    assert!(error.contains("ThirtyMinutes"), "{error}");
+    let chat = serde_json::to_value(
+        ChatRequest::new(&prompt, "gpt-5.6")
+            .ttl(PromptCacheTtl::ThirtyMinutes)
+            .message(Message::user("Hi")),
+    )
+    .unwrap();
+    assert_eq!(chat["prompt_cache_options"]["ttl"], "30m");
+}
+
+/// The body of a GPT-5.6 Responses request kept 12 hours, for the SDK check:
+/// the retention asked for beside it is left out.
+#[test]
+fn openai_responses_request_with_a_12_hour_ttl() {
+    let Standard { prompt, .. } = standard();
+    let request = ResponsesRequest::new(&prompt, "gpt-5.6")
+        .retention(CacheRetention::Hours24)
+        .ttl(PromptCacheTtl::TwelveHours)
+        .message(Message::user("Why does the login test fail?"));
+    let body = serde_json::to_value(&request).unwrap();
+    assert_eq!(lifetime_fields(&body), (None, Some("12h")));
+    insta::assert_snapshot!("openai_responses_ttl_12h", pretty!(request));
+}
+
+/// The lifetime table: what each OpenAI model line takes, read 2026-12-07.
+#[test]
+fn the_lifetime_table_says_what_each_openai_model_takes() {
+    assert_eq!(LIFETIMES_CHECKED, "2026-12-07");
+    let row = |model, api| CacheLifetime::openai(model, api);
+    assert_eq!(row("gpt-5.6", OpenAiApi::Responses).values, ["30m", "12h"]);
+    assert_eq!(row("gpt-6-mini", OpenAiApi::Chat).values, ["30m"]);
+    assert_eq!(row("gpt-5.5", OpenAiApi::Chat).values, ["24h"]);
+    assert_eq!(
+        row("gpt-5.4", OpenAiApi::Responses).values,
+        ["in_memory", "24h"]
+    );
+    assert_eq!(
+        row("gpt-4o", OpenAiApi::Responses).field,
+        "prompt_cache_retention"
+    );
+    assert_eq!(
+        row("gpt-5.6", OpenAiApi::Responses).default.as_deref(),
+        Some("30m")
     );
 }
 
@@ -1658,9 +1866,10 @@ fn the_minimums_of_december_2026_are_in_the_table() {
     assert_eq!(gemini.lookup("gemini-3-flash").tokens, 4096);
 }
 
-/// Every row of the price and minimum tables says when it was read and where.
+/// Every row of the price, minimum and lifetime tables says when it was read
+/// and where.
 #[test]
-fn every_price_and_minimum_row_has_a_date_and_a_source() {
+fn every_price_minimum_and_lifetime_row_has_a_date_and_a_source() {
     use prompt_providers::cost::ModelPrices;
     fn is_date(day: &str) -> bool {
         let b = day.as_bytes();
@@ -1680,6 +1889,22 @@ fn every_price_and_minimum_row_has_a_date_and_a_source() {
         assert!(is_date(&row.read_on), "{}: {}", row.name, row.read_on);
         assert!(row.source.contains('/'), "{}: {}", row.name, row.source);
         assert!(!row.ids.is_empty() && row.read > 0, "{}", row.name);
+    }
+    let lifetimes = CacheLifetime::all();
+    assert!(lifetimes.len() >= 5);
+    assert!(is_date(LIFETIMES_CHECKED));
+    for row in &lifetimes {
+        assert!(is_date(&row.read_on), "{}: {}", row.name, row.read_on);
+        assert!(row.read_on.as_str() <= LIFETIMES_CHECKED, "{}", row.name);
+        assert!(row.source.contains('/'), "{}: {}", row.name, row.source);
+        assert!(
+            !row.field.is_empty() && !row.values.is_empty(),
+            "{}",
+            row.name
+        );
+        if let Some(default) = &row.default {
+            assert!(row.values.contains(default), "{}: {default}", row.name);
+        }
     }
     for table in [
         CacheMinimums::anthropic(),

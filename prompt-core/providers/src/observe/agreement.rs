@@ -30,6 +30,11 @@ pub(crate) fn compare(
             Some(MissCause::ColdStart { .. })
             | Some(MissCause::NeverWritten { .. })
             | Some(MissCause::BelowMinimum { .. }) => Agreement::Agrees {},
+            Some(MissCause::PreviousUnknown { .. }) => Agreement::NotComparable {
+                why: "the ledger did not know the previous request (its shared store did not \
+                      answer)"
+                    .to_owned(),
+            },
             Some(cause) => differs(
                 "no divergence",
                 format!(
@@ -78,13 +83,22 @@ pub(crate) fn compare(
             };
             match (cause, matches(reason, cause)) {
                 (_, Match::Yes) => Agreement::Agrees {},
-                (_, Match::Untracked) => differs(
+                (Some(cause), Match::Unseen(means)) if cause.is_ours() => differs(
                     &theirs,
                     format!(
-                        "the provider names a change the ledger does not track ({reason}): \
-                         a request parameter outside the prompt, tools and model"
+                        "{means}, which the ledger is not told; the ledger saw {cause} as well, \
+                         which alone would also have missed: the provider names the first \
+                         divergence it found"
                     ),
                 ),
+                // A cause the ledger cannot see, and nothing it can see moved.
+                (_, Match::Unseen(means)) => Agreement::OutsideLedger {
+                    theirs,
+                    note: format!(
+                        "{means}; nothing the ledger tracks (prompt, tools, model, messages) \
+                         moved, so this is the cause: the ledger is not told of it and names none"
+                    ),
+                },
                 (None, Match::No) => differs(
                     &theirs,
                     "the provider reports a divergence, but the cache read what the ledger \
@@ -102,10 +116,19 @@ pub(crate) fn compare(
                 ),
                 (Some(cause), Match::No) => differs(
                     &theirs,
-                    format!(
-                        "the provider says {} changed; the ledger saw {cause}",
-                        what(reason)
-                    ),
+                    match reason {
+                        "prompt_cache_key_changed" => format!(
+                            "the provider says the prompt_cache_key changed; the ledger saw \
+                             {cause}, which does not move the key the request builder derives \
+                             (from the widest scope's layers: Global, else Project, else the \
+                             whole stable prefix) unless the prompt has no Global or Project \
+                             layer: otherwise the key was set beside the prompt"
+                        ),
+                        _ => format!(
+                            "the provider says {} changed; the ledger saw {cause}",
+                            what(reason)
+                        ),
+                    },
                 ),
             }
         }
@@ -115,8 +138,8 @@ pub(crate) fn compare(
 enum Match {
     Yes,
     No,
-    /// A reason the ledger has no counterpart for.
-    Untracked,
+    /// A reason the ledger cannot see, with what it means.
+    Unseen(String),
 }
 
 /// Whether the provider's `reason` names our `cause`.
@@ -134,15 +157,35 @@ fn matches(reason: &str, cause: Option<&MissCause>) -> Match {
             cause,
             Some(MissCause::LayerChanged { .. }) | Some(MissCause::MessagesRewritten { .. })
         )),
-        // The request builder derives the key from the Global and Project layers.
-        "prompt_cache_key_changed" => yes(matches!(
-            cause,
+        // The request builder derives the key from the Global and Project
+        // layers; a key set or sharded by the caller the ledger never sees.
+        "prompt_cache_key_changed" => match cause {
             Some(MissCause::LayerChanged {
                 scope: Some(Scope::Global) | Some(Scope::Project),
                 ..
-            })
+            }) => Match::Yes,
+            Some(cause) if cause.is_ours() => Match::No,
+            _ => Match::Unseen(
+                "the request's prompt_cache_key differs from the compared response's: a key \
+                 set, sharded or changed beside the prompt routes to another cache"
+                    .to_owned(),
+            ),
+        },
+        "service_tier_changed" => Match::Unseen(
+            "the request's service_tier differs from the compared response's (default, flex, \
+             priority keep caches apart)"
+                .to_owned(),
+        ),
+        "text_format_changed" | "reasoning_effort_changed" | "verbosity_changed" => {
+            Match::Unseen(format!(
+                "the request's {} differs from the compared response's",
+                what(reason)
+            ))
+        }
+        _ => Match::Unseen(format!(
+            "the provider names a change the ledger does not track ({reason}): a request \
+             parameter outside the prompt, tools and model"
         )),
-        _ => Match::Untracked,
     }
 }
 
@@ -156,6 +199,10 @@ fn what(reason: &str) -> &'static str {
         "context_compacted" => "the context (compacted)",
         "input_changed" => "the input",
         "prompt_cache_key_changed" => "the prompt_cache_key",
+        "service_tier_changed" => "the service_tier",
+        "text_format_changed" => "text.format",
+        "reasoning_effort_changed" => "reasoning.effort",
+        "verbosity_changed" => "text.verbosity",
         _ => "a request parameter",
     }
 }

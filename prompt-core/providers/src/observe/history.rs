@@ -8,10 +8,13 @@ use serde_json::Value;
 
 /// The keys that mark a cache breakpoint on a message or one of its blocks
 /// (Anthropic's and genai's `cache_control`, OpenAI's
-/// `prompt_cache_breakpoint`). A provider reads the prefix, not its
-/// markers, and a cache plan moves the conversation's breakpoint to the
-/// newest message each turn: [`MessagesDigest::of_json`] leaves them out.
-pub const BREAKPOINT_MARKERS: [&str; 2] = ["cache_control", "prompt_cache_breakpoint"];
+/// `prompt_cache_breakpoint`), or make a block of its own (Bedrock's
+/// `cachePoint`). A provider reads the prefix, not its markers, and a cache
+/// plan moves the conversation's breakpoint to the newest message each
+/// turn: [`MessagesDigest::of_json`] leaves them out, and a block that held
+/// nothing else with them.
+pub const BREAKPOINT_MARKERS: [&str; 3] =
+    ["cache_control", "prompt_cache_breakpoint", "cachePoint"];
 
 /// A digest of each message of a conversation: enough to say whether one
 /// history extends another, at which message they part, its role and about
@@ -154,7 +157,14 @@ fn unmarked(message: &Value) -> Option<Value> {
                 }
                 map.values_mut().for_each(strip);
             }
-            Value::Array(items) => items.iter_mut().for_each(strip),
+            Value::Array(items) => {
+                // A block that was only a marker (Bedrock's `{"cachePoint": ..}`) goes whole.
+                items.retain(|item| {
+                    !matches!(item, Value::Object(map) if !map.is_empty()
+                        && map.keys().all(|k| BREAKPOINT_MARKERS.contains(&k.as_str())))
+                });
+                items.iter_mut().for_each(strip);
+            }
             _ => {}
         }
     }

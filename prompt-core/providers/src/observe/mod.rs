@@ -82,6 +82,8 @@ mod price;
 mod provider;
 pub mod semconv;
 mod sent;
+#[cfg(feature = "redis")]
+mod shared;
 mod summary;
 mod tool_change;
 mod usage;
@@ -105,6 +107,12 @@ pub use log::{LogError, read_log};
 pub use price::Pricing;
 pub use provider::{Provider, UnknownProvider};
 pub use sent::{Sent, SentId};
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use shared::{
+    DEFAULT_EXPIRY_MARGIN, DEFAULT_STORE_TIMEOUT, LedgerStore, MAX_STORED_RECORD, RedisStore,
+    SharedLedger, SharedSentId, StoreError, StoreFuture, StoredEntry,
+};
 pub use summary::{KeepAlives, Lost, Summary};
 pub use tool_change::ToolChange;
 pub use usage::{

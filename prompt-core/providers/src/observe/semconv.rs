@@ -99,6 +99,9 @@ pub const PROVIDER_ANTHROPIC: &str = "anthropic";
 pub const PROVIDER_OPENAI: &str = "openai";
 /// `gen_ai.provider.name` of the Gemini API.
 pub const PROVIDER_GEMINI: &str = "gcp.gemini";
+/// `gen_ai.provider.name` of Amazon Bedrock (the conventions' well-known
+/// value `aws.bedrock`).
+pub const PROVIDER_BEDROCK: &str = "aws.bedrock";
 
 /// The framework's own: the miss's cause (`layer_changed`, `ttl_expired`,
 /// ...), absent on a hit.

@@ -44,6 +44,7 @@ pub struct Sent<'a> {
     pub(crate) pricing: Option<Pricing>,
     pub(crate) prompt: Option<(&'a str, &'a str)>,
     pub(crate) keep_alive: bool,
+    pub(crate) prewarm: bool,
 }
 
 impl<'a> Sent<'a> {
@@ -64,7 +65,25 @@ impl<'a> Sent<'a> {
             pricing: None,
             prompt: None,
             keep_alive: false,
+            prewarm: false,
         }
+    }
+
+    /// The request is a prewarm (OpenAI's `prompt_cache_options.prewarm`,
+    /// [`ResponsesRequest::prewarm`](crate::openai::ResponsesRequest::prewarm)):
+    /// it writes the prefix at the caller's request and generates nothing.
+    /// Its verdict is never a miss of the conversation: what it writes is
+    /// marked [`CacheVerdict::prewarm`](super::CacheVerdict::prewarm), lost
+    /// nothing, and is what the next request should read.
+    ///
+    /// ```
+    /// use prompt_providers::observe::{Provider, Sent};
+    /// let sent = Sent::new(Provider::OpenAi, "gpt-5.6", jiff::Timestamp::UNIX_EPOCH).prewarm();
+    /// # let _ = sent;
+    /// ```
+    pub fn prewarm(mut self) -> Self {
+        self.prewarm = true;
+        self
     }
 
     /// The conversation it belongs to, for a ledger that serves many (an
@@ -167,9 +186,10 @@ impl<'a> Sent<'a> {
     }
 
     /// The model's minimum cacheable prefix, in tokens, overriding the
-    /// crate's table (Anthropic's: [`CacheMinimums`](crate::providers::anthropic::CacheMinimums);
-    /// OpenAI and Gemini have none here yet, so without this a prefix below
-    /// their minimum reads as a cold start).
+    /// crate's table (Anthropic's: [`CacheMinimums`](crate::providers::anthropic::CacheMinimums),
+    /// which a Bedrock id reads through its Claude family; OpenAI and Gemini
+    /// have none here yet, so without this a prefix below their minimum
+    /// reads as a cold start).
     pub fn minimum(mut self, tokens: u64) -> Self {
         self.minimum = Some(tokens);
         self

@@ -26,6 +26,9 @@ pub struct Summary {
     pub requests: usize,
     /// Of those, hits.
     pub hits: usize,
+    /// Of those, prewarms ([`Sent::prewarm`](super::Sent::prewarm)):
+    /// neither hits nor misses.
+    pub prewarms: usize,
     /// Input tokens read from the cache, written, and billed uncached.
     pub read: u64,
     /// See [`read`](Self::read).
@@ -97,6 +100,7 @@ impl Summary {
             out.written = out.written.saturating_add(verdict.written);
             out.uncached = out.uncached.saturating_add(verdict.uncached);
             match &verdict.cause {
+                None if verdict.prewarm => out.prewarms += 1,
                 None => out.hits += 1,
                 Some(cause) => {
                     out.causes.entry(cause.name()).or_default().add(verdict);
@@ -146,6 +150,13 @@ impl fmt::Display for Summary {
             thousands(self.written),
             thousands(self.uncached)
         )?;
+        if self.prewarms > 0 {
+            writeln!(
+                f,
+                "{} prewarm(s): cache writes asked for, neither hits nor misses",
+                self.prewarms
+            )?;
+        }
         if !self.causes.is_empty() {
             writeln!(f, "lost, by cause:")?;
             let mut causes: Vec<_> = self.causes.iter().collect();

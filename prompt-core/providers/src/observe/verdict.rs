@@ -128,6 +128,14 @@ pub enum MissCause {
     /// the request elsewhere.
     #[non_exhaustive]
     ProviderSide {},
+    /// The response read nothing, and the conversation's previous request is
+    /// not known: a shared ledger's store (`SharedLedger`, feature `redis`)
+    /// did not answer in time, was unreachable, held a record it could not
+    /// read, or lost the record (restarted) while this replica had sent the
+    /// conversation's earlier requests. Not a cold start: nothing says there
+    /// was nothing to read. See [`CacheVerdict::previous_unknown`].
+    #[non_exhaustive]
+    PreviousUnknown {},
 }
 
 impl MissCause {
@@ -143,6 +151,7 @@ impl MissCause {
             Self::MessagesRewritten { .. } => "messages_rewritten",
             Self::NeverWritten { .. } => "never_written",
             Self::ProviderSide { .. } => "provider_side",
+            Self::PreviousUnknown { .. } => "previous_unknown",
         }
     }
 
@@ -161,6 +170,10 @@ impl MissCause {
 
     pub(crate) fn provider_side() -> Self {
         Self::ProviderSide {}
+    }
+
+    pub(crate) fn previous_unknown() -> Self {
+        Self::PreviousUnknown {}
     }
 }
 
@@ -243,6 +256,10 @@ impl fmt::Display for MissCause {
                  read or wrote the cache"
             ),
             Self::ProviderSide {} => f.write_str("provider side: nothing of ours moved"),
+            Self::PreviousUnknown {} => f.write_str(
+                "previous request unknown: the ledger's store did not say what this \
+                 conversation sent before",
+            ),
         }
     }
 }
@@ -262,6 +279,18 @@ pub enum Agreement {
         /// The provider's outcome or reason, verbatim.
         theirs: String,
         /// Where they differ, for a person.
+        note: String,
+    },
+    /// The provider names a cause the ledger is not told about (OpenAI's
+    /// `prompt_cache_key_changed` for a key set beside the prompt,
+    /// `service_tier_changed`, another request parameter), and the ledger
+    /// saw nothing of its own move: the two do not contradict each other,
+    /// and the provider's reason is the one to act on. The ledger never
+    /// takes it as its own cause.
+    OutsideLedger {
+        /// The provider's reason, verbatim, with its missed tokens.
+        theirs: String,
+        /// What it means and why the ledger could not see it, for a person.
         note: String,
     },
     /// The provider gave nothing to compare with (pending, not found,
@@ -349,7 +378,12 @@ pub struct CacheVerdict {
     /// [`lost_usd`](Self::lost_usd) is what that cost beyond the read).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep_alive: bool,
-    /// `None` on a hit; else why it missed.
+    /// A prewarm ([`Sent::prewarm`](super::Sent::prewarm)): what it wrote
+    /// was asked for. It has no cause unless below the minimum (it then
+    /// wrote nothing), loses nothing, and is neither a hit nor a miss.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prewarm: bool,
+    /// `None` on a hit and a prewarm; else why it missed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<MissCause>,
     /// The provider's own diagnosis, when the response had one (boxed: most
@@ -359,6 +393,15 @@ pub struct CacheVerdict {
     /// How the verdict compares with it, when the request asked for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agreement: Option<Box<Agreement>>,
+    /// The conversation's previous request was not known when this one was
+    /// sent: a shared ledger's store did not answer (down, slow, restarted,
+    /// or holding a record it could not read). Nothing was compared: the
+    /// cause is [`MissCause::PreviousUnknown`] when the response read
+    /// nothing, none when it read something ([`expected`](Self::expected)
+    /// is then 0), [`MissCause::BelowMinimum`] when below the minimum.
+    /// Always false for a [`CacheLedger`](super::CacheLedger) alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub previous_unknown: bool,
 }
 
 fn empty() -> Arc<str> {
@@ -376,9 +419,9 @@ impl super::SentId {
 }
 
 impl CacheVerdict {
-    /// Whether the cache read what a hit reads.
+    /// Whether the cache read what a hit reads (never a prewarm's).
     pub fn is_hit(&self) -> bool {
-        self.cause.is_none()
+        self.cause.is_none() && !self.prewarm
     }
 
     /// Whether a keep-alive ping that wrote the prefix instead of reading it.
@@ -471,12 +514,27 @@ impl CacheVerdict {
                 "the provider evicted or routed the entry elsewhere (OpenAI: a stable \
                  `prompt_cache_key` helps); nothing to change on our side"
             }
+            Some(MissCause::PreviousUnknown { .. }) => {
+                "the shared ledger's store did not answer in time or lost its record: \
+                 check the store (its address, its latency against the ledger's timeout); \
+                 the next request is compared again once it answers"
+            }
         }
     }
 }
 
 impl fmt::Display for CacheVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.prewarm && self.cause.is_none() {
+            return write!(
+                f,
+                "prewarm: {} tokens written at the caller's request, billed as cache writes \
+                 ({} read, {} uncached); the next request reads them",
+                thousands(self.written),
+                thousands(self.read),
+                thousands(self.uncached)
+            );
+        }
         if self.keep_alive {
             f.write_str(if self.cause.is_some() {
                 "FAILED keep-alive: "
@@ -485,13 +543,17 @@ impl fmt::Display for CacheVerdict {
             })?;
         }
         let Some(cause) = &self.cause else {
-            return write!(
+            write!(
                 f,
                 "hit: read {} of {} input tokens ({:.0}%)",
                 thousands(self.read),
                 thousands(self.input_tokens()),
                 self.hit_ratio() * 100.0
-            );
+            )?;
+            if self.previous_unknown {
+                f.write_str(" (previous request unknown: nothing to compare with)")?;
+            }
+            return Ok(());
         };
         let mut line = cause.to_string();
         if let MissCause::LayerChanged {

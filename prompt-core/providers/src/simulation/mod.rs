@@ -98,11 +98,7 @@ fn pricing(
 ) -> Result<(Multipliers, &'static str, CacheMinimums), SimulationError> {
     match Multipliers::openai(model) {
         Some(multipliers) => {
-            let retention = if super::openai::takes_prompt_cache_options(model) {
-                "30m"
-            } else {
-                "24h"
-            };
+            let retention = super::lifetimes::openai_default(model);
             if ttl.is_some() {
                 return Err(SimulationError::TtlNotTaken {
                     model: model.to_owned(),

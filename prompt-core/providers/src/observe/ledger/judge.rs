@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use super::prefix::{Changes, Prefix};
 use super::{Moved, Pending, Received, Record};
-use crate::observe::{CacheUsage, CacheVerdict, MissCause, Pricing, Provider, Sent, SentId};
+use crate::observe::{CacheUsage, CacheVerdict, MissCause, Pricing, Sent, SentId};
 
 /// What moved from `previous` to this request, idle since `clock` (the
 /// previous request's time, or a keep-alive ping's after it).
@@ -63,7 +63,9 @@ pub(super) fn moved(
 /// The verdict on `pending`'s response. `previous` is the previous
 /// request's usage, when its response came back; `never_cached`, how many
 /// of the conversation's responses came back before it, when none of them
-/// read or wrote anything (0 once one did).
+/// read or wrote anything (0 once one did). When a shared store did not say
+/// what the previous request was, nothing moved is known, and a response
+/// that read nothing is [`MissCause::PreviousUnknown`], never a cold start.
 pub(super) fn verdict(
     id: SentId,
     conversation: &Arc<str>,
@@ -73,31 +75,33 @@ pub(super) fn verdict(
     pricing: Option<Pricing>,
     never_cached: u64,
 ) -> CacheVerdict {
+    let unknown = pending.shared.as_ref().is_some_and(|s| s.unknown);
     let (read, written, uncached) = (usage.read, usage.written, usage.uncached_input);
     let below = pending.minimum.and_then(|minimum| {
         if read > 0 || written > 0 {
             return None;
         }
-        // Anthropic caches at breakpoints: the prefix through the last must
-        // reach the minimum. The others key on the whole prompt.
-        let tokens = match pending.provider {
-            Provider::Anthropic => pending.prefix_tokens,
-            _ => usage.input_tokens(),
+        // Anthropic and Bedrock cache at breakpoints: the prefix through the
+        // last must reach the minimum. The others key on the whole prompt.
+        let tokens = if pending.provider.caches_at_breakpoints() {
+            pending.prefix_tokens
+        } else {
+            usage.input_tokens()
         };
         (tokens < minimum).then_some(MissCause::BelowMinimum { tokens, minimum })
     });
     let (expected, estimated) = match (&pending.moved, previous) {
         (None, _) => (0, false),
         // What it read and wrote is what the cache holds for this one.
-        (Some(_), Some(p)) if pending.provider == Provider::Anthropic || p.written > 0 => {
-            (p.read.saturating_add(p.written), false)
+        (Some(_), Some(p)) if pending.provider.caches_at_breakpoints() || p.written() > 0 => {
+            (p.read().saturating_add(p.written()), false)
         }
         // A cache of the whole prompt (OpenAI's implicit one) kept nothing
         // of a previous prompt below the minimum: nothing to read.
-        (Some(_), Some(p)) if pending.minimum.is_some_and(|minimum| p.input < minimum) => {
+        (Some(_), Some(p)) if pending.minimum.is_some_and(|minimum| p.input() < minimum) => {
             (0, false)
         }
-        (Some(m), Some(p)) => (p.read.max(m.held_estimate), m.held_estimate > p.read),
+        (Some(m), Some(p)) => (p.read().max(m.held_estimate), m.held_estimate > p.read()),
         (Some(m), None) => (m.held_estimate, true),
     };
     let tolerance = if estimated {
@@ -109,23 +113,37 @@ pub(super) fn verdict(
     let short = read == 0 || read.saturating_add(tolerance) < expected;
     let cause = match (below, &pending.moved) {
         (Some(below), _) => Some(below),
+        (None, None) if pending.prewarm => None,
+        (None, None) if unknown => (read == 0).then(MissCause::previous_unknown),
         (None, None) => (read == 0).then(MissCause::cold_start),
         // Nothing held, and nothing ever was in this conversation: not the
         // cold start a conversation pays once.
-        (None, Some(_)) if expected == 0 && read == 0 && written == 0 && never_cached > 0 => {
+        (None, Some(_))
+            if expected == 0
+                && read == 0
+                && written == 0
+                && never_cached > 0
+                && !pending.prewarm =>
+        {
             Some(MissCause::NeverWritten {
                 requests: never_cached.saturating_add(1),
             })
         }
-        (None, Some(_)) if expected == 0 => (read == 0).then(MissCause::cold_start),
+        (None, Some(_)) if expected == 0 => {
+            (read == 0 && !pending.prewarm).then(MissCause::cold_start)
+        }
         (None, Some(_)) if !short => None,
+        // A prewarm writes what it was asked to: not a miss of the
+        // conversation, whatever moved.
+        (None, _) if pending.prewarm => None,
         (None, Some(moved)) => Some(first_cause(moved, pending.ttl)),
     };
     let lost = match &cause {
         None
         | Some(MissCause::ColdStart { .. })
         | Some(MissCause::NeverWritten { .. })
-        | Some(MissCause::BelowMinimum { .. }) => 0,
+        | Some(MissCause::BelowMinimum { .. })
+        | Some(MissCause::PreviousUnknown { .. }) => 0,
         Some(_) => expected
             .saturating_sub(read)
             .min(written.saturating_add(uncached)),
@@ -160,9 +178,11 @@ pub(super) fn verdict(
         lost_usd,
         ttl: pending.ttl,
         keep_alive: pending.keep_alive,
+        prewarm: pending.prewarm,
         cause,
         diagnosis: usage.diagnosis.clone().map(Box::new),
         agreement: agreement.map(Box::new),
+        previous_unknown: unknown,
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod judge;
 mod prefix;
+pub(crate) mod remote;
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -21,9 +22,9 @@ use crate::AssembledPrompt;
 use crate::diff::StablePrefix;
 use crate::fingerprint::Fingerprint;
 use crate::providers::anthropic::CacheMinimums;
-use crate::spec::AssemblyPath;
+use prefix::Changes;
 pub use prefix::GivenPrefix;
-use prefix::{Changes, Prefix};
+pub(crate) use prefix::Prefix;
 
 /// The cache's lifetime a request is judged against unless it says: five
 /// minutes, Anthropic's default and the shortest OpenAI keeps an entry.
@@ -168,18 +169,52 @@ const RECEIVED_KEPT: usize = 4;
 
 /// What the cache held after a request: its usage, as far as a hit of the
 /// next request depends on it.
+///
+/// The counts are `u32`: [`CacheUsage::check`] holds every count of a usage
+/// the ledger records to [`MAX_REQUEST_TOKENS`](super::MAX_REQUEST_TOKENS)
+/// (10^9), which fits, and a conversation keeps four of these (16 bytes
+/// each rather than 32, which keeps a conversation under 1 KiB).
 #[derive(Clone, Copy)]
-struct Received {
+pub(crate) struct Received {
     seq: u64,
-    read: u64,
-    written: u64,
+    read: u32,
+    written: u32,
     /// Every input token of the request: a provider that caches the whole
     /// prompt (OpenAI, Gemini) keeps nothing of one below its minimum.
-    input: u64,
+    input: u32,
+}
+
+impl Received {
+    /// Request `seq`'s counts, each held to `u32::MAX` (a checked usage is
+    /// far below it).
+    pub(crate) fn new(seq: u64, read: u64, written: u64, input: u64) -> Self {
+        let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        Self {
+            seq,
+            read: narrow(read),
+            written: narrow(written),
+            input: narrow(input),
+        }
+    }
+
+    /// Tokens the request read from the cache.
+    pub(crate) fn read(&self) -> u64 {
+        u64::from(self.read)
+    }
+
+    /// Tokens the request wrote to the cache.
+    pub(crate) fn written(&self) -> u64 {
+        u64::from(self.written)
+    }
+
+    /// Every input token of the request.
+    pub(crate) fn input(&self) -> u64 {
+        u64::from(self.input)
+    }
 }
 
 /// What a request carried that the next one is compared with.
-struct Record {
+pub(crate) struct Record {
     seq: u64,
     at: Timestamp,
     provider: Provider,
@@ -217,8 +252,52 @@ struct Pending {
     requested_diagnosis: bool,
     /// A keep-alive ping ([`Sent::keep_alive`]).
     keep_alive: bool,
+    /// A prewarm ([`Sent::prewarm`]): its writes were asked for.
+    prewarm: bool,
     /// What moved since the previous request (`None`: there was none).
     moved: Option<Moved>,
+    /// What a shared store said of the previous request (`None` for a
+    /// ledger alone). Boxed: a ledger alone pays a pointer.
+    shared: Option<Box<SharedPending>>,
+}
+
+/// What a shared store said of a request's previous one, for its verdict.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+struct SharedPending {
+    /// The previous request's usage, as the store held it.
+    usage: Option<Received>,
+    /// Responses that never cached, as of the previous one (`None`: this
+    /// ledger's own count).
+    never_cached: Option<u32>,
+    /// The store did not say.
+    unknown: bool,
+    /// The request's number in its conversation, the store's count (0 when
+    /// the store did not answer).
+    seq: u64,
+}
+
+/// Where a shared ledger's request is compared from: what its store said.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) struct FromStore {
+    pub(crate) previous: StorePrevious,
+    /// The previous request's usage, as the store held it.
+    pub(crate) usage: Option<Received>,
+    /// Responses that never cached, as of the previous request (`None`:
+    /// this ledger's own count).
+    pub(crate) never_cached: Option<u32>,
+}
+
+/// The previous request as a shared store said.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) enum StorePrevious {
+    /// This ledger's own last request of the conversation, text and all.
+    Local,
+    /// Another replica's, read back (fingerprints and ranges, no text).
+    Remote(Box<Record>),
+    /// The store did not say.
+    Unknown,
+    /// None: the conversation's first request (or its record expired).
+    None,
 }
 
 /// What moved between a request and the one before it.
@@ -334,7 +413,9 @@ impl CacheLedger {
     }
 
     /// Anthropic's minimum cacheable prefixes, overridden
-    /// ([`CacheMinimums::set`]).
+    /// ([`CacheMinimums::set`]). Bedrock's Claude models read the same
+    /// table, through the Anthropic model their id names
+    /// ([`bedrock::anthropic_model`](crate::providers::bedrock::anthropic_model)).
     pub fn minimums(mut self, minimums: CacheMinimums) -> Self {
         self.minimums = minimums;
         self
@@ -349,11 +430,7 @@ impl CacheLedger {
     /// the conversation's previous request. Returns the id to pass to
     /// [`received`](Self::received) with the response's usage.
     pub fn sent(&mut self, prompt: &AssembledPrompt, mut sent: Sent<'_>) -> SentId {
-        let prefix = match prompt.path() {
-            AssemblyPath::Basic => Prefix::Empty,
-            AssemblyPath::Cached => Prefix::Assembled(Arc::clone(prompt.trace().shared_stable())),
-        };
-        self.record(prefix, &mut sent)
+        self.record(Prefix::of(prompt), &mut sent, None).0
     }
 
     /// Records a stable prefix the ledger did not see assembled (a recorded
@@ -370,7 +447,7 @@ impl CacheLedger {
     /// sent again is known to be the same bytes at once, and what changed
     /// between two of them is worked out once.
     pub fn sent_given(&mut self, prefix: &GivenPrefix, mut sent: Sent<'_>) -> SentId {
-        self.record(Prefix::given(prefix), &mut sent)
+        self.record(Prefix::given(prefix), &mut sent, None).0
     }
 
     /// The verdict on the response to request `id`, from its `usage`;
@@ -386,6 +463,18 @@ impl CacheLedger {
         &mut self,
         id: SentId,
         usage: &CacheUsage,
+    ) -> Result<CacheVerdict, LedgerError> {
+        self.received_stored(id, usage, &mut None)
+    }
+
+    /// [`received`](Self::received), putting in `stored` what a shared
+    /// store keeps of the response (its usage and the never-cached count
+    /// after it) once the verdict is made, whether or not it was logged.
+    pub(crate) fn received_stored(
+        &mut self,
+        id: SentId,
+        usage: &CacheUsage,
+        stored: &mut Option<remote::StoredUsage>,
     ) -> Result<CacheVerdict, LedgerError> {
         if id.ledger != self.id {
             return Err(LedgerError::ForeignId);
@@ -411,19 +500,25 @@ impl CacheLedger {
             _ => conversation.pending.remove(index),
         }
         .ok_or(LedgerError::NotInFlight { seq: id.seq })?;
-        let previous = pending.moved.as_ref().and_then(|m| {
-            conversation
-                .received
-                .iter()
-                .find(|r| r.seq == m.previous_seq)
-                .copied()
+        let shared = pending.shared.as_deref();
+        let previous = shared.and_then(|s| s.usage).or_else(|| {
+            pending.moved.as_ref().and_then(|m| {
+                conversation
+                    .received
+                    .iter()
+                    .find(|r| r.seq == m.previous_seq)
+                    .copied()
+            })
         });
         let pricing = pending.pricing.or(self.pricing);
-        let never_cached = match conversation.never_cached {
+        let count = shared
+            .and_then(|s| s.never_cached)
+            .unwrap_or(conversation.never_cached);
+        let never_cached = match count {
             CACHED => 0,
             n => u64::from(n),
         };
-        let verdict = judge::verdict(
+        let mut verdict = judge::verdict(
             id,
             &conversation.key,
             &pending,
@@ -432,22 +527,32 @@ impl CacheLedger {
             pricing,
             never_cached,
         );
-        if usage.read > 0 || usage.written > 0 {
-            conversation.never_cached = CACHED;
-        } else if conversation.never_cached < CACHED - 1
+        if let Some(shared) = shared {
+            verdict.seq = shared.seq;
+        }
+        let count = if usage.read > 0 || usage.written > 0 {
+            CACHED
+        } else if count < CACHED - 1
             && !matches!(verdict.cause, Some(MissCause::BelowMinimum { .. }))
         {
             // A response below the minimum wrote nothing for a known reason.
-            conversation.never_cached += 1;
-        }
+            count + 1
+        } else {
+            count
+        };
+        conversation.never_cached = count;
         if conversation.received.len() == RECEIVED_KEPT {
             conversation.received.pop_front();
         }
-        conversation.received.push_back(Received {
-            seq: id.seq,
-            read: usage.read,
-            written: usage.written,
-            input: usage.input_tokens(),
+        conversation.received.push_back(Received::new(
+            id.seq,
+            usage.read,
+            usage.written,
+            usage.input_tokens(),
+        ));
+        *stored = Some(remote::StoredUsage {
+            received: Received::new(id.seq, usage.read, usage.written, usage.input_tokens()),
+            never_cached: count,
         });
         super::emit::verdict(&verdict, usage.response_model.as_deref());
         if let Some(Err(source)) = self.log.as_mut().map(|log| write_line(log, &verdict)) {
@@ -459,7 +564,51 @@ impl CacheLedger {
         Ok(verdict)
     }
 
-    fn record(&mut self, prefix: Prefix, sent: &mut Sent<'_>) -> SentId {
+    /// The request `id`'s number in its conversation as a shared store
+    /// counts them (its verdict's [`CacheVerdict::seq`]).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn set_shared_seq(&mut self, id: SentId, seq: u64) {
+        if let Some(shared) = self
+            .conversations
+            .get_mut(&id.conversation)
+            .and_then(|c| c.pending.iter_mut().find(|p| p.seq == id.seq))
+            .and_then(|p| p.shared.as_mut())
+        {
+            shared.seq = seq;
+        }
+    }
+
+    /// This ledger's own last request of `conversation`: its number here
+    /// and when it was sent.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn last_sent(&self, conversation: &str) -> Option<(u64, jiff::Timestamp)> {
+        let number = self.keys.get(conversation)?;
+        let last = self.conversations.get(number)?.last.as_ref()?;
+        Some((last.seq, last.at))
+    }
+
+    /// Records a request as [`sent`](Self::sent) does. With `store`, it is
+    /// compared with the previous request the store said, and the record a
+    /// store keeps of it (written by `writer`) comes back with its id: none
+    /// for a keep-alive ping, which is not a turn and leaves the store's
+    /// record as it is.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn record_with(
+        &mut self,
+        prefix: Prefix,
+        sent: &mut Sent<'_>,
+        store: FromStore,
+        writer: u64,
+    ) -> (SentId, Option<Vec<u8>>) {
+        self.record(prefix, sent, Some((store, writer)))
+    }
+
+    fn record(
+        &mut self,
+        prefix: Prefix,
+        sent: &mut Sent<'_>,
+        store: Option<(FromStore, u64)>,
+    ) -> (SentId, Option<Vec<u8>>) {
         self.tick += 1;
         let tick = self.tick;
         let ledger_pricing = self.pricing;
@@ -473,7 +622,15 @@ impl CacheLedger {
         conversation.used = tick;
         conversation.next_seq += 1;
         let seq = conversation.next_seq;
-        let previous = conversation.last.as_ref();
+        let (store, writer) = match store {
+            Some((store, writer)) => (Some(store), writer),
+            None => (None, 0),
+        };
+        let previous = match store.as_ref().map(|s| &s.previous) {
+            None | Some(StorePrevious::Local) => conversation.last.as_ref(),
+            Some(StorePrevious::Remote(record)) => Some(&**record),
+            Some(StorePrevious::Unknown) | Some(StorePrevious::None) => None,
+        };
         // A ping re-sends the last real turn: without one, it is a turn.
         let ping = sent.keep_alive && previous.is_some();
         // The cache's clock: the last request, turn or ping.
@@ -485,6 +642,7 @@ impl CacheLedger {
                 .filter(|&ping| ping > p.at)
                 .unwrap_or(p.at)
         });
+        let previous_at = previous.map(|p| p.at);
         // The model's name and its minimum, the previous request's when the
         // same model (the table's lookup allocates).
         let (model, table_minimum): (Arc<str>, Option<u64>) = match previous {
@@ -495,6 +653,12 @@ impl CacheLedger {
                 Arc::from(sent.model),
                 match sent.provider {
                     Provider::Anthropic => Some(minimums.lookup(sent.model).tokens as u64),
+                    // A Bedrock model id names an Anthropic family.
+                    Provider::Bedrock => Some(
+                        minimums
+                            .lookup(crate::providers::bedrock::table_id(sent.model))
+                            .tokens as u64,
+                    ),
                     Provider::OpenAi => Some(openai_minimums.lookup(sent.model).tokens as u64),
                     _ => None,
                 },
@@ -512,11 +676,11 @@ impl CacheLedger {
         };
         let last_breakpoint = breakpoints.iter().copied().max().unwrap_or(0);
         let prefix_tokens = prefix.tokens_of(last_breakpoint);
-        // Anthropic caches at the breakpoints, so the prefix through the last
-        // must reach the minimum; the others cache the whole prompt, whose
-        // length is known only from the response.
+        // Anthropic and Bedrock cache at the breakpoints, so the prefix
+        // through the last must reach the minimum; the others cache the whole
+        // prompt, whose length is known only from the response.
         let held_estimate = match minimum {
-            Some(minimum) if sent.provider == Provider::Anthropic && prefix_tokens < minimum => 0,
+            Some(minimum) if sent.provider.caches_at_breakpoints() && prefix_tokens < minimum => 0,
             _ => prefix_tokens,
         };
         // The prompt's name and version, shared likewise.
@@ -547,7 +711,16 @@ impl CacheLedger {
             prefix_tokens,
             requested_diagnosis: sent.previous_response.is_some(),
             keep_alive: ping,
+            prewarm: sent.prewarm,
             moved,
+            shared: store.as_ref().map(|s| {
+                Box::new(SharedPending {
+                    usage: s.usage,
+                    never_cached: s.never_cached,
+                    unknown: matches!(s.previous, StorePrevious::Unknown),
+                    seq: 0,
+                })
+            }),
         };
         let ttl = pending.ttl;
         if conversation.pending.len() == MAX_IN_FLIGHT {
@@ -567,10 +740,10 @@ impl CacheLedger {
             });
             keep.last_ping = Some(sent.at);
             keep.pings_since_turn = keep.pings_since_turn.saturating_add(1);
-            return id;
+            return (id, None);
         }
-        if let Some(previous) = &conversation.last {
-            let gap = sent.at.duration_since(previous.at);
+        if let Some(previous_at) = previous_at {
+            let gap = sent.at.duration_since(previous_at);
             let gap = Duration::try_from(gap).unwrap_or(Duration::ZERO);
             conversation
                 .keep
@@ -584,7 +757,7 @@ impl CacheLedger {
             keep.ttl = ttl;
             keep.pricing = sent.pricing.or(ledger_pricing);
         }
-        conversation.last = Some(Record {
+        let record = Record {
             seq,
             at: sent.at,
             provider: sent.provider,
@@ -597,8 +770,12 @@ impl CacheLedger {
             messages: sent.messages.take(),
             prompt,
             held_estimate,
-        });
-        id
+        };
+        let never_cached = conversation.never_cached;
+        let stored =
+            store.map(|s| remote::encode(&record, writer, s.never_cached.unwrap_or(never_cached)));
+        conversation.last = Some(record);
+        (id, stored)
     }
 
     /// Records a keep-alive ping of `conversation` sent `at`: its last
@@ -621,7 +798,7 @@ impl CacheLedger {
             .ttl(ttl)
             .keep_alive();
         sent.pricing = pricing;
-        Some(self.record(prefix, &mut sent))
+        Some(self.record(prefix, &mut sent, None).0)
     }
 
     /// The keys of the conversations it holds.
@@ -638,7 +815,7 @@ impl CacheLedger {
             .received
             .iter()
             .find(|r| r.seq == last.seq)
-            .map_or(last.held_estimate, |r| r.read.saturating_add(r.written));
+            .map_or(last.held_estimate, |r| r.read().saturating_add(r.written()));
         let keep = conversation.keep.as_deref();
         let pending_ttl = conversation
             .pending

@@ -21,6 +21,28 @@ pub(crate) enum Prefix {
     Assembled(Arc<StableTrace>),
     /// A prefix given as layers of text.
     Given(Arc<Given>),
+    /// Another replica's request, read back from a shared store: its
+    /// fingerprints and byte ranges, no text.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    Remote(Arc<Remote>),
+}
+
+/// A prefix as a shared store keeps it: no text, per layer its name,
+/// scope, range and fingerprint.
+#[derive(Debug)]
+pub(crate) struct Remote {
+    pub(crate) fingerprint: Fingerprint,
+    pub(crate) len: usize,
+    pub(crate) layers: Vec<RemoteLayer>,
+}
+
+/// One Stable layer of a [`Remote`] prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RemoteLayer {
+    pub(crate) name: String,
+    pub(crate) scope: Option<Scope>,
+    pub(crate) range: Range<usize>,
+    pub(crate) fingerprint: Fingerprint,
 }
 
 /// A prefix given as text: its layers' names, scopes and ranges.
@@ -95,6 +117,14 @@ impl GivenPrefix {
 }
 
 impl Prefix {
+    /// The prefix of an assembled prompt: its session's record, shared.
+    pub(crate) fn of(prompt: &crate::AssembledPrompt) -> Self {
+        match prompt.path() {
+            AssemblyPath::Basic => Self::Empty,
+            AssemblyPath::Cached => Self::Assembled(Arc::clone(prompt.trace().shared_stable())),
+        }
+    }
+
     /// The prefix of a [`GivenPrefix`], shared.
     pub(crate) fn given(prefix: &GivenPrefix) -> Self {
         Self::Given(Arc::clone(&prefix.0))
@@ -105,11 +135,15 @@ impl Prefix {
             Self::Empty => "",
             Self::Assembled(stable) => stable.text(),
             Self::Given(given) => &given.text,
+            Self::Remote(_) => "",
         }
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.text().len()
+        match self {
+            Self::Remote(remote) => remote.len,
+            _ => self.text().len(),
+        }
     }
 
     /// The prefix's fingerprint (the session's, computed once per session).
@@ -118,6 +152,41 @@ impl Prefix {
             Self::Empty => Fingerprint::of(""),
             Self::Assembled(stable) => stable.fingerprint(),
             Self::Given(given) => given.fingerprint,
+            Self::Remote(remote) => remote.fingerprint,
+        }
+    }
+
+    /// Each Stable layer that wrote text, with its text's fingerprint (the
+    /// session's, remembered, for an assembled prefix): what a shared
+    /// store keeps of it.
+    pub(crate) fn layer_prints(&self) -> Vec<RemoteLayer> {
+        match self {
+            Self::Empty => Vec::new(),
+            Self::Assembled(stable) => stable
+                .layers()
+                .iter()
+                .filter_map(|l| {
+                    let range = l.stable_range()?;
+                    let fingerprint = l.fingerprint()?;
+                    (!range.is_empty()).then(|| RemoteLayer {
+                        name: l.name.to_owned(),
+                        scope: l.scope,
+                        range,
+                        fingerprint,
+                    })
+                })
+                .collect(),
+            Self::Given(given) => given
+                .layers
+                .iter()
+                .map(|(name, scope, range)| RemoteLayer {
+                    name: name.clone(),
+                    scope: *scope,
+                    range: range.clone(),
+                    fingerprint: Fingerprint::of(given.text.get(range.clone()).unwrap_or("")),
+                })
+                .collect(),
+            Self::Remote(remote) => remote.layers.clone(),
         }
     }
 
@@ -172,6 +241,16 @@ impl Prefix {
                     name,
                     scope: *scope,
                     range: range.clone(),
+                    notes: &[],
+                })
+                .collect(),
+            Self::Remote(remote) => remote
+                .layers
+                .iter()
+                .map(|l| Slot {
+                    name: &l.name,
+                    scope: l.scope,
+                    range: l.range.clone(),
                     notes: &[],
                 })
                 .collect(),
@@ -257,6 +336,64 @@ pub(crate) fn layer_change(before: &Prefix, after: &Prefix, breakpoints: &[usize
     }
 }
 
+/// What changed from `before` to `after` when one of them is known by its
+/// layers' fingerprints only (another replica's request, read from a shared
+/// store): the first layer, in `after`'s order, whose fingerprint differs or
+/// that speaks in one prompt only, named with its scope; the offset is that
+/// layer's start (its first differing byte is not known without the text),
+/// and no differing line is given.
+pub(crate) fn remote_layer_change(
+    before: &Prefix,
+    after: &Prefix,
+    breakpoints: &[usize],
+) -> MissCause {
+    let (was, now) = (before.layer_prints(), after.layer_prints());
+    let after_slots = after.slots();
+    let mut found: Option<(String, Option<Scope>, usize, ChangeKind)> = None;
+    for i in 0..was.len().max(now.len()) {
+        match (was.get(i), now.get(i)) {
+            (Some(a), Some(b)) if a.name == b.name && a.fingerprint == b.fingerprint => continue,
+            (Some(a), Some(b)) if a.name == b.name => {
+                found = Some((b.name.clone(), b.scope, b.range.start, ChangeKind::Changed));
+            }
+            (Some(a), b) if b.is_none() || !now.iter().any(|n| n.name == a.name) => {
+                let at = b.map_or(after.len(), |b| b.range.start.min(after.len()));
+                found = Some((a.name.clone(), a.scope, at, ChangeKind::Removed));
+            }
+            (_, Some(b)) => {
+                found = Some((b.name.clone(), b.scope, b.range.start, ChangeKind::Added));
+            }
+            (_, None) => {}
+        }
+        break;
+    }
+    let (layer, scope, offset, kind) = found.unwrap_or_else(|| {
+        // Every layer the same: what joins them moved.
+        ("(separator)".to_owned(), None, 0, ChangeKind::Changed)
+    });
+    let reads = after_slots
+        .iter()
+        .find(|s| s.name == layer)
+        .map(|s| s.notes.to_vec())
+        .unwrap_or_default();
+    let kept_bytes = breakpoints
+        .iter()
+        .copied()
+        .filter(|&bp| bp <= offset)
+        .max()
+        .unwrap_or(0);
+    MissCause::LayerChanged {
+        layer,
+        scope,
+        offset,
+        kind,
+        tokens_after: after.tokens_of(after.len().saturating_sub(offset)),
+        kept_bytes,
+        line: None,
+        reads,
+    }
+}
+
 /// The bytes `a` and `b` share from their start: compared a block at a
 /// time (a `memcmp`), then byte by byte within the first block that differs.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
@@ -328,7 +465,8 @@ enum Held {
 impl Held {
     fn of(prefix: &Prefix) -> (usize, Self) {
         match prefix {
-            Prefix::Empty => (0, Self::Empty),
+            // Never memoized (`Changes::layer_change` compares them at once).
+            Prefix::Empty | Prefix::Remote(_) => (0, Self::Empty),
             Prefix::Assembled(a) => (Arc::as_ptr(a) as usize, Self::Assembled(Arc::downgrade(a))),
             Prefix::Given(g) => (Arc::as_ptr(g) as usize, Self::Given(Arc::downgrade(g))),
         }
@@ -355,6 +493,9 @@ impl Changes {
         after: &Prefix,
         breakpoints: &[usize],
     ) -> Box<MissCause> {
+        if matches!(before, Prefix::Remote(_)) || matches!(after, Prefix::Remote(_)) {
+            return Box::new(remote_layer_change(before, after, breakpoints));
+        }
         let (b, held_before) = Held::of(before);
         let (a, held_after) = Held::of(after);
         let key = (b, a, breakpoints.to_vec());

@@ -6,6 +6,8 @@
 //! | OpenAI Responses | `usage.input_tokens`, `input_tokens_details.cached_tokens`, `cache_write_tokens` (by TTL in `cache_write_tokens_details`) | yes |
 //! | OpenAI Chat Completions | `usage.prompt_tokens`, `prompt_tokens_details.cached_tokens`, `cache_write_tokens` | yes |
 //! | Gemini | `usageMetadata.promptTokenCount`, `cachedContentTokenCount` (and `toolUsePromptTokenCount`, beside it) | yes |
+//! | Gemini Interactions | `usage.total_input_tokens`, `total_cached_tokens` (and `total_tool_use_tokens`, beside it) | yes |
+//! | Bedrock Converse | `usage.inputTokens`, `cacheReadInputTokens`, `cacheWriteInputTokens` (by TTL in `cacheDetails`); ConverseStream's in its `metadata` event | no: the prompt is the three summed |
 //!
 //! A body that is not one of these, a count that is not a non-negative
 //! integer, a count or a sum of counts past [`MAX_REQUEST_TOKENS`], or parts
@@ -14,6 +16,7 @@
 //! checked, so no figure read here, or worked out from one, wraps.
 
 mod anthropic;
+mod bedrock;
 mod gemini;
 mod json;
 mod openai;
@@ -228,7 +231,8 @@ impl CacheUsage {
     /// `message_start`, or a `message_delta` whose usage has its input
     /// counts; OpenAI's `response.completed`, or the last Chat Completions
     /// chunk of a stream with `include_usage`; any Gemini chunk with
-    /// `usageMetadata`).
+    /// `usageMetadata`; Bedrock's Converse response, or ConverseStream's
+    /// `metadata` event, as an SDK yields it or as its payload).
     ///
     /// # Errors
     /// [`UsageError`] for a body that is not such a response (an API error
@@ -242,6 +246,7 @@ impl CacheUsage {
             Provider::Anthropic => anthropic::read(body),
             Provider::OpenAi => openai::read(body),
             Provider::Gemini => gemini::read(body),
+            Provider::Bedrock => bedrock::read(body),
         }?;
         usage.check(provider)?;
         Ok(usage)
@@ -286,6 +291,7 @@ impl CacheUsage {
                 Provider::Anthropic => anthropic::fold(&mut usage, event)?,
                 Provider::OpenAi => openai::fold(&mut usage, event)?,
                 Provider::Gemini => gemini::fold(&mut usage, event)?,
+                Provider::Bedrock => bedrock::fold(&mut usage, event)?,
             }
         }
         let usage = usage.ok_or(UsageError::NoUsage {
