@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 
+#[cfg(feature = "redis")]
+use super::Decision;
 use super::{DuePing, KeepAlive};
 use crate::observe::{CacheLedger, CacheUsage, CacheVerdict, LedgerError};
 
@@ -42,10 +44,23 @@ use crate::observe::{CacheLedger, CacheUsage, CacheVerdict, LedgerError};
 /// # }
 /// ```
 pub struct Scheduler<F> {
-    ledger: Arc<Mutex<CacheLedger>>,
+    ledger: Source,
     policy: KeepAlive,
     send: F,
     origin: (tokio::time::Instant, Timestamp),
+    /// The longest a lease is held (shared ledgers only).
+    lease_cap: Option<Duration>,
+    /// Leases another replica held (or the store did not grant): not tried
+    /// again before the time given.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    held: Mutex<std::collections::HashMap<String, Timestamp>>,
+}
+
+/// Where the scheduler reads its conversations.
+enum Source {
+    Local(Arc<Mutex<CacheLedger>>),
+    #[cfg(feature = "redis")]
+    Shared(Arc<crate::observe::SharedLedger>),
 }
 
 /// A ping the scheduler sent, and what came of it.
@@ -71,6 +86,15 @@ pub enum PingError<E> {
     /// The ledger refused the usage.
     #[error(transparent)]
     Ledger(#[from] LedgerError),
+    /// Another replica holds this ping's lease: it sends the ping, this
+    /// one does not.
+    #[error("another replica holds this keep-alive ping's lease and sends it")]
+    Leased,
+    /// The shared store did not grant the lease (down, slow): no replica
+    /// can be known to own the ping, so this one does not send it.
+    #[cfg(feature = "redis")]
+    #[error("the ledger's store granted no lease for the ping, so none was sent")]
+    Store(#[source] crate::observe::StoreError),
 }
 
 impl<F, Fut, E> Scheduler<F>
@@ -81,12 +105,43 @@ where
     /// A scheduler of `policy`'s pings over `ledger`'s conversations, sent
     /// with `send`; its clock reads [`Timestamp::now`] now.
     pub fn new(ledger: Arc<Mutex<CacheLedger>>, policy: KeepAlive, send: F) -> Self {
+        Self::of(Source::Local(ledger), policy, send)
+    }
+
+    /// A scheduler of `policy`'s pings over a ledger that replicas share
+    /// (feature `redis`): it judges each conversation this replica has met
+    /// from the store's state (the last turn's time, TTL, prefix, gaps and
+    /// the pings since it, whichever replica sent them), and sends a ping
+    /// only under the store's lease for that refresh, so N replicas send
+    /// one. A store that does not answer means no ping (docs/serving.md,
+    /// "One keep-alive owner").
+    ///
+    /// `send` must build the refresh from the conversation's last request
+    /// as the application keeps it: another replica may have sent it.
+    #[cfg(feature = "redis")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+    pub fn shared(ledger: Arc<crate::observe::SharedLedger>, policy: KeepAlive, send: F) -> Self {
+        Self::of(Source::Shared(ledger), policy, send)
+    }
+
+    fn of(ledger: Source, policy: KeepAlive, send: F) -> Self {
         Self {
             ledger,
             policy,
             send,
             origin: (tokio::time::Instant::now(), Timestamp::now()),
+            lease_cap: None,
+            held: Mutex::new(std::collections::HashMap::new()),
         }
+    }
+
+    /// The longest a replica holds a ping's lease (shared ledgers only;
+    /// default: half the time left before the entry expires, which is
+    /// always the bound). A replica that dies holding it hands the ping on
+    /// once it lapses.
+    pub fn lease_lifetime(mut self, longest: Duration) -> Self {
+        self.lease_cap = Some(longest);
+        self
     }
 
     /// Reads tokio's present instant as `now` (a test's simulated clock).
@@ -113,6 +168,10 @@ where
     /// then, one after the other, and records each. Empty, at once, when no
     /// conversation's decision is a ping.
     pub async fn step(&self) -> Vec<PingSent<E>> {
+        #[cfg(feature = "redis")]
+        if let Source::Shared(shared) = &self.ledger {
+            return self.step_shared(shared).await;
+        }
         let Some(next) = self.next_ping() else {
             return Vec::new();
         };
@@ -158,6 +217,130 @@ where
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, CacheLedger> {
-        self.ledger.lock().unwrap_or_else(PoisonError::into_inner)
+        match &self.ledger {
+            Source::Local(ledger) => ledger.lock().unwrap_or_else(PoisonError::into_inner),
+            #[cfg(feature = "redis")]
+            Source::Shared(shared) => shared.local(),
+        }
+    }
+
+    /// When a lease that was not granted may be tried again.
+    #[cfg(feature = "redis")]
+    fn held_until(&self, lease: &str) -> Option<Timestamp> {
+        self.held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(lease)
+            .copied()
+    }
+
+    #[cfg(feature = "redis")]
+    fn hold(&self, lease: String, until: Timestamp) {
+        let now = self.now();
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        held.retain(|_, &mut t| t > now);
+        held.insert(lease, until);
+    }
+
+    /// [`step`](Self::step) over a shared ledger.
+    #[cfg(feature = "redis")]
+    async fn step_shared(&self, shared: &crate::observe::SharedLedger) -> Vec<PingSent<E>> {
+        let keys: Vec<Arc<str>> = self.lock().conversation_keys().cloned().collect();
+        // The soonest ping the store's state decides on; a conversation
+        // the store does not answer for gets none.
+        let mut soonest: Option<Timestamp> = None;
+        for key in &keys {
+            if let Ok(Some(window)) = shared.keep_window(key).await
+                && let Decision::Ping(ping) = self.policy.decide(&window.state)
+            {
+                let at = self
+                    .held_until(&window.lease)
+                    .map_or(ping.at, |t| t.max(ping.at));
+                soonest = Some(soonest.map_or(at, |s| s.min(at)));
+            }
+        }
+        let Some(next) = soonest else {
+            return Vec::new();
+        };
+        let wait = next
+            .duration_since(self.now())
+            .try_into()
+            .unwrap_or(Duration::ZERO);
+        tokio::time::sleep(wait).await;
+        let now = self.now();
+        let mut out = Vec::new();
+        for key in keys {
+            // Read again: another replica may have pinged, or a turn come.
+            let Ok(Some(window)) = shared.keep_window(&key).await else {
+                continue;
+            };
+            let Decision::Ping(ping) = self.policy.decide(&window.state) else {
+                continue;
+            };
+            if !(ping.at <= now && now < ping.expires)
+                || self.held_until(&window.lease).is_some_and(|t| t > now)
+            {
+                continue;
+            }
+            let left: Duration = ping
+                .expires
+                .duration_since(now)
+                .try_into()
+                .unwrap_or(Duration::ZERO);
+            let mut lifetime = (left / 2).max(Duration::from_millis(1));
+            if let Some(cap) = self.lease_cap {
+                lifetime = lifetime.min(cap.max(Duration::from_millis(1)));
+            }
+            let retry = now
+                .checked_add(jiff::SignedDuration::try_from(lifetime).unwrap_or_default())
+                .unwrap_or(Timestamp::MAX);
+            let due = DuePing {
+                conversation: Arc::clone(&key),
+                ping,
+            };
+            match shared.take_lease(&window, lifetime).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.hold(window.lease.clone(), retry);
+                    out.push(PingSent {
+                        due,
+                        outcome: Err(PingError::Leased),
+                    });
+                    continue;
+                }
+                Err(error) => {
+                    self.hold(window.lease.clone(), retry);
+                    out.push(PingSent {
+                        due,
+                        outcome: Err(PingError::Store(error)),
+                    });
+                    continue;
+                }
+            }
+            // This replica owns the window's ping: it does not try it
+            // again, even if the store keeps no count of it.
+            self.hold(window.lease.clone(), ping.expires);
+            let (order, lease) = (window.order.clone(), window.lease.clone());
+            let pings = window.state.pings_since_turn.saturating_add(1);
+            let Some(id) = shared.sent_keep_alive(&key, window, now) else {
+                let _ = shared.release_lease_named(&lease).await;
+                out.push(PingSent {
+                    due,
+                    outcome: Err(PingError::Forgotten),
+                });
+                continue;
+            };
+            let sent = (self.send)(Arc::clone(&key)).await;
+            // Counted whether or not it was sent (the cap counts it).
+            if let Err(error) = shared.save_ping(&key, &order, pings, now).await {
+                tracing::warn!(conversation = &*key, %error, "the ledger's store kept no count of the ping");
+            }
+            let outcome = match sent {
+                Ok(usage) => shared.received(&id, &usage).await.map_err(PingError::from),
+                Err(error) => Err(PingError::Send(error)),
+            };
+            out.push(PingSent { due, outcome });
+        }
+        out
     }
 }

@@ -13,6 +13,7 @@ use super::ledger::remote::{self, MAX_RECORD_BYTES};
 use super::ledger::{DEFAULT_TTL, FromStore, GivenPrefix, Prefix, StorePrevious};
 use super::{CacheLedger, CacheUsage, CacheVerdict, LedgerError, Sent, SentId};
 use crate::AssembledPrompt;
+use crate::keepalive::ConversationState;
 
 /// How long a [`SharedLedger`] waits for its store on each call unless told:
 /// past it the call gives up and the verdict says the previous request is
@@ -77,12 +78,26 @@ pub struct StoredEntry {
     pub record: Vec<u8>,
     /// Its response's usage, once received.
     pub usage: Option<Vec<u8>>,
+    /// The keep-alive pings sent since it, once one was
+    /// ([`LedgerStore::save_ping`]).
+    pub ping: Option<Vec<u8>>,
 }
 
 impl StoredEntry {
     /// An entry of `seq` requests whose last is `record`, with `usage`.
     pub fn new(seq: u64, record: Vec<u8>, usage: Option<Vec<u8>>) -> Self {
-        Self { seq, record, usage }
+        Self {
+            seq,
+            record,
+            usage,
+            ping: None,
+        }
+    }
+
+    /// The pings' entry kept with it.
+    pub fn ping(mut self, ping: Option<Vec<u8>>) -> Self {
+        self.ping = ping;
+        self
     }
 }
 
@@ -97,7 +112,15 @@ impl StoredEntry {
 ///   dropping the stored usage then, atomically; the entry then expires
 ///   after `expire` (never sooner than an expiry it already had);
 /// - `save_usage`: attaches `usage` to the record only while the stored
-///   record's order is `order`.
+///   record's order is `order`; `save_ping` likewise the keep-alive pings'
+///   entry (both are dropped when a newer record replaces it);
+/// - `lease`: takes a lease named `key` for `owner` for `lifetime` unless
+///   someone holds it (Redis: `SET key owner NX PX lifetime`); `renew` and
+///   `release` extend or drop it only while `owner` holds it. The keep-alive
+///   [`Scheduler`](crate::keepalive::Scheduler) sends a conversation's ping
+///   only under its lease, so N replicas send one. The defaults grant every
+///   lease and keep no pings: right for a store one process uses alone, and
+///   wrong for one that replicas share (implement all four there).
 ///
 /// [`RedisStore`] is the one this crate ships. The ledger bounds every call
 /// with its timeout, so an implementation needs none of its own.
@@ -119,6 +142,44 @@ pub trait LedgerStore: Send + Sync {
         order: &'a str,
         usage: &'a [u8],
     ) -> StoreFuture<'a, ()>;
+    /// Attaches the keep-alive pings' entry to the record saved with
+    /// `order`, if still the last.
+    fn save_ping<'a>(
+        &'a self,
+        conversation: &'a str,
+        order: &'a str,
+        ping: &'a [u8],
+    ) -> StoreFuture<'a, ()> {
+        let _ = (conversation, order, ping);
+        Box::pin(async { Ok(()) })
+    }
+    /// Takes the lease `key` for `owner` for `lifetime` unless another
+    /// holds it: whether `owner` holds it now.
+    fn lease<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+        lifetime: Duration,
+    ) -> StoreFuture<'a, bool> {
+        let _ = (key, owner, lifetime);
+        Box::pin(async { Ok(true) })
+    }
+    /// Extends `owner`'s lease `key` to `lifetime` from now: whether it
+    /// still held it.
+    fn renew<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+        lifetime: Duration,
+    ) -> StoreFuture<'a, bool> {
+        let _ = (key, owner, lifetime);
+        Box::pin(async { Ok(true) })
+    }
+    /// Drops `owner`'s lease `key`: whether it still held it.
+    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> StoreFuture<'a, bool> {
+        let _ = (key, owner);
+        Box::pin(async { Ok(true) })
+    }
 }
 
 impl<T: LedgerStore + ?Sized> LedgerStore for Arc<T> {
@@ -143,6 +204,37 @@ impl<T: LedgerStore + ?Sized> LedgerStore for Arc<T> {
         usage: &'a [u8],
     ) -> StoreFuture<'a, ()> {
         (**self).save_usage(conversation, order, usage)
+    }
+
+    fn save_ping<'a>(
+        &'a self,
+        conversation: &'a str,
+        order: &'a str,
+        ping: &'a [u8],
+    ) -> StoreFuture<'a, ()> {
+        (**self).save_ping(conversation, order, ping)
+    }
+
+    fn lease<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+        lifetime: Duration,
+    ) -> StoreFuture<'a, bool> {
+        (**self).lease(key, owner, lifetime)
+    }
+
+    fn renew<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+        lifetime: Duration,
+    ) -> StoreFuture<'a, bool> {
+        (**self).renew(key, owner, lifetime)
+    }
+
+    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> StoreFuture<'a, bool> {
+        (**self).release(key, owner)
     }
 }
 
@@ -333,6 +425,138 @@ impl SharedLedger {
         verdict
     }
 
+    /// A conversation's keep-alive state as the store holds it: the last
+    /// turn's time, TTL, prices, prefix (its usage, or the estimate), gaps,
+    /// and the pings since it. `None` when the store holds no record of it,
+    /// or one written without that state (an older build's), or no price.
+    pub(crate) async fn keep_window(
+        &self,
+        conversation: &Arc<str>,
+    ) -> Result<Option<KeepWindow>, StoreError> {
+        let Some(entry) = self.bounded(self.store.load(conversation)).await? else {
+            return Ok(None);
+        };
+        let unreadable = |why: remote::Unreadable| StoreError::Unreadable {
+            conversation: conversation.to_string(),
+            why: why.0,
+        };
+        let decoded = remote::decode(&entry.record).map_err(unreadable)?;
+        let Some(keep) = decoded.keep else {
+            return Ok(None);
+        };
+        let usage = entry
+            .usage
+            .as_deref()
+            .map(remote::decode_usage)
+            .transpose()
+            .map_err(unreadable)?;
+        let ping = entry
+            .ping
+            .as_deref()
+            .map(remote::decode_ping)
+            .transpose()
+            .map_err(unreadable)?
+            .filter(|p| p.at > decoded.record.at);
+        let Some(pricing) = keep.pricing.or_else(|| self.local().default_pricing()) else {
+            return Ok(None);
+        };
+        let last_turn = decoded.record.at;
+        let prefix_tokens = usage.map_or(decoded.record.held_estimate, |u| {
+            u.received.read().saturating_add(u.received.written())
+        });
+        let pings = ping.map_or(0, |p| p.pings);
+        let mut state = ConversationState::new(last_turn, keep.ttl, prefix_tokens, pricing)
+            .refreshed(ping.map_or(last_turn, |p| p.at))
+            .gaps(keep.gaps)
+            .pings_since_turn(pings);
+        state.minimum = decoded.record.table_minimum;
+        let order = order(last_turn, decoded.writer, decoded.writer_seq);
+        let own = decoded.writer == self.replica
+            && self
+                .local()
+                .last_sent(conversation)
+                .is_some_and(|(seq, _)| seq == decoded.writer_seq);
+        let never_cached = usage.map_or(decoded.never_cached, |u| u.never_cached);
+        Ok(Some(KeepWindow {
+            lease: format!("{order}:{pings}:{conversation}"),
+            order,
+            state,
+            from: FromStore {
+                previous: if own {
+                    StorePrevious::Local
+                } else {
+                    StorePrevious::Remote(Box::new(decoded.record))
+                },
+                usage: usage.map(|u| u.received),
+                never_cached: Some(never_cached),
+                keep: Some(keep),
+            },
+        }))
+    }
+
+    /// Takes `window`'s lease for this replica for `lifetime`: whether it
+    /// holds it.
+    pub(crate) async fn take_lease(
+        &self,
+        window: &KeepWindow,
+        lifetime: Duration,
+    ) -> Result<bool, StoreError> {
+        let owner = self.owner();
+        self.bounded(self.store.lease(&window.lease, &owner, lifetime))
+            .await
+    }
+
+    /// Drops the lease `lease` if this replica holds it.
+    pub(crate) async fn release_lease_named(&self, lease: &str) -> Result<bool, StoreError> {
+        let owner = self.owner();
+        self.bounded(self.store.release(lease, &owner)).await
+    }
+
+    /// Records a keep-alive ping of `window`'s conversation sent `at`, in
+    /// this replica's ledger, against the last turn as the store holds it.
+    pub(crate) fn sent_keep_alive(
+        &self,
+        conversation: &Arc<str>,
+        window: KeepWindow,
+        at: Timestamp,
+    ) -> Option<SharedSentId> {
+        let ttl = window.state.ttl;
+        let pricing = Some(window.state.pricing);
+        let id = self.local().sent_keep_alive_from(
+            conversation,
+            at,
+            ttl,
+            pricing,
+            window.from,
+            self.replica,
+        )?;
+        Some(SharedSentId {
+            id,
+            conversation: Arc::clone(conversation),
+            order: order(at, self.replica, id.seq()),
+            seq: 0,
+        })
+    }
+
+    /// Keeps in the store that `pings` pings went since the turn of
+    /// `order`, the last `at`.
+    pub(crate) async fn save_ping(
+        &self,
+        conversation: &str,
+        order: &str,
+        pings: u32,
+        at: Timestamp,
+    ) -> Result<(), StoreError> {
+        let bytes = remote::encode_ping(&remote::StoredPing { pings, at });
+        self.bounded(self.store.save_ping(conversation, order, &bytes))
+            .await
+    }
+
+    /// This replica's name as a lease's owner.
+    fn owner(&self) -> String {
+        format!("{:016x}", self.replica)
+    }
+
     async fn bounded<T>(&self, call: StoreFuture<'_, T>) -> Result<T, StoreError> {
         match tokio::time::timeout(self.timeout, call).await {
             Ok(answer) => answer,
@@ -389,6 +613,7 @@ impl SharedLedger {
             previous: StorePrevious::Unknown,
             usage: None,
             never_cached: None,
+            keep: None,
         };
         match loaded {
             Err(error) => {
@@ -409,6 +634,7 @@ impl SharedLedger {
                             previous: StorePrevious::Local,
                             usage: None,
                             never_cached: None,
+                            keep: None,
                         }
                     } else {
                         tracing::warn!(
@@ -422,6 +648,7 @@ impl SharedLedger {
                     previous: StorePrevious::None,
                     usage: None,
                     never_cached: Some(0),
+                    keep: None,
                 },
             },
             Ok(Some(entry)) => {
@@ -440,6 +667,7 @@ impl SharedLedger {
                             never_cached: Some(
                                 usage.map_or(decoded.never_cached, |u| u.never_cached),
                             ),
+                            keep: decoded.keep,
                         }
                     }
                     (Err(why), _) | (_, Err(why)) => {
@@ -454,6 +682,16 @@ impl SharedLedger {
             }
         }
     }
+}
+
+/// A conversation's keep-alive state as a shared store holds it, and what
+/// its ping needs: the lease that names this refresh window (the last
+/// turn's order and the pings since it) and the last turn to re-send.
+pub(crate) struct KeepWindow {
+    pub(crate) state: ConversationState,
+    pub(crate) order: String,
+    pub(crate) lease: String,
+    from: FromStore,
 }
 
 // Shared across tasks.
@@ -483,7 +721,7 @@ redis.call('HSET', KEYS[1], 's', seq)
 local o = redis.call('HGET', KEYS[1], 'o')
 if (not o) or o < ARGV[1] then
   redis.call('HSET', KEYS[1], 'o', ARGV[1], 'r', ARGV[2])
-  redis.call('HDEL', KEYS[1], 'u')
+  redis.call('HDEL', KEYS[1], 'u', 'k')
 end
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -498,23 +736,44 @@ local t = redis.call('TYPE', KEYS[1]).ok
 if t == 'none' then return {} end
 if t ~= 'hash' then return {-1} end
 local n = redis.call('HSTRLEN', KEYS[1], 'r') + redis.call('HSTRLEN', KEYS[1], 'u')
+  + redis.call('HSTRLEN', KEYS[1], 'k')
 if n > tonumber(ARGV[1]) then return {-2, n} end
-return redis.call('HMGET', KEYS[1], 's', 'r', 'u')
+return redis.call('HMGET', KEYS[1], 's', 'r', 'u', 'k')
 ";
 
-    /// Attaches the usage while the record is still the one of ARGV[1].
-    const USAGE: &str = r"
+    /// Attaches field ARGV[3] (the usage `u`, the pings `k`) while the
+    /// record is still the one of ARGV[1].
+    const ATTACH: &str = r"
 if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then return 0 end
 if redis.call('HGET', KEYS[1], 'o') == ARGV[1] then
-  redis.call('HSET', KEYS[1], 'u', ARGV[2])
+  redis.call('HSET', KEYS[1], ARGV[3], ARGV[2])
   return 1
+end
+return 0
+";
+
+    /// Extends the lease KEYS[1] to ARGV[2] ms while ARGV[1] holds it.
+    const RENEW: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+";
+
+    /// Drops the lease KEYS[1] while ARGV[1] holds it.
+    const RELEASE: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
 end
 return 0
 ";
 
     /// A [`LedgerStore`] on Redis (or a server that speaks its protocol:
     /// Valkey, KeyDB): one hash per conversation under a key prefix, its
-    /// fields written by Lua scripts, so each save is atomic and ordered.
+    /// fields written by Lua scripts, so each save is atomic and ordered;
+    /// a keep-alive lease is a string key beside them (`<prefix>lease\0…`),
+    /// taken with `SET NX PX` and renewed or dropped by a script that checks
+    /// its owner first.
     ///
     /// It connects on first use and reconnects after the server goes away
     /// (redis-rs's `ConnectionManager`); a call made while it cannot reach
@@ -526,6 +785,8 @@ return 0
         save: Script,
         load: Script,
         usage: Script,
+        renew: Script,
+        release: Script,
     }
 
     impl std::fmt::Debug for RedisStore {
@@ -559,7 +820,9 @@ return 0
                 prefix: "prompt:ledger:".to_owned(),
                 save: Script::new(SAVE),
                 load: Script::new(LOAD),
-                usage: Script::new(USAGE),
+                usage: Script::new(ATTACH),
+                renew: Script::new(RENEW),
+                release: Script::new(RELEASE),
             })
         }
 
@@ -599,6 +862,10 @@ return 0
         fn key(&self, conversation: &str) -> String {
             format!("{}{conversation}", self.prefix)
         }
+
+        fn lease_key(&self, lease: &str) -> String {
+            format!("{}lease\0{lease}", self.prefix)
+        }
     }
 
     /// Bytes of a reply, or none for nil.
@@ -627,15 +894,15 @@ return 0
                     why,
                 };
                 let mut reply = reply.into_iter();
-                match (reply.next(), reply.next(), reply.next()) {
+                match (reply.next(), reply.next(), reply.next(), reply.next()) {
                     (None, ..) => Ok(None),
-                    (Some(Value::Int(-1)), None, None) => {
+                    (Some(Value::Int(-1)), None, None, None) => {
                         Err(unreadable("a key of another type".into()))
                     }
-                    (Some(Value::Int(-2)), Some(Value::Int(n)), None) => Err(unreadable(format!(
-                        "{n} bytes, more than the {MAX_STORED_RECORD} a record may hold"
-                    ))),
-                    (Some(seq), Some(record), Some(usage)) => {
+                    (Some(Value::Int(-2)), Some(Value::Int(n)), None, None) => Err(unreadable(
+                        format!("{n} bytes, more than the {MAX_STORED_RECORD} a record may hold"),
+                    )),
+                    (Some(seq), Some(record), Some(usage), Some(ping)) => {
                         let seq = bytes(seq)
                             .map_err(&unreadable)?
                             .and_then(|s| String::from_utf8(s).ok())
@@ -644,11 +911,10 @@ return 0
                         match bytes(record).map_err(&unreadable)? {
                             // Counted, never saved: as good as none.
                             None => Ok(None),
-                            Some(record) => Ok(Some(StoredEntry::new(
-                                seq,
-                                record,
-                                bytes(usage).map_err(&unreadable)?,
-                            ))),
+                            Some(record) => Ok(Some(
+                                StoredEntry::new(seq, record, bytes(usage).map_err(&unreadable)?)
+                                    .ping(bytes(ping).map_err(&unreadable)?),
+                            )),
                         }
                     }
                     _ => Err(unreadable("a reply this store does not make".into())),
@@ -689,12 +955,93 @@ return 0
                     .key(self.key(conversation))
                     .arg(order)
                     .arg(usage)
+                    .arg("u")
                     .invoke_async::<i64>(&mut connection)
                     .await
                     .map(drop)
                     .map_err(failed)
             })
         }
+
+        fn save_ping<'a>(
+            &'a self,
+            conversation: &'a str,
+            order: &'a str,
+            ping: &'a [u8],
+        ) -> StoreFuture<'a, ()> {
+            Box::pin(async move {
+                let mut connection = self.connection()?;
+                self.usage
+                    .key(self.key(conversation))
+                    .arg(order)
+                    .arg(ping)
+                    .arg("k")
+                    .invoke_async::<i64>(&mut connection)
+                    .await
+                    .map(drop)
+                    .map_err(failed)
+            })
+        }
+
+        fn lease<'a>(
+            &'a self,
+            key: &'a str,
+            owner: &'a str,
+            lifetime: Duration,
+        ) -> StoreFuture<'a, bool> {
+            Box::pin(async move {
+                let mut connection = self.connection()?;
+                let reply: Value = redis::cmd("SET")
+                    .arg(self.lease_key(key))
+                    .arg(owner)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(millis(lifetime))
+                    .query_async(&mut connection)
+                    .await
+                    .map_err(failed)?;
+                Ok(!matches!(reply, Value::Nil))
+            })
+        }
+
+        fn renew<'a>(
+            &'a self,
+            key: &'a str,
+            owner: &'a str,
+            lifetime: Duration,
+        ) -> StoreFuture<'a, bool> {
+            Box::pin(async move {
+                let mut connection = self.connection()?;
+                self.renew
+                    .key(self.lease_key(key))
+                    .arg(owner)
+                    .arg(millis(lifetime))
+                    .invoke_async::<i64>(&mut connection)
+                    .await
+                    .map(|n| n == 1)
+                    .map_err(failed)
+            })
+        }
+
+        fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> StoreFuture<'a, bool> {
+            Box::pin(async move {
+                let mut connection = self.connection()?;
+                self.release
+                    .key(self.lease_key(key))
+                    .arg(owner)
+                    .invoke_async::<i64>(&mut connection)
+                    .await
+                    .map(|n| n == 1)
+                    .map_err(failed)
+            })
+        }
+    }
+
+    /// Whole milliseconds, at least one (Redis refuses a zero expiry).
+    fn millis(lifetime: Duration) -> u64 {
+        u64::try_from(lifetime.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1)
     }
 }
 

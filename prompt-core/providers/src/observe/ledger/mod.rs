@@ -216,11 +216,11 @@ impl Received {
 /// What a request carried that the next one is compared with.
 pub(crate) struct Record {
     seq: u64,
-    at: Timestamp,
+    pub(crate) at: Timestamp,
     provider: Provider,
     model: Arc<str>,
     /// The crate's table's minimum for the model (Anthropic's, OpenAI's).
-    table_minimum: Option<u64>,
+    pub(crate) table_minimum: Option<u64>,
     tools: Option<Fingerprint>,
     /// Boxed: a conversation that declares no tools pays one pointer.
     tool_prints: Option<Box<[prompt_core::tools::ToolFingerprint]>>,
@@ -229,7 +229,7 @@ pub(crate) struct Record {
     messages: Option<MessagesDigest>,
     prompt: Option<(Arc<str>, Arc<str>)>,
     /// Its own cacheable prefix's tokens, an estimate (0 when below a known minimum).
-    held_estimate: u64,
+    pub(crate) held_estimate: u64,
 }
 
 /// Byte offsets of the breakpoints in the stable prefix.
@@ -285,6 +285,9 @@ pub(crate) struct FromStore {
     /// Responses that never cached, as of the previous request (`None`:
     /// this ledger's own count).
     pub(crate) never_cached: Option<u32>,
+    /// The gaps, TTL and prices stored with the previous request (another
+    /// replica's gaps replace this ledger's own, which miss its turns).
+    pub(crate) keep: Option<remote::StoredKeep>,
 }
 
 /// The previous request as a shared store said.
@@ -742,6 +745,16 @@ impl CacheLedger {
             keep.pings_since_turn = keep.pings_since_turn.saturating_add(1);
             return (id, None);
         }
+        if let Some(stored) = store
+            .as_ref()
+            .filter(|s| matches!(s.previous, StorePrevious::Remote(_)))
+            .and_then(|s| s.keep)
+        {
+            conversation
+                .keep
+                .get_or_insert_with(|| Box::new(KeepState::new(ttl, None)))
+                .gaps = stored.gaps;
+        }
         if let Some(previous_at) = previous_at {
             let gap = sent.at.duration_since(previous_at);
             let gap = Duration::try_from(gap).unwrap_or(Duration::ZERO);
@@ -772,8 +785,22 @@ impl CacheLedger {
             held_estimate,
         };
         let never_cached = conversation.never_cached;
-        let stored =
-            store.map(|s| remote::encode(&record, writer, s.never_cached.unwrap_or(never_cached)));
+        let keep = remote::StoredKeep {
+            gaps: conversation
+                .keep
+                .as_ref()
+                .map_or_else(TurnGaps::new, |k| k.gaps),
+            ttl,
+            pricing: sent.pricing.or(ledger_pricing),
+        };
+        let stored = store.map(|s| {
+            remote::encode(
+                &record,
+                writer,
+                s.never_cached.unwrap_or(never_cached),
+                Some(&keep),
+            )
+        });
         conversation.last = Some(record);
         (id, stored)
     }
@@ -799,6 +826,42 @@ impl CacheLedger {
             .keep_alive();
         sent.pricing = pricing;
         Some(self.record(prefix, &mut sent, None).0)
+    }
+
+    /// Records a keep-alive ping of `conversation` sent `at` that re-sends
+    /// the previous request a shared store said (`from`), under `ttl` and
+    /// `pricing`. `None` when it names none.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn sent_keep_alive_from(
+        &mut self,
+        conversation: &str,
+        at: Timestamp,
+        ttl: Duration,
+        pricing: Option<Pricing>,
+        from: FromStore,
+        writer: u64,
+    ) -> Option<SentId> {
+        let (prefix, provider, model) = match &from.previous {
+            StorePrevious::Remote(r) => (r.prefix.clone(), r.provider, Arc::clone(&r.model)),
+            StorePrevious::Local => {
+                let number = *self.keys.get(conversation)?;
+                let last = self.conversations.get(&number)?.last.as_ref()?;
+                (last.prefix.clone(), last.provider, Arc::clone(&last.model))
+            }
+            StorePrevious::Unknown | StorePrevious::None => return None,
+        };
+        let mut sent = Sent::new(provider, &model, at)
+            .conversation(conversation)
+            .ttl(ttl)
+            .keep_alive();
+        sent.pricing = pricing;
+        Some(self.record(prefix, &mut sent, Some((from, writer))).0)
+    }
+
+    /// The prices it was given for every conversation, if any.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn default_pricing(&self) -> Option<Pricing> {
+        self.pricing
     }
 
     /// The keys of the conversations it holds.

@@ -13,12 +13,20 @@
 //! smaller entry ([`StoredUsage`]), written when the response is received.
 //! A field added later is read with a default by this version; a change of
 //! meaning is a new version.
+//!
+//! Added to version 1 for keep-alive across replicas (a record without them,
+//! written before, reads as "keep-alive state unknown": no replica pings
+//! from it): the conversation's last 16 gaps between turns in whole seconds
+//! (`g`), the last turn's TTL in milliseconds (`tl`) and its prices (`pr`).
+//! A third entry ([`StoredPing`]) counts the pings sent since that turn and
+//! the last one's time, written by the replica that sent it.
 // Read and written by the shared ledger (feature `redis`); its tests run
 // without it.
 #![cfg_attr(not(feature = "redis"), allow(dead_code))]
 
 use std::ops::Range;
 use std::sync::Arc;
+use std::time::Duration;
 
 use jiff::Timestamp;
 use prompt_core::fingerprint::Fingerprint;
@@ -28,8 +36,9 @@ use serde::{Deserialize, Serialize};
 
 use super::prefix::{Prefix, Remote, RemoteLayer};
 use super::{Breakpoints, Received, Record};
+use crate::observe::gaps::GAPS_KEPT;
 use crate::observe::history::{MessageDigest, MessagesDigest};
-use crate::observe::{MAX_REQUEST_TOKENS, Provider};
+use crate::observe::{MAX_REQUEST_TOKENS, Pricing, Provider, TurnGaps};
 
 /// The version this build writes and reads.
 pub(crate) const VERSION: u32 = 1;
@@ -75,6 +84,37 @@ struct V1 {
     md: Option<Digest>,
     h: u64,
     nc: u32,
+    /// Keep-alive: the gaps between turns, in seconds, oldest first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    g: Option<Vec<u32>>,
+    /// Keep-alive: the last turn's TTL, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tl: Option<u64>,
+    /// Keep-alive: the last turn's prices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pr: Option<Pricing>,
+}
+
+/// The longest TTL a record read back may hold: 31 days (the longest any
+/// provider offers is 24 hours).
+const MAX_TTL: Duration = Duration::from_secs(31 * 24 * 3600);
+
+/// What keep-alive reads of a conversation beyond its last request, as
+/// stored with it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct StoredKeep {
+    pub(crate) gaps: TurnGaps,
+    pub(crate) ttl: Duration,
+    pub(crate) pricing: Option<Pricing>,
+}
+
+/// The pings sent since the last turn, as stored: how many, the last one's
+/// time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct StoredPing {
+    #[serde(rename = "n")]
+    pub(crate) pings: u32,
+    pub(crate) at: Timestamp,
 }
 
 /// A [`MessagesDigest`], as stored.
@@ -104,6 +144,8 @@ pub(crate) struct Decoded {
     pub(crate) writer: u64,
     pub(crate) writer_seq: u64,
     pub(crate) never_cached: u32,
+    /// `None` for a record written without it.
+    pub(crate) keep: Option<StoredKeep>,
 }
 
 /// A request's usage read back, and the never-cached count after it.
@@ -133,7 +175,12 @@ fn tier_of(name: &str) -> Option<ToolTier> {
 /// `record` as stored, written by `writer`, with the never-cached count it
 /// was sent with. Never longer than [`MAX_RECORD_BYTES`] unless its layers
 /// alone are (the messages' digest is left out first).
-pub(crate) fn encode(record: &Record, writer: u64, never_cached: u32) -> Vec<u8> {
+pub(crate) fn encode(
+    record: &Record,
+    writer: u64,
+    never_cached: u32,
+    keep: Option<&StoredKeep>,
+) -> Vec<u8> {
     let digest = record.messages.as_ref().map(|d| Digest {
         c: d.count,
         r: d.running.clone(),
@@ -183,6 +230,14 @@ pub(crate) fn encode(record: &Record, writer: u64, never_cached: u32) -> Vec<u8>
         md: digest,
         h: record.held_estimate,
         nc: never_cached,
+        g: keep.map(|k| {
+            k.gaps
+                .iter()
+                .map(|g| u32::try_from(g.as_secs()).unwrap_or(u32::MAX))
+                .collect()
+        }),
+        tl: keep.map(|k| u64::try_from(k.ttl.as_millis()).unwrap_or(u64::MAX)),
+        pr: keep.and_then(|k| k.pricing),
     };
     // Serializing plain data into a Vec does not fail.
     let mut bytes = serde_json::to_vec(&stored).unwrap_or_default();
@@ -234,6 +289,33 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, Unreadable> {
     if s.l.iter().any(|l| l.2 > l.3 || l.3 > s.n) || s.b.iter().any(|&b| b > s.n) {
         return Err(Unreadable("a range or offset outside the prefix".into()));
     }
+    if s.g.as_ref().is_some_and(|g| g.len() > GAPS_KEPT) {
+        return Err(Unreadable(format!(
+            "more than the {GAPS_KEPT} gaps a record holds"
+        )));
+    }
+    let ttl = s.tl.map(Duration::from_millis);
+    if ttl.is_some_and(|t| t.is_zero() || t > MAX_TTL) {
+        return Err(Unreadable("a TTL of none or past 31 days".into()));
+    }
+    let pricing = match s.pr {
+        Some(p) => Some(
+            Pricing::new(p.usd_per_mtok, p.read, p.write)
+                .map_err(|e| Unreadable(format!("prices: {e}")))?,
+        ),
+        None => None,
+    };
+    let keep = match (s.g, ttl) {
+        (Some(gaps), Some(ttl)) => Some(StoredKeep {
+            gaps: gaps
+                .into_iter()
+                .map(|g| Duration::from_secs(u64::from(g)))
+                .collect(),
+            ttl,
+            pricing,
+        }),
+        _ => None,
+    };
     let tool_prints = match s.tp {
         None => None,
         Some(tools) => Some(
@@ -312,6 +394,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, Unreadable> {
         writer: s.w,
         writer_seq: s.ws,
         never_cached: s.nc,
+        keep,
     })
 }
 
@@ -353,6 +436,19 @@ pub(crate) fn decode_usage(bytes: &[u8]) -> Result<StoredUsage, Unreadable> {
         received: Received::new(0, u.r, u.w, u.i),
         never_cached: u.nc,
     })
+}
+
+/// The pings since the last turn, as stored.
+pub(crate) fn encode_ping(ping: &StoredPing) -> Vec<u8> {
+    serde_json::to_vec(ping).unwrap_or_default()
+}
+
+/// A stored ping count read back (at most 1 KiB).
+pub(crate) fn decode_ping(bytes: &[u8]) -> Result<StoredPing, Unreadable> {
+    if bytes.len() > 1024 {
+        return Err(Unreadable("a ping entry of more than 1 KiB".into()));
+    }
+    serde_json::from_slice(bytes).map_err(|e| Unreadable(format!("not a ping entry: {e}")))
 }
 
 #[cfg(test)]
