@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::{ConversationState, Decision, KeepAlive, Ping};
 use crate::observe::CacheLedger;
+use crate::observe::KeepRaw;
 use jiff::Timestamp;
 
 /// A conversation whose decision is a ping, and the ping.
@@ -27,14 +28,7 @@ impl CacheLedger {
     /// ([`Sent::pricing`](crate::observe::Sent::pricing),
     /// [`CacheLedger::pricing`]).
     pub fn keep_alive_state(&self, conversation: &str) -> Option<ConversationState> {
-        let raw = self.keep_raw(conversation)?;
-        let mut state =
-            ConversationState::new(raw.last_turn, raw.ttl, raw.prefix_tokens, raw.pricing?)
-                .refreshed(raw.refreshed)
-                .gaps(raw.gaps)
-                .pings_since_turn(raw.pings_since_turn);
-        state.minimum = raw.minimum;
-        Some(state)
+        ConversationState::from_raw(self.keep_raw(conversation)?)
     }
 
     /// Every conversation whose decision under `policy` is a ping, the
@@ -69,5 +63,19 @@ impl CacheLedger {
         let mut pings = self.pings(policy);
         pings.retain(|due| due.ping.at <= now && now < due.ping.expires);
         pings
+    }
+}
+
+impl ConversationState {
+    /// The state of a conversation as a ledger or a shared store reads it:
+    /// `None` without a price.
+    pub(crate) fn from_raw(raw: KeepRaw) -> Option<Self> {
+        let mut state =
+            ConversationState::new(raw.last_turn, raw.ttl, raw.prefix_tokens, raw.pricing?)
+                .refreshed(raw.refreshed)
+                .gaps(raw.gaps)
+                .pings_since_turn(raw.pings_since_turn);
+        state.minimum = raw.minimum;
+        Some(state)
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use jiff::Timestamp;
 
 #[cfg(feature = "redis")]
-use super::Decision;
+use super::{ConversationState, Decision};
 use super::{DuePing, KeepAlive};
 use crate::observe::{CacheLedger, CacheUsage, CacheVerdict, LedgerError};
 
@@ -251,7 +251,8 @@ where
         let mut soonest: Option<Timestamp> = None;
         for key in &keys {
             if let Ok(Some(window)) = shared.keep_window(key).await
-                && let Decision::Ping(ping) = self.policy.decide(&window.state)
+                && let Some(state) = ConversationState::from_raw(window.raw)
+                && let Decision::Ping(ping) = self.policy.decide(&state)
             {
                 let at = self
                     .held_until(&window.lease)
@@ -274,7 +275,10 @@ where
             let Ok(Some(window)) = shared.keep_window(&key).await else {
                 continue;
             };
-            let Decision::Ping(ping) = self.policy.decide(&window.state) else {
+            let Some(state) = ConversationState::from_raw(window.raw) else {
+                continue;
+            };
+            let Decision::Ping(ping) = self.policy.decide(&state) else {
                 continue;
             };
             if !(ping.at <= now && now < ping.expires)
@@ -321,7 +325,7 @@ where
             // again, even if the store keeps no count of it.
             self.hold(window.lease.clone(), ping.expires);
             let (order, lease) = (window.order.clone(), window.lease.clone());
-            let pings = window.state.pings_since_turn.saturating_add(1);
+            let pings = state.pings_since_turn.saturating_add(1);
             let Some(id) = shared.sent_keep_alive(&key, window, now) else {
                 let _ = shared.release_lease_named(&lease).await;
                 out.push(PingSent {

@@ -75,6 +75,7 @@ mod emit;
 mod gaps;
 mod history;
 mod ledger;
+pub(crate) use ledger::KeepRaw;
 mod log;
 #[cfg(feature = "otel")]
 mod metrics;

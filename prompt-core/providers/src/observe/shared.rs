@@ -10,10 +10,9 @@ use std::time::Duration;
 use jiff::Timestamp;
 
 use super::ledger::remote::{self, MAX_RECORD_BYTES};
-use super::ledger::{DEFAULT_TTL, FromStore, GivenPrefix, Prefix, StorePrevious};
+use super::ledger::{DEFAULT_TTL, FromStore, GivenPrefix, KeepRaw, Prefix, StorePrevious};
 use super::{CacheLedger, CacheUsage, CacheVerdict, LedgerError, Sent, SentId};
 use crate::AssembledPrompt;
-use crate::keepalive::ConversationState;
 
 /// How long a [`SharedLedger`] waits for its store on each call unless told:
 /// past it the call gives up and the verdict says the previous request is
@@ -465,11 +464,16 @@ impl SharedLedger {
             u.received.read().saturating_add(u.received.written())
         });
         let pings = ping.map_or(0, |p| p.pings);
-        let mut state = ConversationState::new(last_turn, keep.ttl, prefix_tokens, pricing)
-            .refreshed(ping.map_or(last_turn, |p| p.at))
-            .gaps(keep.gaps)
-            .pings_since_turn(pings);
-        state.minimum = decoded.record.table_minimum;
+        let raw = KeepRaw {
+            last_turn,
+            refreshed: ping.map_or(last_turn, |p| p.at),
+            ttl: keep.ttl,
+            prefix_tokens,
+            minimum: decoded.record.table_minimum,
+            gaps: keep.gaps,
+            pings_since_turn: pings,
+            pricing: Some(pricing),
+        };
         let order = order(last_turn, decoded.writer, decoded.writer_seq);
         let own = decoded.writer == self.replica
             && self
@@ -480,7 +484,7 @@ impl SharedLedger {
         Ok(Some(KeepWindow {
             lease: format!("{order}:{pings}:{conversation}"),
             order,
-            state,
+            raw,
             from: FromStore {
                 previous: if own {
                     StorePrevious::Local
@@ -520,8 +524,8 @@ impl SharedLedger {
         window: KeepWindow,
         at: Timestamp,
     ) -> Option<SharedSentId> {
-        let ttl = window.state.ttl;
-        let pricing = Some(window.state.pricing);
+        let ttl = window.raw.ttl;
+        let pricing = window.raw.pricing;
         let id = self.local().sent_keep_alive_from(
             conversation,
             at,
@@ -688,7 +692,9 @@ impl SharedLedger {
 /// its ping needs: the lease that names this refresh window (the last
 /// turn's order and the pings since it) and the last turn to re-send.
 pub(crate) struct KeepWindow {
-    pub(crate) state: ConversationState,
+    /// What keep-alive reads of it ([`crate::keepalive`] turns it into a
+    /// `ConversationState`).
+    pub(crate) raw: KeepRaw,
     pub(crate) order: String,
     pub(crate) lease: String,
     from: FromStore,

@@ -149,6 +149,7 @@ struct KeepState {
 
 /// A conversation as keep-alive reads it ([`crate::keepalive`] turns it
 /// into a `ConversationState`).
+#[derive(Clone, Copy)]
 pub(crate) struct KeepRaw {
     pub(crate) last_turn: Timestamp,
     pub(crate) refreshed: Timestamp,
