@@ -13,9 +13,9 @@ use crate::tokens::{ApproxCounter, TokenCounter};
 
 // What this crate's builders can ask for (the tools' cut, the system
 // prompt's breakpoints, the frontier) fits the API's limit: the plan never
-// has to drop one of them for a request built here.
-const TOOLS_AND_FRONTIER: usize = 2;
-const _: () = assert!(TOOLS_AND_FRONTIER + super::SYSTEM_BREAKPOINTS <= MAX_BREAKPOINTS);
+// has to drop one of them for a request built here (the tools' cut and the
+// frontier: 2).
+const _: () = assert!(2 + super::SYSTEM_BREAKPOINTS <= MAX_BREAKPOINTS);
 
 impl MessagesRequest {
     /// This request with `history` as its messages, exactly as sent, and its
