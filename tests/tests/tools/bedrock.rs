@@ -714,3 +714,62 @@ fn a_bedrock_model_id_takes_its_claude_familys_minimum() {
         );
     }
 }
+
+/// The keep-alive refresh of a Converse turn (a ping,
+/// `prompt_providers::keepalive`): the turn's cached part, byte for byte,
+/// up to and including its last cache point, with one output token and
+/// nothing after that cache point. Snapshotted beside the Anthropic and
+/// OpenAI pings, and validated by botocore.
+#[test]
+fn bedrock_keep_alive_refresh_resends_the_cached_part_only() {
+    let (history, prompt) = three_turns();
+    let turn = bedrock(&prompt, &history, SONNET, CacheTtl::FiveMinutes);
+    let ping = turn.refresh(1);
+    assert_eq!(ping.cache_points(), turn.cache_points());
+    let (turn_params, ping_params) = (turn.sdk_params().unwrap(), ping.sdk_params().unwrap());
+    assert_eq!(ping_params["inferenceConfig"], json!({"maxTokens": 1}));
+    for key in ["modelId", "system", "toolConfig", "messages"] {
+        assert_eq!(ping_params[key], turn_params[key], "{key}");
+    }
+    // A reminder placed after the frontier's cache point, and a block or a
+    // message after it, are not part of the cached prefix.
+    let with_reminder = super::history::prompt("Date: 2026-12-07 09:10", Some("Open todos: lint."));
+    let mut turn =
+        ConverseRequest::new(&with_reminder, SONNET, 4096).message(Message::user("Fix it."));
+    turn.plan_cache_points();
+    let sent = serde_json::to_value(&turn).unwrap();
+    assert_eq!(sent["messages"][0]["content"].as_array().unwrap().len(), 3);
+    let refreshed = serde_json::to_value(turn.refresh(0)).unwrap();
+    assert_eq!(
+        refreshed["inferenceConfig"]["maxTokens"], 1,
+        "the service refuses 0"
+    );
+    assert_eq!(
+        refreshed["messages"],
+        json!([{"role": "user", "content": [
+            sent["messages"][0]["content"][0],
+            sent["messages"][0]["content"][1]
+        ]}])
+    );
+    assert_eq!(refreshed["system"], sent["system"]);
+    turn.messages[0]
+        .content
+        .push(ContentBlock::Text("after the cache point".into()));
+    let turn = turn.message(Message::assistant("Done."));
+    let refreshed = serde_json::to_value(turn.refresh(1)).unwrap();
+    assert_eq!(refreshed["messages"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        refreshed["messages"][0]["content"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    // Without a cache point in its messages the request keeps them whole.
+    let plain = ConverseRequest::new(&prompt, SONNET, 64).message(Message::user("Hi."));
+    assert_eq!(
+        serde_json::to_value(plain.refresh(1)).unwrap()["messages"],
+        json!([{"role": "user", "content": [{"text": "Hi."}]}])
+    );
+    insta::assert_snapshot!("bedrock_keep_alive_refresh", pretty!(ping_params));
+}

@@ -374,6 +374,63 @@ impl ConverseRequest {
         Ok(self)
     }
 
+    /// The keep-alive refresh of this request (a ping, see
+    /// [`keepalive`](crate::keepalive)): its cached part exactly as sent,
+    /// tools, system and messages up to and including the last `cachePoint`
+    /// block, asking for `max_tokens` (at least 1: the service refuses 0)
+    /// output. What follows the last cache point (the reminder, a block after
+    /// it, later messages) is left out: the cache never held it. A request
+    /// without a cache point in its messages keeps its messages whole, as
+    /// the service takes no request without one. Other inference settings
+    /// are kept.
+    ///
+    /// Bedrock reads the cache up to each cache point as Anthropic's API
+    /// does, so this is [`MessagesRequest::refresh`](super::anthropic::MessagesRequest::refresh)
+    /// for the Converse body.
+    ///
+    /// ```
+    /// use prompt_providers::bedrock::ConverseRequest;
+    /// use prompt_providers::Message;
+    /// # use prompt_core::{prompt_layer, Pipeline, PromptBuilder, Context};
+    /// # #[prompt_core::prompt_pipeline(paths = [Basic, Cached])]
+    /// # struct DocConverseRefresh;
+    /// # #[prompt_layer(priority = 1, stability = Stable, paths = [Cached], text = "You are terse.", pipeline = DocConverseRefresh)]
+    /// # struct Persona;
+    /// # let pipeline = Pipeline::of::<DocConverseRefresh>()?;
+    /// let prompt = PromptBuilder::new(&pipeline).build_cached(&Context::new(), &Context::new())?;
+    /// let mut turn = ConverseRequest::new(&prompt, "anthropic.claude-sonnet-4-5-20250929-v1:0", 1024)
+    ///     .message(Message::user("Fix the failing test."));
+    /// turn.plan_cache_points();
+    /// let ping = turn.refresh(0);
+    /// let (turn, ping) = (serde_json::to_value(&turn)?, serde_json::to_value(&ping)?);
+    /// assert_eq!(ping["inferenceConfig"]["maxTokens"], 1);
+    /// assert_eq!((&ping["system"], &ping["messages"]), (&turn["system"], &turn["messages"]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn refresh(&self, max_tokens: u32) -> Self {
+        let mut ping = self.clone();
+        ping.inference_config = ping.inference_config.max_tokens(max_tokens.max(1));
+        ping.reminder = ping.reminder.carried();
+        let is_point = |b: &ContentBlock| matches!(b, ContentBlock::CachePoint(_));
+        let frontier = ping
+            .messages
+            .iter()
+            .rposition(|m| m.content.iter().any(is_point));
+        if let Some(index) = frontier {
+            ping.messages.truncate(index + 1);
+            if let Some(last) = ping.messages.last_mut() {
+                let end = last
+                    .content
+                    .iter()
+                    .rposition(is_point)
+                    .map_or(last.content.len(), |i| i + 1);
+                last.content.truncate(end);
+            }
+        }
+        ping
+    }
+
     /// The path of the Converse operation for this request's model:
     /// `/model/{modelId}/converse`, the id percent-encoded as a URI label
     /// (`:` as `%3A`, an ARN's `/` as `%2F`).
