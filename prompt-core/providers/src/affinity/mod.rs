@@ -34,7 +34,8 @@
 //! at OpenAI) the provider spills a key's requests to machines that do not
 //! hold the prefix. A [`Sharder`] counts each key's requests per minute
 //! ([`RateTracker`]; in process [`LocalRateTracker`], or a store every
-//! replica shares), works out how many shards the key needs
+//! replica shares: `RedisRateTracker`, feature `redis`), works out how
+//! many shards the key needs
 //! ([`ShardPolicy`]), and gives each conversation its shard by a stable hash
 //! of its id: the key gains a suffix `-s1`, `-s2`, ... (shard 0 has none, so a
 //! quiet key is never changed). The same key goes to a gateway as a header
@@ -70,6 +71,8 @@
 //! ```
 
 mod rates;
+#[cfg(feature = "redis")]
+mod redis_rate;
 mod shard;
 
 use std::fmt;
@@ -81,6 +84,9 @@ use prompt_core::tools::{RequestTools, ToolTier};
 use crate::AssembledPrompt;
 
 pub use rates::{KEY_RATES_CHECKED, KeyRate, KeyedProvider};
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use redis_rate::{DEFAULT_RATE_TIMEOUT, RedisRateTracker};
 pub use shard::{
     LocalRateTracker, RATE_WINDOWS, RateError, RateTracker, RecentRate, ShardPolicy, Sharder,
     shard_of,

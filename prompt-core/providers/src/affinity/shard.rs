@@ -70,6 +70,14 @@ pub enum RateError {
         /// What went wrong, in the store's words.
         reason: String,
     },
+    /// A store address that is not one.
+    #[error("`{url}` is not a rate store address: {reason}; give one as `redis://host:port/db`")]
+    Address {
+        /// The address given.
+        url: String,
+        /// Why it is not one.
+        reason: String,
+    },
 }
 
 impl RateError {
