@@ -358,6 +358,10 @@ impl SkillIndex {
 /// while parsing when anchors and aliases expand it past
 /// [`YamlLimits::FRONTMATTER`], so parsing takes bounded time and memory
 /// whatever its shape; a key given twice is an error.
+///
+/// Called only by the hooks under `--cfg prompt_unstable` (tests, fuzzing):
+/// a user's build keeps it (the hooks test what the sources run) unwarned.
+#[cfg_attr(not(prompt_unstable), allow(dead_code))]
 pub fn parse_skill(
     path: &Path,
     text: &str,
