@@ -65,6 +65,7 @@ pub(crate) enum Format {
 impl Format {
     /// What it prints. A new variant must say, so every list derived from
     /// [`render_formats`] places it.
+    #[cfg_attr(not(prompt_unstable), allow(dead_code))]
     fn kind(self) -> FormatKind {
         match self {
             Format::Text | Format::Json | Format::Annotated => FormatKind::Prompt,
@@ -104,6 +105,7 @@ pub enum FormatKind {
 /// assert!(formats.contains(&("anthropic".to_owned(), FormatKind::Request)));
 /// # }
 /// ```
+#[cfg_attr(not(prompt_unstable), allow(dead_code))]
 pub fn render_formats() -> Vec<(String, FormatKind)> {
     Format::value_variants()
         .iter()

@@ -421,6 +421,7 @@ fn skill_from(
 }
 
 /// The YAML mapping between the `---` lines, or what is wrong (with the file's line).
+#[cfg_attr(not(prompt_unstable), allow(dead_code))]
 pub fn parse_frontmatter(text: &str) -> Result<serde_yaml_ng::Mapping, String> {
     frontmatter(text, false).and_then(|(yaml, first)| parse_yaml(yaml, first))
 }

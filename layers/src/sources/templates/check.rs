@@ -922,6 +922,7 @@ fn unescape(raw: &str) -> Option<String> {
 /// Refuses what the bounded subset leaves out (see [`Templates`](super::Templates)): returns the
 /// 1-based line and what to change. Comments and `raw` blocks are text to
 /// the check exactly as they are to the engine.
+#[cfg_attr(not(prompt_unstable), allow(dead_code))]
 pub fn check_syntax(source: &str) -> Result<(), (usize, String)> {
     check_template(source).map(drop)
 }
