@@ -865,6 +865,30 @@ return 0
             Ok(self.manager.get_or_init(|| manager).clone())
         }
 
+        /// Attaches `bytes` to the record `order` of `conversation` under
+        /// `field` (`u` its usage, `k` its keep-alive pings), through the
+        /// script that leaves a newer record alone.
+        fn attach<'a>(
+            &'a self,
+            conversation: &'a str,
+            order: &'a str,
+            bytes: &'a [u8],
+            field: &'static str,
+        ) -> StoreFuture<'a, ()> {
+            Box::pin(async move {
+                let mut connection = self.connection()?;
+                self.usage
+                    .key(self.key(conversation))
+                    .arg(order)
+                    .arg(bytes)
+                    .arg(field)
+                    .invoke_async::<i64>(&mut connection)
+                    .await
+                    .map(drop)
+                    .map_err(failed)
+            })
+        }
+
         fn key(&self, conversation: &str) -> String {
             format!("{}{conversation}", self.prefix)
         }
@@ -955,18 +979,7 @@ return 0
             order: &'a str,
             usage: &'a [u8],
         ) -> StoreFuture<'a, ()> {
-            Box::pin(async move {
-                let mut connection = self.connection()?;
-                self.usage
-                    .key(self.key(conversation))
-                    .arg(order)
-                    .arg(usage)
-                    .arg("u")
-                    .invoke_async::<i64>(&mut connection)
-                    .await
-                    .map(drop)
-                    .map_err(failed)
-            })
+            self.attach(conversation, order, usage, "u")
         }
 
         fn save_ping<'a>(
@@ -975,18 +988,7 @@ return 0
             order: &'a str,
             ping: &'a [u8],
         ) -> StoreFuture<'a, ()> {
-            Box::pin(async move {
-                let mut connection = self.connection()?;
-                self.usage
-                    .key(self.key(conversation))
-                    .arg(order)
-                    .arg(ping)
-                    .arg("k")
-                    .invoke_async::<i64>(&mut connection)
-                    .await
-                    .map(drop)
-                    .map_err(failed)
-            })
+            self.attach(conversation, order, ping, "k")
         }
 
         fn lease<'a>(
